@@ -1,0 +1,40 @@
+# The front door: `make test` and `make demo`. Each installs missing Debian packages (as root;
+# otherwise prints the apt-get line and stops), configures, builds and runs.
+PRESET ?= default
+BUILD_DIR := build/$(PRESET)
+JOBS ?= $(shell nproc)
+ARGS ?=
+
+BUILD_PACKAGES := cmake ninja-build g++ pkg-config catch2 libfmt-dev libopenblas-dev nlohmann-json3-dev \
+                  zlib1g-dev libbenchmark-dev
+DEMO_PACKAGES := dataset-fashion-mnist
+
+.PHONY: all deps demo-deps configure build test demo bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES)
+
+demo-deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DEMO_PACKAGES)
+
+configure: deps
+	@cmake --preset $(PRESET) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
+
+test: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+demo: demo-deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo
+	@$(BUILD_DIR)/examples/demo $(ARGS)
+
+bench: build
+	@scripts/run-benchmarks.sh $(BUILD_DIR)
+
+clean:
+	rm -rf build

@@ -1,0 +1,32 @@
+#pragma once
+// AutogradMeta: the per-tensor autograd state that TensorImpl holds opaquely.
+#include <memory>
+#include <mutex>
+
+#include "wick/autograd/node.h"
+
+namespace wick::autograd {
+
+struct AutogradMeta final : AutogradMetaBase {
+  bool requires_grad = false;  ///< set by the user on leaves
+  Tensor grad;
+  std::shared_ptr<Node> grad_fn;  ///< null for leaves
+  uint32_t output_nr = 0;
+  std::weak_ptr<Node> grad_accumulator;
+  bool retains_grad = false;
+  bool is_view = false;  ///< output of a view op on a tensor that requires grad
+  std::mutex mutex;      ///< guards grad_accumulator creation and grad accumulation
+};
+
+/// The tensor's meta, or nullptr.
+AutogradMeta* get_meta(const Tensor& t);
+/// The tensor's meta, created when missing.
+AutogradMeta& ensure_meta(const Tensor& t);
+/// True when t is defined and requires grad (a leaf with requires_grad, or has a grad_fn).
+bool requires_grad(const Tensor& t);
+/// The edge gradients of t flow into: its grad_fn, or its leaf accumulator; invalid otherwise.
+Edge gradient_edge(const Tensor& t);
+/// Makes `node` the grad_fn of `t` (output `output_nr` of the node).
+void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr);
+
+}  // namespace wick::autograd

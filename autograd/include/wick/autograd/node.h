@@ -1,0 +1,81 @@
+#pragma once
+// Node: one backward function in the graph. Edges point from a node to the nodes that produced
+// its forward inputs (next_edges); input_nr selects which of that node's forward outputs.
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wick/core/tensor.h"
+
+namespace wick::autograd {
+
+class Node;
+using variable_list = std::vector<Tensor>;
+
+struct Edge {
+  std::shared_ptr<Node> function;
+  uint32_t input_nr = 0;
+  bool valid() const { return function != nullptr; }
+};
+
+/// Shape, dtype and device of one forward output; lets a node make zeros for a missing gradient.
+struct OutputMeta {
+  DimVector sizes;
+  DType dtype = kFloat32;
+  Device device;
+};
+
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  /// Maps the gradients of this node's forward outputs (one per output; an undefined tensor
+  /// means zero) to the gradients of its forward inputs (one per next edge).
+  virtual variable_list apply(variable_list&& grads) = 0;
+  virtual std::string name() const = 0;
+  /// Frees saved tensors after a backward that did not retain the graph.
+  virtual void release_variables() {}
+
+  const std::vector<Edge>& next_edges() const { return next_edges_; }
+  void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
+  void add_next_edge(Edge e) { next_edges_.push_back(std::move(e)); }
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  size_t num_outputs() const { return outputs_.size(); }
+  /// Records the metadata of forward output i (set when the output's history is set).
+  void set_output_meta(size_t i, const Tensor& t);
+  const OutputMeta& output_meta(size_t i) const { return outputs_.at(i); }
+  /// Zeros shaped like forward output i.
+  Tensor zeros_for_output(size_t i) const;
+  /// The device backward runs on (that of output 0).
+  Device device() const { return outputs_.empty() ? kCPU : outputs_[0].device; }
+  /// Asks the engine to store the gradient of forward output `output_nr` into `t`'s .grad
+  /// (Tensor::retain_grad on a non-leaf).
+  void retain_grad_of(uint32_t output_nr, const Tensor& t) { retained_.push_back({output_nr, t.impl_ptr()}); }
+  const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained() const { return retained_; }
+
+ private:
+  std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
+  std::vector<Edge> next_edges_;
+  std::vector<OutputMeta> outputs_;
+  uint64_t sequence_nr_;
+};
+
+/// Accumulates incoming gradients into a leaf tensor's .grad.
+class AccumulateGrad final : public Node {
+ public:
+  explicit AccumulateGrad(const Tensor& leaf);
+  variable_list apply(variable_list&& grads) override;
+  std::string name() const override { return "AccumulateGrad"; }
+  /// The leaf (its TensorImpl is kept alive only weakly).
+  Tensor variable() const;
+
+ private:
+  std::weak_ptr<TensorImpl> leaf_;
+};
+
+}  // namespace wick::autograd

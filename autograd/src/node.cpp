@@ -1,0 +1,73 @@
+#include "wick/autograd/node.h"
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/autograd/meta.h"
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+
+namespace wick::autograd {
+
+namespace {
+std::atomic<uint64_t> g_next_sequence_nr{0};
+
+// Note [Iterative graph destruction]
+// Destroying the last reference to a long chain of nodes would recurse once per node and
+// overflow the stack (a chain of 100 000 ops is a test case). Each dying node hands the nodes
+// it alone owns to a thread-local list, and the outermost destructor releases them in a loop.
+thread_local std::vector<std::shared_ptr<Node>>* g_pending = nullptr;
+}  // namespace
+
+Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+
+Node::~Node() {
+  std::vector<std::shared_ptr<Node>> local;
+  const bool outermost = g_pending == nullptr;
+  if (outermost) g_pending = &local;
+  for (auto& e : next_edges_) {
+    if (e.function && e.function.use_count() == 1) g_pending->push_back(std::move(e.function));
+  }
+  next_edges_.clear();
+  if (outermost) {
+    while (!local.empty()) {
+      std::shared_ptr<Node> n = std::move(local.back());
+      local.pop_back();
+      n.reset();  // may push more nodes onto `local`
+    }
+    g_pending = nullptr;
+  }
+}
+
+void Node::set_output_meta(size_t i, const Tensor& t) {
+  if (outputs_.size() <= i) outputs_.resize(i + 1);
+  outputs_[i] = OutputMeta{DimVector(t.sizes()), t.dtype(), t.device()};
+}
+
+Tensor Node::zeros_for_output(size_t i) const {
+  const OutputMeta& m = outputs_.at(i);
+  return native::zeros(m.sizes, m.dtype, m.device);
+}
+
+AccumulateGrad::AccumulateGrad(const Tensor& leaf) : leaf_(leaf.impl_ptr()) { set_output_meta(0, leaf); }
+
+Tensor AccumulateGrad::variable() const { return Tensor(leaf_.lock()); }
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor leaf = variable();
+  if (!leaf.defined() || grads.empty() || !grads[0].defined()) return {};
+  AutogradMeta& m = ensure_meta(leaf);
+  std::lock_guard<std::mutex> lock(m.mutex);
+  Tensor g = grads[0];
+  if (!m.grad.defined()) {
+    // Take ownership of a fresh gradient; copy one that others may still reference.
+    if (GradMode::is_enabled()) m.grad = g;  // create_graph: keep the graph
+    else m.grad = native::clone(g);
+  } else if (GradMode::is_enabled()) {
+    m.grad = wick::add(m.grad, g);
+  } else {
+    native::binary_(BinaryOp::Add, m.grad, g);
+  }
+  return {};
+}
+
+}  // namespace wick::autograd

@@ -1,0 +1,25 @@
+#pragma once
+// Shared helpers of the op definitions in ops_*.cpp.
+#include "wick/autograd/functions.h"
+#include "wick/autograd/record.h"
+
+namespace wick::detail {
+
+using autograd::needs_grad;
+using autograd::record_function;
+using VL = autograd::variable_list;
+
+/// The gradient reduced to `shape` and converted to `dtype` (broadcast and promotion backward).
+inline Tensor grad_to(const Tensor& g, const DimVector& shape, DType dtype) {
+  Tensor r = sum_to(g, shape);
+  return r.dtype() == dtype ? r : wick::to(r, r.device(), dtype);
+}
+
+/// A native result that might be the input itself becomes a distinct alias, so that recording
+/// history on it never touches the input's autograd state.
+inline Tensor distinct(const Tensor& out, const Tensor& in) { return out.is_same(in) ? native::alias(out) : out; }
+
+/// Marks `out` as a view for autograd (in-place ops on it are refused while grad is recorded).
+void mark_view(const Tensor& out);
+
+}  // namespace wick::detail

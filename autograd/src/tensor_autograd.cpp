@@ -1,0 +1,81 @@
+// Tensor's autograd methods (declared in core's tensor.h; Note [Two levels of ops]).
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad.h"
+#include "wick/autograd/meta.h"
+#include "wick/core/error.h"
+
+namespace wick {
+
+using autograd::AutogradMeta;
+using autograd::ensure_meta;
+using autograd::get_meta;
+
+bool Tensor::requires_grad() const { return autograd::requires_grad(*this); }
+
+Tensor& Tensor::requires_grad_(bool r) {
+  WICK_CHECK(defined(), "requires_grad_: the tensor is undefined");
+  AutogradMeta* m = get_meta(*this);
+  if (m && m->grad_fn) {
+    WICK_CHECK(r, "requires_grad_: a non-leaf tensor (output of {}) always requires grad; use detach() to get a "
+               "tensor that does not", m->grad_fn->name());
+    return *this;
+  }
+  WICK_CHECK(!r || is_floating(dtype()), "requires_grad_: only floating-point tensors can require gradients, but this "
+             "tensor is {}", dtype());
+  if (!r && !m) return *this;
+  ensure_meta(*this).requires_grad = r;
+  return *this;
+}
+
+const Tensor& Tensor::grad() const {
+  static const Tensor undefined;
+  AutogradMeta* m = get_meta(*this);
+  return m ? m->grad : undefined;
+}
+
+Tensor& Tensor::mutable_grad() { return ensure_meta(*this).grad; }
+
+void Tensor::set_grad(const Tensor& g) {
+  if (g.defined()) {
+    WICK_CHECK(g.sizes() == sizes() && g.device() == device(), "set_grad: the gradient has shape [{}] on {} but the "
+               "tensor has shape [{}] on {}", fmt::join(g.sizes(), ", "), g.device(), fmt::join(sizes(), ", "), device());
+  }
+  ensure_meta(*this).grad = g;
+}
+
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
+  AutogradMeta* m = get_meta(*this);
+  return m ? m->grad_fn : nullptr;
+}
+
+bool Tensor::is_leaf() const {
+  AutogradMeta* m = get_meta(*this);
+  return !m || !m->grad_fn;
+}
+
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
+                     retain_graph, create_graph);
+}
+
+Tensor Tensor::detach() const { return native::alias(*this); }
+
+Tensor& Tensor::detach_() {
+  AutogradMeta* m = get_meta(*this);
+  if (m) {
+    m->grad_fn.reset();
+    m->requires_grad = false;
+    m->output_nr = 0;
+  }
+  return *this;
+}
+
+void Tensor::retain_grad() const {
+  AutogradMeta* m = get_meta(*this);
+  WICK_CHECK(m && (m->grad_fn || m->requires_grad), "retain_grad: the tensor does not require grad");
+  if (!m->grad_fn || m->retains_grad) return;
+  m->retains_grad = true;
+  m->grad_fn->retain_grad_of(m->output_nr, *this);
+}
+
+}  // namespace wick

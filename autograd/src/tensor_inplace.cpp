@@ -1,0 +1,111 @@
+// In-place ops.
+//
+// Note [In-place ops]
+// Without gradient recording an in-place op is the native kernel plus a version bump. When grad
+// is recorded, the op runs out of place on a snapshot (a differentiable clone, so saved tensors
+// never see the later write), the result is copied into the tensor, and the tensor's history is
+// rebased onto the new node. Two cases are refused, as PyTorch refuses the first: a leaf that
+// requires grad (use NoGradGuard for parameter updates), and a view of a tensor that requires
+// grad (wick does not rebase a view's base; clone first).
+#include "op_helpers.h"
+#include "wick/autograd/meta.h"
+#include "wick/core/error.h"
+
+namespace wick {
+
+using namespace detail;
+
+namespace {
+bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
+  WICK_CHECK(self.defined(), "{}: the tensor is undefined", op);
+  if (!GradMode::is_enabled()) return false;
+  autograd::AutogradMeta* m = autograd::get_meta(self);
+  const bool self_rg = self.requires_grad();
+  WICK_CHECK(!(m && m->requires_grad && !m->grad_fn), "{}: a leaf tensor that requires grad is being used in an "
+             "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first", op);
+  const bool other_rg = other && other->requires_grad();
+  if (!self_rg && !other_rg) return false;
+  WICK_CHECK(!(m && m->is_view), "{}: in-place modification of a view of a tensor that requires grad is not "
+             "supported; clone() it first", op);
+  return true;
+}
+
+// Runs `fn(snapshot)` out of place, writes the result into self, and rebases self's history.
+template <typename F>
+Tensor& inplace_with_grad(Tensor& self, F&& fn) {
+  Tensor snapshot = clone(self);
+  Tensor r = fn(snapshot);
+  native::copy_(self, r);
+  autograd::AutogradMeta& m = autograd::ensure_meta(self);
+  autograd::AutogradMeta* rm = autograd::get_meta(r);
+  m.grad_fn = rm ? rm->grad_fn : nullptr;
+  m.output_nr = rm ? rm->output_nr : 0;
+  return self;
+}
+}  // namespace
+
+Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
+  if (check_inplace(*this, &o, "add_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::add(s, o, alpha); });
+  const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
+  native::binary_(BinaryOp::Add, *this, unit ? o : native::binary(BinaryOp::Mul, o, alpha));
+  return *this;
+}
+Tensor& Tensor::add_(Scalar o) {
+  if (check_inplace(*this, nullptr, "add_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.add(o); });
+  native::binary_(BinaryOp::Add, *this, native::scalar_tensor(o, dtype(), device()));
+  return *this;
+}
+Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
+  if (check_inplace(*this, &o, "sub_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::sub(s, o, alpha); });
+  const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
+  native::binary_(BinaryOp::Sub, *this, unit ? o : native::binary(BinaryOp::Mul, o, alpha));
+  return *this;
+}
+Tensor& Tensor::mul_(const Tensor& o) {
+  if (check_inplace(*this, &o, "mul_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::mul(s, o); });
+  native::binary_(BinaryOp::Mul, *this, o);
+  return *this;
+}
+Tensor& Tensor::mul_(Scalar o) {
+  if (check_inplace(*this, nullptr, "mul_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.mul(o); });
+  native::binary_(BinaryOp::Mul, *this, native::scalar_tensor(o, dtype(), device()));
+  return *this;
+}
+Tensor& Tensor::div_(const Tensor& o) {
+  if (check_inplace(*this, &o, "div_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::div(s, o); });
+  native::binary_(BinaryOp::Div, *this, o);
+  return *this;
+}
+Tensor& Tensor::div_(Scalar o) {
+  if (check_inplace(*this, nullptr, "div_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.div(o); });
+  native::binary_(BinaryOp::Div, *this, native::scalar_tensor(o, dtype(), device()));
+  return *this;
+}
+Tensor& Tensor::zero_() { return fill_(0); }
+Tensor& Tensor::fill_(Scalar v) {
+  if (check_inplace(*this, nullptr, "fill_"))
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::mul(s, wick::zeros_like(s)).add(v); });
+  native::fill_(*this, v);
+  return *this;
+}
+Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  if (check_inplace(*this, nullptr, "clamp_"))
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::clamp(s, lo, hi); });
+  native::copy_(*this, native::clamp(*this, lo, hi));
+  return *this;
+}
+Tensor& Tensor::copy_(const Tensor& src) {
+  if (check_inplace(*this, &src, "copy_")) {
+    DimVector shape(sizes());
+    const DType dt = dtype();
+    const Device dev = device();
+    return inplace_with_grad(*this, [&](const Tensor& s) {
+      Tensor r = wick::to(wick::expand(src, shape), dev, dt);
+      return wick::add(wick::mul(s, wick::zeros_like(s)), r);
+    });
+  }
+  native::copy_(*this, src);
+  return *this;
+}
+
+}  // namespace wick

@@ -1,0 +1,115 @@
+// Tensor's op methods and operators (declared in core's tensor.h): thin forwards to the
+// differentiable free functions.
+#include "op_helpers.h"
+
+namespace wick {
+
+namespace {
+Tensor st(Scalar s, const Tensor& like) { return native::scalar_tensor(s, native::result_type(like, s), like.device()); }
+}  // namespace
+
+Tensor Tensor::view(IntArrayRef s) const { return wick::view(*this, s); }
+Tensor Tensor::reshape(IntArrayRef s) const { return wick::reshape(*this, s); }
+Tensor Tensor::transpose(int64_t a, int64_t b) const { return wick::transpose(*this, a, b); }
+Tensor Tensor::permute(IntArrayRef d) const { return wick::permute(*this, d); }
+Tensor Tensor::t() const {
+  WICK_CHECK(dim() <= 2, "t: expects a tensor with at most 2 dims, got shape [{}]; use transpose(d0, d1)",
+             fmt::join(sizes(), ", "));
+  return dim() < 2 ? *this : wick::transpose(*this, 0, 1);
+}
+Tensor Tensor::narrow(int64_t d, int64_t s, int64_t l) const { return wick::narrow(*this, d, s, l); }
+Tensor Tensor::slice(int64_t d, std::optional<int64_t> s, std::optional<int64_t> e, int64_t step) const {
+  return wick::slice(*this, d, s, e, step);
+}
+Tensor Tensor::select(int64_t d, int64_t i) const { return wick::select(*this, d, i); }
+Tensor Tensor::expand(IntArrayRef s) const { return wick::expand(*this, s); }
+Tensor Tensor::squeeze() const { return wick::squeeze(*this); }
+Tensor Tensor::squeeze(int64_t d) const { return wick::squeeze(*this, d); }
+Tensor Tensor::unsqueeze(int64_t d) const { return wick::unsqueeze(*this, d); }
+Tensor Tensor::flatten(int64_t s, int64_t e) const { return wick::flatten(*this, s, e); }
+Tensor Tensor::contiguous() const { return wick::contiguous(*this); }
+std::vector<Tensor> Tensor::split(int64_t s, int64_t d) const { return wick::split(*this, s, d); }
+std::vector<Tensor> Tensor::chunk(int64_t c, int64_t d) const { return wick::chunk(*this, c, d); }
+
+Tensor Tensor::to(Device d) const { return wick::to(*this, d, dtype()); }
+Tensor Tensor::to(DType t) const { return wick::to(*this, device(), t); }
+Tensor Tensor::to(Device d, DType t) const { return wick::to(*this, d, t); }
+Tensor Tensor::clone() const { return wick::clone(*this); }
+
+Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return wick::add(*this, o, alpha); }
+Tensor Tensor::add(Scalar o) const { return wick::add(*this, st(o, *this)); }
+Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return wick::sub(*this, o, alpha); }
+Tensor Tensor::sub(Scalar o) const { return wick::sub(*this, st(o, *this)); }
+Tensor Tensor::mul(const Tensor& o) const { return wick::mul(*this, o); }
+Tensor Tensor::mul(Scalar o) const { return wick::mul(*this, st(o, *this)); }
+Tensor Tensor::div(const Tensor& o) const { return wick::div(*this, o); }
+Tensor Tensor::div(Scalar o) const { return wick::div(*this, st(o, *this)); }
+Tensor Tensor::pow(const Tensor& e) const { return wick::pow(*this, e); }
+Tensor Tensor::pow(Scalar e) const { return wick::pow(*this, e); }
+Tensor Tensor::maximum(const Tensor& o) const { return wick::maximum(*this, o); }
+Tensor Tensor::minimum(const Tensor& o) const { return wick::minimum(*this, o); }
+Tensor Tensor::neg() const { return wick::neg(*this); }
+Tensor Tensor::abs() const { return wick::abs(*this); }
+Tensor Tensor::exp() const { return wick::exp(*this); }
+Tensor Tensor::log() const { return wick::log(*this); }
+Tensor Tensor::sqrt() const { return wick::sqrt(*this); }
+Tensor Tensor::rsqrt() const { return wick::rsqrt(*this); }
+Tensor Tensor::tanh() const { return wick::tanh(*this); }
+Tensor Tensor::sigmoid() const { return wick::sigmoid(*this); }
+Tensor Tensor::relu() const { return wick::relu(*this); }
+Tensor Tensor::sin() const { return wick::sin(*this); }
+Tensor Tensor::cos() const { return wick::cos(*this); }
+Tensor Tensor::square() const { return wick::square(*this); }
+Tensor Tensor::reciprocal() const { return wick::reciprocal(*this); }
+Tensor Tensor::sign() const { return wick::sign(*this); }
+Tensor Tensor::clamp(std::optional<Scalar> lo, std::optional<Scalar> hi) const { return wick::clamp(*this, lo, hi); }
+Tensor Tensor::eq(const Tensor& o) const { return wick::eq(*this, o); }
+Tensor Tensor::ne(const Tensor& o) const { return wick::ne(*this, o); }
+Tensor Tensor::lt(const Tensor& o) const { return wick::lt(*this, o); }
+Tensor Tensor::le(const Tensor& o) const { return wick::le(*this, o); }
+Tensor Tensor::gt(const Tensor& o) const { return wick::gt(*this, o); }
+Tensor Tensor::ge(const Tensor& o) const { return wick::ge(*this, o); }
+Tensor Tensor::eq(Scalar o) const { return native::binary(BinaryOp::Eq, *this, o); }
+Tensor Tensor::ne(Scalar o) const { return native::binary(BinaryOp::Ne, *this, o); }
+Tensor Tensor::lt(Scalar o) const { return native::binary(BinaryOp::Lt, *this, o); }
+Tensor Tensor::le(Scalar o) const { return native::binary(BinaryOp::Le, *this, o); }
+Tensor Tensor::gt(Scalar o) const { return native::binary(BinaryOp::Gt, *this, o); }
+Tensor Tensor::ge(Scalar o) const { return native::binary(BinaryOp::Ge, *this, o); }
+Tensor Tensor::sum() const { return wick::sum(*this); }
+Tensor Tensor::sum(IntArrayRef d, bool k) const { return wick::sum(*this, d, k); }
+Tensor Tensor::mean() const { return wick::mean(*this); }
+Tensor Tensor::mean(IntArrayRef d, bool k) const { return wick::mean(*this, d, k); }
+Tensor Tensor::amax(IntArrayRef d, bool k) const { return wick::amax(*this, d, k); }
+Tensor Tensor::amin(IntArrayRef d, bool k) const { return wick::amin(*this, d, k); }
+Tensor Tensor::argmax(int64_t d, bool k) const { return wick::argmax(*this, d, k); }
+Tensor Tensor::argmin(int64_t d, bool k) const { return wick::argmin(*this, d, k); }
+Tensor Tensor::var(IntArrayRef d, bool u, bool k) const { return wick::var(*this, d, u, k); }
+Tensor Tensor::logsumexp(IntArrayRef d, bool k) const { return wick::logsumexp(*this, d, k); }
+Tensor Tensor::matmul(const Tensor& o) const { return wick::matmul(*this, o); }
+Tensor Tensor::mm(const Tensor& o) const { return wick::mm(*this, o); }
+Tensor Tensor::softmax(int64_t d) const { return wick::softmax(*this, d); }
+Tensor Tensor::log_softmax(int64_t d) const { return wick::log_softmax(*this, d); }
+Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return wick::index_select(*this, d, i); }
+Tensor Tensor::gather(int64_t d, const Tensor& i) const { return wick::gather(*this, d, i); }
+Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const { return wick::scatter_add(*this, d, i, s); }
+
+Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
+Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
+Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
+Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
+Tensor operator+(const Tensor& a, Scalar b) { return a.add(b); }
+Tensor operator-(const Tensor& a, Scalar b) { return a.sub(b); }
+Tensor operator*(const Tensor& a, Scalar b) { return a.mul(b); }
+Tensor operator/(const Tensor& a, Scalar b) { return a.div(b); }
+Tensor operator+(Scalar a, const Tensor& b) { return add(st(a, b), b); }
+Tensor operator-(Scalar a, const Tensor& b) { return sub(st(a, b), b); }
+Tensor operator*(Scalar a, const Tensor& b) { return mul(st(a, b), b); }
+Tensor operator/(Scalar a, const Tensor& b) { return div(st(a, b), b); }
+Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }
+Tensor& operator-=(Tensor& a, const Tensor& b) { return a.sub_(b); }
+Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
+Tensor& operator+=(Tensor& a, Scalar b) { return a.add_(b); }
+Tensor& operator*=(Tensor& a, Scalar b) { return a.mul_(b); }
+
+}  // namespace wick

@@ -1,0 +1,136 @@
+#pragma once
+// Backend: the per-device-type primitives every op front-end is built from (DESIGN section 2).
+//
+// The CPU backend lives in core/src/cpu; the CUDA backend in cuda/ implements the same interface.
+// Front-ends (core/src/native_*.cpp) check arguments, broadcast, promote and allocate, then call
+// these with already-validated operands: kernels never check user input.
+//
+// Note [Backend registration]
+// The CPU backend is always present. The CUDA backend is registered explicitly and lazily: the
+// first lookup of DeviceType::CUDA calls wick_cuda_register_backend() if the cuda library was
+// linked (a weak reference, kept alive by the cuda target's `--undefined` link option); without
+// it the lookup raises "wick was built without CUDA support". No static initialisers.
+#include <cstdint>
+
+#include "wick/core/allocator.h"
+#include "wick/core/device.h"
+#include "wick/core/dtype.h"
+#include "wick/core/kernel_layout.h"
+
+namespace wick {
+
+enum class UnaryOp : int8_t {
+  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Gelu, Sin, Cos, Sign, Reciprocal,
+  Square, Erf, Log1p, Expm1, Floor, PowScalar, ClampMin, ClampMax, LogicalNot
+};
+enum class BinaryOp : int8_t {
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
+};
+enum class ReduceOp : int8_t { Sum, Prod, Max, Min };
+enum class ArgReduceOp : int8_t { ArgMax, ArgMin };
+enum class RandomKind : int8_t { Uniform, Normal, RandInt, Bernoulli };
+
+/// True for comparisons and logical ops, whose output is bool.
+constexpr bool binary_op_returns_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
+
+/// A strided operand as kernels see it.
+struct KernelTensor {
+  char* data = nullptr;  ///< address of element 0 (offset already applied)
+  DType dtype = DType::Float32;
+  DimVector sizes;
+  DimVector strides;  ///< in elements
+  Device device;
+};
+
+/// A batched, row-major GEMM: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b], with
+/// op(A[b]) of shape m x k and op(B[b]) of shape k x n. Leading dims and batch strides are in
+/// elements; C is m x n with leading dim ldc.
+struct GemmArgs {
+  DType dtype;
+  int64_t batch, m, n, k;
+  const void* a; int64_t lda, stride_a; bool trans_a;
+  const void* b; int64_t ldb, stride_b; bool trans_b;
+  void* c; int64_t ldc, stride_c;
+  double alpha = 1.0, beta = 0.0;
+};
+
+/// 2-d convolution geometry for im2col/col2im (one image: C x H x W; columns:
+/// (C*kh*kw) x (out_h*out_w), row-major, contiguous).
+struct Im2ColArgs {
+  DType dtype;
+  int64_t channels, height, width, kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w,
+      dilation_h, dilation_w, out_h, out_w;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Allocator& allocator() = 0;
+  /// Number of devices of this type (CPU: unbounded, reports 1).
+  virtual int device_count() = 0;
+  /// Makes `d` the calling thread's current device (a no-op on CPU devices).
+  virtual void set_device(Device d) = 0;
+  virtual Device current_device() = 0;
+  /// Waits until all work queued on `d` finished.
+  virtual void synchronize(Device d) = 0;
+
+  /// out = op(in) elementwise; out and in share dtype and sizes (in may have stride 0).
+  virtual void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) = 0;
+  /// out = op(a, b); a and b share dtype; out has that dtype or bool (comparisons).
+  virtual void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) = 0;
+  /// out = cond ? a : b; cond is bool, a/b/out share dtype.
+  virtual void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b) = 0;
+  /// dst = src (same sizes), converting dtype; both on this backend's devices (cross-device
+  /// copies between two device types go through copy_between in core/src/copy.cpp).
+  virtual void copy(const KernelTensor& dst, const KernelTensor& src) = 0;
+  /// Copies `bytes` contiguous bytes host->device (to_device) or device->host.
+  virtual void copy_bytes_host(void* dst, const void* src, size_t bytes, Device device, bool to_device) = 0;
+  /// Copies contiguous bytes between two devices of this type.
+  virtual void copy_bytes_peer(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes) = 0;
+  virtual void fill(const KernelTensor& dst, double value) = 0;
+  /// out[i] = start + i * step for a contiguous out.
+  virtual void arange(const KernelTensor& out, double start, double step) = 0;
+  /// Counter-based random numbers: element i of a contiguous out depends only on (seed,
+  /// offset + i), never on the launch configuration. Uniform: [a, b); Normal: mean a, std b;
+  /// RandInt: integers in [a, b); Bernoulli: 1 with probability a.
+  virtual void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) = 0;
+  /// Reduces `in` into `out`, which has in's rank with size 1 in every reduced dim.
+  virtual void reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& in) = 0;
+  /// Index of the max/min along `dim` of `in` into int64 `out` (keepdim shape); first wins.
+  virtual void arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) = 0;
+  /// out = in.index_select(dim, index) (index: 1-d int64, already bounds-checked).
+  virtual void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) = 0;
+  /// out.index_add_(dim, index, src).
+  virtual void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) = 0;
+  /// out = in.gather(dim, index) (index has out's sizes).
+  virtual void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) = 0;
+  /// out.scatter_add_(dim, index, src) (index has src's sizes).
+  virtual void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) = 0;
+  virtual void gemm(const GemmArgs& args) = 0;
+  /// Unfolds one contiguous image into contiguous columns.
+  virtual void im2col(const Im2ColArgs& g, const void* image, void* columns) = 0;
+  /// Folds columns back, summing overlaps into a zeroed contiguous image.
+  virtual void col2im(const Im2ColArgs& g, const void* columns, void* image) = 0;
+};
+
+/// The backend for a device type; throws wick::Error ("wick was built without CUDA support")
+/// when the type's backend is not linked.
+Backend& backend(DeviceType type);
+inline Backend& backend(Device d) { return backend(d.type); }
+/// Installs a backend (the cuda library calls this from wick_cuda_register_backend()).
+void register_backend(DeviceType type, Backend* b);
+
+/// RAII: makes a device current for the calling thread and restores the previous one.
+class DeviceGuard {
+ public:
+  explicit DeviceGuard(Device d);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  Device prev_;
+  bool active_ = false;
+};
+
+}  // namespace wick

@@ -1,0 +1,56 @@
+#pragma once
+// Device: where a tensor's memory lives. A value type, printed and parsed as "cpu:0", "cuda:1".
+//
+// Any number of CPU devices is legal; each has its own allocator accounting. This is what lets
+// the parallel layer run, and be tested, on a machine without a GPU (see docs/devices.md).
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+
+namespace wick {
+
+enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+
+struct Device {
+  DeviceType type = DeviceType::CPU;
+  int16_t index = 0;
+
+  constexpr Device() = default;
+  constexpr Device(DeviceType t, int idx = 0) : type(t), index(static_cast<int16_t>(idx)) {}
+  /// Parses "cpu", "cpu:3", "cuda", "cuda:1". Throws wick::Error on anything else.
+  Device(std::string_view spec);  // NOLINT(google-explicit-constructor): LibTorch allows it
+  Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT
+
+  bool is_cpu() const { return type == DeviceType::CPU; }
+  bool is_cuda() const { return type == DeviceType::CUDA; }
+  std::string str() const;
+
+  friend constexpr bool operator==(Device a, Device b) { return a.type == b.type && a.index == b.index; }
+  friend constexpr bool operator!=(Device a, Device b) { return !(a == b); }
+  friend constexpr bool operator<(Device a, Device b) {
+    return a.type != b.type ? a.type < b.type : a.index < b.index;
+  }
+};
+
+inline constexpr Device kCPU{DeviceType::CPU, 0};
+
+const char* device_type_name(DeviceType t);
+
+}  // namespace wick
+
+template <>
+struct std::hash<wick::Device> {
+  size_t operator()(wick::Device d) const noexcept {
+    return std::hash<int>()(static_cast<int>(d.type) * 65536 + d.index);
+  }
+};
+
+template <>
+struct fmt::formatter<wick::Device> : fmt::formatter<std::string_view> {
+  auto format(wick::Device d, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(d.str(), ctx);
+  }
+};

@@ -1,0 +1,92 @@
+#pragma once
+// The scalar math of every elementwise op, written once and compiled for the CPU loops and the
+// CUDA kernels alike (Note [Math written once], docs/cuda.md).
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "wick/core/host_device.h"
+
+namespace wick::math {
+
+template <typename T>
+WICK_HOST_DEVICE T sigmoid(T x) {
+  // Stable for large |x|: never computes exp of a large positive number.
+  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+  T e = std::exp(x);
+  return e / (T(1) + e);
+}
+
+template <typename T>
+WICK_HOST_DEVICE T gelu(T x) {  // exact (erf) form, as torch.nn.functional.gelu's default
+  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+}
+
+template <typename T>
+WICK_HOST_DEVICE T sign(T x) {
+  return static_cast<T>((T(0) < x) - (x < T(0)));
+}
+
+/// Unary functors: operator()(x, p0, p1) with two optional double parameters.
+#define WICK_UNARY(NAME, EXPR)                                       \
+  struct NAME {                                                      \
+    template <typename T>                                            \
+    WICK_HOST_DEVICE T operator()(T x, double p0, double p1) const { \
+      (void)p0;                                                      \
+      (void)p1;                                                      \
+      return EXPR;                                                   \
+    }                                                                \
+  };
+WICK_UNARY(Neg, static_cast<T>(-x))
+WICK_UNARY(Abs, static_cast<T>(x < T(0) ? -x : x))
+WICK_UNARY(Exp, static_cast<T>(std::exp(x)))
+WICK_UNARY(Log, static_cast<T>(std::log(x)))
+WICK_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
+WICK_UNARY(Rsqrt, static_cast<T>(T(1) / std::sqrt(x)))
+WICK_UNARY(Tanh, static_cast<T>(std::tanh(x)))
+WICK_UNARY(Sigmoid, static_cast<T>(sigmoid(x)))
+WICK_UNARY(Relu, static_cast<T>(x > T(0) ? x : T(0)))
+WICK_UNARY(Gelu, static_cast<T>(gelu(x)))
+WICK_UNARY(Sin, static_cast<T>(std::sin(x)))
+WICK_UNARY(Cos, static_cast<T>(std::cos(x)))
+WICK_UNARY(Sign, sign(x))
+WICK_UNARY(Reciprocal, static_cast<T>(T(1) / x))
+WICK_UNARY(Square, static_cast<T>(x * x))
+WICK_UNARY(Erf, static_cast<T>(std::erf(x)))
+WICK_UNARY(Log1p, static_cast<T>(std::log1p(x)))
+WICK_UNARY(Expm1, static_cast<T>(std::expm1(x)))
+WICK_UNARY(Floor, static_cast<T>(std::floor(x)))
+WICK_UNARY(PowScalar, static_cast<T>(std::pow(static_cast<double>(x), p0)))
+WICK_UNARY(ClampMin, static_cast<T>(x < static_cast<T>(p0) ? static_cast<T>(p0) : x))
+WICK_UNARY(ClampMax, static_cast<T>(x > static_cast<T>(p0) ? static_cast<T>(p0) : x))
+WICK_UNARY(LogicalNot, static_cast<T>(!x))
+#undef WICK_UNARY
+
+/// Binary functors: result type R (T, or bool for comparisons).
+#define WICK_BINARY(NAME, RESULT, EXPR)                  \
+  struct NAME {                                          \
+    template <typename T>                                \
+    using result = RESULT;                               \
+    template <typename T>                                \
+    WICK_HOST_DEVICE RESULT operator()(T a, T b) const { \
+      return EXPR;                                       \
+    }                                                    \
+  };
+WICK_BINARY(Add, T, static_cast<T>(a + b))
+WICK_BINARY(Sub, T, static_cast<T>(a - b))
+WICK_BINARY(Mul, T, static_cast<T>(a * b))
+WICK_BINARY(Div, T, static_cast<T>(a / b))
+WICK_BINARY(Pow, T, static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b))))
+WICK_BINARY(Maximum, T, (a != a) ? a : ((b != b) ? b : (a > b ? a : b)))
+WICK_BINARY(Minimum, T, (a != a) ? a : ((b != b) ? b : (a < b ? a : b)))
+WICK_BINARY(Eq, bool, a == b)
+WICK_BINARY(Ne, bool, a != b)
+WICK_BINARY(Lt, bool, a < b)
+WICK_BINARY(Le, bool, a <= b)
+WICK_BINARY(Gt, bool, a > b)
+WICK_BINARY(Ge, bool, a >= b)
+WICK_BINARY(LogicalAnd, bool, static_cast<bool>(a) && static_cast<bool>(b))
+WICK_BINARY(LogicalOr, bool, static_cast<bool>(a) || static_cast<bool>(b))
+#undef WICK_BINARY
+
+}  // namespace wick::math

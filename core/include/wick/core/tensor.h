@@ -1,0 +1,235 @@
+#pragma once
+// Tensor: a cheap, reference-counted handle to a TensorImpl. Identity is the TensorImpl pointer.
+//
+// Note [Two levels of ops]
+// Core implements every op once as a *native* function (wick::native::add, ...): argument checks,
+// broadcasting, dtype promotion, output allocation, then a per-device kernel. Natives know
+// nothing about gradients. The public API (wick::add, t.add(...), operators, factories taking
+// requires_grad) is the autograd layer's: it calls the native and records a graph node when
+// grad mode is on and an input requires grad. The op methods below are therefore *declared*
+// here, with the class, and *defined* in autograd/ (libwick_autograd); code inside core calls
+// natives only, so core never depends on autograd. See docs/architecture.md.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "wick/core/dim_vector.h"
+#include "wick/core/scalar.h"
+#include "wick/core/tensor_impl.h"
+#include "wick/core/tensor_options.h"
+
+namespace wick {
+
+namespace autograd {
+class Node;
+}
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+
+  // ---- core: layout and data (core/src/tensor.cpp) ----
+  bool defined() const { return impl_ != nullptr; }
+  TensorImpl* impl() const { return impl_.get(); }
+  const std::shared_ptr<TensorImpl>& impl_ptr() const { return impl_; }
+  /// True when both handles name the same TensorImpl.
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  IntArrayRef sizes() const;
+  IntArrayRef strides() const;
+  /// Size of dim `d` (negative dims count from the end); throws for a bad dim.
+  int64_t size(int64_t d) const;
+  int64_t stride(int64_t d) const;
+  int64_t dim() const;
+  int64_t numel() const;
+  DType dtype() const;
+  DType scalar_type() const { return dtype(); }
+  Device device() const;
+  TensorOptions options() const { return TensorOptions().dtype(dtype()).device(device()); }
+  int64_t storage_offset() const;
+  size_t element_size() const { return wick::element_size(dtype()); }
+  size_t nbytes() const { return static_cast<size_t>(numel()) * element_size(); }
+  bool is_contiguous() const;
+  bool is_floating_point() const { return is_floating(dtype()); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  /// Address of the first element (storage data + offset).
+  void* data_ptr() const;
+  /// Typed address of the first element; throws if T does not match dtype().
+  template <typename T>
+  T* data_ptr() const {
+    check_dtype_for_access(dtype_v<T>, "data_ptr");
+    return static_cast<T*>(data_ptr());
+  }
+  /// The value of a one-element tensor (copied to the host when needed).
+  Scalar item() const;
+  template <typename T>
+  T item() const { return item().to<T>(); }
+  /// Bounds-checked read of one element (any device), as T.
+  template <typename T>
+  T at(IntArrayRef index) const { return at_scalar(index).to<T>(); }
+  Scalar at_scalar(IntArrayRef index) const;
+  /// Number of in-place writes to this tensor's data through any of its views.
+  uint32_t version() const;
+  /// Marks an in-place write (ops call this; users rarely need to).
+  void bump_version() const;
+  /// Values, shape, dtype and device, as printed by fmt::format("{}", t).
+  std::string to_string() const;
+  /// Elements as a std::vector<T> (copied to the host, converted to T).
+  template <typename T>
+  std::vector<T> to_vector() const;
+
+  // ---- autograd state (defined in autograd/) ----
+  bool requires_grad() const;
+  /// Sets requires_grad on a leaf; returns *this.
+  Tensor& requires_grad_(bool r = true);
+  Tensor& set_requires_grad(bool r) { return requires_grad_(r); }
+  /// The accumulated gradient of a leaf (undefined when none).
+  const Tensor& grad() const;
+  Tensor& mutable_grad();
+  void set_grad(const Tensor& g);
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  bool is_leaf() const;
+  /// Back-propagates from this tensor. A non-scalar tensor needs `gradient`.
+  void backward(const Tensor& gradient = {}, bool retain_graph = false, bool create_graph = false) const;
+  /// A tensor sharing data (and version counter) that is not part of the graph.
+  Tensor detach() const;
+  Tensor& detach_();
+  /// Keeps .grad() for this non-leaf after backward.
+  void retain_grad() const;
+
+  // ---- views (defined in autograd/) ----
+  Tensor view(IntArrayRef shape) const;
+  Tensor reshape(IntArrayRef shape) const;
+  Tensor transpose(int64_t d0, int64_t d1) const;
+  Tensor permute(IntArrayRef dims) const;
+  Tensor t() const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor slice(int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor operator[](int64_t index) const { return select(0, index); }
+  Tensor expand(IntArrayRef shape) const;
+  Tensor expand_as(const Tensor& o) const { return expand(o.sizes()); }
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor view_as(const Tensor& o) const { return view(o.sizes()); }
+  Tensor contiguous() const;
+  std::vector<Tensor> split(int64_t split_size, int64_t dim = 0) const;
+  std::vector<Tensor> chunk(int64_t chunks, int64_t dim = 0) const;
+
+  // ---- conversion and copies (defined in autograd/) ----
+  Tensor to(Device d) const;
+  Tensor to(DType t) const;
+  Tensor to(Device d, DType t) const;
+  Tensor clone() const;
+  Tensor& copy_(const Tensor& src);
+
+  // ---- math (defined in autograd/) ----
+  Tensor add(const Tensor& o, Scalar alpha = 1) const;
+  Tensor add(Scalar o) const;
+  Tensor sub(const Tensor& o, Scalar alpha = 1) const;
+  Tensor sub(Scalar o) const;
+  Tensor mul(const Tensor& o) const;
+  Tensor mul(Scalar o) const;
+  Tensor div(const Tensor& o) const;
+  Tensor div(Scalar o) const;
+  Tensor pow(const Tensor& e) const;
+  Tensor pow(Scalar e) const;
+  Tensor maximum(const Tensor& o) const;
+  Tensor minimum(const Tensor& o) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor square() const;
+  Tensor reciprocal() const;
+  Tensor sign() const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max) const;
+  Tensor eq(const Tensor& o) const;
+  Tensor ne(const Tensor& o) const;
+  Tensor lt(const Tensor& o) const;
+  Tensor le(const Tensor& o) const;
+  Tensor gt(const Tensor& o) const;
+  Tensor ge(const Tensor& o) const;
+  Tensor eq(Scalar o) const;
+  Tensor ne(Scalar o) const;
+  Tensor lt(Scalar o) const;
+  Tensor le(Scalar o) const;
+  Tensor gt(Scalar o) const;
+  Tensor ge(Scalar o) const;
+  Tensor sum() const;
+  Tensor sum(IntArrayRef dims, bool keepdim = false) const;
+  Tensor mean() const;
+  Tensor mean(IntArrayRef dims, bool keepdim = false) const;
+  Tensor amax(IntArrayRef dims, bool keepdim = false) const;
+  Tensor amin(IntArrayRef dims, bool keepdim = false) const;
+  Tensor argmax(int64_t dim, bool keepdim = false) const;
+  Tensor argmin(int64_t dim, bool keepdim = false) const;
+  Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  Tensor matmul(const Tensor& o) const;
+  Tensor mm(const Tensor& o) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  Tensor index_select(int64_t dim, const Tensor& index) const;
+  Tensor gather(int64_t dim, const Tensor& index) const;
+  Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+
+  // ---- in place (defined in autograd/); each bumps the version counter ----
+  Tensor& add_(const Tensor& o, Scalar alpha = 1);
+  Tensor& add_(Scalar o);
+  Tensor& sub_(const Tensor& o, Scalar alpha = 1);
+  Tensor& mul_(const Tensor& o);
+  Tensor& mul_(Scalar o);
+  Tensor& div_(const Tensor& o);
+  Tensor& div_(Scalar o);
+  Tensor& zero_();
+  Tensor& fill_(Scalar v);
+  Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+
+ private:
+  void check_dtype_for_access(DType requested, const char* what) const;
+  std::shared_ptr<TensorImpl> impl_;
+};
+
+// Arithmetic operators (defined in autograd/).
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator+(const Tensor& a, Scalar b);
+Tensor operator-(const Tensor& a, Scalar b);
+Tensor operator*(const Tensor& a, Scalar b);
+Tensor operator/(const Tensor& a, Scalar b);
+Tensor operator+(Scalar a, const Tensor& b);
+Tensor operator-(Scalar a, const Tensor& b);
+Tensor operator*(Scalar a, const Tensor& b);
+Tensor operator/(Scalar a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor& operator+=(Tensor& a, const Tensor& b);
+Tensor& operator-=(Tensor& a, const Tensor& b);
+Tensor& operator*=(Tensor& a, const Tensor& b);
+Tensor& operator+=(Tensor& a, Scalar b);
+Tensor& operator*=(Tensor& a, Scalar b);
+
+using TensorList = std::vector<Tensor>;
+
+}  // namespace wick
+
+/// fmt::format("{}", t): values (elided beyond 1000 elements), shape, dtype and device.
+template <>
+struct fmt::formatter<wick::Tensor> : fmt::formatter<std::string_view> {
+  auto format(const wick::Tensor& t, fmt::format_context& ctx) const {
+    return fmt::formatter<std::string_view>::format(t.to_string(), ctx);
+  }
+};

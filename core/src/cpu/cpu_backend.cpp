@@ -1,0 +1,281 @@
+// CPU backend: reductions, indexing, GEMM (OpenBLAS), im2col, byte copies.
+#include "cpu/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "cpu/loop.h"
+#include "wick/core/error.h"
+
+namespace wick::cpu {
+
+Backend& cpu_backend() {
+  static CpuBackend b;
+  return b;
+}
+
+void CpuBackend::copy_bytes_host(void* dst, const void* src, size_t bytes, Device, bool) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+void CpuBackend::copy_bytes_peer(void* dst, Device, const void* src, Device, size_t bytes) {
+  if (bytes) std::memcpy(dst, src, bytes);
+}
+
+namespace {
+template <typename T>
+struct Acc {
+  using type = T;
+};
+template <>
+struct Acc<float> {
+  using type = double;
+};
+template <>
+struct Acc<bool> {
+  using type = int64_t;
+};
+
+KernelTensor with_strides(const KernelTensor& t, const DimVector& sizes, const DimVector& strides) {
+  KernelTensor k = t;
+  k.sizes = sizes;
+  k.strides = strides;
+  return k;
+}
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& in) {
+  // Iterate over `in`; out is viewed with stride 0 in reduced dims. Accumulate into a
+  // contiguous buffer of the wider type, then cast into out.
+  int64_t out_n = 1;
+  for (auto s : out.sizes) out_n *= s;
+  DimVector acc_strides(in.sizes.size());
+  {
+    int64_t st = 1;
+    for (int d = static_cast<int>(in.sizes.size()) - 1; d >= 0; --d) {
+      acc_strides[d] = (out.sizes[d] == 1 && in.sizes[d] != 1) ? 0 : st;
+      st *= out.sizes[d];
+    }
+  }
+  dispatch(in.dtype, "reduce", [&]<typename T>() {
+    using A = typename Acc<T>::type;
+    A init{};
+    switch (op) {
+      case ReduceOp::Sum: init = A(0); break;
+      case ReduceOp::Prod: init = A(1); break;
+      case ReduceOp::Max: init = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest(); break;
+      case ReduceOp::Min: init = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max(); break;
+    }
+    std::vector<A> acc(static_cast<size_t>(out_n), init);
+    KernelTensor acc_k = with_strides(in, in.sizes, acc_strides);
+    auto L = layout_of<2>({&acc_k, &in});
+    A* pa = acc.data();
+    const T* pi = reinterpret_cast<const T*>(in.data);
+    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      A* a = pa + off[0];
+      const T* x = pi + off[1];
+      for (int64_t i = 0; i < n; ++i) {
+        A& r = a[i * st[0]];
+        A v = static_cast<A>(x[i * st[1]]);
+        switch (op) {
+          case ReduceOp::Sum: r += v; break;
+          case ReduceOp::Prod: r *= v; break;
+          case ReduceOp::Max: r = (v != v || v > r) ? v : r; break;
+          case ReduceOp::Min: r = (v != v || v < r) ? v : r; break;
+        }
+      }
+    });
+    // NaN sticks for max/min: once r is NaN, later comparisons are false and keep it.
+    // Write into out (any strides) from the contiguous accumulator.
+    KernelTensor src;
+    src.data = reinterpret_cast<char*>(acc.data());
+    src.sizes = out.sizes;
+    DimVector cs(out.sizes.size());
+    int64_t st = 1;
+    for (int d = static_cast<int>(out.sizes.size()) - 1; d >= 0; --d) {
+      cs[d] = st;
+      st *= out.sizes[d];
+    }
+    src.strides = cs;
+    auto L2 = layout_of<2>({&out, &src});
+    T* po = reinterpret_cast<T*>(out.data);
+    for_each_row(L2, [&](const int64_t* off, int64_t n, const int64_t* st2) {
+      for (int64_t i = 0; i < n; ++i) po[off[0] + i * st2[0]] = static_cast<T>(pa[off[1] + i * st2[1]]);
+    });
+  });
+}
+
+void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) {
+  // Walk out's positions; for each, scan `in` along dim.
+  KernelTensor in0 = in;
+  in0.sizes = out.sizes;
+  auto L = layout_of<2>({&out, &in0});
+  const int64_t len = in.sizes[dim], st_in = in.strides[dim];
+  dispatch(in.dtype, "argmax", [&]<typename T>() {
+    int64_t* po = reinterpret_cast<int64_t*>(out.data);
+    const T* pi = reinterpret_cast<const T*>(in.data);
+    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i) {
+        const T* x = pi + off[1] + i * st[1];
+        int64_t best = 0;
+        T bv = x[0];
+        for (int64_t j = 1; j < len; ++j) {
+          T v = x[j * st_in];
+          if (bv != bv) break;  // NaN wins, first occurrence
+          bool better = op == ArgReduceOp::ArgMax ? (v > bv || v != v) : (v < bv || v != v);
+          if (better) {
+            bv = v;
+            best = j;
+          }
+        }
+        po[off[0] + i * st[0]] = best;
+      }
+    });
+  });
+}
+
+void CpuBackend::index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) {
+  KernelTensor in0 = in, idx = index;
+  in0.sizes = out.sizes;
+  in0.strides[dim] = 0;
+  idx.sizes = out.sizes;
+  idx.strides = DimVector(out.sizes.size(), 0);
+  idx.strides[dim] = index.strides[0];
+  auto L = layout_of<3>({&out, &in0, &idx});
+  const int64_t sd = in.strides[dim];
+  dispatch(out.dtype, "index_select", [&]<typename T>() {
+    T* po = reinterpret_cast<T*>(out.data);
+    const T* pi = reinterpret_cast<const T*>(in.data);
+    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
+    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i)
+        po[off[0] + i * st[0]] = pi[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd];
+    });
+  });
+}
+
+void CpuBackend::index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) {
+  KernelTensor out0 = out, idx = index;
+  out0.sizes = src.sizes;
+  out0.strides[dim] = 0;
+  idx.sizes = src.sizes;
+  idx.strides = DimVector(src.sizes.size(), 0);
+  idx.strides[dim] = index.strides[0];
+  auto L = layout_of<3>({&src, &out0, &idx});
+  const int64_t sd = out.strides[dim];
+  dispatch(out.dtype, "index_add", [&]<typename T>() {
+    T* po = reinterpret_cast<T*>(out.data);
+    const T* ps = reinterpret_cast<const T*>(src.data);
+    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
+    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i)
+        po[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd] += ps[off[0] + i * st[0]];
+    });
+  });
+}
+
+void CpuBackend::gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) {
+  KernelTensor in0 = in;
+  in0.sizes = out.sizes;
+  in0.strides[dim] = 0;
+  auto L = layout_of<3>({&out, &in0, &index});
+  const int64_t sd = in.strides[dim];
+  dispatch(out.dtype, "gather", [&]<typename T>() {
+    T* po = reinterpret_cast<T*>(out.data);
+    const T* pi = reinterpret_cast<const T*>(in.data);
+    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
+    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i)
+        po[off[0] + i * st[0]] = pi[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd];
+    });
+  });
+}
+
+void CpuBackend::scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) {
+  KernelTensor out0 = out, src0 = src;
+  out0.sizes = index.sizes;
+  out0.strides[dim] = 0;
+  src0.sizes = index.sizes;
+  auto L = layout_of<3>({&index, &out0, &src0});
+  const int64_t sd = out.strides[dim];
+  dispatch(out.dtype, "scatter_add", [&]<typename T>() {
+    T* po = reinterpret_cast<T*>(out.data);
+    const T* ps = reinterpret_cast<const T*>(src.data);
+    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
+    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i)
+        po[off[1] + i * st[1] + px[off[0] + i * st[0]] * sd] += ps[off[2] + i * st[2]];
+    });
+  });
+}
+
+void CpuBackend::gemm(const GemmArgs& g) {
+  if (g.m == 0 || g.n == 0) return;
+  const auto ta = g.trans_a ? CblasTrans : CblasNoTrans;
+  const auto tb = g.trans_b ? CblasTrans : CblasNoTrans;
+  for (int64_t b = 0; b < g.batch; ++b) {
+    if (g.dtype == DType::Float32) {
+      const float* A = static_cast<const float*>(g.a) + b * g.stride_a;
+      const float* B = static_cast<const float*>(g.b) + b * g.stride_b;
+      float* C = static_cast<float*>(g.c) + b * g.stride_c;
+      cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
+                  static_cast<float>(g.alpha), A, static_cast<int>(g.lda), B, static_cast<int>(g.ldb),
+                  static_cast<float>(g.beta), C, static_cast<int>(g.ldc));
+    } else if (g.dtype == DType::Float64) {
+      const double* A = static_cast<const double*>(g.a) + b * g.stride_a;
+      const double* B = static_cast<const double*>(g.b) + b * g.stride_b;
+      double* C = static_cast<double*>(g.c) + b * g.stride_c;
+      cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), g.alpha,
+                  A, static_cast<int>(g.lda), B, static_cast<int>(g.ldb), g.beta, C, static_cast<int>(g.ldc));
+    } else {
+      WICK_FAIL("matmul: expected float32 or float64 operands, got {}", g.dtype);
+    }
+  }
+}
+
+void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
+  dispatch_floating(g.dtype, "im2col", [&]<typename T>() {
+    const T* im = static_cast<const T*>(image);
+    T* col = static_cast<T*>(columns);
+    const int64_t L = g.out_h * g.out_w;
+    for (int64_t c = 0; c < g.channels; ++c)
+      for (int64_t ki = 0; ki < g.kernel_h; ++ki)
+        for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+          T* row = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+          for (int64_t oh = 0; oh < g.out_h; ++oh) {
+            const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+            for (int64_t ow = 0; ow < g.out_w; ++ow) {
+              const int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
+              row[oh * g.out_w + ow] = (ih >= 0 && ih < g.height && iw >= 0 && iw < g.width)
+                                           ? im[(c * g.height + ih) * g.width + iw]
+                                           : T(0);
+            }
+          }
+        }
+  });
+}
+
+void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
+  dispatch_floating(g.dtype, "col2im", [&]<typename T>() {
+    T* im = static_cast<T*>(image);
+    const T* col = static_cast<const T*>(columns);
+    const int64_t L = g.out_h * g.out_w;
+    for (int64_t c = 0; c < g.channels; ++c)
+      for (int64_t ki = 0; ki < g.kernel_h; ++ki)
+        for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+          const T* row = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+          for (int64_t oh = 0; oh < g.out_h; ++oh) {
+            const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+            if (ih < 0 || ih >= g.height) continue;
+            for (int64_t ow = 0; ow < g.out_w; ++ow) {
+              const int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
+              if (iw >= 0 && iw < g.width) im[(c * g.height + ih) * g.width + iw] += row[oh * g.out_w + ow];
+            }
+          }
+        }
+  });
+}
+
+}  // namespace wick::cpu

@@ -1,0 +1,33 @@
+#include "wick/core/dtype.h"
+
+namespace wick {
+
+std::string_view dtype_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "bool";
+    case DType::Int64: return "int64";
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+  }
+  return "unknown";
+}
+
+std::string_view dtype_safetensors_name(DType d) {
+  switch (d) {
+    case DType::Bool: return "BOOL";
+    case DType::Int64: return "I64";
+    case DType::Float32: return "F32";
+    case DType::Float64: return "F64";
+  }
+  return "unknown";
+}
+
+DType dtype_from_safetensors_name(std::string_view s) {
+  if (s == "BOOL") return DType::Bool;
+  if (s == "I64") return DType::Int64;
+  if (s == "F32") return DType::Float32;
+  if (s == "F64") return DType::Float64;
+  WICK_FAIL("safetensors: dtype \"{}\" is not supported by wick (supported: BOOL, I64, F32, F64)", s);
+}
+
+}  // namespace wick

@@ -1,0 +1,60 @@
+#include "wick/core/kernel_layout.h"
+
+#include "wick/core/error.h"
+
+namespace wick {
+
+template <int N>
+StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N]) {
+  StridedLayout<N> L;
+  // Drop size-1 dims, then merge dim d into d+1 when contiguous for every operand.
+  int64_t sz[64];
+  int64_t st[N][64];
+  int nd = 0;
+  WICK_CHECK(sizes.size() <= 64, "elementwise: tensors with more than 64 dims are not supported (got {})", sizes.size());
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    L.numel *= sizes[d];
+    if (sizes[d] == 1) continue;
+    sz[nd] = sizes[d];
+    for (int k = 0; k < N; ++k) st[k][nd] = strides[k][d];
+    ++nd;
+  }
+  // Coalesce from the innermost dim outwards.
+  int out = 0;
+  for (int d = 0; d < nd; ++d) {
+    if (out > 0) {
+      bool can = true;
+      for (int k = 0; k < N; ++k) {
+        if (st[k][out - 1] != st[k][d] * sz[d]) {
+          can = false;
+          break;
+        }
+      }
+      if (can) {
+        sz[out - 1] *= sz[d];
+        for (int k = 0; k < N; ++k) st[k][out - 1] = st[k][d];
+        continue;
+      }
+    }
+    sz[out] = sz[d];
+    for (int k = 0; k < N; ++k) st[k][out] = st[k][d];
+    ++out;
+  }
+  WICK_CHECK(out <= kMaxKernelDims,
+             "elementwise: tensors whose layout needs more than {} dims after merging contiguous dims are "
+             "not supported (got {}); call .contiguous() first",
+             kMaxKernelDims, out);
+  L.ndim = out;
+  for (int d = 0; d < out; ++d) {
+    L.sizes[d] = sz[d];
+    for (int k = 0; k < N; ++k) L.strides[k][d] = st[k][d];
+  }
+  return L;
+}
+
+template StridedLayout<1> make_layout<1>(IntArrayRef, const IntArrayRef (&)[1]);
+template StridedLayout<2> make_layout<2>(IntArrayRef, const IntArrayRef (&)[2]);
+template StridedLayout<3> make_layout<3>(IntArrayRef, const IntArrayRef (&)[3]);
+template StridedLayout<4> make_layout<4>(IntArrayRef, const IntArrayRef (&)[4]);
+
+}  // namespace wick

@@ -1,0 +1,138 @@
+// Elementwise front-ends: promotion, broadcasting, output allocation, then the backend kernel.
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+
+namespace wick::native {
+
+namespace {
+const char* unary_name(UnaryOp op) {
+  static const char* names[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
+                                "relu", "gelu", "sin", "cos", "sign", "reciprocal", "square", "erf",
+                                "log1p", "expm1", "floor", "pow", "clamp_min", "clamp_max", "logical_not"};
+  return names[static_cast<int>(op)];
+}
+const char* binary_name(BinaryOp op) {
+  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq",
+                                "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
+  return names[static_cast<int>(op)];
+}
+// Ops whose integer inputs produce floats (torch's int-to-float unary ops).
+bool unary_needs_float(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid: case UnaryOp::Gelu: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Reciprocal:
+    case UnaryOp::Erf: case UnaryOp::Log1p: case UnaryOp::Expm1:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
+  WICK_CHECK(a.defined(), "{}: the input is an undefined tensor", unary_name(op));
+  DType dt = a.dtype();
+  if (op == UnaryOp::LogicalNot) {
+    Tensor out = empty(a.sizes(), kBool, a.device());
+    Tensor in = dt == kBool ? a : to(a, a.device(), kBool);
+    if (out.numel()) backend(a.device()).unary(op, kernel_tensor(out), kernel_tensor(in), p0, p1);
+    return out;
+  }
+  WICK_CHECK(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
+             "{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)", unary_name(op));
+  if (!is_floating(dt) && (unary_needs_float(op) || (op == UnaryOp::PowScalar && p0 != static_cast<int64_t>(p0))))
+    dt = kFloat32;
+  Tensor in = dt == a.dtype() ? a : to(a, a.device(), dt);
+  Tensor out = empty(a.sizes(), dt, a.device());
+  if (out.numel()) backend(a.device()).unary(op, kernel_tensor(out), kernel_tensor(in), p0, p1);
+  return out;
+}
+
+void unary_(UnaryOp op, const Tensor& a, double p0, double p1) {
+  WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", unary_name(op));
+  WICK_CHECK(!unary_needs_float(op) || is_floating(a.dtype()),
+             "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
+             a.dtype());
+  a.bump_version();
+  if (a.numel()) backend(a.device()).unary(op, kernel_tensor(a), kernel_tensor(a), p0, p1);
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_name(op);
+  check_same_device(name, {&a, &b});
+  DType common = result_type(a, b);
+  if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;  // true division
+  WICK_CHECK(!(common == kBool && (op == BinaryOp::Sub)),
+             "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
+  const Device dev = a.device();
+  const Tensor& a2 = a.dtype() == common ? a : to(a, dev, common);
+  const Tensor& b2 = b.dtype() == common ? b : to(b, dev, common);
+  const DType out_dtype = binary_op_returns_bool(op) ? kBool : common;
+  if (a.sizes() == b.sizes()) {  // fast path: no broadcasting
+    Tensor out = empty(a.sizes(), out_dtype, dev);
+    if (out.numel()) backend(dev).binary(op, kernel_tensor(out), kernel_tensor(a2), kernel_tensor(b2));
+    return out;
+  }
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  Tensor out = empty(shape, out_dtype, dev);
+  if (out.numel())
+    backend(dev).binary(op, kernel_tensor(out), kernel_tensor_broadcast(a2, shape), kernel_tensor_broadcast(b2, shape));
+  return out;
+}
+
+Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
+  WICK_CHECK(a.defined(), "{}: the input is an undefined tensor", binary_name(op));
+  return binary(op, a, scalar_tensor(b, result_type(a, b), a.device()));
+}
+
+void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
+  const char* name = binary_name(op);
+  check_same_device(name, {&a, &b});
+  WICK_CHECK(!binary_op_returns_bool(op), "{}_: comparison results cannot be written in place", name);
+  DType common = result_type(a, b);
+  if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;
+  WICK_CHECK(promote_types(common, a.dtype()) == a.dtype(),
+             "{}_: the result type {} cannot be written in place into a {} tensor (operands {} and {})", name, common,
+             a.dtype(), a.dtype(), b.dtype());
+  DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
+  WICK_CHECK(shape == DimVector(a.sizes()), "{}_: the operand of shape [{}] cannot be broadcast to the in-place "
+             "target's shape [{}]", name, fmt::join(b.sizes(), ", "), fmt::join(a.sizes(), ", "));
+  const Tensor& b2 = b.dtype() == a.dtype() ? b : to(b, b.device(), a.dtype());
+  a.bump_version();
+  if (a.numel()) backend(a.device()).binary(op, kernel_tensor(a), kernel_tensor(a), kernel_tensor_broadcast(b2, shape));
+}
+
+void fill_(const Tensor& t, Scalar v) {
+  WICK_CHECK(t.defined(), "fill_: the tensor is undefined");
+  t.bump_version();
+  if (t.numel()) backend(t.device()).fill(kernel_tensor(t), v.to_double());
+}
+
+Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
+  check_same_device("where", {&cond, &a, &b});
+  WICK_CHECK(cond.dtype() == kBool, "where: the condition must be a bool tensor, got {} (compare first, e.g. x.gt(0))",
+             cond.dtype());
+  const DType common = result_type(a, b);
+  const Device dev = a.device();
+  const Tensor& a2 = a.dtype() == common ? a : to(a, dev, common);
+  const Tensor& b2 = b.dtype() == common ? b : to(b, dev, common);
+  DimVector shape = broadcast_shapes(broadcast_shapes(cond.sizes(), a.sizes(), "where"), b.sizes(), "where");
+  Tensor out = empty(shape, common, dev);
+  if (out.numel())
+    backend(dev).where(kernel_tensor(out), kernel_tensor_broadcast(cond, shape), kernel_tensor_broadcast(a2, shape),
+                       kernel_tensor_broadcast(b2, shape));
+  return out;
+}
+
+Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
+  WICK_CHECK(min || max, "clamp: at least one of min and max must be given");
+  Tensor out = t;
+  if (!is_floating(t.dtype()) && ((min && min->is_floating()) || (max && max->is_floating())))
+    out = to(t, t.device(), kFloat32);
+  if (min) out = unary(UnaryOp::ClampMin, out, min->to_double());
+  if (max) out = unary(UnaryOp::ClampMax, out, max->to_double());
+  if (out.is_same(t)) out = clone(t);
+  return out;
+}
+
+}  // namespace wick::native

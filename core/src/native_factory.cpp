@@ -1,0 +1,124 @@
+// Factories: empty, zeros, ones, full, arange, linspace, eye, random, from host memory.
+#include <cmath>
+#include <cstring>
+
+#include "wick/core/error.h"
+#include "wick/core/generator.h"
+#include "wick/core/native.h"
+
+namespace wick::native {
+
+namespace {
+void check_shape(IntArrayRef shape, const char* op) {
+  for (size_t i = 0; i < shape.size(); ++i)
+    WICK_CHECK(shape[i] >= 0, "{}: negative size {} in dim {} of shape [{}]", op, shape[i], i, fmt::join(shape, ", "));
+}
+}  // namespace
+
+Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, DType dtype, Device device) {
+  check_shape(shape, "empty_strided");
+  int64_t extent = 1;
+  bool any_zero = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == 0) any_zero = true;
+    extent += (shape[i] - 1) * strides[i];
+  }
+  if (any_zero) extent = 0;
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(extent) * element_size(dtype), device);
+  impl->sizes = DimVector(shape);
+  impl->strides = DimVector(strides);
+  impl->dtype = dtype;
+  impl->version = std::shared_ptr<VersionCounter>(impl->storage, &impl->storage->default_version());
+  return Tensor(std::move(impl));
+}
+
+Tensor empty(IntArrayRef shape, DType dtype, Device device) {
+  check_shape(shape, "empty");
+  int64_t n = 1;
+  for (auto s : shape) n *= s;
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(n) * element_size(dtype), device);
+  impl->sizes = DimVector(shape);
+  impl->strides = contiguous_strides(shape);
+  impl->dtype = dtype;
+  impl->version = std::shared_ptr<VersionCounter>(impl->storage, &impl->storage->default_version());
+  return Tensor(std::move(impl));
+}
+
+Tensor full(IntArrayRef shape, Scalar value, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  if (t.numel()) backend(device).fill(kernel_tensor(t), value.to_double());
+  return t;
+}
+Tensor zeros(IntArrayRef shape, DType dtype, Device device) { return full(shape, 0, dtype, device); }
+Tensor ones(IntArrayRef shape, DType dtype, Device device) { return full(shape, 1, dtype, device); }
+
+Tensor scalar_tensor(Scalar s, DType dtype, Device device) { return full({}, s, dtype, device); }
+
+Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, Device device) {
+  const double a = start.to_double(), b = end.to_double(), st = step.to_double();
+  WICK_CHECK(st != 0, "arange: step must be nonzero (got start={}, end={}, step={})", a, b, st);
+  WICK_CHECK((st > 0 && b >= a) || (st < 0 && b <= a),
+             "arange: the range [{}, {}) with step {} is empty in the wrong direction; check the sign of step", a, b, st);
+  const int64_t n = static_cast<int64_t>(std::ceil((b - a) / st));
+  Tensor t = empty({n}, dtype, device);
+  if (n) backend(device).arange(kernel_tensor(t), a, st);
+  return t;
+}
+
+Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device) {
+  WICK_CHECK(steps >= 0, "linspace: steps must be non-negative (got {})", steps);
+  Tensor t = empty({steps}, dtype, device);
+  if (steps == 1) backend(device).fill(kernel_tensor(t), start);
+  else if (steps > 1) backend(device).arange(kernel_tensor(t), start, (end - start) / static_cast<double>(steps - 1));
+  return t;
+}
+
+Tensor eye(int64_t n, int64_t m, DType dtype, Device device) {
+  WICK_CHECK(n >= 0 && m >= 0, "eye: sizes must be non-negative (got {} x {})", n, m);
+  Tensor t = zeros({n, m}, dtype, device);
+  const int64_t k = std::min(n, m);
+  if (k) backend(device).fill(kernel_tensor(as_strided(t, {k}, {m + 1}, 0)), 1.0);
+  return t;
+}
+
+namespace {
+Tensor random_tensor(IntArrayRef shape, DType dtype, Device device, RandomKind kind, double a, double b, const char* op) {
+  Tensor t = empty(shape, dtype, device);
+  const uint64_t n = static_cast<uint64_t>(t.numel());
+  if (n == 0) return t;
+  RandomDraw d = reserve_random(n);
+  backend(device).random(kernel_tensor(t), kind, a, b, d.seed, d.offset);
+  return t;
+}
+}  // namespace
+
+Tensor rand(IntArrayRef shape, DType dtype, Device device) {
+  WICK_CHECK(is_floating(dtype), "rand: expected a floating dtype, got {}", dtype);
+  return random_tensor(shape, dtype, device, RandomKind::Uniform, 0.0, 1.0, "rand");
+}
+Tensor randn(IntArrayRef shape, DType dtype, Device device) {
+  WICK_CHECK(is_floating(dtype), "randn: expected a floating dtype, got {}", dtype);
+  return random_tensor(shape, dtype, device, RandomKind::Normal, 0.0, 1.0, "randn");
+}
+Tensor randint(int64_t low, int64_t high, IntArrayRef shape, DType dtype, Device device) {
+  WICK_CHECK(high > low, "randint: expected low < high, got low={} high={}", low, high);
+  return random_tensor(shape, dtype, device, RandomKind::RandInt, static_cast<double>(low), static_cast<double>(high),
+                       "randint");
+}
+Tensor bernoulli(const Tensor& like, double p) {
+  WICK_CHECK(p >= 0 && p <= 1, "bernoulli: probability must be in [0, 1], got {}", p);
+  return random_tensor(like.sizes(), like.dtype(), like.device(), RandomKind::Bernoulli, p, 0, "bernoulli");
+}
+
+Tensor from_blob_copy(const void* data, IntArrayRef shape, DType dtype, Device device) {
+  Tensor t = empty(shape, dtype, device);
+  const size_t bytes = t.nbytes();
+  if (bytes == 0) return t;
+  if (device.is_cpu()) std::memcpy(t.data_ptr(), data, bytes);
+  else backend(device).copy_bytes_host(t.data_ptr(), data, bytes, device, /*to_device=*/true);
+  return t;
+}
+
+}  // namespace wick::native

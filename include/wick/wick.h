@@ -1,0 +1,17 @@
+#pragma once
+// The umbrella header: everything in wick.
+#include "wick/config.h"
+#include "wick/core/allocator.h"
+#include "wick/core/backend.h"
+#include "wick/core/device.h"
+#include "wick/core/dtype.h"
+#include "wick/core/error.h"
+#include "wick/core/generator.h"
+#include "wick/core/native.h"
+#include "wick/core/tensor.h"
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/autograd/gradcheck.h"
+#include "wick/autograd/node.h"
+#include "wick/autograd/record.h"

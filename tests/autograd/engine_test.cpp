@@ -1,0 +1,110 @@
+// The backward engine: accumulation, retain_graph, deep graphs, saved-tensor version checks,
+// grad() with create_graph, no-grad mode.
+#include <catch2/catch.hpp>
+
+#include <wick/wick.h>
+
+using namespace wick;
+
+TEST_CASE("gradients accumulate into leaves across backward calls") {
+  Tensor x = tensor({1.0, 2.0, 3.0}, kFloat64).requires_grad_();
+  (x * x).sum().backward();
+  (x * x).sum().backward();
+  // d/dx sum(x^2) = 2x, twice
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{4.0, 8.0, 12.0});
+}
+
+TEST_CASE("a leaf used twice receives the sum of both paths") {
+  Tensor x = tensor({3.0}, kFloat64).requires_grad_();
+  Tensor y = x * 2.0 + x * x;  // dy/dx = 2 + 2x = 8
+  y.sum().backward();
+  CHECK(x.grad().item<double>() == 8.0);
+}
+
+TEST_CASE("a chain of 100000 ops back-propagates without overflowing the stack") {
+  Tensor x = tensor({1.0}, kFloat64).requires_grad_();
+  Tensor y = x;
+  for (int i = 0; i < 100000; ++i) y = y * 1.0;
+  y.sum().backward();
+  CHECK(x.grad().item<double>() == 1.0);
+  y = Tensor();  // the graph is destroyed iteratively as well
+}
+
+TEST_CASE("backward twice without retain_graph is an error naming retain_graph") {
+  Tensor x = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  Tensor y = (x.exp()).sum();
+  y.backward(Tensor(), /*retain_graph=*/false);
+  CHECK_THROWS_WITH(y.backward(), Catch::Contains("retain_graph"));
+  Tensor z = (x.exp()).sum();
+  z.backward(Tensor(), /*retain_graph=*/true);
+  z.backward();
+  CHECK(x.grad().at<double>({0}) == Approx(3 * std::exp(1.0)));
+}
+
+TEST_CASE("modifying a saved tensor in place makes backward fail with a clear error") {
+  Tensor x = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  Tensor a = x * 1.0;  // non-leaf
+  Tensor y = a * a;    // saves a
+  a.add_(1.0);         // bumps a's version
+  CHECK_THROWS_WITH(y.sum().backward(), Catch::Contains("modified by an in-place operation"));
+}
+
+TEST_CASE("in-place ops on a leaf that requires grad are refused") {
+  Tensor x = tensor({1.0}, kFloat64).requires_grad_();
+  CHECK_THROWS_WITH(x.add_(1.0), Catch::Contains("leaf tensor that requires grad"));
+  NoGradGuard g;
+  x.add_(1.0);
+  CHECK(x.item<double>() == 2.0);
+}
+
+TEST_CASE("in-place ops on non-leaves rebase the history") {
+  Tensor x = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  Tensor a = x * 2.0;
+  a.mul_(a);  // a = (2x)^2, da/dx = 8x
+  a.sum().backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{8.0, 16.0});
+}
+
+TEST_CASE("no-grad mode records nothing") {
+  Tensor x = tensor({1.0}, kFloat64).requires_grad_();
+  NoGradGuard g;
+  Tensor y = x * 2.0;
+  CHECK_FALSE(y.requires_grad());
+  CHECK(y.grad_fn() == nullptr);
+}
+
+TEST_CASE("autograd::grad returns gradients without touching .grad, and supports double backward") {
+  Tensor x = tensor({2.0}, kFloat64).requires_grad_();
+  Tensor y = x * x * x;  // y = x^3
+  auto g = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true);
+  CHECK(g[0].item<double>() == 12.0);  // 3x^2
+  CHECK_FALSE(x.grad().defined());
+  auto gg = autograd::grad({g[0]}, {x});
+  CHECK(gg[0].item<double>() == 12.0);  // 6x
+}
+
+TEST_CASE("grad of an unused input is an error unless allow_unused") {
+  Tensor x = tensor({1.0}, kFloat64).requires_grad_();
+  Tensor z = tensor({1.0}, kFloat64).requires_grad_();
+  Tensor y = x * 2.0;
+  CHECK_THROWS_WITH(autograd::grad({y}, {x, z}, {}, true), Catch::Contains("allow_unused"));
+  auto g = autograd::grad({y}, {x, z}, {}, true, false, true);
+  CHECK(g[0].item<double>() == 2.0);
+  CHECK_FALSE(g[1].defined());
+}
+
+TEST_CASE("gradients flow through views") {
+  Tensor x = arange(0, 6, 1, kFloat64).requires_grad_();
+  Tensor v = x.view({2, 3}).transpose(0, 1).narrow(0, 1, 2);  // rows 1..2 of the transpose
+  (v * v).sum().backward();
+  // Elements used: columns 1 and 2 of the 2x3 view: x[1], x[2], x[4], x[5]
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{0, 2, 4, 0, 8, 10});
+}
+
+TEST_CASE("retain_grad keeps the gradient of a non-leaf") {
+  Tensor x = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  Tensor a = x * 3.0;
+  a.retain_grad();
+  (a * a).sum().backward();
+  CHECK(a.grad().to_vector<double>() == std::vector<double>{6.0, 12.0});
+}
