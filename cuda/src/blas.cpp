@@ -1,0 +1,110 @@
+// GEMM through cuBLAS: one handle per (thread, device), bound to the current stream per call.
+//
+// wick's GemmArgs are row-major. cuBLAS is column-major, and a row-major matrix read as
+// column-major is its transpose, so C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T:
+// swap the operands (B first), keep each one's transpose flag, and swap m and n.
+#include <cublas_v2.h>
+
+#include <limits>
+#include <mutex>
+#include <vector>
+
+#include "cuda_backend.h"
+#include "cuda_check.h"
+#include "stream_internal.h"
+#include "wick/core/error.h"
+#include "wick/cuda/runtime.h"
+
+namespace wick::cuda {
+
+namespace {
+// Handles released by finished threads, per device, for reuse (never destroyed: cuBLAS may be
+// torn down before static destructors run).
+struct HandlePool {
+  std::mutex mutex;
+  std::vector<std::vector<cublasHandle_t>> free;
+};
+HandlePool& handle_pool() {
+  static HandlePool* p = new HandlePool();
+  return *p;
+}
+
+struct ThreadHandles {
+  std::vector<cublasHandle_t> handles;
+  ~ThreadHandles() {
+    HandlePool& p = handle_pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    for (size_t d = 0; d < handles.size(); ++d) {
+      if (!handles[d]) continue;
+      if (p.free.size() <= d) p.free.resize(d + 1);
+      p.free[d].push_back(handles[d]);
+    }
+  }
+};
+
+cublasHandle_t handle_for(int device) {
+  thread_local ThreadHandles mine;
+  const size_t d = static_cast<size_t>(device);
+  if (mine.handles.size() <= d) mine.handles.resize(d + 1, nullptr);
+  if (mine.handles[d]) return mine.handles[d];
+  {
+    HandlePool& p = handle_pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (p.free.size() > d && !p.free[d].empty()) {
+      mine.handles[d] = p.free[d].back();
+      p.free[d].pop_back();
+      return mine.handles[d];
+    }
+  }
+  CUDAGuard g(device);
+  cublasHandle_t h = nullptr;
+  WICK_CUBLAS_CHECK(cublasCreate(&h));
+  mine.handles[d] = h;
+  return h;
+}
+
+int to_int(int64_t v, const char* what) {
+  WICK_CHECK(v >= 0 && v <= std::numeric_limits<int>::max(),
+             "matmul on CUDA: {} = {} exceeds cuBLAS's 32-bit limit; split the product into smaller ones", what, v);
+  return static_cast<int>(v);
+}
+}  // namespace
+
+void cublas_gemm(const GemmArgs& g) {
+  if (g.m == 0 || g.n == 0 || g.batch == 0) return;
+  WICK_CHECK(g.dtype == DType::Float32 || g.dtype == DType::Float64,
+             "matmul on CUDA: expected float32 or float64 operands, got {}", g.dtype);
+  const int device = detail::current_device_fast();
+  cublasHandle_t h = handle_for(device);
+  WICK_CUBLAS_CHECK(cublasSetStream(h, detail::current_raw_stream(device)));
+  const int m = to_int(g.n, "n"), n = to_int(g.m, "m"), k = to_int(g.k, "k");
+  const int lda = to_int(g.ldb, "ldb"), ldb = to_int(g.lda, "lda"), ldc = to_int(g.ldc, "ldc");
+  const int batch = to_int(g.batch, "batch");
+  const cublasOperation_t op_a = g.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cublasOperation_t op_b = g.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (g.dtype == DType::Float32) {
+    const float alpha = static_cast<float>(g.alpha), beta = static_cast<float>(g.beta);
+    const auto* A = static_cast<const float*>(g.b);
+    const auto* B = static_cast<const float*>(g.a);
+    auto* C = static_cast<float*>(g.c);
+    if (batch == 1) {
+      WICK_CUBLAS_CHECK(cublasSgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
+    } else {
+      WICK_CUBLAS_CHECK(cublasSgemmStridedBatched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
+                                                  g.stride_a, &beta, C, ldc, g.stride_c, batch));
+    }
+  } else {
+    const double alpha = g.alpha, beta = g.beta;
+    const auto* A = static_cast<const double*>(g.b);
+    const auto* B = static_cast<const double*>(g.a);
+    auto* C = static_cast<double*>(g.c);
+    if (batch == 1) {
+      WICK_CUBLAS_CHECK(cublasDgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
+    } else {
+      WICK_CUBLAS_CHECK(cublasDgemmStridedBatched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
+                                                  g.stride_a, &beta, C, ldc, g.stride_c, batch));
+    }
+  }
+}
+
+}  // namespace wick::cuda

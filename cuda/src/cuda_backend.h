@@ -1,0 +1,39 @@
+#pragma once
+// The CUDA implementation of wick::Backend (backend.h). Kernels are in the .cu files
+// (kernels.h); GEMM goes through cuBLAS (blas.cpp); memory through the caching allocator.
+#include "wick/core/backend.h"
+
+namespace wick::cuda {
+
+class CudaBackend final : public Backend {
+ public:
+  Allocator& allocator() override;
+  int device_count() override;
+  void set_device(Device d) override;
+  Device current_device() override;
+  void synchronize(Device d) override;
+
+  void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) override;
+  void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) override;
+  void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b) override;
+  void copy(const KernelTensor& dst, const KernelTensor& src) override;
+  void copy_bytes_host(void* dst, const void* src, size_t bytes, Device device, bool to_device) override;
+  void copy_bytes_peer(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes) override;
+  void fill(const KernelTensor& dst, double value) override;
+  void arange(const KernelTensor& out, double start, double step) override;
+  void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) override;
+  void reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& in) override;
+  void arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) override;
+  void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override;
+  void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override;
+  void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override;
+  void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override;
+  void gemm(const GemmArgs& args) override;
+  void im2col(const Im2ColArgs& g, const void* image, void* columns) override;
+  void col2im(const Im2ColArgs& g, const void* columns, void* image) override;
+};
+
+/// cuBLAS GEMM on the current device and stream (blas.cpp).
+void cublas_gemm(const GemmArgs& g);
+
+}  // namespace wick::cuda

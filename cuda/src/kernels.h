@@ -1,0 +1,49 @@
+#pragma once
+// The kernel entry points of the CUDA backend, one family per .cu file. Each launches on the
+// calling thread's current device and current stream; cuda_backend.cpp makes the operands'
+// device current first. Operands are already validated by the core front-ends.
+#include <cstdint>
+
+#include "wick/core/backend.h"
+
+namespace wick::cuda::kernels {
+
+// unary.cu (dispatch), unary_float.cu, unary_int.cu
+void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1);
+void unary_floating(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1);
+void unary_integral(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1);
+
+// binary_float.cu, binary_int.cu
+void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b);
+void binary_floating(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b);
+void binary_integral(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b);
+
+// fill.cu: where, fill, arange
+void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b);
+void fill(const KernelTensor& dst, double value);
+void arange(const KernelTensor& out, double start, double step);
+
+// copy.cu: strided copy with dtype conversion (same device)
+void copy(const KernelTensor& dst, const KernelTensor& src);
+
+// random.cu
+void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset);
+
+// reduce.cu, arg_reduce.cu
+void reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& in);
+void arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim);
+
+// index.cu
+void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index);
+void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src);
+void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index);
+void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src);
+
+// im2col.cu
+void im2col(const Im2ColArgs& g, const void* image, void* columns);
+void col2im(const Im2ColArgs& g, const void* columns, void* image);
+
+// busy_wait.cu: keeps `stream` (a cudaStream_t) busy for about `microseconds`.
+void busy_wait(void* stream, int64_t microseconds);
+
+}  // namespace wick::cuda::kernels

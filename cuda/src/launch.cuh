@@ -1,0 +1,127 @@
+#pragma once
+// Launch helpers shared by the kernel files (private; CUDA code only).
+//
+// Note [Elementwise kernels]
+// An elementwise op is a functor from functors.h (the same object the CPU loop calls) wrapped in
+// a small "apply" struct that reads and writes the operands. launch_elementwise picks one of two
+// kernels: a contiguous one (every operand dense: plain indices, 4 elements per thread) or a
+// strided one (per-operand element offsets computed from a coalesced StridedLayout, innermost
+// dim first). Both use grid-stride loops, so any size works with any grid.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "cuda_check.h"
+#include "stream_internal.h"
+#include "wick/core/backend.h"
+#include "wick/core/kernel_layout.h"
+
+namespace wick::cuda::detail {
+
+constexpr int kBlock = 256;
+constexpr int kUnroll = 4;
+
+/// Blocks for `n` work items of `per_block` items each, capped (kernels loop over the rest).
+inline unsigned grid_for(int64_t n, int64_t per_block = kBlock) {
+  int64_t g = (n + per_block - 1) / per_block;
+  if (g < 1) g = 1;
+  constexpr int64_t kMaxGrid = int64_t{1} << 20;
+  return static_cast<unsigned>(g < kMaxGrid ? g : kMaxGrid);
+}
+
+/// A StridedLayout with dims reversed (innermost first), so device loops index it with
+/// compile-time positions (no local-memory arrays).
+template <int N>
+struct DeviceLayout {
+  int ndim = 0;
+  int64_t sizes[kMaxKernelDims] = {};
+  int64_t strides[N][kMaxKernelDims] = {};
+
+  __device__ __forceinline__ void offsets(int64_t i, int64_t (&off)[N]) const {
+#pragma unroll
+    for (int k = 0; k < N; ++k) off[k] = 0;
+    if (ndim == 1) {
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] = i * strides[k][0];
+      return;
+    }
+#pragma unroll
+    for (int d = 0; d < kMaxKernelDims; ++d) {
+      if (d == ndim) break;
+      const int64_t idx = i % sizes[d];
+      i /= sizes[d];
+#pragma unroll
+      for (int k = 0; k < N; ++k) off[k] += idx * strides[k][d];
+    }
+  }
+};
+
+template <int N>
+DeviceLayout<N> to_device_layout(const StridedLayout<N>& L) {
+  DeviceLayout<N> D;
+  D.ndim = L.ndim;
+  for (int d = 0; d < L.ndim; ++d) {
+    D.sizes[d] = L.sizes[L.ndim - 1 - d];
+    for (int k = 0; k < N; ++k) D.strides[k][d] = L.strides[k][L.ndim - 1 - d];
+  }
+  return D;
+}
+
+/// True when every operand walks memory densely in the layout's order.
+template <int N>
+bool is_dense(const StridedLayout<N>& L) {
+  if (L.ndim == 0) return true;
+  if (L.ndim != 1) return false;
+  for (int k = 0; k < N; ++k)
+    if (L.strides[k][0] != 1) return false;
+  return true;
+}
+
+/// The coalesced layout of operands that share ops[0]'s sizes.
+template <int N>
+StridedLayout<N> layout_of(const KernelTensor* const (&ops)[N]) {
+  IntArrayRef strides[N];
+  for (int k = 0; k < N; ++k) strides[k] = ops[k]->strides;
+  return make_layout<N>(ops[0]->sizes, strides);
+}
+
+template <typename Apply>
+__global__ void contiguous_kernel(int64_t n, Apply f) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * kUnroll;
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < n;
+       base += step) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const int64_t i = base + static_cast<int64_t>(u) * blockDim.x;
+      if (i < n) f(i);
+    }
+  }
+}
+
+template <int N, typename Apply>
+__global__ void strided_kernel(DeviceLayout<N> L, int64_t n, Apply f) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    int64_t off[N];
+    L.offsets(i, off);
+    f(off);
+  }
+}
+
+/// Runs `f` over every element of layout L on the current stream. `f` provides
+/// `operator()(int64_t i)` (dense operands, element i of each) and
+/// `operator()(const int64_t (&off)[N])` (element offsets per operand).
+template <int N, typename Apply>
+void launch_elementwise(const StridedLayout<N>& L, const Apply& f) {
+  const int64_t n = L.numel;
+  if (n == 0) return;
+  cudaStream_t stream = current_raw_stream();
+  if (is_dense(L)) {
+    contiguous_kernel<<<grid_for(n, kBlock * kUnroll), kBlock, 0, stream>>>(n, f);
+  } else {
+    strided_kernel<N><<<grid_for(n), kBlock, 0, stream>>>(to_device_layout(L), n, f);
+  }
+  WICK_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace wick::cuda::detail
