@@ -1,0 +1,72 @@
+#pragma once
+// Learning-rate schedulers, as PyTorch 1.13's torch.optim.lr_scheduler.
+//
+// A scheduler remembers each group's base lr (its lr when the scheduler was made) and an epoch
+// counter last_epoch; construction counts as the first step (last_epoch = 0, lrs unchanged).
+// Each step() advances last_epoch and writes the new lr into every group with PyTorch's
+// recursive ("chainable") formula; closed_form_lr() gives the closed form for comparison.
+#include <cstdint>
+#include <vector>
+
+#include "wick/nn/optim/optimizer.h"
+
+namespace wick::optim {
+
+class LRScheduler {
+ public:
+  virtual ~LRScheduler() = default;
+  /// Advances one epoch and sets every group's lr.
+  void step();
+  /// The lrs set by the last step (one per group).
+  const std::vector<double>& get_last_lr() const { return last_lr_; }
+  int64_t last_epoch() const { return last_epoch_; }
+  const std::vector<double>& base_lrs() const { return base_lrs_; }
+  /// The lr of group i at epoch `epoch` by the closed form.
+  virtual double closed_form_lr(size_t group, int64_t epoch) const = 0;
+  /// Restores a scheduler saved at `last_epoch` (with the base lrs it had): sets last_epoch and
+  /// each group's lr to the closed form (what a resumed run continues from).
+  void resume(int64_t last_epoch, const std::vector<double>& base_lrs);
+
+ protected:
+  explicit LRScheduler(Optimizer& optimizer);
+  /// Called by subclasses' constructors: the initial step (last_epoch 0).
+  void initial_step();
+  /// The new lrs for last_epoch_ (already advanced), from the groups' current lrs.
+  virtual std::vector<double> get_lr() const = 0;
+  Optimizer& optimizer_;
+  std::vector<double> base_lrs_;
+  int64_t last_epoch_ = -1;
+  std::vector<double> last_lr_;
+};
+
+/// lr = base_lr * gamma^(epoch / step_size) (integer division): every step_size epochs the lr is
+/// multiplied by gamma.
+class StepLR : public LRScheduler {
+ public:
+  StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  int64_t step_size_;
+  double gamma_;
+};
+
+/// lr = eta_min + (base_lr - eta_min) * (1 + cos(pi * epoch / T_max)) / 2, followed recursively
+/// as PyTorch (so it keeps oscillating past T_max).
+class CosineAnnealingLR : public LRScheduler {
+ public:
+  CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0);
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  int64_t t_max_;
+  double eta_min_;
+};
+
+}  // namespace wick::optim

@@ -1,0 +1,170 @@
+#pragma once
+// Optimizer: the base of wick::optim's optimizers (LibTorch's names and PyTorch 1.13's update
+// rules).
+//
+// An optimizer holds parameter groups; each group is a list of parameters plus its own options
+// (lr, momentum, betas, ...). step() updates every parameter that has a gradient, in place and
+// under NoGradGuard; zero_grad() clears the gradients. Per-parameter state (step counts,
+// momentum buffers, exp_avg, ...) lives in the optimizer, keyed by the parameter's identity.
+//
+// Note [Optimizers take leaves]
+// Parameters must be leaves: the tensors a module registered. A replica made by the parallel
+// layer holds broadcast outputs, which are not leaves (their gradients flow back to the
+// original), so handing a replica's parameters to an optimizer is refused with an error that
+// says to pass the original module's parameters(). See docs/training.md.
+//
+// Note [Optimizer state dicts]
+// state_dict() gives PyTorch's layout: parameters are numbered 0, 1, ... across the groups in
+// order; tensors are named "state.<i>.<name>" (e.g. "state.3.exp_avg"; "step" is a 0-dim
+// float32 tensor as PyTorch 1.13 stores it), and each group lists its parameter numbers and its
+// options. load_state_dict() checks everything first (optimizer type, group and parameter
+// counts, option names, state names, shapes, dtypes) and reports every problem in one
+// wick::Error, leaving the optimizer unchanged when anything is wrong.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "wick/core/tensor.h"
+#include "wick/nn/ordered_dict.h"
+
+namespace wick::optim {
+
+/// Declares an option `name` of type T with a getter `name()` and a chainable setter
+/// `name(value)` (LibTorch's TORCH_ARG).
+#define WICK_OPTIM_ARG(T, name)                     \
+ public:                                            \
+  auto& name(const T& v) {                          \
+    name##_ = v;                                    \
+    return *this;                                   \
+  }                                                 \
+  const T& name() const { return name##_; }         \
+                                                    \
+ private:                                           \
+  T name##_
+
+/// Named numeric option values (bools as 0 or 1), as stored in state dicts.
+using OptionValues = std::vector<std::pair<std::string, double>>;
+
+/// The options of one parameter group. Each optimizer has its own subclass.
+class OptimizerOptions {
+ public:
+  virtual ~OptimizerOptions() = default;
+  virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
+  virtual double get_lr() const = 0;
+  virtual void set_lr(double lr) = 0;
+  /// Every option by PyTorch's name ("lr", "momentum", "beta1", "beta2", ...).
+  virtual OptionValues values() const = 0;
+  /// Sets every option from `v`; throws wick::Error naming missing or unknown names.
+  virtual void set_values(const OptionValues& v) = 0;
+};
+
+/// Parameters plus (optionally) their own options; groups without options take the
+/// optimizer's defaults when added.
+class ParamGroup {
+ public:
+  explicit ParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}
+  ParamGroup(std::vector<Tensor> params, std::unique_ptr<OptimizerOptions> options)
+      : params_(std::move(params)), options_(std::move(options)) {}
+  ParamGroup(const ParamGroup& o) : params_(o.params_), options_(o.options_ ? o.options_->clone() : nullptr) {}
+  ParamGroup& operator=(const ParamGroup& o) {
+    params_ = o.params_;
+    options_ = o.options_ ? o.options_->clone() : nullptr;
+    return *this;
+  }
+  ParamGroup(ParamGroup&&) = default;
+  ParamGroup& operator=(ParamGroup&&) = default;
+
+  const std::vector<Tensor>& params() const { return params_; }
+  bool has_options() const { return options_ != nullptr; }
+  OptimizerOptions& options();
+  const OptimizerOptions& options() const;
+  void set_options(std::unique_ptr<OptimizerOptions> o) { options_ = std::move(o); }
+
+ private:
+  std::vector<Tensor> params_;
+  std::unique_ptr<OptimizerOptions> options_;
+};
+
+/// One parameter's optimizer state: a step count and named tensors (momentum_buffer, exp_avg,
+/// exp_avg_sq, max_exp_avg_sq).
+struct ParamState {
+  int64_t step = 0;
+  nn::OrderedDict<Tensor> buffers;
+};
+
+/// One group as stored in a state dict: its parameters' numbers and its options.
+struct ParamGroupState {
+  std::vector<int64_t> params;
+  OptionValues options;
+};
+
+/// An optimizer's whole state (Note [Optimizer state dicts]).
+struct OptimizerStateDict {
+  std::string optimizer;  ///< "SGD", "Adam", "AdamW"
+  nn::OrderedDict<Tensor> state;
+  std::vector<ParamGroupState> param_groups;
+
+  /// {"optimizer": ..., "param_groups": [{"params": [...], "lr": ..., ...}, ...]} as JSON text
+  /// (what a checkpoint stores in the safetensors metadata).
+  std::string groups_json() const;
+  /// Parses groups_json()'s output into `optimizer` and `param_groups`; throws wick::Error on
+  /// malformed text.
+  void set_groups_json(const std::string& json);
+};
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+  Optimizer(const Optimizer&) = delete;
+  Optimizer& operator=(const Optimizer&) = delete;
+
+  /// "SGD", "Adam", "AdamW".
+  virtual std::string name() const = 0;
+  /// Updates every parameter that has a gradient (under NoGradGuard, in place).
+  virtual void step() = 0;
+  /// Clears the gradients of every parameter: to None (default, as PyTorch 2) or to zeros.
+  void zero_grad(bool set_to_none = true);
+
+  /// Adds a group (its parameters checked as in the constructor; options default to the
+  /// optimizer's). A parameter already in the optimizer is refused.
+  void add_param_group(ParamGroup group);
+  std::vector<ParamGroup>& param_groups() { return groups_; }
+  const std::vector<ParamGroup>& param_groups() const { return groups_; }
+  const OptimizerOptions& defaults() const { return *defaults_; }
+  /// Number of parameters over all groups.
+  size_t size() const;
+  /// The state of parameter `p`, or nullptr before its first update.
+  const ParamState* state(const Tensor& p) const;
+
+  OptimizerStateDict state_dict() const;
+  /// Replaces options and state from `dict` after checking all of it (Note [Optimizer state
+  /// dicts]); state tensors are copied (to the parameter's device).
+  void load_state_dict(const OptimizerStateDict& dict);
+
+  /// Testing and benchmarking aid: when false, updates use the generic tensor-op path even on
+  /// the CPU (default true: a fused per-element loop for contiguous CPU tensors).
+  void set_fused_cpu(bool on) { fused_cpu_ = on; }
+
+ protected:
+  Optimizer(std::vector<ParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
+  /// The names of the state tensors a parameter has after its first update with `options`.
+  virtual std::vector<std::string> state_names(const OptimizerOptions& options) const = 0;
+  /// Whether the state holds a step count.
+  virtual bool has_step() const = 0;
+  ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
+  bool fused_cpu_ = true;
+
+ private:
+  std::unique_ptr<OptimizerOptions> defaults_;
+  std::vector<ParamGroup> groups_;
+  std::unordered_map<const TensorImpl*, ParamState> state_;
+};
+
+/// True when every tensor is defined, on the CPU, contiguous and of dtype `d` (the fused
+/// per-element loops' condition).
+bool fusable_cpu(std::initializer_list<const Tensor*> ts, DType d);
+
+}  // namespace wick::optim

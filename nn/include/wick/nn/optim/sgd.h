@@ -1,0 +1,44 @@
+#pragma once
+// SGD with momentum, dampening, Nesterov momentum and weight decay: PyTorch 1.13's update.
+//
+//   g = grad (negated when maximize);  g += weight_decay * p
+//   if momentum != 0:
+//     buf = g on the first step, else buf = momentum * buf + (1 - dampening) * g
+//     g = nesterov ? g + momentum * buf : buf
+//   p -= lr * g
+#include "wick/nn/optim/optimizer.h"
+
+namespace wick::optim {
+
+struct SGDOptions : OptimizerOptions {
+  explicit SGDOptions(double lr = 0.01) : lr_(lr) {}
+  WICK_OPTIM_ARG(double, lr);
+  WICK_OPTIM_ARG(double, momentum) = 0;
+  WICK_OPTIM_ARG(double, dampening) = 0;
+  WICK_OPTIM_ARG(double, weight_decay) = 0;
+  WICK_OPTIM_ARG(bool, nesterov) = false;
+  WICK_OPTIM_ARG(bool, maximize) = false;
+
+ public:
+  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
+  double get_lr() const override { return lr_; }
+  void set_lr(double lr) override { lr_ = lr; }
+  OptionValues values() const override;
+  void set_values(const OptionValues& v) override;
+};
+
+class SGD : public Optimizer {
+ public:
+  /// Throws when nesterov is set without momentum or with dampening (as PyTorch), for a negative
+  /// lr, momentum or weight decay, and for parameters that are not floating-point leaves.
+  SGD(std::vector<Tensor> params, const SGDOptions& options);
+  SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults);
+  std::string name() const override { return "SGD"; }
+  void step() override;
+
+ protected:
+  std::vector<std::string> state_names(const OptimizerOptions& o) const override;
+  bool has_step() const override { return false; }
+};
+
+}  // namespace wick::optim

@@ -1,0 +1,153 @@
+// Adam and AdamW: PyTorch 1.13's _single_tensor_adam, as a fused per-element loop on contiguous
+// CPU tensors and as tensor ops everywhere else.
+#include "wick/nn/optim/adam.h"
+
+#include <cmath>
+
+#include "option_values.h"
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+
+namespace wick::optim {
+
+OptionValues AdamOptions::values() const {
+  return {{"lr", lr_},
+          {"beta1", beta1_},
+          {"beta2", beta2_},
+          {"eps", eps_},
+          {"weight_decay", weight_decay_},
+          {"amsgrad", amsgrad_ ? 1.0 : 0.0},
+          {"maximize", maximize_ ? 1.0 : 0.0}};
+}
+
+void AdamOptions::set_values(const OptionValues& v) {
+  auto m = detail::read_options(v, {"lr", "beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize"}, "Adam");
+  lr_ = m["lr"];
+  beta1_ = m["beta1"];
+  beta2_ = m["beta2"];
+  eps_ = m["eps"];
+  weight_decay_ = m["weight_decay"];
+  amsgrad_ = m["amsgrad"] != 0;
+  maximize_ = m["maximize"] != 0;
+}
+
+namespace {
+void check_options(const AdamOptions& o, const char* name) {
+  WICK_CHECK(o.lr() >= 0, "{}: invalid learning rate {} (must be >= 0)", name, o.lr());
+  WICK_CHECK(o.eps() >= 0, "{}: invalid eps {} (must be >= 0)", name, o.eps());
+  WICK_CHECK(o.beta1() >= 0 && o.beta1() < 1, "{}: invalid beta1 {} (must be in [0, 1))", name, o.beta1());
+  WICK_CHECK(o.beta2() >= 0 && o.beta2() < 1, "{}: invalid beta2 {} (must be in [0, 1))", name, o.beta2());
+  WICK_CHECK(o.weight_decay() >= 0, "{}: invalid weight_decay {} (must be >= 0)", name, o.weight_decay());
+}
+
+struct AdamScalars {
+  double decay;        // AdamW: 1 - lr * wd
+  double step_size;    // lr / (1 - beta1^t)
+  double bc2_sqrt;     // sqrt(1 - beta2^t)
+};
+
+template <typename T>
+void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamOptions& o, bool decoupled,
+               const AdamScalars& s) {
+  const T wd = static_cast<T>(o.weight_decay()), decay = static_cast<T>(s.decay);
+  const T b1 = static_cast<T>(o.beta1()), b2 = static_cast<T>(o.beta2());
+  const T a1 = static_cast<T>(1 - o.beta1()), a2 = static_cast<T>(1 - o.beta2());
+  const T bc2 = static_cast<T>(s.bc2_sqrt), eps = static_cast<T>(o.eps()), neg_step = static_cast<T>(-s.step_size);
+  const bool coupled_wd = !decoupled && o.weight_decay() != 0, decoupled_wd = decoupled && o.weight_decay() != 0;
+  for (int64_t i = 0; i < n; ++i) {
+    T gi = o.maximize() ? -g[i] : g[i];
+    T pi = p[i];
+    if (decoupled_wd) pi = pi * decay;
+    if (coupled_wd) gi = gi + wd * pi;
+    T mi = m[i] * b1;
+    mi = mi + a1 * gi;
+    T vi = v[i] * b2;
+    vi = vi + a2 * (gi * gi);
+    m[i] = mi;
+    v[i] = vi;
+    T denom;
+    if (vmax) {
+      T mx = vmax[i] > vi ? vmax[i] : vi;
+      vmax[i] = mx;
+      denom = std::sqrt(mx) / bc2 + eps;
+    } else {
+      denom = std::sqrt(vi) / bc2 + eps;
+    }
+    p[i] = pi + neg_step * (mi / denom);
+  }
+}
+}  // namespace
+
+Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
+    : Adam(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options, false) {}
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam(std::move(groups), defaults, false) {}
+Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults, bool decoupled)
+    : Optimizer(std::move(groups), defaults.clone()), decoupled_(decoupled) {
+  for (const auto& g : param_groups()) check_options(static_cast<const AdamOptions&>(g.options()), decoupled ? "AdamW" : "Adam");
+}
+
+AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
+    : Adam(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options, true) {}
+AdamW::AdamW(std::vector<ParamGroup> groups, const AdamWOptions& defaults) : Adam(std::move(groups), defaults, true) {}
+
+std::vector<std::string> Adam::state_names(const OptimizerOptions& o) const {
+  if (static_cast<const AdamOptions&>(o).amsgrad()) return {"exp_avg", "exp_avg_sq", "max_exp_avg_sq"};
+  return {"exp_avg", "exp_avg_sq"};
+}
+
+void Adam::step() {
+  NoGradGuard no_grad;
+  const char* nm = decoupled_ ? "AdamW" : "Adam";
+  for (auto& group : param_groups()) {
+    const auto& o = static_cast<const AdamOptions&>(group.options());
+    check_options(o, nm);
+    for (const auto& p0 : group.params()) {
+      Tensor p = p0;
+      const Tensor& g = p.grad();
+      if (!g.defined()) continue;
+      ParamState& st = state_for(p);
+      if (!st.buffers.contains("exp_avg")) {
+        st.step = 0;
+        st.buffers.insert("exp_avg", wick::zeros_like(p));
+        st.buffers.insert("exp_avg_sq", wick::zeros_like(p));
+      }
+      if (o.amsgrad() && !st.buffers.contains("max_exp_avg_sq")) st.buffers.insert("max_exp_avg_sq", wick::zeros_like(p));
+      Tensor& m = st.buffers.at("exp_avg");
+      Tensor& v = st.buffers.at("exp_avg_sq");
+      Tensor* vmax = o.amsgrad() ? &st.buffers.at("max_exp_avg_sq") : nullptr;
+      const int64_t t = ++st.step;
+      AdamScalars s;
+      s.decay = 1 - o.lr() * o.weight_decay();
+      s.step_size = o.lr() / (1 - std::pow(o.beta1(), static_cast<double>(t)));
+      s.bc2_sqrt = std::sqrt(1 - std::pow(o.beta2(), static_cast<double>(t)));
+      if (fused_cpu_ && fusable_cpu({&p, &g, &m, &v}, p.dtype()) && (!vmax || fusable_cpu({vmax}, p.dtype()))) {
+        dispatch_floating(p.dtype(), "Adam.step", [&]<typename T>() {
+          adam_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), m.data_ptr<T>(), v.data_ptr<T>(),
+                       vmax ? vmax->data_ptr<T>() : nullptr, p.numel(), o, decoupled_, s);
+        });
+        for (Tensor* x : {&p, &m, &v}) x->bump_version();
+        if (vmax) vmax->bump_version();
+        continue;
+      }
+      Tensor gi = o.maximize() ? g.neg() : g;
+      if (o.weight_decay() != 0) {
+        if (decoupled_) p.mul_(s.decay);
+        else gi = gi.add(p, o.weight_decay());
+      }
+      m.mul_(o.beta1());
+      m.add_(gi, 1 - o.beta1());
+      v.mul_(o.beta2());
+      v.add_(gi.mul(gi), 1 - o.beta2());
+      Tensor denom;
+      if (vmax) {
+        vmax->copy_(wick::maximum(*vmax, v));
+        denom = vmax->sqrt().div(s.bc2_sqrt).add(o.eps());
+      } else {
+        denom = v.sqrt().div(s.bc2_sqrt).add(o.eps());
+      }
+      p.add_(m.div(denom), -s.step_size);
+    }
+  }
+}
+
+}  // namespace wick::optim

@@ -1,0 +1,261 @@
+// Optimizer base: parameter groups, zero_grad, state dicts (Note [Optimizer state dicts]).
+#include "wick/nn/optim/optimizer.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/autograd/node.h"
+#include "wick/core/error.h"
+
+namespace wick::optim {
+
+OptimizerOptions& ParamGroup::options() {
+  WICK_CHECK(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
+  return *options_;
+}
+const OptimizerOptions& ParamGroup::options() const {
+  WICK_CHECK(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
+  return *options_;
+}
+
+bool fusable_cpu(std::initializer_list<const Tensor*> ts, DType d) {
+  for (const Tensor* t : ts)
+    if (!t->defined() || !t->is_cpu() || t->dtype() != d || !t->is_contiguous()) return false;
+  return true;
+}
+
+Optimizer::Optimizer(std::vector<ParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults)
+    : defaults_(std::move(defaults)) {
+  for (auto& g : groups) add_param_group(std::move(g));
+  WICK_CHECK(size() > 0, "{}: got an empty parameter list", "optimizer");
+}
+
+void Optimizer::add_param_group(ParamGroup group) {
+  std::unordered_set<const TensorImpl*> seen;
+  for (const auto& g : groups_)
+    for (const auto& p : g.params()) seen.insert(p.impl());
+  for (size_t i = 0; i < group.params().size(); ++i) {
+    const Tensor& p = group.params()[i];
+    WICK_CHECK(p.defined(), "optimizer: parameter {} of the new group is undefined", i);
+    WICK_CHECK(p.is_leaf(), "optimizer got a tensor that is not a leaf (a replica's parameter?) — pass the original "
+               "module's parameters() (parameter {} of the new group, shape [{}], produced by {})",
+               i, fmt::join(p.sizes(), ", "), p.grad_fn() ? p.grad_fn()->name() : std::string("?"));
+    WICK_CHECK(p.is_floating_point(), "optimizer: parameter {} of the new group is {}; only floating-point tensors "
+               "can be optimized", i, p.dtype());
+    WICK_CHECK(seen.insert(p.impl()).second, "optimizer: parameter {} of the new group (shape [{}]) appears more than "
+               "once in this optimizer's parameter groups", i, fmt::join(p.sizes(), ", "));
+  }
+  if (!group.has_options()) group.set_options(defaults_->clone());
+  groups_.push_back(std::move(group));
+}
+
+size_t Optimizer::size() const {
+  size_t n = 0;
+  for (const auto& g : groups_) n += g.params().size();
+  return n;
+}
+
+const ParamState* Optimizer::state(const Tensor& p) const {
+  auto it = state_.find(p.impl());
+  return it == state_.end() ? nullptr : &it->second;
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (auto& g : groups_) {
+    for (const auto& p0 : g.params()) {
+      Tensor p = p0;
+      if (!p.grad().defined()) continue;
+      if (set_to_none) {
+        p.set_grad(Tensor());
+      } else {
+        Tensor& grad = p.mutable_grad();
+        if (grad.grad_fn()) grad = grad.detach();
+        else grad.requires_grad_(false);
+        grad.zero_();
+      }
+    }
+  }
+}
+
+OptimizerStateDict Optimizer::state_dict() const {
+  OptimizerStateDict d;
+  d.optimizer = name();
+  int64_t id = 0;
+  for (const auto& g : groups_) {
+    ParamGroupState gs;
+    gs.options = g.options().values();
+    for (const auto& p : g.params()) {
+      gs.params.push_back(id);
+      auto it = state_.find(p.impl());
+      if (it != state_.end()) {
+        if (has_step())
+          d.state.insert(fmt::format("state.{}.step", id),
+                         wick::scalar_tensor(static_cast<double>(it->second.step), TensorOptions(kFloat32)));
+        for (const auto& [n, t] : it->second.buffers) d.state.insert(fmt::format("state.{}.{}", id, n), t);
+      }
+      ++id;
+    }
+    d.param_groups.push_back(std::move(gs));
+  }
+  return d;
+}
+
+namespace {
+// "state.<i>.<name>" -> (i, name); false when the key has another form.
+bool parse_state_key(const std::string& key, int64_t& id, std::string& name) {
+  if (key.rfind("state.", 0) != 0) return false;
+  size_t dot = key.find('.', 6);
+  if (dot == std::string::npos || dot == 6 || dot + 1 >= key.size()) return false;
+  auto [ptr, ec] = std::from_chars(key.data() + 6, key.data() + dot, id);
+  if (ec != std::errc() || ptr != key.data() + dot || id < 0) return false;
+  name = key.substr(dot + 1);
+  return true;
+}
+std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+}  // namespace
+
+void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
+  std::vector<std::string> problems;
+  if (dict.optimizer != name())
+    problems.push_back(fmt::format("the state dict is for {} but this optimizer is {}",
+                                   dict.optimizer.empty() ? "an unnamed optimizer" : dict.optimizer, name()));
+  if (dict.param_groups.size() != groups_.size()) {
+    problems.push_back(fmt::format("the state dict has {} parameter group(s) but this optimizer has {}",
+                                   dict.param_groups.size(), groups_.size()));
+    WICK_FAIL("{}.load_state_dict: {}", name(), fmt::join(problems, "; "));
+  }
+  // Saved ids map to the current parameters by position, as PyTorch's load_state_dict.
+  std::unordered_map<int64_t, std::pair<size_t, Tensor>> by_id;  // id -> (group, param)
+  std::vector<std::unique_ptr<OptimizerOptions>> new_options;
+  for (size_t gi = 0; gi < groups_.size(); ++gi) {
+    const auto& gs = dict.param_groups[gi];
+    const auto& params = groups_[gi].params();
+    if (gs.params.size() != params.size())
+      problems.push_back(fmt::format("parameter group {} has {} parameter(s) in the state dict but {} here", gi,
+                                     gs.params.size(), params.size()));
+    for (size_t k = 0; k < gs.params.size() && k < params.size(); ++k)
+      if (!by_id.emplace(gs.params[k], std::make_pair(gi, params[k])).second)
+        problems.push_back(fmt::format("parameter number {} is listed twice", gs.params[k]));
+    auto opts = groups_[gi].options().clone();
+    try {
+      opts->set_values(gs.options);
+    } catch (const Error& e) {
+      problems.push_back(fmt::format("parameter group {}: {}", gi, e.what()));
+    }
+    new_options.push_back(std::move(opts));
+  }
+  std::unordered_map<const TensorImpl*, ParamState> new_state;
+  std::unordered_map<int64_t, std::vector<std::string>> names_seen;
+  for (const auto& [key, t] : dict.state) {
+    int64_t id = 0;
+    std::string sname;
+    if (!parse_state_key(key, id, sname)) {
+      problems.push_back(fmt::format("unexpected key \"{}\" (expected state.<parameter number>.<name>)", key));
+      continue;
+    }
+    auto it = by_id.find(id);
+    if (it == by_id.end()) {
+      problems.push_back(fmt::format("key \"{}\" names parameter {}, which no parameter group lists", key, id));
+      continue;
+    }
+    const auto& [gi, p] = it->second;
+    if (!t.defined()) {
+      problems.push_back(fmt::format("key \"{}\" holds an undefined tensor", key));
+      continue;
+    }
+    if (sname == "step" && has_step()) {
+      double v = 0;
+      if (t.numel() != 1 || !(v = t.item<double>(), v >= 0 && v == static_cast<double>(static_cast<int64_t>(v)))) {
+        problems.push_back(fmt::format("key \"{}\" should hold one non-negative whole number", key));
+        continue;
+      }
+      new_state[p.impl()].step = static_cast<int64_t>(v);
+      names_seen[id].push_back(sname);
+      continue;
+    }
+    const auto allowed = state_names(new_options[gi] ? *new_options[gi] : groups_[gi].options());
+    if (std::find(allowed.begin(), allowed.end(), sname) == allowed.end()) {
+      problems.push_back(fmt::format("unexpected key \"{}\" ({} with these options keeps: {})", key, name(),
+                                     allowed.empty() ? std::string("no state tensors") : fmt::format("{}", fmt::join(allowed, ", "))));
+      continue;
+    }
+    if (t.sizes() != p.sizes()) {
+      problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", key, shape_str(t.sizes()),
+                                     shape_str(p.sizes())));
+      continue;
+    }
+    if (t.dtype() != p.dtype()) {
+      problems.push_back(fmt::format("key \"{}\" has dtype {} but the parameter has dtype {}", key, t.dtype(), p.dtype()));
+      continue;
+    }
+    new_state[p.impl()].buffers.insert(sname, native::clone(native::to(t, p.device(), p.dtype())));
+    names_seen[id].push_back(sname);
+  }
+  // A parameter with any state must have all of it.
+  for (const auto& [id, seen] : names_seen) {
+    const auto& [gi, p] = by_id.at(id);
+    auto need = state_names(*new_options[gi]);
+    if (has_step()) need.push_back("step");
+    for (const auto& n : need)
+      if (std::find(seen.begin(), seen.end(), n) == seen.end())
+        problems.push_back(fmt::format("missing key \"state.{}.{}\"", id, n));
+  }
+  if (!problems.empty())
+    WICK_FAIL("{}.load_state_dict: {} problem(s), nothing was changed: {}", name(), problems.size(),
+              fmt::join(problems, "; "));
+  for (size_t gi = 0; gi < groups_.size(); ++gi) groups_[gi].set_options(std::move(new_options[gi]));
+  state_ = std::move(new_state);
+}
+
+// ---- JSON (for checkpoint metadata) ----
+
+std::string OptimizerStateDict::groups_json() const {
+  nlohmann::ordered_json j;
+  j["optimizer"] = optimizer;
+  j["param_groups"] = nlohmann::ordered_json::array();
+  for (const auto& g : param_groups) {
+    nlohmann::ordered_json gj;
+    gj["params"] = g.params;
+    for (const auto& [k, v] : g.options) gj[k] = v;
+    j["param_groups"].push_back(gj);
+  }
+  return j.dump();
+}
+
+void OptimizerStateDict::set_groups_json(const std::string& text) {
+  nlohmann::ordered_json j;
+  try {
+    j = nlohmann::ordered_json::parse(text);
+  } catch (const std::exception& e) {
+    WICK_FAIL("optimizer state: the parameter groups are not valid JSON ({})", e.what());
+  }
+  WICK_CHECK(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() && j.contains("param_groups") &&
+                 j["param_groups"].is_array(),
+             "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}", text.substr(0, 200));
+  std::vector<ParamGroupState> groups;
+  for (const auto& gj : j["param_groups"]) {
+    WICK_CHECK(gj.is_object() && gj.contains("params") && gj["params"].is_array(),
+               "optimizer state: each parameter group must be an object with a \"params\" list");
+    ParamGroupState g;
+    for (const auto& id : gj["params"]) {
+      WICK_CHECK(id.is_number_integer(), "optimizer state: parameter numbers must be integers");
+      g.params.push_back(id.get<int64_t>());
+    }
+    for (const auto& [k, v] : gj.items()) {
+      if (k == "params") continue;
+      WICK_CHECK(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number", k);
+      g.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
+    }
+    groups.push_back(std::move(g));
+  }
+  optimizer = j["optimizer"].get<std::string>();
+  param_groups = std::move(groups);
+}
+
+}  // namespace wick::optim

@@ -1,0 +1,109 @@
+// SGD: PyTorch 1.13's _single_tensor_sgd, as a fused per-element loop on contiguous CPU tensors
+// and as tensor ops everywhere else.
+#include "wick/nn/optim/sgd.h"
+
+#include "option_values.h"
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+
+namespace wick::optim {
+
+OptionValues SGDOptions::values() const {
+  return {{"lr", lr_},
+          {"momentum", momentum_},
+          {"dampening", dampening_},
+          {"weight_decay", weight_decay_},
+          {"nesterov", nesterov_ ? 1.0 : 0.0},
+          {"maximize", maximize_ ? 1.0 : 0.0}};
+}
+
+void SGDOptions::set_values(const OptionValues& v) {
+  auto m = detail::read_options(v, {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}, "SGD");
+  lr_ = m["lr"];
+  momentum_ = m["momentum"];
+  dampening_ = m["dampening"];
+  weight_decay_ = m["weight_decay"];
+  nesterov_ = m["nesterov"] != 0;
+  maximize_ = m["maximize"] != 0;
+}
+
+namespace {
+void check_options(const SGDOptions& o) {
+  WICK_CHECK(o.lr() >= 0, "SGD: invalid learning rate {} (must be >= 0)", o.lr());
+  WICK_CHECK(o.momentum() >= 0, "SGD: invalid momentum {} (must be >= 0)", o.momentum());
+  WICK_CHECK(o.weight_decay() >= 0, "SGD: invalid weight_decay {} (must be >= 0)", o.weight_decay());
+  WICK_CHECK(!o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
+             "SGD: Nesterov momentum requires a momentum > 0 and zero dampening (got momentum {}, dampening {})",
+             o.momentum(), o.dampening());
+}
+
+template <typename T>
+void sgd_loop(T* p, const T* g, T* buf, bool first, int64_t n, const SGDOptions& o) {
+  const T wd = static_cast<T>(o.weight_decay()), mom = static_cast<T>(o.momentum());
+  const T damp = static_cast<T>(1 - o.dampening()), neg_lr = static_cast<T>(-o.lr());
+  const bool has_wd = o.weight_decay() != 0, has_mom = o.momentum() != 0;
+  for (int64_t i = 0; i < n; ++i) {
+    T d = o.maximize() ? -g[i] : g[i];
+    if (has_wd) d = d + wd * p[i];
+    if (has_mom) {
+      T b = first ? d : buf[i] * mom;
+      if (!first) b = b + damp * d;
+      buf[i] = b;
+      d = o.nesterov() ? d + mom * b : b;
+    }
+    p[i] = p[i] + neg_lr * d;
+  }
+}
+}  // namespace
+
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : SGD(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
+
+SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults)
+    : Optimizer(std::move(groups), std::make_unique<SGDOptions>(defaults)) {
+  for (const auto& g : param_groups()) check_options(static_cast<const SGDOptions&>(g.options()));
+}
+
+std::vector<std::string> SGD::state_names(const OptimizerOptions& o) const {
+  if (static_cast<const SGDOptions&>(o).momentum() != 0) return {"momentum_buffer"};
+  return {};
+}
+
+void SGD::step() {
+  NoGradGuard no_grad;
+  for (auto& group : param_groups()) {
+    const auto& o = static_cast<const SGDOptions&>(group.options());
+    check_options(o);
+    for (const auto& p0 : group.params()) {
+      Tensor p = p0;
+      const Tensor& g = p.grad();
+      if (!g.defined()) continue;
+      ParamState& st = state_for(p);
+      Tensor* buf = o.momentum() != 0 ? st.buffers.find("momentum_buffer") : nullptr;
+      const bool first = o.momentum() != 0 && buf == nullptr;
+      if (first) buf = &st.buffers.insert("momentum_buffer", wick::empty_like(p));
+      ++st.step;
+      if (fused_cpu_ && fusable_cpu({&p, &g}, p.dtype()) && (!buf || fusable_cpu({buf}, p.dtype()))) {
+        dispatch_floating(p.dtype(), "SGD.step", [&]<typename T>() {
+          sgd_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), buf ? buf->data_ptr<T>() : nullptr, first, p.numel(), o);
+        });
+        p.bump_version();
+        if (buf) buf->bump_version();
+        continue;
+      }
+      Tensor d = o.maximize() ? g.neg() : g;
+      if (o.weight_decay() != 0) d = d.add(p, o.weight_decay());
+      if (o.momentum() != 0) {
+        if (first) {
+          buf->copy_(d);
+        } else {
+          buf->mul_(o.momentum());
+          buf->add_(d, 1 - o.dampening());
+        }
+        d = o.nesterov() ? d.add(*buf, o.momentum()) : *buf;
+      }
+      p.add_(d, -o.lr());
+    }
+  }
+}
+
+}  // namespace wick::optim

@@ -1,0 +1,439 @@
+// wick::optim: several steps of each optimizer configuration against the update formulas
+// computed independently here in float64 (plain std::vector<double> math), parameter groups,
+// the schedulers' lr sequences, and state dicts.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/nn/optim/optim.h"
+
+using namespace wick;
+using namespace wick::optim;
+
+namespace {
+
+struct Config {
+  std::string kind;  // "SGD", "Adam", "AdamW"
+  double lr = 0.1, momentum = 0, dampening = 0, weight_decay = 0;
+  bool nesterov = false, amsgrad = false, maximize = false;
+  double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
+  std::string label() const {
+    return kind + " lr=" + std::to_string(lr) + " mom=" + std::to_string(momentum) + " damp=" + std::to_string(dampening) +
+           " wd=" + std::to_string(weight_decay) + (nesterov ? " nesterov" : "") + (amsgrad ? " amsgrad" : "") +
+           (maximize ? " maximize" : "") + " betas=" + std::to_string(beta1) + "," + std::to_string(beta2);
+  }
+};
+
+// The float64 reference: one parameter's values and state, updated with the formulas of
+// PyTorch 1.13's documentation, written out element by element.
+struct RefParam {
+  std::vector<double> p, c, d;  // loss = sum(0.5 * c * p^2 + d * p)  =>  grad = c * p + d
+  std::vector<double> buf, m, v, vmax;
+  int64_t t = 0;
+  bool has_buf = false;
+
+  void step(const Config& cf) {
+    const size_t n = p.size();
+    if (m.empty()) m.assign(n, 0), v.assign(n, 0), vmax.assign(n, 0), buf.assign(n, 0);
+    ++t;
+    for (size_t i = 0; i < n; ++i) {
+      double g = c[i] * p[i] + d[i];
+      if (cf.maximize) g = -g;
+      if (cf.kind == "SGD") {
+        if (cf.weight_decay != 0) g += cf.weight_decay * p[i];
+        if (cf.momentum != 0) {
+          buf[i] = has_buf ? cf.momentum * buf[i] + (1 - cf.dampening) * g : g;
+          g = cf.nesterov ? g + cf.momentum * buf[i] : buf[i];
+        }
+        p[i] -= cf.lr * g;
+      } else {
+        if (cf.kind == "AdamW") p[i] *= 1 - cf.lr * cf.weight_decay;
+        else g += cf.weight_decay * p[i];
+        m[i] = cf.beta1 * m[i] + (1 - cf.beta1) * g;
+        v[i] = cf.beta2 * v[i] + (1 - cf.beta2) * g * g;
+        const double mhat = m[i] / (1 - std::pow(cf.beta1, double(t)));
+        vmax[i] = std::max(vmax[i], v[i]);
+        const double vv = cf.amsgrad ? vmax[i] : v[i];
+        // PyTorch's form: lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps)
+        const double denom = std::sqrt(vv) / std::sqrt(1 - std::pow(cf.beta2, double(t))) + cf.eps;
+        p[i] -= cf.lr * mhat / denom;
+      }
+    }
+    has_buf = true;
+  }
+};
+
+std::unique_ptr<Optimizer> make(const Config& cf, std::vector<ParamGroup> groups) {
+  if (cf.kind == "SGD")
+    return std::make_unique<SGD>(std::move(groups), SGDOptions(cf.lr)
+                                                        .momentum(cf.momentum)
+                                                        .dampening(cf.dampening)
+                                                        .weight_decay(cf.weight_decay)
+                                                        .nesterov(cf.nesterov)
+                                                        .maximize(cf.maximize));
+  AdamWOptions o(cf.lr);
+  o.beta1(cf.beta1).beta2(cf.beta2).eps(cf.eps).weight_decay(cf.weight_decay).amsgrad(cf.amsgrad).maximize(cf.maximize);
+  if (cf.kind == "Adam") return std::make_unique<Adam>(std::move(groups), static_cast<const AdamOptions&>(o));
+  return std::make_unique<AdamW>(std::move(groups), o);
+}
+
+std::unique_ptr<OptimizerOptions> options_of(const Config& cf) {
+  if (cf.kind == "SGD") {
+    auto o = std::make_unique<SGDOptions>(cf.lr);
+    o->momentum(cf.momentum).dampening(cf.dampening).weight_decay(cf.weight_decay).nesterov(cf.nesterov).maximize(cf.maximize);
+    return o;
+  }
+  auto o = std::make_unique<AdamOptions>(cf.lr);
+  o->beta1(cf.beta1).beta2(cf.beta2).eps(cf.eps).weight_decay(cf.weight_decay).amsgrad(cf.amsgrad).maximize(cf.maximize);
+  return o;
+}
+
+std::vector<RefParam> make_refs() {
+  RefParam a, b;
+  a.p = {0.5, -1.25, 2.0, 0.75, -0.3, 1.1};
+  a.c = {1.0, 0.5, 2.0, 0.1, 3.0, 0.7};
+  a.d = {0.2, -0.4, 0.1, 0.9, -1.0, 0.05};
+  b.p = {-2.0, 0.4, 1.5, 0.01};
+  b.c = {0.3, 1.7, 0.9, 2.5};
+  b.d = {-0.6, 0.8, 0.0, 0.3};
+  return {a, b};
+}
+
+Tensor to_tensor(const std::vector<double>& v, IntArrayRef shape, DType dt) {
+  return wick::tensor(v, shape, TensorOptions(dt)).requires_grad_(true);
+}
+
+// loss = sum(0.5 * c * p^2 + d * p) over every parameter, then backward.
+void compute_grads(const std::vector<Tensor>& ps, const std::vector<RefParam>& refs) {
+  Tensor loss;
+  for (size_t i = 0; i < ps.size(); ++i) {
+    Tensor c = wick::tensor(refs[i].c, ps[i].sizes(), TensorOptions(ps[i].dtype()));
+    Tensor d = wick::tensor(refs[i].d, ps[i].sizes(), TensorOptions(ps[i].dtype()));
+    Tensor li = wick::sum(c * ps[i] * ps[i] * 0.5 + d * ps[i]);
+    loss = loss.defined() ? loss + li : li;
+  }
+  loss.backward();
+}
+
+void check_close(const Tensor& t, const std::vector<double>& ref, double rtol, const std::string& what) {
+  auto got = t.to_vector<double>();
+  REQUIRE(got.size() == ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) {
+    INFO(what << " element " << i << ": got " << got[i] << " want " << ref[i]);
+    CHECK(std::abs(got[i] - ref[i]) <= rtol * std::max(1.0, std::abs(ref[i])));
+  }
+}
+
+// Runs `steps` steps with each param in its own group (configs[i]) and compares with the
+// reference after each step.
+void run_against_reference(const std::vector<Config>& configs, DType dt, bool fused, int steps, double rtol) {
+  auto refs = make_refs();
+  std::vector<Tensor> ps = {to_tensor(refs[0].p, {2, 3}, dt), to_tensor(refs[1].p, {4}, dt)};
+  std::vector<ParamGroup> groups;
+  if (configs.size() == 1) {
+    groups.emplace_back(ps);
+  } else {
+    groups.emplace_back(std::vector<Tensor>{ps[0]}, options_of(configs[0]));
+    groups.emplace_back(std::vector<Tensor>{ps[1]}, options_of(configs[1]));
+  }
+  auto opt = make(configs[0], std::move(groups));
+  opt->set_fused_cpu(fused);
+  for (int s = 0; s < steps; ++s) {
+    opt->zero_grad();
+    compute_grads(ps, refs);
+    opt->step();
+    for (size_t i = 0; i < ps.size(); ++i) {
+      const Config& cf = configs.size() == 1 ? configs[0] : configs[i];
+      refs[i].step(cf);
+      check_close(ps[i], refs[i].p, rtol,
+                  cf.label() + (fused ? " fused" : " generic") + " step " + std::to_string(s + 1) + " param " + std::to_string(i));
+    }
+  }
+}
+
+std::vector<Config> sgd_configs() {
+  std::vector<Config> cs;
+  Config c{"SGD"};
+  cs.push_back(c);
+  c.momentum = 0.9;
+  cs.push_back(c);
+  c.dampening = 0.3;
+  cs.push_back(c);
+  c.dampening = 0;
+  c.nesterov = true;
+  cs.push_back(c);
+  c.weight_decay = 0.05;
+  cs.push_back(c);
+  c.nesterov = false;
+  c.maximize = true;
+  c.lr = 0.01;
+  cs.push_back(c);
+  Config w{"SGD"};
+  w.weight_decay = 0.1;
+  cs.push_back(w);
+  return cs;
+}
+
+std::vector<Config> adam_configs() {
+  std::vector<Config> cs;
+  for (const char* kind : {"Adam", "AdamW"}) {
+    Config c{kind};
+    c.lr = 0.01;
+    cs.push_back(c);
+    c.weight_decay = 0.1;
+    cs.push_back(c);
+    c.amsgrad = true;
+    cs.push_back(c);
+    c.beta1 = 0.5;
+    c.beta2 = 0.9;
+    c.eps = 1e-3;
+    cs.push_back(c);
+    c.maximize = true;
+    c.amsgrad = false;
+    cs.push_back(c);
+  }
+  return cs;
+}
+
+}  // namespace
+
+TEST_CASE("optim: SGD matches the float64 reference for every configuration", "[optim]") {
+  for (const auto& cf : sgd_configs())
+    for (bool fused : {true, false}) run_against_reference({cf}, kFloat64, fused, 6, 1e-13);
+}
+
+TEST_CASE("optim: Adam and AdamW match the float64 reference for every configuration", "[optim]") {
+  for (const auto& cf : adam_configs())
+    for (bool fused : {true, false}) run_against_reference({cf}, kFloat64, fused, 6, 1e-12);
+}
+
+TEST_CASE("optim: float32 parameters follow the reference to float32 precision", "[optim]") {
+  for (const auto& cf : sgd_configs())
+    for (bool fused : {true, false}) run_against_reference({cf}, kFloat32, fused, 4, 2e-5);
+  for (const auto& cf : adam_configs())
+    for (bool fused : {true, false}) run_against_reference({cf}, kFloat32, fused, 4, 2e-5);
+}
+
+TEST_CASE("optim: parameter groups keep their own options", "[optim]") {
+  Config a{"SGD"}, b{"SGD"};
+  a.lr = 0.1;
+  a.momentum = 0.9;
+  b.lr = 0.03;
+  b.momentum = 0.5;
+  b.nesterov = true;
+  b.weight_decay = 0.2;
+  run_against_reference({a, b}, kFloat64, true, 5, 1e-13);
+  Config x{"Adam"}, y{"Adam"};
+  x.lr = 0.01;
+  y.lr = 0.002;
+  y.amsgrad = true;
+  y.beta1 = 0.8;
+  run_against_reference({x, y}, kFloat64, true, 5, 1e-12);
+  Config u{"AdamW"}, w{"AdamW"};
+  u.weight_decay = 0.0;
+  w.weight_decay = 0.3;
+  run_against_reference({u, w}, kFloat64, false, 5, 1e-12);
+
+  // A group without options takes the optimizer's defaults; add_param_group works later too.
+  Tensor p = wick::ones({3}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  SGD opt(std::vector<Tensor>{p}, SGDOptions(0.5).momentum(0.1));
+  opt.add_param_group(ParamGroup({q}, std::make_unique<SGDOptions>(0.25)));
+  REQUIRE(opt.param_groups().size() == 2);
+  CHECK(static_cast<const SGDOptions&>(opt.param_groups()[0].options()).momentum() == 0.1);
+  CHECK(opt.param_groups()[1].options().get_lr() == 0.25);
+  CHECK(opt.size() == 2);
+  CHECK_THROWS_WITH(opt.add_param_group(ParamGroup({p})), Catch::Contains("appears more than once"));
+}
+
+TEST_CASE("optim: parameters without a gradient are left alone", "[optim]") {
+  Tensor p = wick::ones({3}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  Adam opt(std::vector<Tensor>{p, q}, AdamOptions(0.1));
+  wick::sum(p * 2.0).backward();
+  opt.step();
+  CHECK(q.to_vector<double>() == std::vector<double>{1.0, 1.0});
+  CHECK(opt.state(q) == nullptr);
+  REQUIRE(opt.state(p) != nullptr);
+  CHECK(opt.state(p)->step == 1);
+}
+
+TEST_CASE("optim: zero_grad sets gradients to None or to zeros", "[optim]") {
+  Tensor p = wick::ones({3}, TensorOptions(kFloat64).requires_grad());
+  SGD opt(std::vector<Tensor>{p}, SGDOptions(0.1));
+  wick::sum(p * 3.0).backward();
+  REQUIRE(p.grad().defined());
+  opt.zero_grad(false);
+  REQUIRE(p.grad().defined());
+  CHECK(p.grad().to_vector<double>() == std::vector<double>{0, 0, 0});
+  opt.zero_grad();
+  CHECK_FALSE(p.grad().defined());
+}
+
+TEST_CASE("optim: a tensor that is not a leaf (a replica's parameter) is refused", "[optim]") {
+  Tensor p = wick::ones({3}, TensorOptions(kFloat64).requires_grad());
+  Tensor replica_like = p * 1.0;
+  CHECK_THROWS_WITH(SGD(std::vector<Tensor>{replica_like}, SGDOptions(0.1)),
+                    Catch::Contains("optimizer got a tensor that is not a leaf (a replica's parameter?)") &&
+                        Catch::Contains("pass the original module's parameters()"));
+  CHECK_THROWS_WITH(Adam(std::vector<Tensor>{p, replica_like}, AdamOptions()), Catch::Contains("not a leaf"));
+  CHECK_THROWS_WITH(SGD(std::vector<Tensor>{}, SGDOptions(0.1)), Catch::Contains("empty parameter list"));
+  CHECK_THROWS_WITH(SGD(std::vector<Tensor>{wick::zeros({2}, kInt64)}, SGDOptions(0.1)), Catch::Contains("floating-point"));
+  CHECK_THROWS_WITH(SGD(std::vector<Tensor>{p}, SGDOptions(0.1).nesterov(true)), Catch::Contains("Nesterov"));
+  CHECK_THROWS_WITH(Adam(std::vector<Tensor>{p}, AdamOptions().beta1(1.0)), Catch::Contains("beta1"));
+}
+
+TEST_CASE("optim: StepLR gives PyTorch's lr sequence", "[optim][scheduler]") {
+  Tensor p = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
+  std::vector<ParamGroup> groups;
+  groups.emplace_back(std::vector<Tensor>{p});
+  groups.emplace_back(std::vector<Tensor>{q}, std::make_unique<SGDOptions>(0.5));
+  SGD opt(std::move(groups), SGDOptions(0.1));
+  StepLR sched(opt, 3, 0.1);
+  // Hand-computed: epochs 0-2: base, 3-5: base/10, 6-8: base/100, 9: base/1000.
+  const std::vector<double> want0 = {0.1, 0.1, 0.1, 0.01, 0.01, 0.01, 0.001, 0.001, 0.001, 0.0001};
+  for (int e = 0; e < 10; ++e) {
+    INFO("epoch " << e);
+    CHECK(sched.last_epoch() == e);
+    CHECK(opt.param_groups()[0].options().get_lr() == Approx(want0[e]).epsilon(1e-12));
+    CHECK(opt.param_groups()[1].options().get_lr() == Approx(want0[e] * 5).epsilon(1e-12));
+    CHECK(sched.get_last_lr()[0] == Approx(sched.closed_form_lr(0, e)).epsilon(1e-12));
+    sched.step();
+  }
+}
+
+TEST_CASE("optim: CosineAnnealingLR gives PyTorch's lr sequence", "[optim][scheduler]") {
+  Tensor p = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
+  Adam opt(std::vector<Tensor>{p}, AdamOptions(0.1));
+  CosineAnnealingLR sched(opt, 4, 0.02);
+  // Hand-computed: eta_min + (0.1 - 0.02) * (1 + cos(pi * e / 4)) / 2 for e = 0..4, then back up.
+  const double r = std::sqrt(0.5);
+  const std::vector<double> want = {0.1,
+                                    0.02 + 0.04 * (1 + r),
+                                    0.06,
+                                    0.02 + 0.04 * (1 - r),
+                                    0.02,
+                                    0.02 + 0.04 * (1 - r),
+                                    0.06,
+                                    0.02 + 0.04 * (1 + r),
+                                    0.1,
+                                    0.02 + 0.04 * (1 + r)};
+  for (int e = 0; e < static_cast<int>(want.size()); ++e) {
+    INFO("epoch " << e);
+    CHECK(opt.param_groups()[0].options().get_lr() == Approx(want[e]).epsilon(1e-12));
+    CHECK(sched.closed_form_lr(0, e) == Approx(want[e]).epsilon(1e-12));
+    sched.step();
+  }
+  // resume() continues from the closed form.
+  Adam opt2(std::vector<Tensor>{p}, AdamOptions(0.1));
+  CosineAnnealingLR s2(opt2, 4, 0.02);
+  s2.resume(2, {0.1});
+  CHECK(opt2.param_groups()[0].options().get_lr() == Approx(0.06).epsilon(1e-12));
+  s2.step();
+  CHECK(opt2.param_groups()[0].options().get_lr() == Approx(want[3]).epsilon(1e-12));
+}
+
+TEST_CASE("optim: state_dict round trip continues bit-identically", "[optim][state]") {
+  for (Config cf : {Config{"SGD"}, Config{"Adam"}, Config{"AdamW"}}) {
+    cf.momentum = 0.9;
+    cf.amsgrad = true;
+    cf.weight_decay = 0.01;
+    cf.lr = 0.01;
+    INFO(cf.kind);
+    auto refs = make_refs();
+    std::vector<Tensor> ps = {to_tensor(refs[0].p, {2, 3}, kFloat32), to_tensor(refs[1].p, {4}, kFloat32)};
+    std::vector<ParamGroup> groups;
+    groups.emplace_back(std::vector<Tensor>{ps[0]});
+    groups.emplace_back(std::vector<Tensor>{ps[1]}, options_of([&] { Config c = cf; c.lr = 0.003; return c; }()));
+    auto opt = make(cf, groups);
+    for (int s = 0; s < 3; ++s) {
+      opt->zero_grad();
+      compute_grads(ps, refs);
+      opt->step();
+    }
+    OptimizerStateDict sd = opt->state_dict();
+    CHECK(sd.optimizer == cf.kind);
+    if (cf.kind == "SGD") {
+      CHECK(sd.state.keys() == std::vector<std::string>{"state.0.momentum_buffer", "state.1.momentum_buffer"});
+    } else {
+      CHECK(sd.state.contains("state.1.max_exp_avg_sq"));
+      CHECK(sd.state.at("state.0.step").item<double>() == 3.0);
+      CHECK(sd.state.at("state.0.step").dtype() == kFloat32);
+    }
+    // Through the JSON text a checkpoint stores.
+    OptimizerStateDict copy;
+    copy.state = sd.state;
+    copy.set_groups_json(sd.groups_json());
+    CHECK(copy.param_groups[1].params == std::vector<int64_t>{1});
+
+    std::vector<Tensor> qs = {ps[0].detach().clone().requires_grad_(true), ps[1].detach().clone().requires_grad_(true)};
+    std::vector<ParamGroup> groups2;
+    groups2.emplace_back(std::vector<Tensor>{qs[0]});
+    groups2.emplace_back(std::vector<Tensor>{qs[1]});
+    auto opt2 = make(Config{cf.kind}, groups2);  // other options: the state dict restores them
+    opt2->load_state_dict(copy);
+    CHECK(opt2->param_groups()[1].options().get_lr() == Approx(0.003));
+    for (int s = 0; s < 3; ++s) {
+      opt->zero_grad();
+      compute_grads(ps, refs);
+      opt->step();
+      opt2->zero_grad();
+      compute_grads(qs, refs);
+      opt2->step();
+    }
+    CHECK(ps[0].to_vector<float>() == qs[0].to_vector<float>());
+    CHECK(ps[1].to_vector<float>() == qs[1].to_vector<float>());
+  }
+}
+
+TEST_CASE("optim: load_state_dict names every problem and changes nothing", "[optim][state]") {
+  Tensor p = wick::ones({2, 3}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({4}, TensorOptions(kFloat64).requires_grad());
+  Adam opt(std::vector<Tensor>{p, q}, AdamOptions(0.1));
+  wick::sum(p * q.sum()).backward();
+  opt.step();
+  OptimizerStateDict good = opt.state_dict();
+
+  Tensor p2 = p.detach().clone().requires_grad_(true), q2 = q.detach().clone().requires_grad_(true);
+  Adam fresh(std::vector<Tensor>{p2, q2}, AdamOptions(0.5));
+
+  OptimizerStateDict bad = good;
+  bad.state.insert_or_assign("state.0.exp_avg", wick::zeros({3, 2}, kFloat64));         // wrong shape
+  bad.state.insert_or_assign("state.1.exp_avg_sq", wick::zeros({4}, kFloat32));         // wrong dtype
+  bad.state.erase("state.1.exp_avg");                                                   // missing
+  bad.state.insert("state.0.momentum_buffer", wick::zeros({2, 3}, kFloat64));           // unexpected
+  bad.state.insert("state.7.exp_avg", wick::zeros({2, 3}, kFloat64));                   // unknown parameter
+  bad.param_groups[0].options.emplace_back("foo", 1.0);                                 // unknown option
+  try {
+    fresh.load_state_dict(bad);
+    FAIL("no error");
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("nothing was changed") != std::string::npos);
+    CHECK(msg.find("\"state.0.exp_avg\" has shape [3, 2] but the parameter has shape [2, 3]") != std::string::npos);
+    CHECK(msg.find("\"state.1.exp_avg_sq\" has dtype float32") != std::string::npos);
+    CHECK(msg.find("missing key \"state.1.exp_avg\"") != std::string::npos);
+    CHECK(msg.find("unexpected key \"state.0.momentum_buffer\"") != std::string::npos);
+    CHECK(msg.find("parameter 7") != std::string::npos);
+    CHECK(msg.find("unknown foo") != std::string::npos);
+  }
+  CHECK(fresh.state(p2) == nullptr);
+  CHECK(fresh.param_groups()[0].options().get_lr() == 0.5);
+
+  OptimizerStateDict other = good;
+  other.optimizer = "SGD";
+  CHECK_THROWS_WITH(fresh.load_state_dict(other), Catch::Contains("the state dict is for SGD but this optimizer is Adam"));
+  other = good;
+  other.param_groups.push_back(other.param_groups[0]);
+  CHECK_THROWS_WITH(fresh.load_state_dict(other), Catch::Contains("2 parameter group(s) but this optimizer has 1"));
+  CHECK_THROWS_WITH(other.set_groups_json("{not json"), Catch::Contains("not valid JSON"));
+  fresh.load_state_dict(good);
+  REQUIRE(fresh.state(p2) != nullptr);
+  CHECK(fresh.state(p2)->step == 1);
+}
