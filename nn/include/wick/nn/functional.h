@@ -1,0 +1,105 @@
+#pragma once
+// wick::nn::functional (alias wick::nn::F): the stateless, differentiable layer functions,
+// with torch.nn.functional's names, argument order and semantics.
+//
+// Every function here is differentiable in each floating-point tensor argument, and twice
+// differentiable (their backward passes are written on differentiable ops). Most are
+// compositions of the public ops in wick/autograd/functions.h; conv2d and the 2-d pooling
+// functions use dedicated nodes built on the backend's im2col/col2im and GEMM
+// (functional_conv.cpp, functional_pool.cpp).
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "wick/autograd/functions.h"
+
+namespace wick::nn {
+
+/// A pair of ints for 2-d geometry (kernel, stride, padding, dilation); `3` means {3, 3}.
+struct Int2 {
+  int64_t h = 0, w = 0;
+  Int2() = default;
+  Int2(int64_t v) : h(v), w(v) {}  // NOLINT
+  Int2(int64_t h_, int64_t w_) : h(h_), w(w_) {}
+  friend bool operator==(Int2 a, Int2 b) { return a.h == b.h && a.w == b.w; }
+};
+
+/// How a loss reduces its per-element values.
+enum class Reduction { None, Mean, Sum };
+/// Parses "none" / "mean" / "sum" (throws otherwise).
+Reduction reduction_from_string(const std::string& s);
+const char* reduction_name(Reduction r);
+
+namespace functional {
+
+// ---- linear and convolution ----
+/// input [*, in] @ weight[out, in]^T + bias[out] -> [*, out].
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+/// 2-d cross-correlation: input [N, C, H, W] (or [C, H, W]), weight [O, C, kh, kw], bias [O] or
+/// undefined -> [N, O, oh, ow]. im2col + GEMM per batch; groups are not supported.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, Int2 stride = 1,
+              Int2 padding = 0, Int2 dilation = 1);
+
+// ---- pooling (input [N, C, H, W] or [C, H, W]) ----
+/// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel.
+Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, Int2 dilation = 1,
+                  bool ceil_mode = false);
+/// Mean over each window; padding is zeros, counted in the divisor when count_include_pad.
+Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, bool ceil_mode = false,
+                  bool count_include_pad = true);
+/// Mean over PyTorch's adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) -> [.., oh, ow].
+Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
+
+// ---- normalization ----
+/// Batch normalization over dim 1 of input [N, C, *]. In training mode it normalizes with the
+/// batch statistics and, when running_mean/running_var are defined, updates them in place:
+/// running = (1 - momentum) * running + momentum * batch_stat (running_var with the unbiased
+/// batch variance). In eval mode it normalizes with the running statistics.
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const Tensor& weight = {}, const Tensor& bias = {}, bool training = false, double momentum = 0.1,
+                  double eps = 1e-5);
+/// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias.
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
+                  const Tensor& bias = {}, double eps = 1e-5);
+
+// ---- embedding, dropout, activations ----
+/// weight[indices]: indices int64 of any shape -> [*indices.shape, dim]. Rows at padding_idx get
+/// no gradient.
+Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+/// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training;
+/// the identity otherwise. Seeded by wick::manual_seed.
+Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+Tensor relu(const Tensor& input);
+/// approximate: "none" (erf, default) or "tanh".
+Tensor gelu(const Tensor& input, const std::string& approximate = "none");
+Tensor tanh(const Tensor& input);
+Tensor sigmoid(const Tensor& input);
+Tensor softmax(const Tensor& input, int64_t dim);
+Tensor log_softmax(const Tensor& input, int64_t dim);
+
+// ---- losses (reduction defaults to mean) ----
+/// Negative log likelihood: input [N, C] or [N, C, d1, ...] (or [C]) of log-probabilities,
+/// target int64 [N] / [N, d1, ...] (or 0-dim) in [0, C) or equal to ignore_index. Mean divides
+/// by the summed weights of the non-ignored targets (by their count without weights).
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                Reduction reduction = Reduction::Mean, int64_t ignore_index = -100);
+/// log_softmax over dim 1 then nll_loss, with PyTorch's label smoothing:
+/// (1 - s) * nll + s / C * smooth, where smooth is -sum_c w_c * logp_c per element, reduced as
+/// nll is (mean: divided by the same weight sum).
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100,
+                     double label_smoothing = 0.0);
+/// (input - target)^2, reduced; target broadcasts to input.
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+/// |input - target|, reduced.
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
+/// The numerically stable sigmoid + binary cross entropy; weight multiplies each element,
+/// pos_weight (broadcast over the last dim, one per class) weighs the positive term.
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight = {},
+                                        Reduction reduction = Reduction::Mean, const Tensor& pos_weight = {});
+
+}  // namespace functional
+
+namespace F = functional;
+
+}  // namespace wick::nn

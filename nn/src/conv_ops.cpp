@@ -1,0 +1,227 @@
+// conv2d, its two gradient functions, unfold2d and fold2d (Note [conv2d as three closed
+// functions] in conv_ops.h): natives on the backend's im2col/col2im/GEMM, each recorded with a
+// backward written on the others.
+#include "conv_ops.h"
+
+#include <cmath>
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/record.h"
+#include "wick/core/backend.h"
+#include "wick/core/native.h"
+
+namespace wick::nn::detail {
+
+using autograd::needs_grad;
+using autograd::record_function;
+using VL = autograd::variable_list;
+
+namespace {
+
+Im2ColArgs im2col_args(const ConvGeom& g, DType dt, int64_t height, int64_t width, int64_t ph, int64_t pw) {
+  Im2ColArgs a{};
+  a.dtype = dt;
+  a.channels = g.C;
+  a.height = height;
+  a.width = width;
+  a.kernel_h = g.kh;
+  a.kernel_w = g.kw;
+  a.pad_h = ph;
+  a.pad_w = pw;
+  a.stride_h = g.sh;
+  a.stride_w = g.sw;
+  a.dilation_h = g.dh;
+  a.dilation_w = g.dw;
+  a.out_h = g.oh;
+  a.out_w = g.ow;
+  return a;
+}
+
+char* bytes(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
+
+// cols [N, C*kk, L] of a contiguous x [N, C, height, width] with the given padding.
+Tensor im2col_batch(const Tensor& x, const ConvGeom& g, int64_t height, int64_t width, int64_t ph, int64_t pw) {
+  const int64_t ckk = g.C * g.kk(), L = g.L();
+  Tensor cols = native::empty({g.N, ckk, L}, x.dtype(), x.device());
+  if (cols.numel() == 0) return cols;
+  Backend& be = backend(x.device());
+  const Im2ColArgs a = im2col_args(g, x.dtype(), height, width, ph, pw);
+  const size_t es = x.element_size();
+  const size_t in_step = static_cast<size_t>(g.C * height * width) * es, col_step = static_cast<size_t>(ckk * L) * es;
+  for (int64_t n = 0; n < g.N; ++n) be.im2col(a, bytes(x) + n * in_step, bytes(cols) + n * col_step);
+  return cols;
+}
+
+// x [N, C, H, W] (zeroed here) += col2im(cols) per image.
+Tensor col2im_batch(const Tensor& cols, const ConvGeom& g) {
+  Tensor x = native::zeros({g.N, g.C, g.H, g.W}, cols.dtype(), cols.device());
+  if (x.numel() == 0 || cols.numel() == 0) return x;
+  Backend& be = backend(cols.device());
+  const Im2ColArgs a = im2col_args(g, cols.dtype(), g.H, g.W, g.ph, g.pw);
+  const size_t es = cols.element_size();
+  const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es;
+  const size_t col_step = static_cast<size_t>(g.C * g.kk() * g.L()) * es;
+  for (int64_t n = 0; n < g.N; ++n) be.col2im(a, bytes(cols) + n * col_step, bytes(x) + n * im_step);
+  return x;
+}
+
+Tensor im2col_conv(const Tensor& x, const ConvGeom& g) {
+  if (g.pointwise()) return native::view(x, {g.N, g.C, g.H * g.W});
+  return im2col_batch(x, g, g.H, g.W, g.ph, g.pw);
+}
+
+// ---- natives ----
+
+// y[n] = w [O, CKK] @ cols[n] [CKK, L] (+ b), one batched GEMM.
+Tensor conv_forward_native(const Tensor& cols, const Tensor& w, const Tensor& b, const ConvGeom& g) {
+  const int64_t ckk = g.C * g.kk(), L = g.L();
+  Tensor y = native::empty({g.N, g.O, g.oh, g.ow}, w.dtype(), w.device());
+  if (y.numel() == 0) return y;
+  double beta = 0.0;
+  if (b.defined()) {
+    native::copy_(native::view(y, {g.N, g.O, L}), native::view(b, {1, g.O, 1}));
+    beta = 1.0;
+  }
+  if (ckk == 0) {
+    if (!b.defined()) native::fill_(y, 0);
+    return y;
+  }
+  GemmArgs a{};
+  a.dtype = w.dtype();
+  a.batch = g.N; a.m = g.O; a.n = L; a.k = ckk;
+  a.a = w.data_ptr(); a.lda = ckk; a.stride_a = 0; a.trans_a = false;
+  a.b = cols.data_ptr(); a.ldb = L; a.stride_b = ckk * L; a.trans_b = false;
+  a.c = y.data_ptr(); a.ldc = L; a.stride_c = g.O * L;
+  a.alpha = 1.0; a.beta = beta;
+  backend(w.device()).gemm(a);
+  return y;
+}
+
+// gx = col2im(w^T [CKK, O] @ gy[n] [O, L]).
+Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom& g) {
+  const int64_t ckk = g.C * g.kk(), L = g.L();
+  Tensor gcols = native::empty({g.N, ckk, L}, w.dtype(), w.device());
+  if (gcols.numel() == 0) return native::zeros({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
+  if (g.O == 0) {
+    native::fill_(gcols, 0);
+  } else {
+    GemmArgs a{};
+    a.dtype = w.dtype();
+    a.batch = g.N; a.m = ckk; a.n = L; a.k = g.O;
+    a.a = w.data_ptr(); a.lda = ckk; a.stride_a = 0; a.trans_a = true;
+    a.b = gy.data_ptr(); a.ldb = L; a.stride_b = g.O * L; a.trans_b = false;
+    a.c = gcols.data_ptr(); a.ldc = L; a.stride_c = ckk * L;
+    backend(w.device()).gemm(a);
+  }
+  if (g.pointwise()) return native::view(gcols, {g.N, g.C, g.H, g.W});
+  return col2im_batch(gcols, g);
+}
+
+// gw [O, CKK] = sum_n gy[n] [O, L] @ cols[n]^T [L, CKK].
+Tensor conv_weight_grad_native(const Tensor& cols, const Tensor& gy, const ConvGeom& g) {
+  const int64_t ckk = g.C * g.kk(), L = g.L();
+  Tensor gw = native::zeros({g.O, g.C, g.kh, g.kw}, gy.dtype(), gy.device());
+  if (gw.numel() == 0 || L == 0 || g.N == 0) return gw;
+  Backend& be = backend(gy.device());
+  const size_t es = gy.element_size();
+  for (int64_t n = 0; n < g.N; ++n) {
+    GemmArgs a{};
+    a.dtype = gy.dtype();
+    a.batch = 1; a.m = g.O; a.n = ckk; a.k = L;
+    a.a = bytes(gy) + static_cast<size_t>(n * g.O * L) * es; a.lda = L; a.stride_a = 0; a.trans_a = false;
+    a.b = bytes(cols) + static_cast<size_t>(n * ckk * L) * es; a.ldb = L; a.stride_b = 0; a.trans_b = true;
+    a.c = gw.data_ptr(); a.ldc = ckk; a.stride_c = 0;
+    a.alpha = 1.0; a.beta = n == 0 ? 0.0 : 1.0;
+    be.gemm(a);
+  }
+  return gw;
+}
+
+}  // namespace
+
+// ---- differentiable functions ----
+
+Tensor conv2d_op(const Tensor& x_in, const Tensor& w_in, const Tensor& b, const ConvGeom& g) {
+  const Tensor x = native::contiguous(x_in), w = native::contiguous(w_in);
+  const bool rec = needs_grad({&x_in, &w_in, &b});
+  Tensor cols = im2col_conv(x, g);
+  Tensor y = conv_forward_native(cols, w, b.defined() ? native::contiguous(b) : b, g);
+  if (rec) {
+    const bool need_x = autograd::requires_grad(x_in), need_w = autograd::requires_grad(w_in);
+    const bool need_b = b.defined() && autograd::requires_grad(b);
+    record_function(
+        "Conv2dBackward", {x_in, w_in, b}, {y},
+        [g, need_x, need_w, need_b](const VL& grads, const VL& s) -> VL {
+          const Tensor& gy = grads[0];
+          Tensor gx = need_x ? conv2d_input_grad(gy, s[1], g) : Tensor();
+          Tensor gw = need_w ? conv2d_weight_grad(s[0], gy, g, s[2]) : Tensor();
+          Tensor gb = need_b ? sum(gy, {0, 2, 3}) : Tensor();
+          return {gx, gw, gb};
+        },
+        {x_in, w_in, need_w ? cols : Tensor()});
+  }
+  return y;
+}
+
+Tensor conv2d_input_grad(const Tensor& gy_in, const Tensor& w_in, const ConvGeom& g) {
+  const Tensor gy = native::contiguous(gy_in), w = native::contiguous(w_in);
+  Tensor gx = conv_input_grad_native(gy, w, g);
+  if (needs_grad({&gy_in, &w_in})) {
+    record_function(
+        "Conv2dInputGradBackward", {gy_in, w_in}, {gx},
+        [g](const VL& grads, const VL& s) -> VL {
+          const Tensor& gg = grads[0];
+          return {conv2d_op(gg, s[1], Tensor(), g), conv2d_weight_grad(gg, s[0], g)};
+        },
+        {gy_in, w_in});
+  }
+  return gx;
+}
+
+Tensor conv2d_weight_grad(const Tensor& x_in, const Tensor& gy_in, const ConvGeom& g, const Tensor& cols_hint) {
+  const Tensor gy = native::contiguous(gy_in);
+  Tensor cols = cols_hint.defined() ? cols_hint : im2col_conv(native::contiguous(x_in), g);
+  Tensor gw = conv_weight_grad_native(cols, gy, g);
+  if (needs_grad({&x_in, &gy_in})) {
+    record_function(
+        "Conv2dWeightGradBackward", {x_in, gy_in}, {gw},
+        [g](const VL& grads, const VL& s) -> VL {
+          const Tensor& gg = grads[0];
+          return {conv2d_input_grad(s[1], gg, g), conv2d_op(s[0], gg, Tensor(), g)};
+        },
+        {x_in, gy_in});
+  }
+  return gw;
+}
+
+Tensor unfold2d(const Tensor& x_in, const ConvGeom& g, double pad_value) {
+  const Tensor x = native::contiguous(x_in);
+  // Rows from -ph up to the last window's last row (which ceil_mode may push past H + ph).
+  const int64_t hp = std::max(g.H + 2 * g.ph, (g.oh - 1) * g.sh + g.dh * (g.kh - 1) + 1);
+  const int64_t wp = std::max(g.W + 2 * g.pw, (g.ow - 1) * g.sw + g.dw * (g.kw - 1) + 1);
+  const bool beyond = hp > g.H + 2 * g.ph || wp > g.W + 2 * g.pw;
+  Tensor cols;
+  if (pad_value == 0.0 || (g.ph == 0 && g.pw == 0 && !beyond)) {
+    cols = im2col_batch(x, g, g.H, g.W, g.ph, g.pw);  // im2col reads zeros outside the image
+  } else {
+    Tensor xp = native::full({g.N, g.C, hp, wp}, pad_value, x.dtype(), x.device());
+    native::copy_(native::narrow(native::narrow(xp, 2, g.ph, g.H), 3, g.pw, g.W), x);
+    cols = im2col_batch(xp, g, hp, wp, 0, 0);
+  }
+  if (needs_grad({&x_in})) {
+    record_function("Unfold2dBackward", {x_in}, {cols},
+                    [g](const VL& grads, const VL&) -> VL { return {fold2d(grads[0], g)}; });
+  }
+  return cols;
+}
+
+Tensor fold2d(const Tensor& cols_in, const ConvGeom& g) {
+  Tensor x = col2im_batch(native::contiguous(cols_in), g);
+  if (needs_grad({&cols_in})) {
+    record_function("Fold2dBackward", {cols_in}, {x},
+                    [g](const VL& grads, const VL&) -> VL { return {unfold2d(grads[0], g, 0.0)}; });
+  }
+  return x;
+}
+
+}  // namespace wick::nn::detail

@@ -1,0 +1,43 @@
+#pragma once
+// Internal: the differentiable im2col-based building blocks of conv2d and 2-d pooling.
+//
+// Note [conv2d as three closed functions]
+// y = conv(x, w) is bilinear, so its gradients are bilinear functions of the same geometry:
+//   gx = input_grad(gy, w)   (a transposed convolution: W^T @ gy per image, then col2im)
+//   gw = weight_grad(x, gy)  (sum over images of gy @ im2col(x)^T)
+// and each of the three is the others' backward:
+//   input_grad:  d/d gy = conv(gg, w),        d/d w = weight_grad(gg, gy)
+//   weight_grad: d/d x  = input_grad(gy, gg), d/d gy = conv(x, gg)
+// So backward is written on differentiable functions and double backward works, while every
+// forward is one im2col/col2im pass per image plus one batched GEMM. Likewise unfold2d
+// (im2col) and fold2d (col2im) are each other's backward; pooling is built on them.
+#include "wick/core/tensor.h"
+
+namespace wick::nn::detail {
+
+/// Geometry of one 2-d window operation on [N, C, H, W] inputs (O: output channels of a conv).
+struct ConvGeom {
+  int64_t N = 0, C = 0, H = 0, W = 0, O = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
+  int64_t oh = 0, ow = 0;
+  int64_t kk() const { return kh * kw; }
+  int64_t L() const { return oh * ow; }
+  /// True when im2col is the identity (1x1 kernel, stride 1, no padding).
+  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+};
+
+/// conv(x, w) + b (b may be undefined); x [N, C, H, W], w [O, C, kh, kw] -> [N, O, oh, ow].
+Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeom& g);
+/// The gradient of conv's input: gy [N, O, oh, ow], w -> [N, C, H, W].
+Tensor conv2d_input_grad(const Tensor& gy, const Tensor& w, const ConvGeom& g);
+/// The gradient of conv's weight: x, gy -> [O, C, kh, kw]. `cols` (optional) is im2col(x) as
+/// saved by the forward, used instead of recomputing it.
+Tensor conv2d_weight_grad(const Tensor& x, const Tensor& gy, const ConvGeom& g, const Tensor& cols = {});
+
+/// im2col of every image: x [N, C, H, W] -> [N, C*kh*kw, oh*ow]; positions outside the image
+/// read `pad_value` (windows may extend past the padding, as ceil_mode pooling needs).
+Tensor unfold2d(const Tensor& x, const ConvGeom& g, double pad_value);
+/// col2im, summing overlaps: cols [N, C*kh*kw, oh*ow] -> [N, C, H, W]; padding positions drop.
+Tensor fold2d(const Tensor& cols, const ConvGeom& g);
+
+}  // namespace wick::nn::detail

@@ -1,0 +1,78 @@
+// F::linear and F::conv2d: argument checks in front of the GEMM-based implementations.
+#include <fmt/format.h>
+
+#include "conv_ops.h"
+#include "wick/autograd/functions.h"
+#include "wick/core/error.h"
+#include "wick/nn/functional.h"
+
+namespace wick::nn::functional {
+
+namespace {
+std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
+
+void check_floating(const char* op, const char* what, const Tensor& t) {
+  WICK_CHECK(t.is_floating_point(), "{}: {} must be float32 or float64, got {}", op, what, t.dtype());
+}
+}  // namespace
+
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  WICK_CHECK(input.defined() && weight.defined(), "linear: input and weight must be defined");
+  WICK_CHECK(weight.dim() == 2, "linear: weight must be 2-d [out_features, in_features], got shape {}",
+             shape_of(weight));
+  WICK_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1),
+             "linear: input shape {} does not end in in_features = {} (weight shape {})", shape_of(input),
+             weight.size(1), shape_of(weight));
+  WICK_CHECK(input.dtype() == weight.dtype(), "linear: input is {} but weight is {}; convert one with .to(dtype)",
+             input.dtype(), weight.dtype());
+  if (bias.defined()) {
+    WICK_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0),
+               "linear: bias must have shape [{}] (out_features), got {}", weight.size(0), shape_of(bias));
+    WICK_CHECK(bias.dtype() == weight.dtype(), "linear: bias is {} but weight is {}", bias.dtype(), weight.dtype());
+  }
+  Tensor y = matmul(input, weight.t());
+  return bias.defined() ? add(y, bias) : y;
+}
+
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, Int2 padding,
+              Int2 dilation) {
+  WICK_CHECK(input.defined() && weight.defined(), "conv2d: input and weight must be defined");
+  WICK_CHECK(input.dim() == 3 || input.dim() == 4,
+             "conv2d: expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got shape {}", shape_of(input));
+  WICK_CHECK(weight.dim() == 4, "conv2d: weight must be 4-d [out_channels, in_channels, kh, kw], got shape {}",
+             shape_of(weight));
+  check_floating("conv2d", "input", input);
+  WICK_CHECK(input.dtype() == weight.dtype(), "conv2d: input is {} but weight is {}", input.dtype(), weight.dtype());
+  WICK_CHECK(input.device() == weight.device(), "conv2d: input is on {} but weight is on {}", input.device(),
+             weight.device());
+  WICK_CHECK(stride.h > 0 && stride.w > 0 && dilation.h > 0 && dilation.w > 0 && padding.h >= 0 && padding.w >= 0,
+             "conv2d: stride ({}, {}) and dilation ({}, {}) must be positive and padding ({}, {}) non-negative",
+             stride.h, stride.w, dilation.h, dilation.w, padding.h, padding.w);
+  const bool batched = input.dim() == 4;
+  const Tensor x = batched ? input : unsqueeze(input, 0);
+  detail::ConvGeom g;
+  g.N = x.size(0); g.C = x.size(1); g.H = x.size(2); g.W = x.size(3);
+  g.O = weight.size(0); g.kh = weight.size(2); g.kw = weight.size(3);
+  g.sh = stride.h; g.sw = stride.w; g.ph = padding.h; g.pw = padding.w; g.dh = dilation.h; g.dw = dilation.w;
+  WICK_CHECK(weight.size(1) == g.C,
+             "conv2d: input has {} channels but weight {} expects {} (groups are not supported)", g.C,
+             shape_of(weight), weight.size(1));
+  if (bias.defined()) {
+    WICK_CHECK(bias.dim() == 1 && bias.size(0) == g.O, "conv2d: bias must have shape [{}], got {}", g.O,
+               shape_of(bias));
+    WICK_CHECK(bias.dtype() == weight.dtype() && bias.device() == weight.device(),
+               "conv2d: bias is {} on {} but weight is {} on {}", bias.dtype(), bias.device(), weight.dtype(),
+               weight.device());
+  }
+  const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
+  WICK_CHECK(g.H + 2 * g.ph >= eh && g.W + 2 * g.pw >= ew,
+             "conv2d: the padded input ({} x {}) is smaller than the dilated kernel ({} x {}); input shape {}, "
+             "weight shape {}",
+             g.H + 2 * g.ph, g.W + 2 * g.pw, eh, ew, shape_of(input), shape_of(weight));
+  g.oh = (g.H + 2 * g.ph - eh) / g.sh + 1;
+  g.ow = (g.W + 2 * g.pw - ew) / g.sw + 1;
+  Tensor y = detail::conv2d_op(x, weight, bias, g);
+  return batched ? y : squeeze(y, 0);
+}
+
+}  // namespace wick::nn::functional

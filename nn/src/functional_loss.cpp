@@ -1,0 +1,199 @@
+// Losses: nll_loss, cross_entropy (with label smoothing), mse_loss, l1_loss,
+// binary_cross_entropy_with_logits; PyTorch's semantics, composed of differentiable ops.
+#include <fmt/format.h>
+
+#include <vector>
+
+#include "wick/autograd/functions.h"
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+#include "wick/nn/functional.h"
+
+namespace wick::nn {
+
+Reduction reduction_from_string(const std::string& s) {
+  if (s == "none") return Reduction::None;
+  if (s == "mean") return Reduction::Mean;
+  if (s == "sum") return Reduction::Sum;
+  WICK_FAIL("unknown reduction '{}': expected 'none', 'mean' or 'sum'", s);
+}
+
+const char* reduction_name(Reduction r) {
+  switch (r) {
+    case Reduction::None: return "none";
+    case Reduction::Mean: return "mean";
+    case Reduction::Sum: return "sum";
+  }
+  return "?";
+}
+
+namespace functional {
+
+namespace {
+std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
+
+Tensor reduce(const Tensor& loss, Reduction r) {
+  switch (r) {
+    case Reduction::None: return loss;
+    case Reduction::Sum: return sum(loss);
+    case Reduction::Mean: return mean(loss);
+  }
+  return loss;
+}
+
+// The class scores as rows: input [N, C, d1, ...] -> [N*d1*..., C]; [C] -> [1, C]; [N, C] as is.
+// Target becomes 1-d. Also checks shapes, dtypes and target values.
+struct Rows {
+  Tensor input;         // [M, C]
+  Tensor target;        // [M] int64
+  DimVector out_shape;  // the shape of the unreduced loss
+};
+
+Rows as_rows(const char* op, const Tensor& input, const Tensor& target, int64_t ignore_index) {
+  WICK_CHECK(input.defined() && target.defined(), "{}: input and target must be defined", op);
+  WICK_CHECK(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
+  WICK_CHECK(target.dtype() == kInt64,
+             "{}: target must hold int64 class indices, got {} (class-probability targets are not supported)", op,
+             target.dtype());
+  WICK_CHECK(input.device() == target.device(), "{}: input is on {} but target is on {}", op, input.device(),
+             target.device());
+  Rows r;
+  if (input.dim() == 1) {
+    WICK_CHECK(target.dim() == 0, "{}: a 1-d input [C] needs a 0-d target, got target {}", op, shape_of(target));
+    r.input = unsqueeze(input, 0);
+    r.target = native::reshape(target, {1});
+  } else {
+    WICK_CHECK(input.dim() >= 2, "{}: input must be [C], [N, C] or [N, C, d1, ...], got a 0-d tensor", op);
+    DimVector expect;
+    expect.push_back(input.size(0));
+    for (int64_t d = 2; d < input.dim(); ++d) expect.push_back(input.size(d));
+    WICK_CHECK(target.sizes() == IntArrayRef(expect.data(), expect.size()),
+               "{}: input {} needs target of shape [{}], got {}", op, shape_of(input), fmt::join(expect, ", "),
+               shape_of(target));
+    r.out_shape = expect;
+    Tensor x = input;
+    if (input.dim() > 2) {
+      std::vector<int64_t> perm{0};
+      for (int64_t d = 2; d < input.dim(); ++d) perm.push_back(d);
+      perm.push_back(1);
+      x = reshape(permute(input, perm), {-1, input.size(1)});
+    }
+    r.input = x;
+    r.target = native::reshape(target, {-1});
+  }
+  const int64_t C = r.input.size(1);
+  const std::vector<int64_t> tv = r.target.to_vector<int64_t>();
+  for (size_t i = 0; i < tv.size(); ++i)
+    WICK_CHECK(tv[i] == ignore_index || (tv[i] >= 0 && tv[i] < C),
+               "{}: target value {} (at flat position {}) is out of bounds for {} classes (valid: 0..{}, or "
+               "ignore_index = {})",
+               op, tv[i], i, C, C - 1, ignore_index);
+  return r;
+}
+
+// Per-row weights w[target] (1 without class weights), 0 where target == ignore_index; and the
+// targets with ignored entries replaced by 0 (safe to gather with).
+struct RowWeights {
+  Tensor w;     // [M], input's dtype
+  Tensor safe;  // [M] int64
+};
+
+RowWeights row_weights(const Rows& r, const Tensor& weight, int64_t ignore_index) {
+  const Tensor& t = r.target;
+  Tensor valid = native::binary(BinaryOp::Ne, t, Scalar(ignore_index));  // bool [M]
+  Tensor safe = native::where(valid, t, native::zeros({}, kInt64, t.device()));
+  Tensor valid_f = native::to(valid, t.device(), r.input.dtype());
+  if (!weight.defined()) return {valid_f, safe};
+  return {mul(index_select(weight, 0, safe), valid_f), safe};
+}
+
+void check_class_weight(const char* op, const Tensor& weight, const Rows& r) {
+  if (!weight.defined()) return;
+  WICK_CHECK(weight.dim() == 1 && weight.size(0) == r.input.size(1),
+             "{}: weight must have one entry per class ([{}]), got {}", op, r.input.size(1), shape_of(weight));
+  WICK_CHECK(weight.dtype() == r.input.dtype() && weight.device() == r.input.device(),
+             "{}: weight is {} on {} but input is {} on {}", op, weight.dtype(), weight.device(), r.input.dtype(),
+             r.input.device());
+}
+
+Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
+  Tensor picked = squeeze(gather(r.input, 1, unsqueeze(rw.safe, 1)), 1);  // logp[i, t_i]
+  Tensor losses = neg(mul(picked, rw.w));
+  switch (reduction) {
+    case Reduction::None: return reshape(losses, r.out_shape);
+    case Reduction::Sum: return sum(losses);
+    case Reduction::Mean: return div(sum(losses), sum(rw.w));
+  }
+  return losses;
+}
+}  // namespace
+
+Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
+                int64_t ignore_index) {
+  Rows r = as_rows("nll_loss", input, target, ignore_index);
+  check_class_weight("nll_loss", weight, r);
+  return nll_rows(r, row_weights(r, weight, ignore_index), reduction);
+}
+
+Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
+                     int64_t ignore_index, double label_smoothing) {
+  WICK_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
+             "cross_entropy: label_smoothing must be in [0, 1], got {}", label_smoothing);
+  Rows r = as_rows("cross_entropy", input, target, ignore_index);
+  check_class_weight("cross_entropy", weight, r);
+  r.input = wick::log_softmax(r.input, 1);
+  const RowWeights rw = row_weights(r, weight, ignore_index);
+  Tensor nll = nll_rows(r, rw, reduction);
+  if (label_smoothing == 0.0) return nll;
+  // PyTorch: smooth_i = -sum_c w_c logp_ic (0 where ignored); mean divides by sum_i w[t_i].
+  const int64_t C = r.input.size(1);
+  Tensor per_class = weight.defined() ? mul(r.input, unsqueeze(weight, 0)) : r.input;
+  Tensor valid_f = native::to(native::binary(BinaryOp::Ne, r.target, Scalar(ignore_index)), r.target.device(),
+                              r.input.dtype());
+  Tensor smooth = mul(neg(sum(per_class, {1})), valid_f);
+  Tensor smooth_red;
+  switch (reduction) {
+    case Reduction::None: smooth_red = reshape(smooth, r.out_shape); break;
+    case Reduction::Sum: smooth_red = sum(smooth); break;
+    case Reduction::Mean: smooth_red = div(sum(smooth), sum(rw.w)); break;
+  }
+  return nll * (1.0 - label_smoothing) + smooth_red * (label_smoothing / static_cast<double>(C));
+}
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  WICK_CHECK(input.defined() && target.defined(), "mse_loss: input and target must be defined");
+  WICK_CHECK(input.is_floating_point(), "mse_loss: input must be float32 or float64, got {}", input.dtype());
+  return reduce(square(sub(input, target)), reduction);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  WICK_CHECK(input.defined() && target.defined(), "l1_loss: input and target must be defined");
+  WICK_CHECK(input.is_floating_point(), "l1_loss: input must be float32 or float64, got {}", input.dtype());
+  return reduce(abs(sub(input, target)), reduction);
+}
+
+Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
+                                        Reduction reduction, const Tensor& pos_weight) {
+  WICK_CHECK(input.defined() && target.defined(), "binary_cross_entropy_with_logits: input and target must be defined");
+  WICK_CHECK(input.sizes() == target.sizes(),
+             "binary_cross_entropy_with_logits: target size {} must be the same as input size {}", shape_of(target),
+             shape_of(input));
+  WICK_CHECK(input.is_floating_point() && target.is_floating_point(),
+             "binary_cross_entropy_with_logits: input and target must be floating point, got {} and {}", input.dtype(),
+             target.dtype());
+  // loss = (1 - t) x + lw * (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t.
+  Tensor softplus_neg = add(log1p(exp(neg(abs(input)))), wick::relu(neg(input)));
+  Tensor one_minus_t = sub(ones_like(target), target);
+  Tensor loss;
+  if (pos_weight.defined()) {
+    Tensor lw = (pos_weight - 1.0) * target + 1.0;
+    loss = add(mul(one_minus_t, input), mul(lw, softplus_neg));
+  } else {
+    loss = add(mul(one_minus_t, input), softplus_neg);
+  }
+  if (weight.defined()) loss = mul(loss, weight);
+  return reduce(loss, reduction);
+}
+
+}  // namespace functional
+}  // namespace wick::nn

@@ -1,0 +1,109 @@
+#include "wick/nn/init.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+
+namespace wick::nn::init {
+
+double calculate_gain(Nonlinearity nl, double param) {
+  switch (nl) {
+    case Nonlinearity::Linear:
+    case Nonlinearity::Conv1d:
+    case Nonlinearity::Conv2d:
+    case Nonlinearity::Conv3d:
+    case Nonlinearity::Sigmoid: return 1.0;
+    case Nonlinearity::Tanh: return 5.0 / 3.0;
+    case Nonlinearity::ReLU: return std::sqrt(2.0);
+    case Nonlinearity::LeakyReLU: {
+      const double slope = param < 0 ? 0.01 : param;
+      return std::sqrt(2.0 / (1.0 + slope * slope));
+    }
+    case Nonlinearity::SELU: return 3.0 / 4.0;
+  }
+  return 1.0;
+}
+
+Fans calculate_fan_in_and_fan_out(const Tensor& t) {
+  WICK_CHECK(t.defined() && t.dim() >= 2,
+             "init: fan in and fan out cannot be computed for a tensor with fewer than 2 dims (shape [{}])",
+             t.defined() ? fmt::format("{}", fmt::join(t.sizes(), ", ")) : std::string("undefined"));
+  int64_t rf = 1;
+  for (int64_t d = 2; d < t.dim(); ++d) rf *= t.size(d);
+  return {t.size(1) * rf, t.size(0) * rf};
+}
+
+namespace {
+void check(const char* op, const Tensor& t) {
+  WICK_CHECK(t.defined(), "init.{}: the tensor is undefined", op);
+  WICK_CHECK(t.is_floating_point(), "init.{}: expected a float32 or float64 tensor, got {}", op, t.dtype());
+}
+// t <- src * scale + shift, elementwise, without recording a graph.
+void assign_affine(const Tensor& t, const Tensor& src, double scale, double shift) {
+  Tensor v = native::binary(BinaryOp::Add, native::binary(BinaryOp::Mul, src, Scalar(scale)), Scalar(shift));
+  native::copy_(t, v);
+}
+}  // namespace
+
+Tensor uniform_(Tensor t, double a, double b) {
+  check("uniform_", t);
+  NoGradGuard no_grad;
+  if (t.numel()) assign_affine(t, native::rand(t.sizes(), t.dtype(), t.device()), b - a, a);
+  return t;
+}
+
+Tensor normal_(Tensor t, double mean, double std) {
+  check("normal_", t);
+  WICK_CHECK(std >= 0, "init.normal_: std must be non-negative, got {}", std);
+  NoGradGuard no_grad;
+  if (t.numel()) assign_affine(t, native::randn(t.sizes(), t.dtype(), t.device()), std, mean);
+  return t;
+}
+
+Tensor constant_(Tensor t, double value) {
+  WICK_CHECK(t.defined(), "init.constant_: the tensor is undefined");
+  NoGradGuard no_grad;
+  native::fill_(t, value);
+  return t;
+}
+Tensor zeros_(Tensor t) { return constant_(std::move(t), 0.0); }
+Tensor ones_(Tensor t) { return constant_(std::move(t), 1.0); }
+
+Tensor xavier_uniform_(Tensor t, double gain) {
+  const Fans f = calculate_fan_in_and_fan_out(t);
+  const double std = gain * std::sqrt(2.0 / static_cast<double>(f.fan_in + f.fan_out));
+  const double a = std::sqrt(3.0) * std;
+  return uniform_(std::move(t), -a, a);
+}
+
+Tensor xavier_normal_(Tensor t, double gain) {
+  const Fans f = calculate_fan_in_and_fan_out(t);
+  return normal_(std::move(t), 0.0, gain * std::sqrt(2.0 / static_cast<double>(f.fan_in + f.fan_out)));
+}
+
+namespace {
+double kaiming_std(const Tensor& t, double a, FanMode mode, Nonlinearity nl, const char* op) {
+  const Fans f = calculate_fan_in_and_fan_out(t);
+  const int64_t fan = mode == FanMode::FanIn ? f.fan_in : f.fan_out;
+  WICK_CHECK(fan > 0, "init.{}: the tensor has a zero-size fan (shape [{}]); nothing to initialize from", op,
+             fmt::join(t.sizes(), ", "));
+  return calculate_gain(nl, a) / std::sqrt(static_cast<double>(fan));
+}
+}  // namespace
+
+Tensor kaiming_uniform_(Tensor t, double a, FanMode mode, Nonlinearity nl) {
+  if (t.defined() && t.numel() == 0) return t;
+  const double bound = std::sqrt(3.0) * kaiming_std(t, a, mode, nl, "kaiming_uniform_");
+  return uniform_(std::move(t), -bound, bound);
+}
+
+Tensor kaiming_normal_(Tensor t, double a, FanMode mode, Nonlinearity nl) {
+  if (t.defined() && t.numel() == 0) return t;
+  return normal_(std::move(t), 0.0, kaiming_std(t, a, mode, nl, "kaiming_normal_"));
+}
+
+}  // namespace wick::nn::init

@@ -1,0 +1,136 @@
+// Module::state_dict / load_state_dict, and printing of the module tree.
+#include <fmt/format.h>
+
+#include <ostream>
+#include <sstream>
+#include <unordered_set>
+
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/native.h"
+#include "wick/nn/module.h"
+
+namespace wick::nn {
+
+namespace {
+struct Target {
+  std::string key;
+  Tensor tensor;
+  bool is_param;
+};
+
+// Every parameter and persistent buffer by dotted name, in PyTorch's state_dict order (own
+// parameters, own buffers, then children's; not deduplicated).
+void collect_targets(const Module& m, const std::string& prefix, std::vector<Target>& out) {
+  for (const auto& e : m.parameter_table())
+    if (e.value.defined()) out.push_back({prefix + e.name, e.value, true});
+  for (const auto& e : m.buffer_table())
+    if (e.value.defined() && e.persistent) out.push_back({prefix + e.name, e.value, false});
+  for (const auto& c : m.child_table())
+    if (c.value) collect_targets(*c.value, prefix + c.name + ".", out);
+}
+
+std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
+
+std::string quoted_list(const std::vector<std::string>& keys) {
+  std::string s;
+  for (size_t i = 0; i < keys.size(); ++i) s += (i ? ", \"" : "\"") + keys[i] + "\"";
+  return s;
+}
+}  // namespace
+
+StateDict Module::state_dict() const {
+  std::vector<Target> targets;
+  collect_targets(*this, "", targets);
+  StateDict out;
+  for (auto& t : targets) out.insert(t.key, t.tensor.detach());
+  return out;
+}
+
+LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) {
+  std::vector<Target> targets;
+  collect_targets(*this, "", targets);
+  LoadStateDictResult result;
+  std::vector<std::string> problems;
+  std::unordered_set<std::string> expected;
+  for (const auto& t : targets) {
+    expected.insert(t.key);
+    const Tensor* src = dict.find(t.key);
+    if (!src) {
+      result.missing_keys.push_back(t.key);
+      continue;
+    }
+    if (!src->defined()) {
+      problems.push_back(fmt::format("undefined tensor for {} in the state dict", t.key));
+      continue;
+    }
+    if (!(src->sizes() == t.tensor.sizes()))
+      problems.push_back(fmt::format("size mismatch for {}: copying a {} with shape {} from checkpoint, the shape in "
+                                     "current model is {}.",
+                                     t.key, t.is_param ? "param" : "buffer", shape_str(*src), shape_str(t.tensor)));
+    if (src->dtype() != t.tensor.dtype())
+      problems.push_back(fmt::format("dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype "
+                                     "in current model is {}.",
+                                     t.key, t.is_param ? "param" : "buffer", src->dtype(), t.tensor.dtype()));
+  }
+  for (const auto& [key, value] : dict)
+    if (!expected.count(key)) result.unexpected_keys.push_back(key);
+
+  std::string msg;
+  if (strict && !result.missing_keys.empty())
+    msg += fmt::format("\n\tMissing key(s) in state_dict: {}.", quoted_list(result.missing_keys));
+  if (strict && !result.unexpected_keys.empty())
+    msg += fmt::format("\n\tUnexpected key(s) in state_dict: {}.", quoted_list(result.unexpected_keys));
+  for (const auto& p : problems) msg += "\n\t" + p;
+  WICK_CHECK(msg.empty(), "Error(s) in loading state_dict for {}:{}\nNothing was loaded; the module is unchanged.",
+             name(), msg);
+
+  NoGradGuard no_grad;
+  for (const auto& t : targets)
+    if (const Tensor* src = dict.find(t.key)) native::copy_(t.tensor, *src);
+  return result;
+}
+
+// ---- printing (PyTorch's Module.__repr__) ----
+
+namespace {
+// Indents every line but the first by `spaces` (PyTorch's _addindent).
+std::string add_indent(const std::string& s, int spaces) {
+  std::string out;
+  const std::string pad(static_cast<size_t>(spaces), ' ');
+  for (char c : s) {
+    out += c;
+    if (c == '\n') out += pad;
+  }
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> lines;
+  std::istringstream in(s);
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+}  // namespace
+
+std::string Module::to_string() const {
+  const std::vector<std::string> extra = split_lines(extra_repr());
+  std::vector<std::string> child_lines;
+  for (const auto& c : children_)
+    child_lines.push_back("(" + c.name + "): " + add_indent(c.value ? c.value->to_string() : "None", 2));
+  std::string s = name() + "(";
+  if (!extra.empty() || !child_lines.empty()) {
+    if (extra.size() == 1 && child_lines.empty()) {
+      s += extra[0];
+    } else {
+      for (const auto& l : extra) s += "\n  " + l;
+      for (const auto& l : child_lines) s += "\n  " + l;
+      s += "\n";
+    }
+  }
+  return s + ")";
+}
+
+std::ostream& operator<<(std::ostream& os, const Module& m) { return os << m.to_string(); }
+
+}  // namespace wick::nn
