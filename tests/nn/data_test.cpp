@@ -1,0 +1,195 @@
+// wick::data: the IDX reader on small hand-made files (gzip and plain) and the batch loader.
+#include <catch2/catch.hpp>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "wick/autograd/functions.h"
+#include "wick/nn/data/data.h"
+
+using namespace wick;
+using namespace wick::data;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / ("wick-data-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    fs::create_directories(path);
+  }
+  ~TempDir() { std::error_code ec; fs::remove_all(path, ec); }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  static int& counter() { static int c = 0; return c; }
+};
+
+std::vector<uint8_t> idx_bytes(uint8_t type, const std::vector<uint32_t>& dims, const std::vector<uint8_t>& data) {
+  std::vector<uint8_t> out = {0, 0, type, static_cast<uint8_t>(dims.size())};
+  for (uint32_t d : dims)
+    for (int s = 24; s >= 0; s -= 8) out.push_back(static_cast<uint8_t>(d >> s));
+  out.insert(out.end(), data.begin(), data.end());
+  return out;
+}
+
+void write_gz(const std::string& path, const std::vector<uint8_t>& bytes) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  REQUIRE(f != nullptr);
+  REQUIRE(gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size())) == static_cast<int>(bytes.size()));
+  gzclose(f);
+}
+
+void write_plain(const std::string& path, const std::vector<uint8_t>& bytes) {
+  std::ofstream o(path, std::ios::binary);
+  o.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+std::vector<uint8_t> read_file(const std::string& path) {
+  std::ifstream i(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(i), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace
+
+TEST_CASE("data: IDX images and labels load from gzip and plain files", "[data]") {
+  TempDir dir;
+  std::vector<uint8_t> pixels;
+  for (int i = 0; i < 5 * 2 * 3; ++i) pixels.push_back(static_cast<uint8_t>(i * 8));
+  write_gz(dir.file("train-images-idx3-ubyte.gz"), idx_bytes(0x08, {5, 2, 3}, pixels));
+  write_gz(dir.file("train-labels-idx1-ubyte.gz"), idx_bytes(0x08, {5}, {3, 0, 9, 1, 3}));
+  write_plain(dir.file("plain-images"), idx_bytes(0x08, {5, 2, 3}, pixels));
+
+  Tensor img = load_idx_images(dir.file("train-images-idx3-ubyte.gz"));
+  CHECK(img.sizes() == std::vector<int64_t>{5, 1, 2, 3});
+  CHECK(img.dtype() == kFloat32);
+  auto v = img.to_vector<float>();
+  for (size_t i = 0; i < v.size(); ++i) CHECK(v[i] == Approx(pixels[i] / 255.0).epsilon(1e-6));
+  CHECK(load_idx_images(dir.file("plain-images")).to_vector<float>() == v);
+  Tensor norm = load_idx_images(dir.file("plain-images"), 0.5, 0.25);
+  CHECK(norm.to_vector<float>()[7] == Approx((pixels[7] / 255.0 - 0.5) / 0.25).epsilon(1e-6));
+
+  Tensor lab = load_idx_labels(dir.file("train-labels-idx1-ubyte.gz"));
+  CHECK(lab.dtype() == kInt64);
+  CHECK(lab.to_vector<int64_t>() == std::vector<int64_t>{3, 0, 9, 1, 3});
+
+  Split s = load_mnist_split(dir.path.string(), "train", 0.0, 1.0);
+  CHECK(s.images.size(0) == 5);
+  CHECK(s.labels.to_vector<int64_t>()[2] == 9);
+}
+
+TEST_CASE("data: IDX multi-byte types are read big-endian", "[data]") {
+  TempDir dir;
+  // int32 [2]: 0x01020304, 0xFFFFFFFE
+  write_gz(dir.file("i32.gz"), idx_bytes(0x0C, {2}, {1, 2, 3, 4, 0xFF, 0xFF, 0xFF, 0xFE}));
+  IdxArray a = read_idx(dir.file("i32.gz"));
+  REQUIRE(a.bytes.size() == 8);
+  int32_t x[2];
+  std::memcpy(x, a.bytes.data(), 8);
+  CHECK(x[0] == 0x01020304);
+  CHECK(x[1] == -2);
+  CHECK(a.dims == std::vector<int64_t>{2});
+}
+
+TEST_CASE("data: damaged IDX files raise errors naming the file and the problem", "[data]") {
+  TempDir dir;
+  const std::string missing = dir.file("t10k-images-idx3-ubyte.gz");
+  CHECK_THROWS_WITH(load_idx_images(missing), Catch::Contains(missing) && Catch::Contains("sudo apt-get install dataset-fashion-mnist"));
+  CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "t10k"), Catch::Contains("apt-get install dataset-fashion-mnist"));
+
+  write_gz(dir.file("magic.gz"), {1, 2, 8, 1, 0, 0, 0, 1, 7});
+  CHECK_THROWS_WITH(read_idx(dir.file("magic.gz")), Catch::Contains("not an IDX file"));
+  write_gz(dir.file("type.gz"), idx_bytes(0x07, {1}, {7}));
+  CHECK_THROWS_WITH(read_idx(dir.file("type.gz")), Catch::Contains("unknown element type 0x07"));
+  write_gz(dir.file("nodims.gz"), {0, 0, 8, 0});
+  CHECK_THROWS_WITH(read_idx(dir.file("nodims.gz")), Catch::Contains("0 dimensions"));
+  write_gz(dir.file("short.gz"), idx_bytes(0x08, {4, 2}, {1, 2, 3}));
+  CHECK_THROWS_WITH(read_idx(dir.file("short.gz")), Catch::Contains("truncated") && Catch::Contains("need 8 bytes"));
+  write_gz(dir.file("long.gz"), idx_bytes(0x08, {2}, {1, 2, 3}));
+  CHECK_THROWS_WITH(read_idx(dir.file("long.gz")), Catch::Contains("bytes after"));
+  write_gz(dir.file("header.gz"), {0, 0, 8, 3, 0, 0});
+  CHECK_THROWS_WITH(read_idx(dir.file("header.gz")), Catch::Contains("ends inside the header"));
+  write_gz(dir.file("huge.gz"), idx_bytes(0x0E, {0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF}, {}));
+  CHECK_THROWS_WITH(read_idx(dir.file("huge.gz")), Catch::Contains("more than 1 TiB"));
+  write_gz(dir.file("vector.gz"), idx_bytes(0x08, {2}, {1, 2}));
+  CHECK_THROWS_WITH(load_idx_images(dir.file("vector.gz")), Catch::Contains("3 dimensions"));
+
+  // A gzip stream cut short: every prefix fails cleanly.
+  std::vector<uint8_t> pixels(600, 17);
+  write_gz(dir.file("full.gz"), idx_bytes(0x08, {6, 10, 10}, pixels));
+  auto full = read_file(dir.file("full.gz"));
+  for (size_t cut = 1; cut + 1 < full.size(); cut += 3) {
+    write_plain(dir.file("cut.gz"), std::vector<uint8_t>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(cut)));
+    INFO("cut at " << cut);
+    CHECK_THROWS_AS(read_idx(dir.file("cut.gz")), Error);
+  }
+
+  // Counts and label ranges of a split are checked.
+  write_gz(dir.file("train-images-idx3-ubyte.gz"), idx_bytes(0x08, {2, 1, 1}, {0, 1}));
+  write_gz(dir.file("train-labels-idx1-ubyte.gz"), idx_bytes(0x08, {3}, {0, 1, 2}));
+  CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "train"), Catch::Contains("2 images but 3 labels"));
+  write_gz(dir.file("train-labels-idx1-ubyte.gz"), idx_bytes(0x08, {2}, {0, 10}));
+  CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "train"), Catch::Contains("label 10 of sample 1"));
+}
+
+TEST_CASE("data: BatchLoader without shuffle gives views in order", "[data]") {
+  Tensor x = wick::arange(0, 10, 1, kInt64).to(kFloat32).reshape({10, 1});
+  Tensor y = wick::arange(0, 10, 1, kInt64);
+  BatchLoader l(x, y, {.batch_size = 4});
+  CHECK(l.size() == 3);
+  std::vector<int64_t> sizes, seen;
+  for (const auto& b : l.epoch(0)) {
+    sizes.push_back(b.inputs.size(0));
+    auto t = b.targets.to_vector<int64_t>();
+    seen.insert(seen.end(), t.begin(), t.end());
+    CHECK(b.inputs.to_vector<float>() == b.targets.to(kFloat32).to_vector<float>());
+  }
+  CHECK(sizes == std::vector<int64_t>{4, 4, 2});
+  CHECK(seen == y.to_vector<int64_t>());
+  // Unshuffled batches are views of the dataset, not copies.
+  Batch b1 = l.epoch(0).batch(1);
+  CHECK(b1.inputs.data_ptr() == static_cast<char*>(x.data_ptr()) + 4 * sizeof(float));
+
+  BatchLoader d(x, y, {.batch_size = 4, .drop_last = true});
+  CHECK(d.size() == 2);
+  int n = 0;
+  for (const auto& b : d.epoch(3)) n += static_cast<int>(b.inputs.size(0));
+  CHECK(n == 8);
+  CHECK_THROWS_WITH(BatchLoader(x, y.narrow(0, 0, 9), {}), Catch::Contains("10 samples but targets have 9"));
+  CHECK_THROWS_WITH(BatchLoader(x, y, {.batch_size = 0}), Catch::Contains("batch_size"));
+}
+
+TEST_CASE("data: BatchLoader shuffles by (seed, epoch) and visits every sample once", "[data]") {
+  const int64_t N = 103;
+  Tensor x = wick::arange(0, N, 1, kInt64).to(kFloat64).reshape({N, 1}) * 2.0;
+  Tensor y = wick::arange(0, N, 1, kInt64);
+  BatchLoader l(x, y, {.batch_size = 16, .shuffle = true, .seed = 42});
+  CHECK(l.size() == 7);
+  std::vector<int64_t> first;
+  for (const auto& b : l.epoch(0)) {
+    auto t = b.targets.to_vector<int64_t>();
+    auto in = b.inputs.to_vector<double>();
+    for (size_t i = 0; i < t.size(); ++i) CHECK(in[i] == 2.0 * static_cast<double>(t[i]));  // rows stay paired
+    first.insert(first.end(), t.begin(), t.end());
+  }
+  CHECK(first.size() == static_cast<size_t>(N));
+  CHECK(std::set<int64_t>(first.begin(), first.end()).size() == static_cast<size_t>(N));
+  CHECK(first != y.to_vector<int64_t>());
+  CHECK(l.order(0) == first);
+  CHECK(l.order(0) == BatchLoader(x, y, {.batch_size = 5, .shuffle = true, .seed = 42}).order(0));  // resumable
+  CHECK(l.order(1) != l.order(0));
+  CHECK(BatchLoader(x, y, {.batch_size = 16, .shuffle = true, .seed = 43}).order(0) != l.order(0));
+  // drop_last with shuffle: 6 full batches.
+  BatchLoader d(x, y, {.batch_size = 16, .shuffle = true, .seed = 42, .drop_last = true});
+  int64_t count = 0;
+  for (const auto& b : d.epoch(0)) {
+    CHECK(b.inputs.size(0) == 16);
+    ++count;
+  }
+  CHECK(count == 6);
+}
