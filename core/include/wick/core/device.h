@@ -2,7 +2,7 @@
 // Device: where a tensor's memory lives. A value type, printed and parsed as "cpu:0", "cuda:1".
 //
 // Any number of CPU devices is legal; each has its own allocator accounting. This is what lets
-// the parallel layer run, and be tested, on a machine without a GPU (see docs/devices.md).
+// the parallel layer run, and be tested, on a machine without a GPU (see docs/tensors.md).
 #include <fmt/format.h>
 
 #include <cstdint>
