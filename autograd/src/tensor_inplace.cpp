@@ -30,6 +30,14 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
   return true;
 }
 
+// An operand of an in-place op that shares memory with the target (`a.mul_(a)`, `a.add_(a.t())`)
+// would be saved for backward and then overwritten by the write-back, failing the saved-tensor
+// version check (PyTorch raises there). The snapshot design lets wick do better: such an operand
+// is replaced by a differentiable clone taken before the write, so the gradient is correct.
+Tensor unaliased(const Tensor& other, const Tensor& self) {
+  return other.impl()->storage == self.impl()->storage ? clone(other) : other;
+}
+
 // Runs `fn(snapshot)` out of place, writes the result into self, and rebases self's history.
 template <typename F>
 Tensor& inplace_with_grad(Tensor& self, F&& fn) {
@@ -45,7 +53,10 @@ Tensor& inplace_with_grad(Tensor& self, F&& fn) {
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
-  if (check_inplace(*this, &o, "add_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::add(s, o, alpha); });
+  if (check_inplace(*this, &o, "add_")) {
+    const Tensor o2 = unaliased(o, *this);
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::add(s, o2, alpha); });
+  }
   const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
   native::binary_(BinaryOp::Add, *this, unit ? o : native::binary(BinaryOp::Mul, o, alpha));
   return *this;
@@ -56,13 +67,19 @@ Tensor& Tensor::add_(Scalar o) {
   return *this;
 }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
-  if (check_inplace(*this, &o, "sub_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::sub(s, o, alpha); });
+  if (check_inplace(*this, &o, "sub_")) {
+    const Tensor o2 = unaliased(o, *this);
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::sub(s, o2, alpha); });
+  }
   const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
   native::binary_(BinaryOp::Sub, *this, unit ? o : native::binary(BinaryOp::Mul, o, alpha));
   return *this;
 }
 Tensor& Tensor::mul_(const Tensor& o) {
-  if (check_inplace(*this, &o, "mul_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::mul(s, o); });
+  if (check_inplace(*this, &o, "mul_")) {
+    const Tensor o2 = unaliased(o, *this);
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::mul(s, o2); });
+  }
   native::binary_(BinaryOp::Mul, *this, o);
   return *this;
 }
@@ -72,7 +89,10 @@ Tensor& Tensor::mul_(Scalar o) {
   return *this;
 }
 Tensor& Tensor::div_(const Tensor& o) {
-  if (check_inplace(*this, &o, "div_")) return inplace_with_grad(*this, [&](const Tensor& s) { return wick::div(s, o); });
+  if (check_inplace(*this, &o, "div_")) {
+    const Tensor o2 = unaliased(o, *this);
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::div(s, o2); });
+  }
   native::binary_(BinaryOp::Div, *this, o);
   return *this;
 }
@@ -84,7 +104,12 @@ Tensor& Tensor::div_(Scalar o) {
 Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::fill_(Scalar v) {
   if (check_inplace(*this, nullptr, "fill_"))
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::mul(s, wick::zeros_like(s)).add(v); });
+    return inplace_with_grad(*this, [&](const Tensor& s) {
+      // Not s * 0 + v: that is NaN wherever s holds inf or NaN. The old values get zero gradient.
+      Tensor r = native::full(s.sizes(), v, s.dtype(), s.device());
+      record_function("FillBackward", {s}, {r}, [](const VL& g, const VL&) -> VL { return {zeros_like(g[0])}; });
+      return r;
+    });
   native::fill_(*this, v);
   return *this;
 }
@@ -99,9 +124,15 @@ Tensor& Tensor::copy_(const Tensor& src) {
     DimVector shape(sizes());
     const DType dt = dtype();
     const Device dev = device();
+    const Tensor src2 = unaliased(src, *this);
     return inplace_with_grad(*this, [&](const Tensor& s) {
-      Tensor r = wick::to(wick::expand(src, shape), dev, dt);
-      return wick::add(wick::mul(s, wick::zeros_like(s)), r);
+      // Not s * 0 + src: that is NaN wherever s holds inf or NaN. The old values get zero
+      // gradient; src gets the incoming gradient (reduced to its shape and dtype by expand/to).
+      Tensor r = wick::to(wick::expand(src2, shape), dev, dt);
+      Tensor out = native::clone(r);
+      record_function("CopyBackward", {s, r}, {out},
+                      [](const VL& g, const VL&) -> VL { return {zeros_like(g[0]), g[0]}; });
+      return out;
     });
   }
   native::copy_(*this, src);

@@ -50,7 +50,9 @@ double random_normal(uint64_t seed, uint64_t counter) {
   double u1 = random_uniform(seed ^ 0x5851F42D4C957F2Dull, counter);
   double u2 = random_uniform(seed ^ 0x14057B7EF767814Full, counter);
   u1 = u1 > 1e-300 ? u1 : 1e-300;
-  return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
+  // Qualified calls: unqualified sqrt/log/cos would find wick::sqrt(const Tensor&) & co. first
+  // (name lookup stops at the innermost namespace declaring the name) once functions.h is seen.
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(6.283185307179586476925 * u2);
 }
 }  // namespace math
 

@@ -1,0 +1,81 @@
+#pragma once
+// safetensors: reading and writing the format of Hugging Face's safetensors
+// (https://github.com/huggingface/safetensors), as tests/data/generate.py writes it:
+//
+//   8 bytes    N, the header length (unsigned 64-bit, little-endian)
+//   N bytes    a JSON object: for each tensor name {"dtype": "F64", "shape": [2, 3],
+//              "data_offsets": [begin, end]} (offsets relative to the data section), plus an
+//              optional "__metadata__" object mapping strings to strings; padded with spaces
+//              to a multiple of 8 bytes
+//   the rest   the data section: every tensor's bytes, row-major, little-endian, back to back
+//
+// Note [safetensors validation]
+// The reader treats the file as untrusted input: every malformed header (not JSON, not an
+// object, missing or mistyped fields, negative or overflowing sizes, duplicate names), unknown
+// dtype, offset that does not match the shape, data range outside the file, overlapping ranges,
+// holes in the data section, or truncated file raises a wick::Error that names the file and the
+// problem. Nothing is read out of bounds and no size is trusted before it is checked against the
+// file size, so a corrupt file can never crash the process or make it allocate absurd amounts.
+//
+// Note [Atomic save]
+// save_safetensors writes to a temporary file in the destination's directory, fsyncs it, then
+// renames it over the destination (and fsyncs the directory). Readers see either the old file
+// or the complete new one; a failed save (bad arguments, full disk, unwritable destination)
+// leaves the old file untouched and removes the temporary.
+//
+// Used by the oracle tests (tests/support/oracle.h) and by checkpoints (module and optimizer
+// state dicts). Supported dtypes: those of wick (F32, F64, I64, BOOL).
+#include <cstddef>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "wick/core/tensor.h"
+
+namespace wick::serialize {
+
+/// One named tensor, in file order.
+using NamedTensor = std::pair<std::string, Tensor>;
+
+/// The contents of a safetensors file: tensors in the order of the header, and the metadata.
+struct SafetensorsData {
+  std::vector<NamedTensor> tensors;
+  std::map<std::string, std::string> metadata;
+
+  /// The tensor called `name`, or nullptr.
+  const Tensor* find(std::string_view name) const;
+  /// The tensor called `name`; throws wick::Error listing a few of the names present.
+  const Tensor& at(std::string_view name) const;
+  bool contains(std::string_view name) const { return find(name) != nullptr; }
+};
+
+/// Reads a safetensors file into CPU tensors (cpu:0, contiguous, owning their memory).
+/// Throws wick::Error naming `path` and the problem for a missing, unreadable, truncated or
+/// malformed file (Note [safetensors validation]).
+SafetensorsData load_safetensors(const std::string& path);
+
+/// Parses a safetensors image held in memory; `what` names it in error messages.
+SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what = "<memory>");
+
+/// Writes `tensors` (any device, any layout; copied to the host as contiguous row-major data)
+/// and `metadata` to `path` atomically (Note [Atomic save]). Names must be non-empty, unique and
+/// not "__metadata__". Throws wick::Error naming `path` on bad arguments or an I/O failure.
+void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                      const std::map<std::string, std::string>& metadata = {});
+
+/// The bytes save_safetensors would write (header length, padded header, data).
+std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,
+                                  const std::map<std::string, std::string>& metadata = {});
+
+}  // namespace wick::serialize
+
+namespace wick::nn {
+using serialize::load_safetensors;
+using serialize::NamedTensor;
+using serialize::parse_safetensors;
+using serialize::SafetensorsData;
+using serialize::save_safetensors;
+using serialize::serialize_safetensors;
+}  // namespace wick::nn

@@ -1,0 +1,339 @@
+// safetensors reader and writer (Notes [safetensors validation] and [Atomic save] in
+// wick/nn/safetensors.h).
+#include "wick/nn/safetensors.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+
+namespace wick::serialize {
+
+static_assert(std::endian::native == std::endian::little,
+              "safetensors stores little-endian data; wick's reader assumes a little-endian host");
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+// The header may not exceed this (the reference implementation's limit): a corrupt length must
+// not make us allocate gigabytes before the JSON parser rejects it.
+constexpr uint64_t kMaxHeaderBytes = 100u * 1000u * 1000u;
+
+// A source of bytes: a file (pread) or memory. `read` returns false when fewer than `n` bytes
+// were available at `offset`.
+struct Source {
+  std::string what;
+  uint64_t size = 0;
+  std::function<bool(uint64_t offset, void* dst, size_t n)> read;
+};
+
+[[noreturn]] void fail(const std::string& what, const std::string& problem) {
+  WICK_FAIL("safetensors: {}: {}", what, problem);
+}
+
+// Reads an unsigned integer from a JSON number, rejecting negatives, fractions and other types.
+uint64_t as_u64(const ordered_json& v, const std::string& what, const std::string& field) {
+  if (v.is_number_unsigned()) return v.get<uint64_t>();
+  if (v.is_number_integer()) fail(what, fmt::format("{} has the negative value {}", field, v.get<int64_t>()));
+  fail(what, fmt::format("{} must be a non-negative integer, got {}", field, v.dump()));
+}
+
+struct Entry {
+  std::string name;
+  DType dtype;
+  DimVector shape;
+  uint64_t begin = 0, end = 0;
+};
+
+SafetensorsData parse(const Source& src) {
+  const std::string& what = src.what;
+  if (src.size < 8)
+    fail(what, fmt::format("the file is truncated: {} bytes, too short for the 8-byte header length", src.size));
+  unsigned char len_bytes[8];
+  if (!src.read(0, len_bytes, 8)) fail(what, "cannot read the 8-byte header length (truncated file)");
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | len_bytes[i];
+  if (n > src.size - 8)
+    fail(what, fmt::format("the header length {} exceeds the {} bytes that follow it (truncated file or corrupt "
+                           "header length)", n, src.size - 8));
+  if (n > kMaxHeaderBytes)
+    fail(what, fmt::format("the header length {} exceeds the limit of {} bytes", n, kMaxHeaderBytes));
+  if (n < 2) fail(what, fmt::format("the header length {} is too small for a JSON object", n));
+  std::string header(static_cast<size_t>(n), '\0');
+  if (!src.read(8, header.data(), header.size())) fail(what, "cannot read the header (truncated file)");
+  const uint64_t data_start = 8 + n;
+  const uint64_t data_size = src.size - data_start;
+
+  // Parse, rejecting duplicate top-level names (nlohmann would silently keep the last one).
+  std::set<std::string> names;
+  std::string duplicate;
+  ordered_json::parser_callback_t cb = [&](int depth, ordered_json::parse_event_t ev, ordered_json& parsed) {
+    if (ev == ordered_json::parse_event_t::key && depth == 1 && parsed.is_string()) {
+      if (!names.insert(parsed.get<std::string>()).second && duplicate.empty()) duplicate = parsed.get<std::string>();
+    }
+    return true;
+  };
+  ordered_json h;
+  try {
+    h = ordered_json::parse(header, cb);
+  } catch (const ordered_json::exception& e) {
+    fail(what, fmt::format("the header is not valid JSON ({})", e.what()));
+  }
+  if (!duplicate.empty()) fail(what, fmt::format("the header names tensor \"{}\" more than once", duplicate));
+  if (!h.is_object()) fail(what, fmt::format("the header must be a JSON object, got a {}", h.type_name()));
+
+  SafetensorsData out;
+  std::vector<Entry> entries;
+  for (auto it = h.begin(); it != h.end(); ++it) {
+    const std::string& key = it.key();
+    const ordered_json& v = it.value();
+    if (key == "__metadata__") {
+      if (!v.is_object()) fail(what, fmt::format("__metadata__ must be an object of strings, got a {}", v.type_name()));
+      for (auto m = v.begin(); m != v.end(); ++m) {
+        if (!m.value().is_string())
+          fail(what, fmt::format("__metadata__[\"{}\"] must be a string, got {}", m.key(), m.value().dump()));
+        out.metadata[m.key()] = m.value().get<std::string>();
+      }
+      continue;
+    }
+    const std::string field = fmt::format("tensor \"{}\"", key);
+    if (!v.is_object()) fail(what, fmt::format("{} must be described by an object, got {}", field, v.dump()));
+    for (const char* f : {"dtype", "shape", "data_offsets"})
+      if (!v.contains(f)) fail(what, fmt::format("{} has no \"{}\" field", field, f));
+    Entry e;
+    e.name = key;
+    if (!v["dtype"].is_string()) fail(what, fmt::format("{}: dtype must be a string, got {}", field, v["dtype"].dump()));
+    try {
+      e.dtype = dtype_from_safetensors_name(v["dtype"].get<std::string>());
+    } catch (const Error& err) {
+      fail(what, fmt::format("{}: {}", field, err.what()));
+    }
+    const ordered_json& shape = v["shape"];
+    if (!shape.is_array()) fail(what, fmt::format("{}: shape must be an array, got {}", field, shape.dump()));
+    // numel * element size, checked against overflow: each dim and the running product must
+    // stay below 2^62 (far beyond any file), so the multiplication cannot wrap.
+    constexpr uint64_t kLimit = uint64_t{1} << 62;
+    uint64_t bytes = element_size(e.dtype);
+    for (size_t i = 0; i < shape.size(); ++i) {
+      const uint64_t d = as_u64(shape[i], what, fmt::format("{}: shape[{}]", field, i));
+      if (d >= kLimit || (d != 0 && bytes > kLimit / d))
+        fail(what, fmt::format("{}: shape {} is too large (its byte size overflows)", field, shape.dump()));
+      bytes *= d;
+      e.shape.push_back(static_cast<int64_t>(d));
+    }
+    const ordered_json& off = v["data_offsets"];
+    if (!off.is_array() || off.size() != 2)
+      fail(what, fmt::format("{}: data_offsets must be an array [begin, end], got {}", field, off.dump()));
+    e.begin = as_u64(off[0], what, field + ": data_offsets[0]");
+    e.end = as_u64(off[1], what, field + ": data_offsets[1]");
+    if (e.end < e.begin)
+      fail(what, fmt::format("{}: data_offsets [{}, {}] end before they begin", field, e.begin, e.end));
+    if (e.end - e.begin != bytes)
+      fail(what, fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field,
+                             e.begin, e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), shape.dump(), bytes));
+    if (e.end > data_size)
+      fail(what, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
+                             "file?)", field, e.begin, e.end, data_size));
+    entries.push_back(std::move(e));
+  }
+
+  // The ranges must tile the data section: no overlaps, no holes, nothing after the last.
+  std::vector<const Entry*> by_offset;
+  for (const Entry& e : entries) by_offset.push_back(&e);
+  std::stable_sort(by_offset.begin(), by_offset.end(), [](const Entry* a, const Entry* b) {
+    return a->begin != b->begin ? a->begin < b->begin : a->end < b->end;
+  });
+  uint64_t pos = 0;
+  const Entry* prev = nullptr;
+  for (const Entry* e : by_offset) {
+    if (e->begin < pos)
+      fail(what, fmt::format("the data of tensor \"{}\" [{}, {}] overlaps that of tensor \"{}\" [{}, {}]", e->name,
+                             e->begin, e->end, prev->name, prev->begin, prev->end));
+    if (e->begin > pos)
+      fail(what, fmt::format("the data section has a hole: bytes [{}, {}) before tensor \"{}\" belong to no tensor",
+                             pos, e->begin, e->name));
+    pos = e->end;
+    prev = e;
+  }
+  if (pos != data_size)
+    fail(what, fmt::format("the data section has {} bytes but the tensors cover only {} (trailing bytes)", data_size,
+                           pos));
+
+  out.tensors.reserve(entries.size());
+  for (const Entry& e : entries) {
+    Tensor t = native::empty(e.shape, e.dtype, kCPU);
+    const size_t bytes = static_cast<size_t>(e.end - e.begin);
+    if (bytes && !src.read(data_start + e.begin, t.data_ptr(), bytes))
+      fail(what, fmt::format("cannot read the data of tensor \"{}\" (truncated file?)", e.name));
+    if (e.dtype == kBool) {  // any nonzero byte is true; never let a C++ bool hold another value
+      auto* p = static_cast<unsigned char*>(t.data_ptr());
+      for (size_t i = 0; i < bytes; ++i) p[i] = p[i] != 0;
+    }
+    out.tensors.emplace_back(e.name, std::move(t));
+  }
+  return out;
+}
+
+// Closes a file descriptor on scope exit.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+bool write_all(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, p, n);
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+}  // namespace
+
+const Tensor* SafetensorsData::find(std::string_view name) const {
+  for (const auto& [n, t] : tensors)
+    if (n == name) return &t;
+  return nullptr;
+}
+
+const Tensor& SafetensorsData::at(std::string_view name) const {
+  if (const Tensor* t = find(name)) return *t;
+  std::string some;
+  for (size_t i = 0; i < tensors.size() && i < 8; ++i) some += (i ? ", " : "") + tensors[i].first;
+  if (tensors.size() > 8) some += ", ...";
+  WICK_FAIL("safetensors: no tensor named \"{}\" (the file holds {} tensors: {})", name, tensors.size(), some);
+}
+
+SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what) {
+  Source src;
+  src.what = what;
+  src.size = size;
+  src.read = [data, size](uint64_t offset, void* dst, size_t n) {
+    if (offset > size || n > size - offset) return false;
+    if (n) std::memcpy(dst, static_cast<const char*>(data) + offset, n);
+    return true;
+  };
+  return parse(src);
+}
+
+SafetensorsData load_safetensors(const std::string& path) {
+  Fd f;
+  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (f.fd < 0) fail(path, fmt::format("cannot open the file for reading: {}", std::strerror(errno)));
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) fail(path, fmt::format("cannot stat the file: {}", std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) fail(path, "not a regular file");
+  Source src;
+  src.what = path;
+  src.size = static_cast<uint64_t>(st.st_size);
+  const int fd = f.fd;
+  src.read = [fd](uint64_t offset, void* dst, size_t n) {
+    auto* p = static_cast<char*>(dst);
+    while (n > 0) {
+      const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(offset));
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) return false;  // error, or end of file: the file is shorter than it claims
+      p += r;
+      offset += static_cast<uint64_t>(r);
+      n -= static_cast<size_t>(r);
+    }
+    return true;
+  };
+  return parse(src);
+}
+
+std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,
+                                  const std::map<std::string, std::string>& metadata) {
+  std::set<std::string_view> seen;
+  std::vector<Tensor> host;
+  host.reserve(tensors.size());
+  ordered_json header = ordered_json::object();
+  uint64_t offset = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const auto& [name, t] = tensors[i];
+    WICK_CHECK(!name.empty(), "save_safetensors: tensor {} has an empty name", i);
+    WICK_CHECK(name != "__metadata__", "save_safetensors: \"__metadata__\" is reserved and cannot name a tensor");
+    WICK_CHECK(seen.insert(name).second, "save_safetensors: the name \"{}\" is used by more than one tensor", name);
+    WICK_CHECK(t.defined(), "save_safetensors: tensor \"{}\" is undefined", name);
+    Tensor c = native::contiguous(native::to(t, kCPU, t.dtype()));
+    ordered_json e = ordered_json::object();
+    e["dtype"] = std::string(dtype_safetensors_name(c.dtype()));
+    e["shape"] = c.sizes().vec();
+    e["data_offsets"] = {offset, offset + c.nbytes()};
+    offset += c.nbytes();
+    header[name] = std::move(e);
+    host.push_back(std::move(c));
+  }
+  ordered_json meta = ordered_json::object();
+  for (const auto& [k, v] : metadata) meta[k] = v;
+  header["__metadata__"] = std::move(meta);
+  // Compact, ASCII-only JSON, as Python's json.dumps(..., separators=(",", ":")).
+  std::string h = header.dump(-1, ' ', /*ensure_ascii=*/true);
+  h.append((8 - h.size() % 8) % 8, ' ');
+  std::string out;
+  out.reserve(8 + h.size() + offset);
+  uint64_t n = h.size();
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
+  out += h;
+  for (const Tensor& c : host) out.append(static_cast<const char*>(c.data_ptr()), c.nbytes());
+  return out;
+}
+
+void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  // Build everything first: a bad argument must fail before the file system is touched.
+  std::string bytes;
+  try {
+    bytes = serialize_safetensors(tensors, metadata);
+  } catch (const Error& e) {
+    WICK_FAIL("safetensors: {}: {}", path, e.what());
+  }
+  WICK_CHECK(!path.empty(), "save_safetensors: the path is empty");
+  // The temporary lives next to the destination so that rename() is atomic (same file system).
+  static std::atomic<uint64_t> counter{0};
+  const std::string tmp = fmt::format("{}.tmp-{}-{}", path, ::getpid(), counter.fetch_add(1));
+  const size_t slash = path.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  auto fail_io = [&](const char* step) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    fail(path, fmt::format("{} failed: {}; the previous file (if any) is unchanged", step, std::strerror(err)));
+  };
+  {
+    Fd f;
+    f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (f.fd < 0) fail(path, fmt::format("cannot create the temporary file {}: {}", tmp, std::strerror(errno)));
+    if (!write_all(f.fd, bytes.data(), bytes.size())) fail_io("writing the temporary file");
+    if (::fsync(f.fd) != 0) fail_io("fsync of the temporary file");
+    const int fd = f.fd;
+    f.fd = -1;
+    if (::close(fd) != 0) fail_io("closing the temporary file");
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail_io("renaming the temporary file over the destination");
+  // Make the rename itself durable; failure here does not undo the (complete) save.
+  Fd d;
+  d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (d.fd >= 0) ::fsync(d.fd);
+}
+
+}  // namespace wick::serialize

@@ -1,0 +1,175 @@
+// Every Foundation op of the PyTorch oracle (tests/data/ops.safetensors, see
+// tests/support/oracle.h), forward and backward, at relative error 1e-9 in float64.
+//
+// The test is data-driven: it iterates the manifest and dispatches on the op name and its
+// kwargs. A case whose op is neither a Foundation op dispatched here nor one of the nn ops
+// (checked by tests/nn) fails, so a new oracle case cannot be skipped silently.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include <wick/wick.h>
+
+#include "support/allclose.h"
+#include "support/devices.h"
+#include "support/oracle.h"
+
+using namespace wick;
+using wick::test::OracleCase;
+
+namespace {
+
+using OpFn = std::function<Tensor(const std::vector<Tensor>&, const OracleCase&)>;
+
+std::vector<int64_t> dims_kw(const OracleCase& c) { return c.kw<std::vector<int64_t>>("dim", {}); }
+
+// Foundation ops, by the name generate.py gives them.
+const std::map<std::string, OpFn>& foundation_ops() {
+  static const std::map<std::string, OpFn> ops = {
+      {"add", [](const auto& x, const auto&) { return add(x[0], x[1]); }},
+      {"sub", [](const auto& x, const auto&) { return sub(x[0], x[1]); }},
+      {"mul", [](const auto& x, const auto&) { return mul(x[0], x[1]); }},
+      {"div", [](const auto& x, const auto&) { return div(x[0], x[1]); }},
+      {"pow", [](const auto& x, const OracleCase& c) { return pow(x[0], Scalar(c.kwargs.at("exponent").get<double>())); }},
+      {"neg", [](const auto& x, const auto&) { return neg(x[0]); }},
+      {"exp", [](const auto& x, const auto&) { return exp(x[0]); }},
+      {"log", [](const auto& x, const auto&) { return log(x[0]); }},
+      {"sqrt", [](const auto& x, const auto&) { return sqrt(x[0]); }},
+      {"tanh", [](const auto& x, const auto&) { return tanh(x[0]); }},
+      {"sigmoid", [](const auto& x, const auto&) { return sigmoid(x[0]); }},
+      {"relu", [](const auto& x, const auto&) { return relu(x[0]); }},
+      {"gelu", [](const auto& x, const auto&) { return gelu(x[0]); }},
+      {"abs", [](const auto& x, const auto&) { return abs(x[0]); }},
+      {"maximum", [](const auto& x, const auto&) { return maximum(x[0], x[1]); }},
+      {"where",
+       [](const auto& x, const OracleCase& c) {
+         REQUIRE(c.kwargs.at("cond").get<std::string>() == "in0 > 0");
+         return where(x[0].gt(0), x[1], x[2]);
+       }},
+      {"sum",
+       [](const auto& x, const OracleCase& c) {
+         return c.kwargs.contains("dim") ? sum(x[0], dims_kw(c), c.kw("keepdim", false)) : sum(x[0]);
+       }},
+      {"mean",
+       [](const auto& x, const OracleCase& c) {
+         return c.kwargs.contains("dim") ? mean(x[0], dims_kw(c), c.kw("keepdim", false)) : mean(x[0]);
+       }},
+      {"amax", [](const auto& x, const OracleCase& c) { return amax(x[0], dims_kw(c), c.kw("keepdim", false)); }},
+      {"logsumexp",
+       [](const auto& x, const OracleCase& c) { return logsumexp(x[0], dims_kw(c), c.kw("keepdim", false)); }},
+      {"var",
+       [](const auto& x, const OracleCase& c) {
+         return var(x[0], dims_kw(c), c.kw("unbiased", true), c.kw("keepdim", false));
+       }},
+      {"reshape",
+       [](const auto& x, const OracleCase& c) { return reshape(x[0], c.kwargs.at("shape").get<std::vector<int64_t>>()); }},
+      {"transpose",
+       [](const auto& x, const OracleCase& c) {
+         return transpose(x[0], c.kwargs.at("dim0").get<int64_t>(), c.kwargs.at("dim1").get<int64_t>());
+       }},
+      {"permute",
+       [](const auto& x, const OracleCase& c) { return permute(x[0], c.kwargs.at("dims").get<std::vector<int64_t>>()); }},
+      {"narrow",
+       [](const auto& x, const OracleCase& c) {
+         return narrow(x[0], c.kwargs.at("dim").get<int64_t>(), c.kwargs.at("start").get<int64_t>(),
+                       c.kwargs.at("length").get<int64_t>());
+       }},
+      {"expand",
+       [](const auto& x, const OracleCase& c) { return expand(x[0], c.kwargs.at("shape").get<std::vector<int64_t>>()); }},
+      {"cat", [](const auto& x, const OracleCase& c) { return cat(x, c.kw<int64_t>("dim", 0)); }},
+      {"stack", [](const auto& x, const OracleCase& c) { return stack(x, c.kw<int64_t>("dim", 0)); }},
+      {"index_select",
+       [](const auto& x, const OracleCase& c) { return index_select(x[0], c.kwargs.at("dim").get<int64_t>(), x[1]); }},
+      {"gather", [](const auto& x, const OracleCase& c) { return gather(x[0], c.kwargs.at("dim").get<int64_t>(), x[1]); }},
+      {"matmul", [](const auto& x, const auto&) { return matmul(x[0], x[1]); }},
+      {"softmax", [](const auto& x, const OracleCase& c) { return softmax(x[0], c.kwargs.at("dim").get<int64_t>()); }},
+      {"log_softmax",
+       [](const auto& x, const OracleCase& c) { return log_softmax(x[0], c.kwargs.at("dim").get<int64_t>()); }},
+  };
+  return ops;
+}
+
+// Ops of the oracle that belong to nn/ and are checked by its tests (tests/nn/).
+const std::set<std::string>& nn_ops() {
+  static const std::set<std::string> ops = {"linear",     "cross_entropy", "nll_loss",   "mse_loss",
+                                            "conv2d",     "max_pool2d",    "avg_pool2d", "layer_norm",
+                                            "batch_norm_train", "embedding", "dropout_eval"};
+  return ops;
+}
+
+// Float64 results must match PyTorch's to a relative error of 1e-9. The absolute term only
+// covers results that are zero up to rounding (e.g. a gradient that cancels to ~1e-17).
+constexpr double kRtol = 1e-9;
+constexpr double kAtol = 1e-13;
+
+void check_case(const OracleCase& c, Device device) {
+  INFO(c.label() << " on " << device);
+  const OpFn& fn = foundation_ops().at(c.op);
+  std::vector<Tensor> leaves = c.leaves(device);
+  Tensor out = fn(leaves, c);
+  REQUIRE(out.defined());
+  CHECK(out.device() == device);
+  CHECK(out.dtype() == c.out.dtype());
+  CHECK_ALLCLOSE(out, c.out, kRtol, kAtol);
+  bool any_diff = false;
+  for (bool d : c.differentiable) any_diff = any_diff || d;
+  if (!any_diff) return;
+  REQUIRE(out.requires_grad());
+  std::vector<Tensor> grads = c.backward(out, leaves);
+  for (size_t j = 0; j < grads.size(); ++j) {
+    if (!c.differentiable[j]) continue;
+    INFO("gradient of input " << j);
+    REQUIRE(grads[j].defined());
+    CHECK(grads[j].dtype() == kFloat64);
+    CHECK(grads[j].device() == device);
+    CHECK_ALLCLOSE(grads[j], c.gin[j], kRtol, kAtol);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("oracle: the file loads and every case is dispatched here or listed as an nn op") {
+  const auto& cases = wick::test::oracle_cases();
+  REQUIRE(cases.size() >= 50);
+  int foundation = 0;
+  for (const OracleCase& c : cases) {
+    INFO(c.label());
+    const bool known = foundation_ops().count(c.op) || nn_ops().count(c.op);
+    if (!known) FAIL("op '" << c.op << "' of " << c.label() << " is neither a Foundation op nor an nn op");
+    foundation += foundation_ops().count(c.op) ? 1 : 0;
+    CHECK(c.out.dtype() == kFloat64);
+  }
+  CHECK(foundation >= 39);
+}
+
+TEST_CASE("oracle: every Foundation op matches PyTorch forward and backward (float64, rtol 1e-9)") {
+  int checked = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (!foundation_ops().count(c.op)) continue;
+    check_case(c, kCPU);
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("oracle: the same cases on every test device") {
+  for (Device d : wick::test::test_devices()) {
+    if (d == kCPU) continue;
+    for (const OracleCase& c : wick::test::oracle_cases())
+      if (foundation_ops().count(c.op)) check_case(c, d);
+  }
+}
+
+TEST_CASE("oracle: float32 forward matches PyTorch's float64 values to float32 precision") {
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (!foundation_ops().count(c.op)) continue;
+    INFO(c.label() << " in float32");
+    std::vector<Tensor> xs;
+    for (const Tensor& t : c.inputs) xs.push_back(t.dtype() == kFloat64 ? t.to(kFloat32) : t);
+    Tensor out = foundation_ops().at(c.op)(xs, c);
+    CHECK(out.dtype() == kFloat32);
+    CHECK_ALLCLOSE(out, c.out, 1e-5, 1e-5);
+  }
+}

@@ -1,0 +1,19 @@
+#include "support/devices.h"
+
+#include "wick/core/backend.h"
+#include "wick/core/error.h"
+
+namespace wick::test {
+
+std::vector<Device> test_devices() {
+  std::vector<Device> out{Device("cpu:0"), Device("cpu:1")};
+  try {
+    Backend& cuda = backend(DeviceType::CUDA);
+    for (int i = 0; i < cuda.device_count(); ++i) out.emplace_back(DeviceType::CUDA, i);
+  } catch (const Error&) {
+    // built without CUDA: CPU devices only
+  }
+  return out;
+}
+
+}  // namespace wick::test

@@ -1,0 +1,14 @@
+#pragma once
+// The devices every device-generic test body runs on (DESIGN section 6): two CPU devices always
+// (cpu:0 and cpu:1, so that cross-device mistakes show up without a GPU), plus every CUDA device
+// when the CUDA backend is linked and a GPU is present.
+#include <vector>
+
+#include "support/printers.h"
+#include "wick/core/device.h"
+
+namespace wick::test {
+
+std::vector<Device> test_devices();
+
+}  // namespace wick::test
