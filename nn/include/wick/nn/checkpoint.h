@@ -1,0 +1,55 @@
+#pragma once
+// Checkpoint files: a module's state dict, an optimizer's state, or both plus the epoch, in the
+// safetensors format (safetensors.h).
+//
+// Note [Checkpoint files]
+// - A module's tensors are stored under their state_dict names ("fc1.weight", "bn.running_mean"),
+//   exactly PyTorch's keys, so `safetensors.torch.load_file` + `model.load_state_dict` reads a
+//   wick file and `safetensors.torch.save_file(model.state_dict())` writes one wick loads.
+// - An optimizer's tensors are stored as "optimizer.state.<i>.<name>" and its parameter groups
+//   and type as JSON in the metadata entry "wick.optimizer" (Note [Optimizer state dicts]).
+// - A training checkpoint holds both plus "wick.epoch" (the number of finished epochs) and any
+//   extra metadata the caller adds.
+// - Every save is atomic (a temporary file, fsync, rename: Note [Atomic save]); a failed save
+//   leaves the previous file as it was.
+// - Every load reads and validates the whole file first (truncated or malformed files, missing or
+//   unexpected keys, shape and dtype mismatches, optimizer state that does not fit) and changes
+//   nothing unless everything fits; every problem is named in one wick::Error that names the
+//   file.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "wick/nn/module.h"
+#include "wick/nn/optim/optimizer.h"
+
+namespace wick::nn {
+
+/// Writes m.state_dict() to `path` atomically (plus `metadata`).
+void save(const Module& m, const std::string& path, const std::map<std::string, std::string>& metadata = {});
+
+/// Loads `path` into `m` (Module::load_state_dict semantics: with strict, missing and unexpected
+/// keys are errors; without, they are returned). A training checkpoint's optimizer entries are
+/// ignored. Throws wick::Error naming the file and every problem; `m` is unchanged then.
+LoadStateDictResult load(Module& m, const std::string& path, bool strict = true);
+
+/// Writes an optimizer's state (Note [Checkpoint files]) to `path` atomically.
+void save(const optim::Optimizer& opt, const std::string& path);
+/// Loads an optimizer's state saved by save(opt, ...) or save_checkpoint; `opt` is unchanged on
+/// error.
+void load(optim::Optimizer& opt, const std::string& path);
+
+/// What load_checkpoint found besides the tensors.
+struct CheckpointInfo {
+  int64_t epoch = 0;
+  std::map<std::string, std::string> metadata;  ///< every metadata entry of the file
+};
+
+/// Writes model + optimizer + epoch (+ `metadata`) to `path` atomically.
+void save_checkpoint(const std::string& path, const Module& model, const optim::Optimizer& opt, int64_t epoch,
+                     const std::map<std::string, std::string>& metadata = {});
+/// Loads a training checkpoint into `model` and `opt`: both are validated before either is
+/// changed, and on any problem both are left as they were.
+CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Optimizer& opt, bool strict = true);
+
+}  // namespace wick::nn

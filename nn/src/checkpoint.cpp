@@ -1,0 +1,178 @@
+// Checkpoint files (Note [Checkpoint files] in checkpoint.h).
+#include "wick/nn/checkpoint.h"
+
+#include <fmt/format.h>
+
+#include <charconv>
+
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+#include "wick/nn/safetensors.h"
+
+namespace wick::nn {
+
+namespace {
+
+constexpr const char* kOptimizerPrefix = "optimizer.";
+constexpr const char* kOptimizerMeta = "wick.optimizer";
+constexpr const char* kEpochMeta = "wick.epoch";
+
+void add_module(std::vector<NamedTensor>& out, const Module& m) {
+  for (const auto& [k, t] : m.state_dict()) {
+    WICK_CHECK(k.rfind(kOptimizerPrefix, 0) != 0, "save_checkpoint: the model's key \"{}\" starts with \"{}\", which "
+               "training checkpoints reserve for the optimizer's state; rename the child module", k, kOptimizerPrefix);
+    out.emplace_back(k, t);
+  }
+}
+
+void add_optimizer(std::vector<NamedTensor>& out, std::map<std::string, std::string>& meta, const optim::Optimizer& opt) {
+  optim::OptimizerStateDict sd = opt.state_dict();
+  for (const auto& [k, t] : sd.state) out.emplace_back(kOptimizerPrefix + k, t);
+  meta[kOptimizerMeta] = sd.groups_json();
+}
+
+void check_user_metadata(const std::map<std::string, std::string>& metadata, const char* what) {
+  for (const auto& [k, v] : metadata)
+    WICK_CHECK(k != kOptimizerMeta && k != kEpochMeta, "{}: the metadata key \"{}\" is reserved", what, k);
+}
+
+// Splits a file's tensors into the module's and the optimizer's.
+struct Parts {
+  StateDict model;
+  optim::OptimizerStateDict optimizer;
+  bool has_optimizer = false;
+};
+
+Parts split(const SafetensorsData& data, const std::string& path) {
+  Parts p;
+  auto it = data.metadata.find(kOptimizerMeta);
+  p.has_optimizer = it != data.metadata.end();
+  if (p.has_optimizer) {
+    try {
+      p.optimizer.set_groups_json(it->second);
+    } catch (const Error& e) {
+      WICK_FAIL("{}: the optimizer state is malformed: {}", path, e.what());
+    }
+  }
+  for (const auto& [k, t] : data.tensors) {
+    if (p.has_optimizer && k.rfind(kOptimizerPrefix, 0) == 0) p.optimizer.state.insert(k.substr(10), t);
+    else p.model.insert(k, t);
+  }
+  return p;
+}
+
+SafetensorsData read(const std::string& path, const char* what) {
+  try {
+    return load_safetensors(path);
+  } catch (const Error& e) {
+    WICK_FAIL("{}: cannot read the checkpoint {}: {}", what, path, e.what());
+  }
+}
+
+int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::string& path) {
+  auto it = meta.find(kEpochMeta);
+  WICK_CHECK(it != meta.end(), "load_checkpoint: {} is not a training checkpoint (no \"{}\" metadata); load the model "
+             "with wick::nn::load(model, path)", path, kEpochMeta);
+  int64_t e = -1;
+  const std::string& s = it->second;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
+  WICK_CHECK(ec == std::errc() && ptr == s.data() + s.size() && e >= 0, "load_checkpoint: {}: the epoch \"{}\" is not a "
+             "non-negative integer", path, s);
+  return e;
+}
+
+// A copy of the module's current values (to undo a load).
+StateDict snapshot(const Module& m) {
+  StateDict s;
+  NoGradGuard no_grad;
+  for (const auto& [k, t] : m.state_dict()) s.insert(k, native::clone(t));
+  return s;
+}
+
+}  // namespace
+
+void save(const Module& m, const std::string& path, const std::map<std::string, std::string>& metadata) {
+  check_user_metadata(metadata, "save");
+  std::vector<NamedTensor> tensors;
+  for (const auto& [k, t] : m.state_dict()) tensors.emplace_back(k, t);
+  auto meta = metadata;
+  meta.emplace("format", "pt");
+  save_safetensors(path, tensors, meta);
+}
+
+LoadStateDictResult load(Module& m, const std::string& path, bool strict) {
+  Parts p = split(read(path, "load"), path);
+  try {
+    return m.load_state_dict(p.model, strict);
+  } catch (const Error& e) {
+    WICK_FAIL("load {}: {}", path, e.what());
+  }
+}
+
+void save(const optim::Optimizer& opt, const std::string& path) {
+  std::vector<NamedTensor> tensors;
+  std::map<std::string, std::string> meta;
+  add_optimizer(tensors, meta, opt);
+  save_safetensors(path, tensors, meta);
+}
+
+void load(optim::Optimizer& opt, const std::string& path) {
+  SafetensorsData data = read(path, "load");
+  WICK_CHECK(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
+             kOptimizerMeta);
+  Parts p = split(data, path);
+  WICK_CHECK(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path, fmt::join(p.model.keys(), ", "));
+  try {
+    opt.load_state_dict(p.optimizer);
+  } catch (const Error& e) {
+    WICK_FAIL("load {}: {}", path, e.what());
+  }
+}
+
+void save_checkpoint(const std::string& path, const Module& model, const optim::Optimizer& opt, int64_t epoch,
+                     const std::map<std::string, std::string>& metadata) {
+  check_user_metadata(metadata, "save_checkpoint");
+  WICK_CHECK(epoch >= 0, "save_checkpoint: epoch must be >= 0, got {}", epoch);
+  std::vector<NamedTensor> tensors;
+  auto meta = metadata;
+  meta.emplace("format", "pt");
+  add_module(tensors, model);
+  add_optimizer(tensors, meta, opt);
+  meta[kEpochMeta] = std::to_string(epoch);
+  save_safetensors(path, tensors, meta);
+}
+
+CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Optimizer& opt, bool strict) {
+  SafetensorsData data = read(path, "load_checkpoint");
+  CheckpointInfo info;
+  info.epoch = parse_epoch(data.metadata, path);
+  info.metadata = data.metadata;
+  WICK_CHECK(data.metadata.count(kOptimizerMeta), "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)",
+             path, kOptimizerMeta);
+  Parts p = split(data, path);
+  // Both loads validate before changing anything; if the second fails, the first is undone, so a
+  // bad file leaves model and optimizer as they were.
+  const optim::OptimizerStateDict opt_before = opt.state_dict();
+  const StateDict model_before = snapshot(model);
+  std::string model_error, opt_error;
+  bool model_loaded = false;
+  try {
+    model.load_state_dict(p.model, strict);
+    model_loaded = true;
+  } catch (const Error& e) {
+    model_error = e.what();
+  }
+  try {
+    opt.load_state_dict(p.optimizer);
+  } catch (const Error& e) {
+    opt_error = e.what();
+  }
+  if (model_error.empty() && opt_error.empty()) return info;
+  if (model_loaded) model.load_state_dict(model_before, false);
+  if (opt_error.empty()) opt.load_state_dict(opt_before);
+  WICK_FAIL("load_checkpoint {}: nothing was loaded; the model and the optimizer are unchanged.{}{}", path,
+            model_error.empty() ? "" : "\nModel: " + model_error, opt_error.empty() ? "" : "\nOptimizer: " + opt_error);
+}
+
+}  // namespace wick::nn

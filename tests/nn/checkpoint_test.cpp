@@ -1,0 +1,313 @@
+// Checkpoint files: bit-identical round trips, every mismatch named with nothing changed,
+// truncated files, failed saves that keep the previous file, and training checkpoints
+// (model + optimizer + epoch) that resume bit-identically.
+#include <catch2/catch.hpp>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/generator.h"
+#include "wick/nn/checkpoint.h"
+#include "wick/nn/nn.h"
+#include "wick/nn/optim/optim.h"
+#include "wick/nn/safetensors.h"
+
+using namespace wick;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    static int n = 0;
+    path = fs::temp_directory_path() / ("wick-ckpt-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::permissions(path, fs::perms::owner_all, ec);
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+std::shared_ptr<nn::Sequential> make_net(uint64_t seed, int64_t hidden = 5) {
+  manual_seed(seed);
+  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Conv2d>(1, 4, 3, 1, 1), std::make_shared<nn::BatchNorm2d>(4), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(4 * 4 * 4, hidden)});
+}
+
+Tensor input() {
+  manual_seed(99);
+  return wick::randn({3, 1, 8, 8});
+}
+
+// Every value of every state_dict entry, by name (for "nothing changed" checks).
+std::vector<std::pair<std::string, std::vector<double>>> values(const nn::Module& m) {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (const auto& [k, t] : m.state_dict()) out.emplace_back(k, t.to_vector<double>());
+  return out;
+}
+
+std::vector<uint8_t> bytes_of(const std::string& path) {
+  std::ifstream i(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(i), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, const std::vector<uint8_t>& b, size_t n) {
+  std::ofstream o(path, std::ios::binary | std::ios::trunc);
+  o.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(n));
+}
+
+void train_steps(nn::Module& net, optim::Optimizer& opt, int steps) {
+  net.train();
+  for (int s = 0; s < steps; ++s) {
+    opt.zero_grad();
+    Tensor out = net.forward_tensor(input().mul(1.0 + s));
+    Tensor target = wick::tensor(std::vector<int64_t>{0, 3, 1}, {3}, TensorOptions(kInt64));
+    nn::F::cross_entropy(out, target).backward();
+    opt.step();
+  }
+}
+
+}  // namespace
+
+TEST_CASE("checkpoint: save, load into a fresh model, evaluate: bit-identical", "[checkpoint]") {
+  TempDir dir;
+  auto net = make_net(1);
+  {  // move BatchNorm's running statistics away from their initial values
+    NoGradGuard g;
+    net->train();
+    net->forward(input());
+  }
+  net->eval();
+  const Tensor want = net->forward(input());
+  nn::save(*net, dir.file("model.safetensors"));
+
+  // The file holds PyTorch's state_dict keys.
+  auto data = nn::load_safetensors(dir.file("model.safetensors"));
+  std::vector<std::string> names;
+  for (const auto& [k, t] : data.tensors) names.push_back(k);
+  CHECK(names == net->state_dict().keys());
+  CHECK(data.contains("1.running_mean"));
+  CHECK(data.contains("1.num_batches_tracked"));
+  CHECK(data.contains("5.weight"));
+
+  auto fresh = make_net(2);
+  fresh->eval();
+  CHECK(fresh->forward(input()).to_vector<float>() != want.to_vector<float>());
+  auto r = nn::load(*fresh, dir.file("model.safetensors"));
+  CHECK(r.missing_keys.empty());
+  CHECK(r.unexpected_keys.empty());
+  CHECK(fresh->forward(input()).to_vector<float>() == want.to_vector<float>());
+  CHECK(values(*fresh) == values(*net));
+}
+
+TEST_CASE("checkpoint: every mismatch is named and nothing changes", "[checkpoint]") {
+  TempDir dir;
+  auto net = make_net(1);
+  nn::StateDict good = net->state_dict();
+  auto target = make_net(3);
+  const auto before = values(*target);
+
+  auto write = [&](const nn::StateDict& sd, const std::string& name) {
+    std::vector<nn::NamedTensor> ts;
+    for (const auto& [k, t] : sd) ts.emplace_back(k, t);
+    nn::save_safetensors(dir.file(name), ts);
+    return dir.file(name);
+  };
+  nn::StateDict missing = good;
+  missing.erase("5.bias");
+  nn::StateDict unexpected = good;
+  unexpected.insert("extra.weight", wick::zeros({2}));
+  nn::StateDict shape = good;
+  shape.insert_or_assign("5.weight", wick::zeros({5, 63}));
+  nn::StateDict dtype = good;
+  dtype.insert_or_assign("0.bias", wick::zeros({4}, kFloat64));
+  nn::StateDict all = good;
+  all.erase("5.bias");
+  all.insert("extra.weight", wick::zeros({2}));
+  all.insert_or_assign("5.weight", wick::zeros({5, 63}));
+  all.insert_or_assign("0.bias", wick::zeros({4}, kFloat64));
+
+  const std::string p_missing = write(missing, "missing.safetensors");
+  const std::string p_unexpected = write(unexpected, "unexpected.safetensors");
+  const std::string p_shape = write(shape, "shape.safetensors");
+  const std::string p_dtype = write(dtype, "dtype.safetensors");
+  const std::string p_all = write(all, "all.safetensors");
+
+  CHECK_THROWS_WITH(nn::load(*target, p_missing), Catch::Contains("Missing key(s)") && Catch::Contains("\"5.bias\"") &&
+                                                      Catch::Contains(p_missing));
+  CHECK(values(*target) == before);
+  CHECK_THROWS_WITH(nn::load(*target, p_unexpected), Catch::Contains("Unexpected key(s)") && Catch::Contains("\"extra.weight\""));
+  CHECK(values(*target) == before);
+  CHECK_THROWS_WITH(nn::load(*target, p_shape), Catch::Contains("size mismatch for 5.weight") && Catch::Contains("[5, 63]"));
+  CHECK(values(*target) == before);
+  CHECK_THROWS_WITH(nn::load(*target, p_dtype), Catch::Contains("dtype mismatch for 0.bias") && Catch::Contains("float64"));
+  CHECK(values(*target) == before);
+  try {
+    nn::load(*target, p_all);
+    FAIL("no error");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("\"5.bias\"") != std::string::npos);
+    CHECK(msg.find("\"extra.weight\"") != std::string::npos);
+    CHECK(msg.find("size mismatch for 5.weight") != std::string::npos);
+    CHECK(msg.find("dtype mismatch for 0.bias") != std::string::npos);
+  }
+  CHECK(values(*target) == before);
+
+  // Non-strict: missing and unexpected keys are reported, the rest is loaded.
+  auto r = nn::load(*target, p_missing, /*strict=*/false);
+  CHECK(r.missing_keys == std::vector<std::string>{"5.bias"});
+  CHECK(target->state_dict().at("5.weight").to_vector<float>() == good.at("5.weight").to_vector<float>());
+}
+
+TEST_CASE("checkpoint: a file cut off at every 64th byte fails cleanly and changes nothing", "[checkpoint]") {
+  TempDir dir;
+  auto net = make_net(1);
+  nn::save(*net, dir.file("full.safetensors"));
+  const auto full = bytes_of(dir.file("full.safetensors"));
+  REQUIRE(full.size() > 1000);
+  auto target = make_net(4);
+  const auto before = values(*target);
+  int cuts = 0;
+  for (size_t n = 0; n < full.size(); n += 64) {
+    write_bytes(dir.file("cut.safetensors"), full, n);
+    INFO("cut at byte " << n << " of " << full.size());
+    CHECK_THROWS_AS(nn::load(*target, dir.file("cut.safetensors")), Error);
+    ++cuts;
+  }
+  CHECK(cuts == static_cast<int>((full.size() + 63) / 64));
+  CHECK(values(*target) == before);
+  // A flipped header byte: malformed, also refused.
+  auto bad = full;
+  bad[10] = '!';
+  write_bytes(dir.file("bad.safetensors"), bad, bad.size());
+  CHECK_THROWS_AS(nn::load(*target, dir.file("bad.safetensors")), Error);
+  CHECK(values(*target) == before);
+  CHECK_THROWS_WITH(nn::load(*target, dir.file("nope.safetensors")), Catch::Contains("nope.safetensors"));
+}
+
+TEST_CASE("checkpoint: a failed save leaves the previous file intact", "[checkpoint]") {
+  TempDir dir;
+  const std::string path = dir.file("model.safetensors");
+  auto small = make_net(1);
+  nn::save(*small, path);
+  const auto before = bytes_of(path);
+  auto big = make_net(2, 2000);  // ~512 KB of weights
+
+  // A write that fails part way (file size limit; works even as root), via SIGXFSZ ignored.
+  struct rlimit old {};
+  REQUIRE(getrlimit(RLIMIT_FSIZE, &old) == 0);
+  auto old_handler = std::signal(SIGXFSZ, SIG_IGN);
+  struct rlimit lim = old;
+  lim.rlim_cur = 64 * 1024;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &lim) == 0);
+  bool threw = false;
+  try {
+    nn::save(*big, path);
+  } catch (const Error&) {
+    threw = true;
+  }
+  setrlimit(RLIMIT_FSIZE, &old);
+  std::signal(SIGXFSZ, old_handler);
+  CHECK(threw);
+  CHECK(bytes_of(path) == before);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir.path)) {
+    INFO(e.path());
+    ++files;
+  }
+  CHECK(files == 1);  // no temporary left behind
+
+  // An unwritable destination directory.
+  CHECK_THROWS_AS(nn::save(*big, dir.file("no/such/dir/model.safetensors")), Error);
+  if (::geteuid() != 0) {
+    fs::permissions(dir.path, fs::perms::owner_read | fs::perms::owner_exec);
+    CHECK_THROWS_AS(nn::save(*big, path), Error);
+    fs::permissions(dir.path, fs::perms::owner_all);
+    CHECK(bytes_of(path) == before);
+  }
+  auto check = make_net(5);
+  nn::load(*check, path);
+  CHECK(values(*check) == values(*small));
+}
+
+TEST_CASE("checkpoint: a training checkpoint resumes bit-identically", "[checkpoint]") {
+  TempDir dir;
+  const std::string path = dir.file("train.safetensors");
+  for (int kind = 0; kind < 2; ++kind) {
+    INFO((kind == 0 ? "Adam" : "SGD"));
+    auto net = make_net(1);
+    std::unique_ptr<optim::Optimizer> opt;
+    if (kind == 0) opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(1e-2).amsgrad(true));
+    else opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
+    train_steps(*net, *opt, 3);
+    nn::save_checkpoint(path, *net, *opt, 3, {{"note", "hello"}});
+
+    auto net2 = make_net(7);
+    std::unique_ptr<optim::Optimizer> opt2;
+    if (kind == 0) opt2 = std::make_unique<optim::Adam>(net2->parameters(), optim::AdamOptions(0.5));
+    else opt2 = std::make_unique<optim::SGD>(net2->parameters(), optim::SGDOptions(0.5));
+    nn::CheckpointInfo info = nn::load_checkpoint(path, *net2, *opt2);
+    CHECK(info.epoch == 3);
+    CHECK(info.metadata.at("note") == "hello");
+    CHECK(opt2->param_groups()[0].options().get_lr() == opt->param_groups()[0].options().get_lr());
+    train_steps(*net, *opt, 2);
+    train_steps(*net2, *opt2, 2);
+    CHECK(values(*net2) == values(*net));
+
+    // The model alone loads from a training checkpoint too (optimizer entries ignored).
+    auto net3 = make_net(8);
+    nn::load(*net3, path);
+  }
+}
+
+TEST_CASE("checkpoint: a training checkpoint that does not fit changes neither model nor optimizer", "[checkpoint]") {
+  TempDir dir;
+  auto net = make_net(1);
+  optim::SGD sgd(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
+  train_steps(*net, sgd, 2);
+  nn::save_checkpoint(dir.file("sgd.safetensors"), *net, sgd, 1);
+  nn::save(*net, dir.file("model-only.safetensors"));
+
+  auto net2 = make_net(2);
+  optim::Adam adam(net2->parameters(), optim::AdamOptions(1e-3));
+  train_steps(*net2, adam, 1);
+  const auto model_before = values(*net2);
+  const auto opt_before = adam.state_dict();
+
+  // The model part fits, the optimizer part does not (SGD state into Adam): both unchanged.
+  CHECK_THROWS_WITH(nn::load_checkpoint(dir.file("sgd.safetensors"), *net2, adam),
+                    Catch::Contains("nothing was loaded") && Catch::Contains("the state dict is for SGD but this optimizer is Adam"));
+  CHECK(values(*net2) == model_before);
+  auto opt_after = adam.state_dict();
+  CHECK(opt_after.state.keys() == opt_before.state.keys());
+  for (const auto& [k, t] : opt_before.state) CHECK(opt_after.state.at(k).to_vector<double>() == t.to_vector<double>());
+
+  // Model mismatch and optimizer mismatch together: both reported.
+  auto other = make_net(3, 6);
+  optim::Adam adam2(other->parameters(), optim::AdamOptions(1e-3));
+  CHECK_THROWS_WITH(nn::load_checkpoint(dir.file("sgd.safetensors"), *other, adam2),
+                    Catch::Contains("Model:") && Catch::Contains("size mismatch for 5.weight") && Catch::Contains("Optimizer:"));
+  CHECK_THROWS_WITH(nn::load_checkpoint(dir.file("model-only.safetensors"), *net2, adam),
+                    Catch::Contains("not a training checkpoint"));
+
+  // Optimizer-only files.
+  nn::save(sgd, dir.file("opt.safetensors"));
+  optim::SGD sgd2(net->parameters(), optim::SGDOptions(0.5));
+  nn::load(sgd2, dir.file("opt.safetensors"));
+  CHECK(sgd2.param_groups()[0].options().get_lr() == 0.05);
+  CHECK_THROWS_WITH(nn::load(adam, dir.file("opt.safetensors")), Catch::Contains("is for SGD"));
+}
