@@ -1,0 +1,239 @@
+// The Communicator registry and the local communicator (Note [Choosing a communicator]).
+#include "wick/parallel/communicator.h"
+
+#include <cstring>
+#include <mutex>
+
+#include "wick/config.h"
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+
+namespace wick::parallel {
+
+#if WICK_WITH_CUDA
+namespace detail {
+// nccl_communicator.cpp: registers the NCCL factory (called once, lazily; no static initialiser).
+void register_nccl_communicator();
+}  // namespace detail
+#endif
+
+namespace {
+
+bool host_contiguous(const Tensor& t) { return t.is_cpu() && t.is_contiguous(); }
+
+// dst <- src, same dtype and numel; dst contiguous.
+void copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.numel() == 0 || dst.data_ptr() == src.data_ptr()) return;
+  if (host_contiguous(dst) && host_contiguous(src)) {
+    std::memcpy(dst.data_ptr(), src.data_ptr(), src.nbytes());
+  } else {
+    native::copy_(dst, src.sizes() == dst.sizes() ? src : native::reshape(src, dst.sizes()));
+  }
+}
+
+// out[k] = ins[0][k] + ins[1][k] + ... (list order), on host memory.
+template <typename T>
+void sum_host(T* out, const std::vector<const T*>& ins, int64_t n) {
+  bool aliased = false;
+  for (size_t d = 1; d < ins.size(); ++d) aliased = aliased || ins[d] == out;
+  std::unique_ptr<T[]> tmp;
+  T* o = out;
+  if (aliased) {
+    tmp.reset(new T[static_cast<size_t>(n)]);
+    o = tmp.get();
+  }
+  if (o != ins[0]) std::memcpy(o, ins[0], sizeof(T) * static_cast<size_t>(n));
+  for (size_t d = 1; d < ins.size(); ++d) {
+    const T* in = ins[d];
+    if constexpr (std::is_same_v<T, bool>) {
+      for (int64_t k = 0; k < n; ++k) o[k] = o[k] || in[k];
+    } else {
+      for (int64_t k = 0; k < n; ++k) o[k] += in[k];
+    }
+  }
+  if (aliased) std::memcpy(out, o, sizeof(T) * static_cast<size_t>(n));
+}
+
+void sum_host(const Tensor& out, const std::vector<Tensor>& ins) {
+  auto run = [&]<typename T>() {
+    std::vector<const T*> ptrs;
+    ptrs.reserve(ins.size());
+    for (const Tensor& t : ins) ptrs.push_back(static_cast<const T*>(t.data_ptr()));
+    sum_host<T>(static_cast<T*>(out.data_ptr()), ptrs, out.numel());
+  };
+  switch (out.dtype()) {
+    case DType::Bool: run.template operator()<bool>(); break;
+    case DType::Int64: run.template operator()<int64_t>(); break;
+    case DType::Float32: run.template operator()<float>(); break;
+    case DType::Float64: run.template operator()<double>(); break;
+  }
+}
+
+// out = sum of ins (list order); out may be one of the inputs.
+void sum_into(const Tensor& out, const std::vector<Tensor>& ins) {
+  if (out.numel() == 0) return;
+  bool host = host_contiguous(out);
+  for (const Tensor& t : ins) host = host && host_contiguous(t) && t.dtype() == out.dtype();
+  if (host) {
+    sum_host(out, ins);
+    return;
+  }
+  // Accelerators or mixed lists: bring each input to out's device, add with native ops.
+  const Device dev = out.device();
+  auto on_dev = [&](const Tensor& t) {
+    Tensor r = t.device() == dev ? t : native::to(t, dev, t.dtype());
+    return r.sizes() == out.sizes() ? r : native::reshape(r, out.sizes());
+  };
+  Tensor acc = native::clone(on_dev(ins[0]));
+  for (size_t d = 1; d < ins.size(); ++d) native::binary_(BinaryOp::Add, acc, on_dev(ins[d]));
+  copy_into(out, acc);
+}
+
+class LocalCommunicator final : public Communicator {
+ public:
+  std::string name() const override { return "local"; }
+
+  void broadcast(const std::vector<Tensor>& tensors) override {
+    for (size_t i = 1; i < tensors.size(); ++i) copy_into(tensors[i], tensors[0]);
+  }
+
+  void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) override {
+    WICK_CHECK(!inputs.empty() && root >= 0 && static_cast<size_t>(root) < inputs.size(),
+               "Communicator::reduce: root {} is not an index of the {} inputs", root, inputs.size());
+    sum_into(output, inputs);
+  }
+
+  void all_reduce(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) override {
+    WICK_CHECK(inputs.size() == outputs.size() && !inputs.empty(),
+               "Communicator::all_reduce: expected one output per input, got {} inputs and {} outputs",
+               inputs.size(), outputs.size());
+    Tensor total = native::empty(inputs[0].sizes(), inputs[0].dtype(), inputs[0].device());
+    sum_into(total, inputs);
+    for (const Tensor& o : outputs) copy_into(o, total);
+  }
+
+  // Each piece goes straight from the source into every destination bucket: the bytes of one
+  // bucket copy per destination, and no staging flatten on the source.
+  void broadcast_bucket(const std::vector<Tensor>& pieces, const std::vector<Tensor>& flats) override {
+    int64_t offset = 0;
+    for (const Tensor& p : pieces) {
+      const int64_t n = p.numel();
+      if (n > 0) {
+        for (const Tensor& f : flats) {
+          if (host_contiguous(p) && f.is_cpu()) {
+            std::memcpy(static_cast<char*>(f.data_ptr()) + offset * static_cast<int64_t>(p.element_size()),
+                        p.data_ptr(), p.nbytes());
+          } else {
+            native::copy_(native::view(native::narrow(f, 0, offset, n), p.sizes()), p);
+          }
+        }
+      }
+      offset += n;
+    }
+  }
+
+  void reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat) override {
+    int64_t offset = 0;
+    const size_t count = pieces.empty() ? 0 : pieces[0].size();
+    std::vector<Tensor> column(pieces.size());
+    for (size_t i = 0; i < count; ++i) {
+      for (size_t d = 0; d < pieces.size(); ++d) column[d] = pieces[d][i];
+      const int64_t n = column[0].numel();
+      if (n > 0) sum_into(native::narrow(flat, 0, offset, n), column);
+      offset += n;
+    }
+  }
+};
+
+struct Registry {
+  std::mutex mutex;
+  int next_id = 0;
+  std::vector<std::tuple<int, std::string, CommunicatorFactory>> factories;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+void ensure_builtin_factories() {
+#if WICK_WITH_CUDA
+  static std::once_flag once;
+  std::call_once(once, [] { detail::register_nccl_communicator(); });
+#endif
+}
+
+}  // namespace
+
+void Communicator::broadcast_bucket(const std::vector<Tensor>& pieces, const std::vector<Tensor>& flats) {
+  if (flats.empty()) return;
+  std::vector<Tensor> all;
+  all.reserve(flats.size() + 1);
+  all.push_back(flatten_dense(pieces));
+  all.insert(all.end(), flats.begin(), flats.end());
+  broadcast(all);
+}
+
+void Communicator::reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat) {
+  std::vector<Tensor> flats;
+  int root = -1;
+  for (size_t d = 0; d < pieces.size(); ++d) {
+    flats.push_back(flatten_dense(pieces[d]));
+    if (root < 0 && flats.back().device() == flat.device()) root = static_cast<int>(d);
+  }
+  WICK_CHECK(root >= 0, "Communicator::reduce_bucket: the destination {} holds none of the inputs", flat.device());
+  reduce(flats, flat, root);
+}
+
+Communicator& local_communicator() {
+  static LocalCommunicator c;
+  return c;
+}
+
+int register_communicator_factory(std::string name, CommunicatorFactory factory) {
+  WICK_CHECK(static_cast<bool>(factory), "register_communicator_factory('{}'): the factory is empty", name);
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const int id = r.next_id++;
+  r.factories.emplace_back(id, std::move(name), std::move(factory));
+  return id;
+}
+
+void unregister_communicator_factory(int id) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::erase_if(r.factories, [&](const auto& f) { return std::get<0>(f) == id; });
+}
+
+std::shared_ptr<Communicator> select_communicator(const std::vector<Device>& devices, DType dtype) {
+  ensure_builtin_factories();
+  Registry& r = registry();
+  {
+    std::lock_guard<std::mutex> lock(r.mutex);
+    for (const auto& f : r.factories) {
+      if (auto c = std::get<2>(f)(devices, dtype)) return c;
+    }
+  }
+  return std::shared_ptr<Communicator>(std::shared_ptr<Communicator>(), &local_communicator());
+}
+
+Tensor flatten_dense(const std::vector<Tensor>& pieces) {
+  WICK_CHECK(!pieces.empty(), "flatten_dense: no tensors to flatten");
+  int64_t total = 0;
+  for (const Tensor& p : pieces) {
+    WICK_CHECK(p.dtype() == pieces[0].dtype() && p.device() == pieces[0].device(),
+               "flatten_dense: all tensors must share a dtype and a device; tensor 0 is {} on {}, but a later one "
+               "is {} on {}",
+               pieces[0].dtype(), pieces[0].device(), p.dtype(), p.device());
+    total += p.numel();
+  }
+  Tensor flat = native::empty({total}, pieces[0].dtype(), pieces[0].device());
+  int64_t offset = 0;
+  for (const Tensor& p : pieces) {
+    if (p.numel()) copy_into(native::narrow(flat, 0, offset, p.numel()), p);
+    offset += p.numel();
+  }
+  return flat;
+}
+
+}  // namespace wick::parallel
