@@ -91,7 +91,8 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
   WICK_CHECK(!binary_op_returns_bool(op), "{}_: comparison results cannot be written in place", name);
   DType common = result_type(a, b);
   if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;
-  WICK_CHECK(promote_types(common, a.dtype()) == a.dtype(),
+  // torch.can_cast, not "common == promote(common, a)": float32.add_(float64) is legal.
+  WICK_CHECK(can_cast(common, a.dtype()),
              "{}_: the result type {} cannot be written in place into a {} tensor (operands {} and {})", name, common,
              a.dtype(), a.dtype(), b.dtype());
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);

@@ -189,6 +189,8 @@ Tensor expand(const Tensor& t, IntArrayRef shape) {
     }
     const int64_t have = t.sizes()[i - off];
     const int64_t want = shape[i] == -1 ? have : shape[i];
+    WICK_CHECK(want >= 0, "expand: invalid size {} in dim {} of shape [{}] (only -1 may be negative)", shape[i], i,
+               fmt::join(shape, ", "));
     WICK_CHECK(have == want || have == 1, "expand: cannot expand shape [{}] to [{}] (dim {}: {} is not 1)",
                fmt::join(t.sizes(), ", "), fmt::join(shape, ", "), i, have);
     sz[i] = want;

@@ -8,7 +8,16 @@ namespace wick::cpu {
 
 CpuAllocator::CpuAllocator() : counters_(std::make_unique<Counters[]>(32768)) {}
 
+namespace {
+// Device::index is an int16 and may be negative when built from an int (Device(kCPU-type, -1));
+// it indexes the counters, so it must be checked before any use.
+void check_index(Device device) {
+  WICK_CHECK(device.index >= 0, "allocate: invalid CPU device {}: the index must be in [0, 32767]", device);
+}
+}  // namespace
+
 void* CpuAllocator::allocate(size_t bytes, Device device) {
+  check_index(device);
   if (bytes == 0) return nullptr;
   size_t rounded = (bytes + 63) & ~size_t{63};
   void* p = std::aligned_alloc(64, rounded);
@@ -33,6 +42,7 @@ void CpuAllocator::deallocate(void* p, size_t bytes, Device device) noexcept {
 }
 
 MemoryStats CpuAllocator::stats(Device device) const {
+  check_index(device);
   auto& c = counters_[device.index];
   MemoryStats s;
   s.in_use = c.in_use.load();
@@ -44,6 +54,7 @@ MemoryStats CpuAllocator::stats(Device device) const {
 }
 
 void CpuAllocator::reset_peak(Device device) {
+  check_index(device);
   auto& c = counters_[device.index];
   c.peak.store(c.in_use.load());
 }

@@ -116,7 +116,13 @@ void CpuBackend::random(const KernelTensor& out, RandomKind kind, double a, doub
       const uint64_t c = offset + static_cast<uint64_t>(i);
       double v = 0;
       switch (kind) {
-        case RandomKind::Uniform: v = a + (b - a) * math::random_uniform(seed, c); break;
+        case RandomKind::Uniform:
+          v = a + (b - a) * math::random_uniform(seed, c);
+          // A double just below b can round up to b in float32: keep the interval half-open.
+          if constexpr (std::is_floating_point_v<T>) {
+            if (static_cast<T>(v) >= static_cast<T>(b) && b > a) v = std::nextafter(static_cast<T>(b), static_cast<T>(a));
+          }
+          break;
         case RandomKind::Normal: v = a + b * math::random_normal(seed, c); break;
         case RandomKind::RandInt: v = a + std::floor(math::random_uniform(seed, c) * (b - a)); break;
         case RandomKind::Bernoulli: v = math::random_uniform(seed, c) < a ? 1.0 : 0.0; break;

@@ -44,6 +44,15 @@ constexpr bool is_integral(DType d, bool include_bool) {
 /// (bool < int64 < float32 < float64), as torch.promote_types.
 constexpr DType promote_types(DType a, DType b) { return static_cast<int>(a) > static_cast<int>(b) ? a : b; }
 
+/// True when a result of type `from` may be written into a tensor of type `to`, as
+/// torch.can_cast: never floating -> integral or bool, never non-bool -> bool; narrowing within
+/// a category (float64 -> float32) is allowed. In-place ops and copies into outputs use it.
+constexpr bool can_cast(DType from, DType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+
 template <typename T>
 struct dtype_of;
 template <>
