@@ -1,6 +1,7 @@
 #pragma once
 // Everything in wick::nn except optimizers, data and checkpoint files: Module, Value, the
 // layers, nn::functional (alias nn::F) and nn::init.
+#include "wick/core/generator.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"

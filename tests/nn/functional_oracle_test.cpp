@@ -1,0 +1,92 @@
+// Every nn function of the PyTorch oracle (tests/data/ops.safetensors), forward and backward,
+// at relative error 1e-9 in float64.
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+
+#include "support/allclose.h"
+#include "support/oracle.h"
+#include "wick/nn/functional.h"
+
+using namespace wick;
+using namespace wick::nn;
+using wick::test::OracleCase;
+
+namespace {
+using OracleFn = std::function<Tensor(const OracleCase&, const std::vector<Tensor>&)>;
+
+const std::map<std::string, OracleFn>& nn_ops() {
+  static const std::map<std::string, OracleFn> ops = {
+      {"linear", [](const OracleCase&, const std::vector<Tensor>& x) { return F::linear(x[0], x[1], x[2]); }},
+      {"cross_entropy",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::cross_entropy(x[0], x[1], {}, reduction_from_string(c.kw<std::string>("reduction", "mean")));
+       }},
+      {"nll_loss",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::nll_loss(x[0], x[1], {}, reduction_from_string(c.kw<std::string>("reduction", "mean")));
+       }},
+      {"mse_loss",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::mse_loss(x[0], x[1], reduction_from_string(c.kw<std::string>("reduction", "mean")));
+       }},
+      {"conv2d",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         const Tensor bias = x.size() > 2 ? x[2] : Tensor();
+         return F::conv2d(x[0], x[1], bias, c.kw<int64_t>("stride", 1), c.kw<int64_t>("padding", 0));
+       }},
+      {"max_pool2d",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::max_pool2d(x[0], c.kw<int64_t>("kernel_size", 2), c.kw<int64_t>("stride", 0));
+       }},
+      {"avg_pool2d",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::avg_pool2d(x[0], c.kw<int64_t>("kernel_size", 2), c.kw<int64_t>("stride", 0));
+       }},
+      {"layer_norm",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         const auto shape = c.kwargs.at("normalized_shape").get<std::vector<int64_t>>();
+         return F::layer_norm(x[0], shape, x[1], x[2], c.kw<double>("eps", 1e-5));
+       }},
+      {"batch_norm_train",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::batch_norm(x[0], {}, {}, x[1], x[2], c.kw<bool>("training", true), 0.1, c.kw<double>("eps", 1e-5));
+       }},
+      {"embedding", [](const OracleCase&, const std::vector<Tensor>& x) { return F::embedding(x[0], x[1]); }},
+      {"dropout_eval",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::dropout(x[0], c.kw<double>("p", 0.5), c.kw<bool>("training", false));
+       }},
+  };
+  return ops;
+}
+}  // namespace
+
+TEST_CASE("nn functions match PyTorch forward and backward (float64, rtol 1e-9)", "[nn][oracle]") {
+  std::map<std::string, int> seen;
+  for (const auto& c : wick::test::oracle_cases()) {
+    auto it = nn_ops().find(c.op);
+    if (it == nn_ops().end()) continue;
+    for (Device dev : {Device("cpu:0"), Device("cpu:1")}) {
+      INFO(c.label() << " on " << dev.str());
+      auto leaves = c.leaves(dev);
+      Tensor out = it->second(c, leaves);
+      CHECK(out.device() == dev);
+      CHECK_ALLCLOSE(out, c.out, 1e-9, 0);
+      auto grads = c.backward(out, leaves);
+      for (size_t j = 0; j < grads.size(); ++j) {
+        if (!c.differentiable[j]) continue;
+        INFO("gradient of input " << j);
+        REQUIRE(grads[j].defined());
+        CHECK_ALLCLOSE(grads[j], c.gin[j], 1e-9, 0);
+      }
+    }
+    ++seen[c.op];
+  }
+  // Every nn op of the oracle file was exercised.
+  for (const auto& [op, fn] : nn_ops()) {
+    INFO(op);
+    CHECK(seen[op] > 0);
+  }
+}

@@ -1,0 +1,173 @@
+// For every nn module of the library: shallow-copy it, rewire the copy's tables to fresh tensors,
+// and check that the copy computes with the new tensors and the original with the old ones
+// (the property replicate relies on; DESIGN section 4).
+#include <catch2/catch.hpp>
+
+#include "nn_test_util.h"
+#include "support/allclose.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/nn/nn.h"
+
+using namespace wick;
+using namespace wick::nn;
+
+namespace {
+const Device kOther("cpu:1");
+
+// Checks one module on one input:
+//  1. a copy rewired to the same values on cpu:1 computes the original's output on cpu:1 (strict
+//     device checks make any read of an old cpu:0 tensor an error);
+//  2. a copy rewired to shifted values computes a different output, and the original's output
+//     is unchanged afterwards (it still reads its own tensors).
+void check_module(const std::shared_ptr<Module>& m, const std::vector<Value>& args, bool train = false) {
+  INFO(m->name());
+  m->train(train);
+  auto on_cpu1 = [](const Value& v) { return v.map_tensors([](const Tensor& t) { return t.to(kOther); }); };
+  std::vector<Value> args1;
+  for (const auto& a : args) args1.push_back(on_cpu1(a));
+
+  const StateDict before = [&] {
+    StateDict s;
+    for (const auto& [k, v] : m->state_dict()) s.insert(k, v.clone());
+    return s;
+  }();
+  wick::manual_seed(11);
+  const Value ref = m->forward_value(args);
+  // Restore buffers a training-mode forward may have moved.
+  m->load_state_dict(before);
+
+  // 1. Same values on another device.
+  auto moved = test_util::rewire_copy(m, [](const Tensor& t) { return test_util::moved(t, kOther); });
+  REQUIRE(typeid(*moved) == typeid(*m));
+  for (const auto& t : moved->parameters()) CHECK(t.device() == kOther);
+  for (const auto& t : moved->buffers()) CHECK(t.device() == kOther);
+  for (const auto& t : m->parameters()) CHECK(t.device() == kCPU);
+  wick::manual_seed(11);
+  const Value out1 = moved->forward_value(args1);
+  out1.for_each_tensor([](const Tensor& t) { CHECK(t.device() == kOther); });
+  std::vector<Tensor> r0, r1;
+  ref.for_each_tensor([&](const Tensor& t) { r0.push_back(t); });
+  out1.for_each_tensor([&](const Tensor& t) { r1.push_back(t); });
+  REQUIRE(r0.size() == r1.size());
+  for (size_t i = 0; i < r0.size(); ++i) CHECK_ALLCLOSE(r1[i], r0[i], 1e-6, 1e-6);
+
+  // 2. Different values: floating tensors shifted (integer buffers kept).
+  auto shifted = test_util::rewire_copy(m, [](const Tensor& t) {
+    NoGradGuard g;
+    Tensor n = t.is_floating_point() ? (t.detach() + 0.25) : t.detach().clone();
+    if (t.requires_grad()) n.requires_grad_(true);
+    return n;
+  });
+  wick::manual_seed(11);
+  const Value out2 = shifted->forward_value(args);
+  if (!m->parameters().empty() || !m->buffers().empty()) {
+    std::vector<Tensor> r2;
+    out2.for_each_tensor([&](const Tensor& t) { r2.push_back(t); });
+    bool differs = false;
+    for (size_t i = 0; i < r0.size(); ++i) differs = differs || !wick::test::allclose(r2[i], r0[i], 1e-9, 1e-9).ok;
+    CHECK(differs);
+  }
+  // The original's state is what it was: the copies never wrote into it...
+  for (const auto& [k, v] : m->state_dict()) {
+    INFO(k);
+    CHECK_ALLCLOSE(v, before.at(k), 0, 0);
+  }
+  // ...and it still computes with its own tensors.
+  wick::manual_seed(11);
+  const Value again = m->forward_value(args);
+  std::vector<Tensor> r3;
+  again.for_each_tensor([&](const Tensor& t) { r3.push_back(t); });
+  for (size_t i = 0; i < r0.size(); ++i) CHECK_ALLCLOSE(r3[i], r0[i], 0, 0);
+}
+
+Value img(int64_t n, int64_t c, int64_t h, int64_t w) { return Value(wick::randn({n, c, h, w})); }
+
+template <class M, class... A>
+std::shared_ptr<Module> mk(A&&... a) {
+  return std::make_shared<M>(std::forward<A>(a)...);
+}
+
+// A user module with a tied weight and a child registered twice.
+class Tied : public Cloneable<Tied> {
+ public:
+  Tied() {
+    auto enc = std::make_shared<Linear>(4, 4);
+    a_ = register_module("a", enc);
+    b_ = register_module("b", enc);
+    head_ = register_module("head", std::make_shared<Linear>(4, 4, false));
+    child(head_).set_parameter_entry(0, child(a_).weight());
+    gain_ = register_parameter("gain", wick::ones({4}));
+  }
+  Tensor forward(const Tensor& x) {
+    return child(head_).forward(child(b_).forward(child(a_).forward(x))) * param(gain_);
+  }
+
+ private:
+  ChildSlot<Linear> a_, b_, head_;
+  ParamSlot gain_;
+};
+}  // namespace
+
+TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[nn][replicate]") {
+  wick::manual_seed(5);
+  check_module(mk<Linear>(5, 3), {Value(wick::randn({4, 5}))});
+  check_module(mk<Linear>(5, 3, false), {Value(wick::randn({4, 5}))});
+  check_module(mk<Conv2d>(2, 3, 3, 1, 1), {img(2, 2, 5, 5)});
+  check_module(mk<Conv2d>(2, 3, Int2(2, 3), 2, 0, 1, false), {img(1, 2, 6, 6)});
+  check_module(mk<MaxPool2d>(2), {img(2, 2, 4, 4)});
+  check_module(mk<AvgPool2d>(2), {img(2, 2, 4, 4)});
+  check_module(mk<AdaptiveAvgPool2d>(Int2(2, 3)), {img(2, 2, 5, 7)});
+  check_module(mk<BatchNorm1d>(3), {Value(wick::randn({6, 3}))});
+  check_module(mk<BatchNorm1d>(3), {Value(wick::randn({6, 3}))}, /*train=*/true);
+  check_module(mk<BatchNorm2d>(2), {img(3, 2, 2, 2)});
+  check_module(mk<BatchNorm2d>(2), {img(3, 2, 2, 2)}, /*train=*/true);
+  check_module(mk<LayerNorm>(std::vector<int64_t>{4}), {Value(wick::randn({3, 4}))});
+  check_module(mk<Embedding>(7, 3), {Value(wick::tensor(std::vector<int64_t>{1, 6, 0}, {3}, kInt64))});
+  check_module(mk<Dropout>(0.5), {Value(wick::randn({8}))}, /*train=*/true);
+  check_module(mk<Dropout>(0.5), {Value(wick::randn({8}))});
+  check_module(mk<Flatten>(), {img(2, 3, 2, 2)});
+  check_module(mk<ReLU>(), {Value(wick::randn({5}))});
+  check_module(mk<GELU>(), {Value(wick::randn({5}))});
+  check_module(mk<GELU>("tanh"), {Value(wick::randn({5}))});
+  check_module(mk<Tanh>(), {Value(wick::randn({5}))});
+  check_module(mk<Sigmoid>(), {Value(wick::randn({5}))});
+  check_module(mk<Softmax>(1), {Value(wick::randn({2, 5}))});
+  check_module(mk<Identity>(), {Value(wick::randn({5}))});
+  check_module(std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
+                   mk<Conv2d>(1, 4, 3, 1, 1), mk<BatchNorm2d>(4), mk<ReLU>(), mk<MaxPool2d>(2), mk<Flatten>(),
+                   mk<Dropout>(0.3), mk<Linear>(16, 3)}),
+               {img(2, 1, 4, 4)}, /*train=*/true);
+  check_module(std::make_shared<Tied>(), {Value(wick::randn({2, 4}))});
+}
+
+TEST_CASE("ModuleList and ModuleDict copies hold rewired children", "[nn][replicate]") {
+  auto list = std::make_shared<ModuleList>(std::initializer_list<std::shared_ptr<Module>>{mk<Linear>(2, 2), mk<ReLU>()});
+  list->push_back(nullptr);
+  auto copy = test_util::rewire_copy(list, [](const Tensor& t) { return test_util::moved(t, kOther); });
+  auto& l = dynamic_cast<ModuleList&>(*copy);
+  CHECK(l.size() == 3);
+  CHECK(l[0] != (*list)[0]);
+  CHECK(l[2] == nullptr);
+  CHECK(l.at<Linear>(0)->weight().device() == kOther);
+  CHECK(list->at<Linear>(0)->weight().device() == kCPU);
+  Tensor x = wick::randn({3, 2});
+  CHECK_ALLCLOSE(l.at<Linear>(0)->forward(x.to(kOther)), list->at<Linear>(0)->forward(x), 0, 0);
+
+  auto dict = std::make_shared<ModuleDict>(
+      std::vector<std::pair<std::string, std::shared_ptr<Module>>>{{"enc", mk<Linear>(2, 2)}, {"act", mk<Tanh>()}});
+  auto dcopy = test_util::rewire_copy(dict, [](const Tensor& t) { return test_util::moved(t, kOther); });
+  auto& d = dynamic_cast<ModuleDict&>(*dcopy);
+  CHECK(d.keys() == std::vector<std::string>{"enc", "act"});
+  CHECK(d.at<Linear>("enc")->weight().device() == kOther);
+  CHECK(dict->at<Linear>("enc")->weight().device() == kCPU);
+  CHECK(d["act"] != (*dict)["act"]);
+}
+
+TEST_CASE("gradients through a rewired copy reach the new tensors only", "[nn][replicate]") {
+  auto m = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{mk<Linear>(3, 2)});
+  auto copy = test_util::rewire_copy(m, [](const Tensor& t) { return test_util::moved(t, kOther); });
+  Tensor x = wick::randn({4, 3}).to(kOther);
+  wick::sum(copy->forward_value({Value(x)}).tensor()).backward();
+  for (const auto& p : copy->parameters()) CHECK(p.grad().defined());
+  for (const auto& p : m->parameters()) CHECK_FALSE(p.grad().defined());
+}
