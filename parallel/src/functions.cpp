@@ -49,7 +49,13 @@ std::vector<Tensor> Broadcast::apply(const std::vector<Device>& devices, const s
   for (auto& list : per_device)
     for (auto& t : list) out.push_back(std::move(t));
 
-  if (!autograd::needs_grad(inputs)) return out;
+  if (!autograd::needs_grad(inputs)) {
+    // Under no-grad an input that requires grad must not come back as an output that does:
+    // hand out an alias (same storage and version counter) instead of the input itself.
+    for (size_t i = 0; i < n; ++i)
+      if (autograd::requires_grad(inputs[i])) out[i] = native::alias(inputs[i]);
+    return out;
+  }
   std::vector<bool> needs(n);
   for (size_t i = 0; i < n; ++i) needs[i] = autograd::requires_grad(inputs[i]);
   auto node = std::make_shared<Broadcast>(devices, n, devices[0], needs);

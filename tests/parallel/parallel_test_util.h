@@ -4,6 +4,8 @@
 
 #include <wick/wick.h>
 
+#include <functional>
+
 #include "support/allclose.h"
 
 namespace wick::test {
@@ -19,6 +21,32 @@ inline std::vector<Device> cpus(int n) {
 /// True when a and b have the same shape and exactly the same values (any devices).
 inline bool same_values(const Tensor& a, const Tensor& b) {
   return a.defined() && b.defined() && a.sizes() == b.sizes() && a.to_vector<double>() == b.to_vector<double>();
+}
+
+/// Double backward check: gradcheck of (inputs, grad_outputs) -> grad(fn(inputs), inputs,
+/// grad_outputs, create_graph), so second derivatives with respect to both the inputs and the
+/// incoming gradients are checked (as PyTorch's gradgradcheck). Written here because
+/// autograd::gradgradcheck's numerical pass drops requires_grad on the perturbed input (see
+/// the report); like tests/nn's check_double_backward, the numerical pass makes fresh leaves.
+inline void check_gradgrad(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
+                           const std::vector<Tensor>& inputs) {
+  std::vector<Tensor> all = inputs;
+  for (const Tensor& o : fn(inputs)) all.push_back(wick::randn(o.sizes(), o.options()).requires_grad_());
+  const size_t n = inputs.size();
+  auto first = [n, fn](const std::vector<Tensor>& xs) {
+    AutoGradMode on(true);
+    std::vector<Tensor> leaves;
+    for (const Tensor& t : xs) leaves.push_back(t.requires_grad() ? t : t.detach().requires_grad_(true));
+    std::vector<Tensor> in(leaves.begin(), leaves.begin() + static_cast<std::ptrdiff_t>(n));
+    std::vector<Tensor> go(leaves.begin() + static_cast<std::ptrdiff_t>(n), leaves.end());
+    auto gs = wick::autograd::grad(fn(in), in, go, true, /*create_graph=*/true, /*allow_unused=*/true);
+    for (size_t i = 0; i < gs.size(); ++i)
+      if (!gs[i].defined()) gs[i] = wick::zeros(in[i].sizes(), in[i].options());
+    return gs;
+  };
+  const auto r = wick::autograd::gradcheck(first, all);
+  INFO("gradgrad: " << r.message);
+  CHECK(r.ok);
 }
 
 }  // namespace wick::test
