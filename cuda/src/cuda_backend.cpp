@@ -61,7 +61,11 @@ void CudaBackend::set_device(Device d) {
   cuda::set_device(d.index);
 }
 
-Device CudaBackend::current_device() { return Device(DeviceType::CUDA, cuda::current_device()); }
+Device CudaBackend::current_device() {
+  // Without devices there is no current one: a DeviceGuard on "cuda:0" must fail loudly.
+  if (cuda::device_count() == 0) check_device_index(0);
+  return Device(DeviceType::CUDA, cuda::current_device());
+}
 
 void CudaBackend::synchronize(Device d) {
   check_cuda_device(d, "synchronize");
