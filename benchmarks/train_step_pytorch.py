@@ -1,0 +1,78 @@
+#!/usr/bin/python3
+"""One training step of the Fashion-MNIST demo's CNN in PyTorch (Debian's python3-torch 1.13):
+the same network as examples/fashion_mnist_net.h, batch 64, forward + cross-entropy + backward +
+optimizer step. Prints one line per optimizer: `<name> <ms per step>` (the median of --repeats
+timed blocks). Run by scripts/compare-train-step.sh with /usr/bin/python3."""
+import argparse
+import statistics
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+def make_net(c1=16, c2=32, hidden=128):
+    return nn.Sequential(
+        nn.Conv2d(1, c1, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Conv2d(c1, c2, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Flatten(), nn.Linear(c2 * 7 * 7, hidden), nn.ReLU(), nn.Linear(hidden, 10))
+
+
+def time_steps(net, opt, x, y, min_time, repeats):
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss.item()
+
+    for _ in range(3):
+        step()
+    # Calibrate the block length to about min_time seconds.
+    n, t = 1, 0.0
+    while True:
+        t0 = time.perf_counter()
+        for _ in range(n):
+            step()
+        t = time.perf_counter() - t0
+        if t >= min_time:
+            break
+        n *= 2
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for _ in range(n):
+            step()
+        times.append((time.perf_counter() - t0) / n)
+    return statistics.median(times) * 1e3
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--min-time", type=float, default=0.5)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(0)
+    x = torch.randn(args.batch, 1, 28, 28)
+    y = torch.randint(0, 10, (args.batch,))
+    for name, make_opt in [("adam", lambda p: torch.optim.Adam(p, lr=1e-3)),
+                           ("sgd", lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9))]:
+        torch.manual_seed(0)
+        net = make_net()
+        print(f"{name} {time_steps(net, make_opt(net.parameters()), x, y, args.min_time, args.repeats):.3f}", flush=True)
+    with torch.no_grad():
+        net = make_net()
+        t0 = time.perf_counter()
+        n = 0
+        while time.perf_counter() - t0 < args.min_time:
+            net(x)
+            n += 1
+        print(f"forward {(time.perf_counter() - t0) / n * 1e3:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
