@@ -90,6 +90,7 @@ Tensor matmul(const Tensor& a, const Tensor& b) {
 }
 
 Tensor mm(const Tensor& a, const Tensor& b) {
+  native::check_same_device("mm", {&a, &b});  // before matmul's check, so that errors name mm
   WICK_CHECK(a.dim() == 2 && b.dim() == 2, "mm: expected 2-d operands, got shapes [{}] and [{}]",
              fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "));
   return matmul(a, b);

@@ -185,11 +185,15 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   WICK_CHECK(!ts.empty(), "stack: expected a non-empty list of tensors");
+  WICK_CHECK(ts[0].defined(), "stack: tensor 0 is undefined");
   const int64_t d = native::wrap_dim(dim, ts[0].dim() + 1, "stack");
   std::vector<Tensor> us;
   for (size_t i = 0; i < ts.size(); ++i) {
     WICK_CHECK(ts[i].defined() && ts[i].sizes() == ts[0].sizes(), "stack: expected tensors of equal shape, but tensor "
                "{} differs from tensor 0 (shape [{}])", i, fmt::join(ts[0].sizes(), ", "));
+    // Checked here so that the error names stack, not the cat it is built on.
+    WICK_CHECK(ts[i].device() == ts[0].device(), "stack: expected all tensors on the same device, but tensor 0 is on "
+               "{} and tensor {} is on {}", ts[0].device(), i, ts[i].device());
     us.push_back(unsqueeze(ts[i], d));
   }
   return cat(us, d);

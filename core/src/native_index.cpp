@@ -42,7 +42,11 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
 
 Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   WICK_CHECK(!ts.empty(), "stack: expected a non-empty list of tensors");
+  WICK_CHECK(ts[0].defined(), "stack: tensor 0 is undefined");
   dim = wrap_dim(dim, ts[0].dim() + 1, "stack");
+  for (size_t i = 1; i < ts.size(); ++i)  // checked here so that the error names stack, not cat
+    WICK_CHECK(!ts[i].defined() || ts[i].device() == ts[0].device(), "stack: expected all tensors on the same device, "
+               "but tensor 0 is on {} and tensor {} is on {}", ts[0].device(), i, ts[i].device());
   std::vector<Tensor> us;
   us.reserve(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
