@@ -1,0 +1,78 @@
+#pragma once
+// replicate: copies of a module on several devices that share the original's structure and
+// send their gradients back to it (DESIGN section 5; docs/parallel.md walks an example).
+//
+// Note [replicate through index maps]
+//  1. Index maps by identity: the module tree in pre-order, each module once (a child registered
+//     twice is one entry); parameters deduplicated (tied weights are one entry); buffers
+//     deduplicated and split into those that require grad and the rest.
+//  2. All parameters go through ONE differentiable Broadcast (comm::broadcast_coalesced: one
+//     flat bucket per dtype, viewed back into tensors), whose backward is ReduceAddCoalesced
+//     onto the source device. Buffers that require grad go through a second Broadcast; the
+//     other buffers are broadcast detached. detach = true broadcasts everything detached (no
+//     autograd node at all; used under no-grad).
+//  3. Every module is shallow-copied once per device (Cloneable::shallow_copy), marked as a
+//     replica, and every table entry of every copy is rewired through the maps: children to the
+//     copies of the same replica, parameters and buffers to their broadcast copies. None stays
+//     None. Tied parameters and shared children therefore stay shared inside each replica.
+//  4. The replica on devices[0] shares storage with the original (BatchNorm running statistics
+//     updated there persist); the others own fresh copies with version counters of their own.
+//     Each replica's training flag follows the original's, and on_replicated() runs on every
+//     module of every replica after rewiring.
+//
+// Note [Replica shell cache]
+// Shallow copies ("shells") are cached per root module while its structure is unchanged: every
+// module's structure_version() is compared in pre-order with the value recorded when the shells
+// were made (a parent is checked before its children, so a child dropped from the tree is never
+// touched). The broadcast and the rewiring of parameter and buffer entries still run on every
+// call, since the broadcast outputs carry this call's autograd graph. A set of shells is lent to
+// one caller at a time: the returned root holds a lease, and when the last reference to it goes,
+// the shells' parameter and buffer entries are cleared (freeing the replica tensors) and the
+// shells go back to the cache. Shells that someone else still references (a child pointer kept
+// from a replica) are never reused or cleared. Plain members of a module (options, flags) are
+// copied when its shells are made, so a change to them reaches the replicas only after a
+// structure change or clear_replicate_cache().
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "wick/nn/module.h"
+
+namespace wick::parallel {
+
+/// Where replicate spent its time (filled when a pointer is passed).
+struct ReplicateProfile {
+  double plan_seconds = 0;       ///< validating / building the index maps, collecting tensors
+  double broadcast_seconds = 0;  ///< Broadcast / broadcast_coalesced (the data movement)
+  double shells_seconds = 0;     ///< getting shells and rewiring their tables (graph cloning)
+  bool cache_hit = false;        ///< the index maps and shells came from the cache
+  size_t num_modules = 0;        ///< distinct modules in the tree
+  size_t num_tensors = 0;        ///< distinct parameters + buffers
+  size_t bytes_moved = 0;        ///< bytes copied to devices other than devices[0]
+};
+
+/// Replicas of `module` on `devices` (Note [replicate through index maps]); result[i] lives on
+/// devices[i]. Every parameter and buffer of the module must be on devices[0]. Devices may
+/// repeat (each repeat gets its own copies). An empty device list gives an empty result.
+/// Replicas are marked (Module::is_replica): zero_grad on one raises an error, and their
+/// parameters (not leaves when detach = false) are refused by optimizers.
+std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Module>& module,
+                                                   const std::vector<Device>& devices, bool detach = false,
+                                                   ReplicateProfile* profile = nullptr);
+
+/// Typed convenience: the replicas as the module's own type.
+template <class T>
+  requires(!std::is_same_v<T, nn::Module> && std::is_base_of_v<nn::Module, T>)
+std::vector<std::shared_ptr<T>> replicate(const std::shared_ptr<T>& module, const std::vector<Device>& devices,
+                                          bool detach = false, ReplicateProfile* profile = nullptr) {
+  auto base = replicate(std::static_pointer_cast<nn::Module>(module), devices, detach, profile);
+  std::vector<std::shared_ptr<T>> out;
+  out.reserve(base.size());
+  for (auto& m : base) out.push_back(std::static_pointer_cast<T>(std::move(m)));
+  return out;
+}
+
+/// Drops every cached set of shells (Note [Replica shell cache]).
+void clear_replicate_cache();
+
+}  // namespace wick::parallel

@@ -1,0 +1,104 @@
+// parallel_apply (Note [parallel_apply threads]).
+#include "wick/parallel/parallel_apply.h"
+
+#include <exception>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/backend.h"
+#include "wick/core/error.h"
+
+namespace wick::parallel {
+
+namespace {
+
+Device infer_device(const nn::Module& module, const std::vector<nn::Value>& args) {
+  std::optional<Device> found;
+  for (const nn::Value& v : args) {
+    v.for_each_tensor([&](const Tensor& t) {
+      if (!found && t.defined()) found = t.device();
+    });
+    if (found) return *found;
+  }
+  for (const auto& e : module.parameter_table())
+    if (e.value.defined()) return e.value.device();
+  for (const auto& e : module.buffer_table())
+    if (e.value.defined()) return e.value.device();
+  return kCPU;
+}
+
+}  // namespace
+
+std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& modules,
+                                      const std::vector<std::vector<nn::Value>>& inputs,
+                                      const std::vector<Device>& devices) {
+  WICK_CHECK(modules.size() == inputs.size(), "parallel_apply: The number of modules {} is not equal to the number of "
+             "inputs {}", modules.size(), inputs.size());
+  WICK_CHECK(devices.empty() || devices.size() == modules.size(),
+             "parallel_apply: The number of devices {} is not equal to the number of modules {}", devices.size(),
+             modules.size());
+  const size_t n = modules.size();
+  for (size_t i = 0; i < n; ++i) WICK_CHECK(modules[i] != nullptr, "parallel_apply: module {} is null", i);
+  std::vector<Device> devs = devices;
+  if (devs.empty())
+    for (size_t i = 0; i < n; ++i) devs.push_back(infer_device(*modules[i], inputs[i]));
+
+  std::vector<nn::Value> results(n);
+  std::vector<std::exception_ptr> errors(n);
+  const bool grad_enabled = GradMode::is_enabled();
+  auto work = [&](size_t i) {
+    try {
+      AutoGradMode mode(grad_enabled);
+      DeviceGuard guard(devs[i]);
+      results[i] = modules[i]->forward_value(inputs[i]);
+    } catch (...) {
+      errors[i] = std::current_exception();
+    }
+  };
+
+  std::vector<std::thread> threads;
+  threads.reserve(n);
+  for (size_t i = 1; i < n; ++i) {
+    try {
+      threads.emplace_back(work, i);
+    } catch (...) {
+      work(i);  // could not start a thread: run this replica here
+    }
+  }
+  if (n > 0) work(0);
+  for (auto& t : threads) t.join();
+
+  for (size_t i = 0; i < n; ++i) {
+    if (!errors[i]) continue;
+    std::string message;
+    try {
+      std::rethrow_exception(errors[i]);
+    } catch (const std::exception& e) {
+      message = e.what();
+    } catch (...) {
+      message = "an exception that is not a std::exception";
+    }
+    WICK_FAIL("in replica {} on device {}: {}", i, devs[i], message);
+  }
+  return results;
+}
+
+std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& modules,
+                                   const std::vector<Tensor>& inputs, const std::vector<Device>& devices) {
+  std::vector<std::vector<nn::Value>> args;
+  args.reserve(inputs.size());
+  for (const Tensor& t : inputs) args.push_back({nn::Value(t)});
+  std::vector<nn::Value> out = parallel_apply(modules, args, devices);
+  std::vector<Tensor> tensors;
+  tensors.reserve(out.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    WICK_CHECK(out[i].is_tensor(), "parallel_apply: replica {} returned {}, but a Tensor was expected", i,
+               out[i].describe());
+    tensors.push_back(out[i].tensor());
+  }
+  return tensors;
+}
+
+}  // namespace wick::parallel

@@ -1,0 +1,312 @@
+// replicate (Note [replicate through index maps], Note [Replica shell cache]).
+#include "wick/parallel/replicate.h"
+
+#include <chrono>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "wick/autograd/meta.h"
+#include "wick/core/error.h"
+#include "wick/parallel/comm.h"
+#include "wick/parallel/functions.h"
+
+namespace wick::parallel {
+
+using nn::Module;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// The index maps of one module tree (step 1), plus the pool of free shell sets.
+struct Plan {
+  std::vector<Module*> modules;      // pre-order, each module once; modules[0] is the root
+  std::vector<uint64_t> versions;    // structure_version() of each module when the plan was made
+  struct Maps {
+    std::vector<int32_t> children, params, buffers;  // table entry -> index (-1: None)
+  };
+  std::vector<Maps> maps;
+  size_t num_params = 0, num_buffers = 0;
+  std::vector<long> expected_refs;   // use_count of an idle shell: 1 (the set) + parent entries
+
+  std::mutex mutex;
+  std::vector<std::vector<std::shared_ptr<Module>>> free_sets;  // idle shells, one vector per replica
+  static constexpr size_t kMaxFreeSets = 64;
+};
+
+std::shared_ptr<Plan> build_plan(const std::shared_ptr<Module>& root) {
+  auto plan = std::make_shared<Plan>();
+  std::unordered_map<const Module*, int32_t> module_index;
+  std::unordered_map<const TensorImpl*, int32_t> param_index, buffer_index;
+  // Iterative pre-order DFS (children in table order), each module once.
+  std::vector<Module*> stack{root.get()};
+  while (!stack.empty()) {
+    Module* m = stack.back();
+    stack.pop_back();
+    if (!module_index.emplace(m, static_cast<int32_t>(plan->modules.size())).second) continue;
+    plan->modules.push_back(m);
+    const auto& kids = m->child_table();
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it)
+      if (it->value && !module_index.count(it->value.get())) stack.push_back(it->value.get());
+  }
+  const size_t n = plan->modules.size();
+  plan->versions.resize(n);
+  plan->maps.resize(n);
+  plan->expected_refs.assign(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    Module* m = plan->modules[i];
+    plan->versions[i] = m->structure_version();
+    Plan::Maps& maps = plan->maps[i];
+    for (const auto& e : m->child_table()) {
+      const int32_t c = e.value ? module_index.at(e.value.get()) : -1;
+      maps.children.push_back(c);
+      if (c >= 0) ++plan->expected_refs[static_cast<size_t>(c)];
+    }
+    for (const auto& e : m->parameter_table()) {
+      int32_t k = -1;
+      if (e.value.defined()) k = param_index.emplace(e.value.impl(), static_cast<int32_t>(param_index.size())).first->second;
+      maps.params.push_back(k);
+    }
+    for (const auto& e : m->buffer_table()) {
+      int32_t k = -1;
+      if (e.value.defined()) k = buffer_index.emplace(e.value.impl(), static_cast<int32_t>(buffer_index.size())).first->second;
+      maps.buffers.push_back(k);
+    }
+  }
+  plan->num_params = param_index.size();
+  plan->num_buffers = buffer_index.size();
+  return plan;
+}
+
+// True when no module of the tree changed its tables since the plan was made. Pre-order, and a
+// parent first: a module is only read while the parent that holds it is known unchanged.
+bool plan_valid(const Plan& plan, const Module& root) {
+  if (plan.modules.empty() || plan.modules[0] != &root) return false;
+  for (size_t i = 0; i < plan.modules.size(); ++i)
+    if (plan.modules[i]->structure_version() != plan.versions[i]) return false;
+  return true;
+}
+
+// The cache: a short most-recently-used list of plans keyed by the root module.
+struct Cache {
+  std::mutex mutex;
+  std::list<std::pair<std::weak_ptr<Module>, std::shared_ptr<Plan>>> entries;
+  static constexpr size_t kMaxEntries = 16;
+};
+
+Cache& cache() {
+  static Cache c;
+  return c;
+}
+
+std::shared_ptr<Plan> plan_for(const std::shared_ptr<Module>& root, bool& hit) {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  for (auto it = c.entries.begin(); it != c.entries.end();) {
+    std::shared_ptr<Module> owner = it->first.lock();
+    if (!owner) {
+      it = c.entries.erase(it);
+      continue;
+    }
+    if (owner.get() == root.get()) {
+      if (plan_valid(*it->second, *root)) {
+        hit = true;
+        c.entries.splice(c.entries.begin(), c.entries, it);
+        return c.entries.front().second;
+      }
+      c.entries.erase(it);
+      break;
+    }
+    ++it;
+  }
+  hit = false;
+  auto plan = build_plan(root);
+  c.entries.emplace_front(root, plan);
+  if (c.entries.size() > Cache::kMaxEntries) c.entries.pop_back();
+  return plan;
+}
+
+// Shells of one replica: shallow copies of every module, children already wired (step 3).
+std::vector<std::shared_ptr<Module>> make_shells(const Plan& plan) {
+  const size_t n = plan.modules.size();
+  std::vector<std::shared_ptr<Module>> shells(n);
+  for (size_t i = 0; i < n; ++i) {
+    shells[i] = plan.modules[i]->shallow_copy();
+    shells[i]->mark_replica(true);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const auto& children = plan.maps[i].children;
+    for (size_t k = 0; k < children.size(); ++k)
+      if (children[k] >= 0) shells[i]->set_child_entry(k, shells[static_cast<size_t>(children[k])]);
+  }
+  return shells;
+}
+
+bool shells_idle(const Plan& plan, const std::vector<std::shared_ptr<Module>>& shells) {
+  for (size_t i = 0; i < shells.size(); ++i)
+    if (shells[i].use_count() != plan.expected_refs[i]) return false;
+  return true;
+}
+
+std::vector<std::shared_ptr<Module>> acquire_shells(Plan& plan) {
+  {
+    std::lock_guard<std::mutex> lock(plan.mutex);
+    while (!plan.free_sets.empty()) {
+      auto set = std::move(plan.free_sets.back());
+      plan.free_sets.pop_back();
+      if (shells_idle(plan, set)) return set;
+    }
+  }
+  return make_shells(plan);
+}
+
+// Holds one replica's shells while the caller uses them (Note [Replica shell cache]).
+struct Lease {
+  std::shared_ptr<Plan> plan;
+  std::vector<std::shared_ptr<Module>> shells;
+  ~Lease() {
+    if (!shells_idle(*plan, shells)) return;  // someone still holds a shell: leave it alone
+    try {
+      for (size_t i = 0; i < shells.size(); ++i) {
+        Module& s = *shells[i];
+        const Plan::Maps& maps = plan->maps[i];
+        for (size_t k = 0; k < maps.params.size(); ++k)
+          if (maps.params[k] >= 0) s.set_parameter_entry(k, Tensor());
+        for (size_t k = 0; k < maps.buffers.size(); ++k)
+          if (maps.buffers[k] >= 0) s.set_buffer_entry(k, Tensor());
+      }
+      std::lock_guard<std::mutex> lock(plan->mutex);
+      if (plan->free_sets.size() < Plan::kMaxFreeSets) plan->free_sets.push_back(std::move(shells));
+    } catch (...) {
+      // destructors never throw; the shells are simply not reused
+    }
+  }
+};
+
+// Device-major flat list (Broadcast's layout) -> copies[d][i].
+std::vector<std::vector<Tensor>> per_device(std::vector<Tensor>&& flat, size_t n, size_t devices) {
+  std::vector<std::vector<Tensor>> out(devices, std::vector<Tensor>(n));
+  for (size_t d = 0; d < devices; ++d)
+    for (size_t i = 0; i < n; ++i) out[d][i] = std::move(flat[d * n + i]);
+  return out;
+}
+
+std::vector<std::vector<Tensor>> broadcast_group(const std::vector<Tensor>& tensors, const std::vector<Device>& devices,
+                                                 bool differentiable) {
+  if (tensors.empty()) return std::vector<std::vector<Tensor>>(devices.size());
+  if (!differentiable) return comm::broadcast_coalesced(tensors, devices);
+  return per_device(Broadcast::apply(devices, tensors), tensors.size(), devices.size());
+}
+
+}  // namespace
+
+std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& module, const std::vector<Device>& devices,
+                                               bool detach, ReplicateProfile* profile) {
+  WICK_CHECK(module != nullptr, "replicate: the module is null");
+  if (devices.empty()) return {};
+  auto t0 = Clock::now();
+
+  // 1. Index maps (cached), and this call's tensors.
+  bool hit = false;
+  std::shared_ptr<Plan> plan = plan_for(module, hit);
+  std::vector<Tensor> params(plan->num_params), buffers(plan->num_buffers);
+  for (size_t i = 0; i < plan->modules.size(); ++i) {
+    const Module& m = *plan->modules[i];
+    const Plan::Maps& maps = plan->maps[i];
+    const auto& pt = m.parameter_table();
+    for (size_t k = 0; k < pt.size(); ++k)
+      if (maps.params[k] >= 0) params[static_cast<size_t>(maps.params[k])] = pt[k].value;
+    const auto& bt = m.buffer_table();
+    for (size_t k = 0; k < bt.size(); ++k)
+      if (maps.buffers[k] >= 0) buffers[static_cast<size_t>(maps.buffers[k])] = bt[k].value;
+  }
+  auto where = [&](const Tensor& t, const char* what) {
+    for (size_t i = 0; i < plan->modules.size(); ++i) {
+      const Module& m = *plan->modules[i];
+      for (const auto& e : m.parameter_table())
+        if (e.value.is_same(t)) return fmt::format("{} '{}' of module {} ({})", what, e.name, i, m.name());
+      for (const auto& e : m.buffer_table())
+        if (e.value.is_same(t)) return fmt::format("{} '{}' of module {} ({})", what, e.name, i, m.name());
+    }
+    return std::string(what);
+  };
+  for (const Tensor& p : params)
+    WICK_CHECK(p.device() == devices[0], "replicate: every parameter and buffer must be on devices[0] ({}), but {} is on {}",
+               devices[0], where(p, "parameter"), p.device());
+  for (const Tensor& b : buffers)
+    WICK_CHECK(b.device() == devices[0], "replicate: every parameter and buffer must be on devices[0] ({}), but {} is on {}",
+               devices[0], where(b, "buffer"), b.device());
+  // Buffers that require grad (and are differentiated, detach = false) vs the rest.
+  std::vector<int32_t> buffer_slot(buffers.size());  // >= 0: index in rg; < 0: -(index in not_rg) - 1
+  std::vector<Tensor> buffers_rg, buffers_not_rg;
+  for (size_t b = 0; b < buffers.size(); ++b) {
+    if (!detach && autograd::requires_grad(buffers[b])) {
+      buffer_slot[b] = static_cast<int32_t>(buffers_rg.size());
+      buffers_rg.push_back(buffers[b]);
+    } else {
+      buffer_slot[b] = -static_cast<int32_t>(buffers_not_rg.size()) - 1;
+      buffers_not_rg.push_back(buffers[b]);
+    }
+  }
+  auto t1 = Clock::now();
+
+  // 2. The broadcasts.
+  auto param_copies = broadcast_group(params, devices, !detach);
+  auto buffer_rg_copies = broadcast_group(buffers_rg, devices, true);
+  auto buffer_copies = broadcast_group(buffers_not_rg, devices, false);
+  auto t2 = Clock::now();
+
+  // 3. Shells, rewired; 4. training flags and on_replicated.
+  const size_t n = plan->modules.size();
+  std::vector<std::shared_ptr<Module>> out;
+  out.reserve(devices.size());
+  for (size_t j = 0; j < devices.size(); ++j) {
+    auto lease = std::make_shared<Lease>();
+    lease->plan = plan;
+    lease->shells = acquire_shells(*plan);
+    auto& shells = lease->shells;
+    for (size_t i = 0; i < n; ++i) {
+      Module& s = *shells[i];
+      const Plan::Maps& maps = plan->maps[i];
+      for (size_t k = 0; k < maps.params.size(); ++k)
+        if (maps.params[k] >= 0) s.set_parameter_entry(k, param_copies[j][static_cast<size_t>(maps.params[k])]);
+      for (size_t k = 0; k < maps.buffers.size(); ++k) {
+        if (maps.buffers[k] < 0) continue;
+        const int32_t slot = buffer_slot[static_cast<size_t>(maps.buffers[k])];
+        s.set_buffer_entry(k, slot >= 0 ? buffer_rg_copies[j][static_cast<size_t>(slot)]
+                                        : buffer_copies[j][static_cast<size_t>(-slot - 1)]);
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const bool mode = plan->modules[i]->is_training();
+      if (shells[i]->is_training() != mode) shells[i]->train(mode);  // pre-order: parents first
+    }
+    for (size_t i = 0; i < n; ++i) shells[i]->on_replicated();
+    Module* root = shells[0].get();
+    out.emplace_back(std::shared_ptr<Module>(lease, root));
+  }
+
+  if (profile) {
+    profile->plan_seconds = std::chrono::duration<double>(t1 - t0).count();
+    profile->broadcast_seconds = std::chrono::duration<double>(t2 - t1).count();
+    profile->shells_seconds = seconds_since(t2);
+    profile->cache_hit = hit;
+    profile->num_modules = n;
+    profile->num_tensors = params.size() + buffers.size();
+    size_t bytes = 0;
+    for (const Tensor& p : params) bytes += p.nbytes();
+    for (const Tensor& b : buffers) bytes += b.nbytes();
+    profile->bytes_moved = bytes * (devices.size() - 1);
+  }
+  return out;
+}
+
+void clear_replicate_cache() {
+  Cache& c = cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.entries.clear();
+}
+
+}  // namespace wick::parallel
