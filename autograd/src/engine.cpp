@@ -134,7 +134,15 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       auto& buf = buffers[next];
       if (buf.size() < std::max<size_t>(next->num_outputs(), e.input_nr + 1))
         buf.resize(std::max<size_t>(next->num_outputs(), e.input_nr + 1));
-      if (i < outs.size()) accumulate(buf[e.input_nr], outs[i]);
+      if (i < outs.size() && outs[i].defined()) {
+        // A formula that returns a gradient of the wrong shape is a bug in that formula; catch it
+        // here, naming the node, instead of corrupting a .grad (as PyTorch's validate_outputs).
+        const bool known = e.input_nr < next->num_outputs();
+        WICK_CHECK(!known || outs[i].sizes() == IntArrayRef(next->output_meta(e.input_nr).sizes), "{} returned a gradient of shape [{}] for its input {}, "
+                   "but that input has shape [{}]", n->name(), fmt::join(outs[i].sizes(), ", "), i,
+                   fmt::join(next->output_meta(e.input_nr).sizes, ", "));
+        accumulate(buf[e.input_nr], outs[i]);
+      }
       owners[next] = e.function;
       if (--deps[next] == 0) ready.push(next);
     }

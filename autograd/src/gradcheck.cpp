@@ -53,13 +53,16 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
   for (size_t oi = 0; oi < diff_outs.size(); ++oi) {
     for (int64_t e = 0; e < diff_outs[oi].numel(); ++e, ++r) {
       if (!diff_outs[oi].requires_grad()) continue;
-      std::vector<Tensor> gos;
+      // Only outputs that require grad can be roots of a backward (the others contribute zero).
+      std::vector<Tensor> roots, gos;
       for (size_t oj = 0; oj < diff_outs.size(); ++oj) {
+        if (!diff_outs[oj].requires_grad()) continue;
         Tensor z = zeros(diff_outs[oj].sizes(), diff_outs[oj].options());
         if (oj == oi) static_cast<double*>(z.data_ptr())[e] = 1.0;
+        roots.push_back(diff_outs[oj]);
         gos.push_back(z);
       }
-      std::vector<Tensor> gs = grad(diff_outs, wrt, gos, true, false, true);
+      std::vector<Tensor> gs = grad(roots, wrt, gos, true, false, true);
       for (size_t k = 0; k < gs.size(); ++k) {
         if (!gs[k].defined()) continue;
         auto v = gs[k].contiguous().to_vector<double>();
@@ -78,10 +81,14 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
       Tensor p = base.clone(), m = base.clone();
       static_cast<double*>(p.data_ptr())[j] += opts.eps;
       static_cast<double*>(m.data_ptr())[j] -= opts.eps;
-      plus[idx] = p.view(inputs[idx].sizes());
-      minus[idx] = m.view(inputs[idx].sizes());
+      // The perturbed copies keep requires_grad: fn may depend on it (gradgradcheck's first-order
+      // function differentiates with respect to the inputs that require grad).
+      plus[idx] = p.view(inputs[idx].sizes()).requires_grad_(true);
+      minus[idx] = m.view(inputs[idx].sizes()).requires_grad_(true);
       auto fp = flat_values(fn(plus));
       auto fm = flat_values(fn(minus));
+      WICK_CHECK(fp.size() == n_out && fm.size() == n_out, "gradcheck: the function returned {} and {} output "
+                 "elements for perturbed inputs but {} for the original ones", fp.size(), fm.size(), n_out);
       for (size_t o = 0; o < n_out; ++o) {
         const double num = (fp[o] - fm[o]) / (2 * opts.eps);
         const double ana = analytic[k][static_cast<size_t>(j)][o];
@@ -112,7 +119,6 @@ GradcheckResult gradgradcheck(const Fn& fn, const std::vector<Tensor>& inputs, G
     std::vector<Tensor> wrt;
     for (const Tensor& t : in)
       if (t.defined() && t.requires_grad()) wrt.push_back(t);
-    std::vector<Tensor> o = fn(in);
     if (!GradMode::is_enabled()) {
       // Numerical pass: evaluate the first derivative with recording on, then return values.
       AutoGradMode enable(true);
@@ -127,10 +133,11 @@ GradcheckResult gradgradcheck(const Fn& fn, const std::vector<Tensor>& inputs, G
         if (t.requires_grad()) wrt2.push_back(t);
       std::vector<Tensor> o2 = fn(in2);
       auto gs = grad(o2, wrt2, go, true, false, true);
-      for (auto& g : gs)
-        if (g.defined()) g = g.detach();
+      for (size_t i = 0; i < gs.size(); ++i)  // unused inputs: zeros, as in the analytic pass
+        gs[i] = gs[i].defined() ? gs[i].detach() : zeros(wrt2[i].sizes(), wrt2[i].options());
       return gs;
     }
+    std::vector<Tensor> o = fn(in);
     auto gs = grad(o, wrt, go, true, true, true);
     for (size_t i = 0; i < gs.size(); ++i)
       if (!gs[i].defined()) gs[i] = zeros(wrt[i].sizes(), wrt[i].options());

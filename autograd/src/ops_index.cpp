@@ -45,8 +45,19 @@ Tensor gather(const Tensor& a, int64_t dim, const Tensor& index) {
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src) {
   Tensor out = native::scatter_add(a, dim, index, src);
   if (needs_grad({&a, &src})) {
-    record_function("ScatterAddBackward", {a, src}, {out}, [dim](const VL& g, const VL& s) -> VL {
-      return {g[0], gather(g[0], dim, s[0])};
+    DimVector src_shape(src.sizes());
+    record_function("ScatterAddBackward", {a, src}, {out}, [dim, src_shape](const VL& g, const VL& s) -> VL {
+      // index may be smaller than src in any dim: src elements it never reads get zero gradient
+      // (gather alone would return index's shape; PyTorch 1.13 fails there).
+      Tensor gs = gather(g[0], dim, s[0]);
+      for (size_t d = 0; d < src_shape.size(); ++d) {
+        const int64_t missing = src_shape[d] - gs.size(static_cast<int64_t>(d));
+        if (missing == 0) continue;
+        DimVector pad(gs.sizes());
+        pad[d] = missing;
+        gs = cat({gs, zeros(pad, gs.options())}, static_cast<int64_t>(d));
+      }
+      return {g[0], gs};
     }, {index});
   }
   return out;
