@@ -12,6 +12,7 @@
 // shells and tensors (replica 0's detached buffers are the original's, and only replica 0
 // touches them).
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "wick/nn/module.h"
@@ -31,5 +32,13 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
 /// never split into arguments); every module must return a tensor.
 std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& modules,
                                    const std::vector<Tensor>& inputs, const std::vector<Device>& devices = {});
+
+/// The same for modules held as their own type (e.g. the result of replicate<Linear>).
+template <class T, class In>
+  requires(!std::is_same_v<T, nn::Module> && std::is_base_of_v<nn::Module, T>)
+auto parallel_apply(const std::vector<std::shared_ptr<T>>& modules, const std::vector<In>& inputs,
+                    const std::vector<Device>& devices = {}) {
+  return parallel_apply(std::vector<std::shared_ptr<nn::Module>>(modules.begin(), modules.end()), inputs, devices);
+}
 
 }  // namespace wick::parallel
