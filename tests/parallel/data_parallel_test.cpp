@@ -1,0 +1,444 @@
+// DataParallel and data_parallel on CPU devices: the non-CUDA-only cases of PyTorch's
+// test_data_parallel.py and LibTorch's parallel.cpp (pytorch-parallel.md 2.1 and 2.4).
+#include <catch2/catch.hpp>
+
+#include <wick/nn/nn.h>
+#include <wick/nn/optim/optim.h>
+
+#include "parallel/parallel_test_util.h"
+#include "support/gradcheck.h"
+#include "wick/parallel/data_parallel.h"
+#include "wick/parallel/scatter_gather.h"
+
+using namespace wick;
+using namespace wick::parallel;
+using nn::Value;
+using wick::test::cpu;
+using wick::test::cpus;
+
+namespace {
+
+TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
+
+// forward(var1, var2, float1, var3 = None) of test_data_parallel_multiple_input.
+class MultiInput : public nn::Cloneable<MultiInput> {
+ public:
+  Tensor forward(const Tensor& var1, const Tensor& var2, double float1, std::optional<Tensor> var3) {
+    if (!var3) return float1 * (var1 * var2);
+    return float1 * (var1 * var2 + *var3);
+  }
+};
+
+// forward(x) = x * t_rg + t_not_rg, with a buffer that requires grad.
+class BuffersRequiringGrad : public nn::Cloneable<BuffersRequiringGrad> {
+ public:
+  BuffersRequiringGrad() {
+    Tensor t = randn({100}, f64());
+    rg_ = register_buffer("t_rg", t.detach().requires_grad_());
+    not_rg_ = register_buffer("t_not_rg", t.detach().clone());
+  }
+  Tensor forward(const Tensor& x) { return x * buffer(rg_) + buffer(not_rg_); }
+  nn::BufferSlot rg_, not_rg_;
+};
+
+// Returns [x, (sin, cos, [x + 1]), x, {a: x, b: [sin]}] (test_data_parallel_nested_output).
+class NestedOutput : public nn::Cloneable<NestedOutput> {
+ public:
+  Value forward_value(const std::vector<Value>& args) override {
+    const Tensor& x = args[0].tensor();
+    return Value::list({x, Value::tuple({x.sin(), x.cos(), Value::list({x + 1.0})}), x,
+                        Value::dict({"a", "b"}, {x, Value::list({x.sin()})})});
+  }
+};
+
+// Returns input[1][0] (test_data_parallel_nested_input).
+class NestedInput : public nn::Cloneable<NestedInput> {
+ public:
+  Value forward_value(const std::vector<Value>& args) override { return args[0].items()[1].items()[0]; }
+};
+
+class ZeroInputs : public nn::Cloneable<ZeroInputs> {
+ public:
+  Tensor forward() {
+    Tensor e = eye(2, 3, f64());
+    return e + (1.0 - e);
+  }
+};
+
+class AssertNoGrad : public nn::Cloneable<AssertNoGrad> {
+ public:
+  Tensor forward(const Tensor& x) {
+    WICK_CHECK(!GradMode::is_enabled(), "grad mode is on inside forward");
+    return x;
+  }
+};
+
+class Throws : public nn::Cloneable<Throws> {
+ public:
+  Tensor forward(const Tensor&) { throw std::runtime_error("Badness!"); }
+};
+
+class Ones : public nn::Cloneable<Ones> {
+ public:
+  Tensor forward(const Tensor&) { return ones({3}); }
+};
+
+class DeviceIndex : public nn::Cloneable<DeviceIndex> {
+ public:
+  Tensor forward(const Tensor& x) { return tensor({double(x.device().index)}, TensorOptions(kInt64).device(x.device())); }
+};
+
+class ZeroGradInForward : public nn::Cloneable<ZeroGradInForward> {
+ public:
+  ZeroGradInForward() { w_ = register_parameter("w", ones({1}, f64())); }
+  Tensor forward(const Tensor& x) {
+    zero_grad();
+    return x * param(w_);
+  }
+  nn::ParamSlot w_;
+};
+
+// Checks inside forward that its parameters are broadcast outputs (test_parameter_list_dict_replica).
+class ParamsAreBroadcastOutputs : public nn::Cloneable<ParamsAreBroadcastOutputs> {
+ public:
+  ParamsAreBroadcastOutputs() {
+    p1_ = register_parameter("0", randn({1}, f64()));
+    p2_ = register_parameter("1", randn({1}, f64()));
+  }
+  Tensor forward(const Tensor& x) {
+    for (auto s : {p1_, p2_}) {
+      WICK_CHECK(param(s).requires_grad() && param(s).grad_fn() != nullptr, "not a broadcast output");
+      WICK_CHECK(is_replica(), "not a replica");
+    }
+    return x * param(p1_) * param(p2_);
+  }
+  nn::ParamSlot p1_, p2_;
+};
+
+// Returns a 0-dim tensor: the sum of its input.
+class SumToScalar : public nn::Cloneable<SumToScalar> {
+ public:
+  Tensor forward(const Tensor& x) { return x.sum(); }
+};
+
+// A dict output whose number of keys depends on the replica's chunk size.
+class UnevenDicts : public nn::Cloneable<UnevenDicts> {
+ public:
+  Value forward_value(const std::vector<Value>& args) override {
+    const Tensor& x = args[0].tensor();
+    if (x.size(0) == 1) return Value::dict({"a"}, {x});
+    return Value::dict({"b", "a"}, {x, x});
+  }
+};
+
+// Conv2d(2, 2, k = 2) -> relu -> view(-1, 8) -> Linear(8, 2) -> log_softmax (DataParallelNumericalEquivalence).
+class SmallConvNet : public nn::Cloneable<SmallConvNet> {
+ public:
+  SmallConvNet() {
+    conv_ = register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 2, 1, 0, 1, true, f64()));
+    fc_ = register_module("fc", std::make_shared<nn::Linear>(8, 2, true, f64()));
+  }
+  Tensor forward(const Tensor& x) {
+    Tensor h = child(conv_).forward(x).relu().reshape({-1, 8});
+    return child(fc_).forward(h).log_softmax(1);
+  }
+  nn::ChildSlot<nn::Conv2d> conv_;
+  nn::ChildSlot<nn::Linear> fc_;
+};
+
+std::vector<Tensor> grads_of(const nn::Module& m) {
+  std::vector<Tensor> g;
+  for (auto& p : m.parameters()) g.push_back(p.grad().defined() ? p.grad().clone() : Tensor());
+  return g;
+}
+
+}  // namespace
+
+TEST_CASE("DataParallel: gradcheck through a buffer that requires grad (test_data_parallel_buffers_requiring_grad)") {
+  auto m = std::make_shared<BuffersRequiringGrad>();
+  auto dpm = std::make_shared<DataParallel>(m, std::vector<Device>{cpu(0), cpu(1)});
+  Tensor input = randn({2, 100}, f64());
+  auto fn = [&](const TensorList& t) {
+    m->set_buffer_entry(0, t[0]);
+    return TensorList{dpm->forward(input)};
+  };
+  CHECK_GRADCHECK(fn, {m->buffer(m->rg_)});
+}
+
+TEST_CASE("data_parallel with several inputs, a float and an optional tensor (test_data_parallel_multiple_input)") {
+  auto m = std::make_shared<MultiInput>();
+  Tensor var1 = randn({5, 5}, f64().requires_grad());
+  Tensor var2 = randn({5, 5}, f64().requires_grad());
+  Tensor var3 = randn({5, 5}, f64());
+  const double float1 = 1.7;
+  Tensor expected = m->forward(var1, var2, float1, std::nullopt);
+  expected.sum().backward();
+  Tensor g1 = var1.grad().clone(), g2 = var2.grad().clone();
+  Tensor expected3 = m->forward(var1, var2, float1, var3);
+
+  auto check = [&](const Value& out, const Tensor& exp) {
+    var1.set_grad(Tensor());
+    var2.set_grad(Tensor());
+    CHECK_ALLCLOSE(out.tensor(), exp, 1e-14, 0);
+    out.tensor().sum().backward();
+    CHECK_ALLCLOSE(var1.grad(), g1, 1e-14, 0);
+    CHECK_ALLCLOSE(var2.grad(), g2, 1e-14, 0);
+  };
+  std::vector<Value> args{var1, var2, float1, Value()};
+  check(data_parallel(m, args, {cpu(0), cpu(1)}), expected);
+  check(data_parallel(m, args, {cpu(0)}), expected);
+  // with (1, 0): the module has no parameters, so any first device works
+  check(data_parallel(m, args, {cpu(1), cpu(0)}), expected);
+  std::vector<Value> args3{var1, var2, float1, var3};
+  check(DataParallel(m, cpus(2)).forward_value(args3), expected3);
+  check(DataParallel(m, {cpu(0)}).forward_value(args3), expected3);
+  check(data_parallel(m, args3, {cpu(0), cpu(1), cpu(2)}), expected3);
+}
+
+TEST_CASE("data_parallel equals the module (test_data_parallel_small_back, test_data_parallel_module)") {
+  auto l = std::make_shared<nn::Linear>(10, 5, true, f64());
+  Tensor i = randn({20, 10}, f64());
+  Tensor out = data_parallel(l, i, {cpu(0), cpu(1)});
+  CHECK_ALLCLOSE(out, l->forward(i), 1e-14, 0);
+  auto dp = std::make_shared<DataParallel>(l, cpus(3));
+  Tensor o2 = dp->forward(i);
+  CHECK(o2.device() == cpu(0));
+  CHECK_ALLCLOSE(o2, l->forward(i), 1e-14, 0);
+  CHECK(dp->named_parameters().keys()[0] == "module.weight");
+}
+
+TEST_CASE("DataParallel: the module must live on device_ids[0] (test_data_parallel_model_device)") {
+  auto expect = [](std::shared_ptr<nn::Module> inner, std::vector<Device> ids, bool should_fail) {
+    Tensor inp = randn({4, 2}, f64());
+    auto dp = std::make_shared<DataParallel>(inner, ids);
+    if (should_fail) {
+      const std::string msg = fmt::format("module must have its parameters and buffers on device {}", ids[0]);
+      CHECK_THROWS_WITH(dp->forward(inp), Catch::Contains(msg) && Catch::Contains("(device_ids[0])"));
+      CHECK_THROWS_WITH(data_parallel(inner, inp, ids), Catch::Contains(msg));
+    } else {
+      CHECK_NOTHROW(dp->forward(inp));
+      CHECK_NOTHROW(data_parallel(inner, inp, ids));
+    }
+  };
+  auto lin = [](Device d) { return std::make_shared<nn::Linear>(2, 2, true, f64(d)); };
+  expect(lin(cpu(0)), {cpu(0), cpu(1)}, false);
+  expect(lin(cpu(1)), {cpu(0), cpu(1)}, true);
+  expect(lin(cpu(0)), {cpu(1), cpu(0)}, true);
+  expect(lin(cpu(1)), {cpu(1), cpu(0)}, false);
+  auto seq = [&](Device a, Device b) {
+    auto s = std::make_shared<nn::Sequential>();
+    s->push_back(lin(a));
+    s->push_back(lin(b));
+    return s;
+  };
+  expect(seq(cpu(0), cpu(0)), {cpu(0), cpu(1)}, false);
+  expect(seq(cpu(0), cpu(1)), {cpu(0), cpu(1)}, true);
+  expect(seq(cpu(2), cpu(0)), {cpu(0), cpu(1)}, true);
+  expect(seq(cpu(0), cpu(0)), {cpu(1), cpu(0)}, true);
+  expect(seq(cpu(1), cpu(1)), {cpu(1), cpu(0)}, false);
+  // a module moved by to() passes
+  auto moved = seq(cpu(0), cpu(2));
+  moved->to(cpu(1));
+  expect(moved, {cpu(1), cpu(0)}, false);
+  // the error names the device of the misplaced tensor
+  auto dp = std::make_shared<DataParallel>(lin(cpu(2)), std::vector<Device>{cpu(0), cpu(1)});
+  CHECK_THROWS_WITH(dp->forward(randn({4, 2}, f64())), Catch::Contains("found one of them on device: cpu:2"));
+}
+
+TEST_CASE("data_parallel: grad mode reaches the workers (test_data_parallel_no_grad)") {
+  auto m = std::make_shared<AssertNoGrad>();
+  Tensor i = randn({4, 3}, f64());
+  {
+    NoGradGuard ng;
+    CHECK_NOTHROW(data_parallel(m, i, {cpu(0), cpu(1)}));
+  }
+  CHECK_THROWS_WITH(data_parallel(m, i, {cpu(0), cpu(1)}), Catch::Contains("grad mode is on inside forward"));
+}
+
+TEST_CASE("data_parallel: output on device_ids[0], gradients equal the single-device ones (test_data_parallel)") {
+  auto l = std::make_shared<nn::Linear>(10, 5, true, f64(cpu(1)));
+  Tensor i = randn({20, 10}, f64(cpu(1)));
+  Tensor expected = l->forward(i);
+  expected.sum().backward();
+  auto expected_grads = grads_of(*l);
+  for (std::vector<Device> ids : {std::vector<Device>{cpu(0), cpu(1)}, std::vector<Device>{cpu(1), cpu(0)}}) {
+    l->to(ids[0]);
+    l->zero_grad();
+    Tensor out = data_parallel(l, i.to(ids[0]), ids);
+    CHECK(out.device() == ids[0]);
+    CHECK_ALLCLOSE(out, expected, 1e-14, 0);
+    out.sum().backward();
+    auto g = grads_of(*l);
+    for (size_t k = 0; k < g.size(); ++k) {
+      CHECK(g[k].device() == ids[0]);
+      CHECK_ALLCLOSE(g[k], expected_grads[k], 1e-13, 0);
+    }
+  }
+  // no devices named and no GPU: data_parallel refuses, DataParallel is a plain call
+  if (default_device_ids().empty()) {
+    CHECK_THROWS_WITH(data_parallel(l, i.to(cpu(1))), Catch::Contains("no devices to run on"));
+    DataParallel plain(l);
+    CHECK_ALLCLOSE(plain.forward(i.to(cpu(1))), expected, 0, 0);
+  }
+}
+
+TEST_CASE("DataParallel: nested outputs keep their structure (test_data_parallel_nested_output)") {
+  auto m = std::make_shared<NestedOutput>();
+  Tensor i = randn({2, 2}, f64(cpu(1)));
+  m->to(cpu(1));
+  Value out = DataParallel(m, {cpu(1), cpu(0), cpu(2), cpu(3)}).forward_value({i});  // 2 rows: 2 devices used
+  Value expected = m->forward_value({i});
+  REQUIRE(out.is_list());
+  REQUIRE(out.items().size() == 4);
+  CHECK(out.items()[0].is_tensor());
+  CHECK_ALLCLOSE(out.items()[0].tensor(), i, 0, 0);
+  REQUIRE(out.items()[1].is_tuple());
+  CHECK_ALLCLOSE(out.items()[1].items()[0].tensor(), i.sin(), 0, 0);
+  CHECK_ALLCLOSE(out.items()[1].items()[1].tensor(), i.cos(), 0, 0);
+  REQUIRE(out.items()[1].items()[2].is_list());
+  CHECK_ALLCLOSE(out.items()[1].items()[2].items()[0].tensor(), i + 1.0, 0, 0);
+  CHECK_ALLCLOSE(out.items()[2].tensor(), i, 0, 0);
+  REQUIRE(out.items()[3].is_dict());
+  CHECK(out.items()[3].dict().keys == std::vector<std::string>{"a", "b"});
+  CHECK_ALLCLOSE(out.items()[3].dict().values[0].tensor(), i, 0, 0);
+  REQUIRE(out.items()[3].dict().values[1].is_list());
+  CHECK_ALLCLOSE(out.items()[3].dict().values[1].items()[0].tensor(), i.sin(), 0, 0);
+  CHECK(out.items()[0].tensor().device() == cpu(1));
+}
+
+TEST_CASE("DataParallel: nested inputs are scattered leaf by leaf (test_data_parallel_nested_input)") {
+  auto m = std::make_shared<NestedInput>();
+  Tensor i = randn({20, 3}, f64(cpu(1)));
+  Value input = Value::tuple({i.cos(), Value::tuple({i.sin(), i}), i.sin()});
+  Value out = DataParallel(m, {cpu(1), cpu(0), cpu(2)}).forward_value({input});
+  CHECK_ALLCLOSE(out.tensor(), i.sin(), 0, 0);
+}
+
+TEST_CASE("DataParallel: a module without inputs runs once on device_ids[0] (test_data_parallel_module_zero_inputs)") {
+  auto model = std::make_shared<ZeroInputs>();
+  for (auto ids : {std::vector<Device>{cpu(0)}, std::vector<Device>{cpu(0), cpu(1)}}) {
+    Value out = DataParallel(model, ids).forward_value({});
+    CHECK(out.tensor().device() == cpu(0));
+    CHECK_VALUES_EQUAL(out.tensor(), ones({2, 3}, f64()));
+    Value out2 = data_parallel(model, std::vector<Value>{}, ids);
+    CHECK_VALUES_EQUAL(out2.tensor(), ones({2, 3}, f64()));
+  }
+}
+
+TEST_CASE("data_parallel: device arguments (test_data_parallel_device_args)") {
+  auto l = std::make_shared<nn::Linear>(10, 5, true, f64());
+  Tensor i = randn({20, 10}, f64());
+  CHECK_ALLCLOSE(data_parallel(l, i, {cpu(0), cpu(1)}, cpu(0)), l->forward(i), 1e-14, 0);
+  CHECK_ALLCLOSE(data_parallel(l, i, {Device("cpu:0"), Device("cpu:1")}), l->forward(i), 1e-14, 0);
+  Tensor on2 = data_parallel(l, i, {cpu(0), cpu(1)}, cpu(2));
+  CHECK(on2.device() == cpu(2));
+}
+
+TEST_CASE("DataParallel: gradient penalty through double backward (test_data_parallel_function_deletion)") {
+  auto l = std::make_shared<nn::Linear>(4, 1, true, f64());
+  auto net = std::make_shared<DataParallel>(l, std::vector<Device>{cpu(0), cpu(1)});
+  Tensor x = ones({2, 4}, f64().requires_grad());
+  Tensor out = net->forward(x);
+  Tensor g = autograd::grad({out}, {x}, {ones_like(out)}, true, /*create_graph=*/true)[0];
+  g.mean().backward();
+  CHECK(l->weight().grad().device() == cpu(0));
+  CHECK_ALLCLOSE(l->weight().grad(), full({1, 4}, 0.25, f64()), 1e-15, 0);
+  REQUIRE(l->bias().grad().defined());  // zero, materialized by Broadcast's backward
+  CHECK_VALUES(l->bias().grad(), {0.0});
+}
+
+TEST_CASE("DataParallel: scalar outputs are gathered into a vector (test_gather with scalars)") {
+  auto m = std::make_shared<SumToScalar>();
+  Tensor i = randn({4, 3}, f64().requires_grad());
+  Tensor out = data_parallel(m, i, {cpu(0), cpu(1)});
+  CHECK(out.sizes() == IntArrayRef({2}));
+  CHECK(out.at<double>({0}) == Approx(i.narrow(0, 0, 2).sum().item<double>()));
+  out.backward(tensor({1.0, 2.0}, f64()));
+  CHECK_VALUES(i.grad().narrow(0, 0, 2).sum(), {6.0});
+  CHECK_VALUES(i.grad().narrow(0, 2, 2).sum(), {12.0});
+}
+
+TEST_CASE("gather: dicts with different numbers of keys are an error (test_gather_different_len_dicts)") {
+  std::vector<Value> outs{Value::dict({"a"}, {ones({1})}), Value::dict({"b", "a"}, {ones({1}), ones({1})})};
+  CHECK_THROWS_WITH(gather(outs, cpu(0)), Catch::Contains("All dicts must have the same number of keys"));
+  auto m = std::make_shared<UnevenDicts>();
+  CHECK_THROWS_WITH(data_parallel(m, randn({3, 2}), {cpu(0), cpu(1)}), Catch::Contains("same number of keys"));
+  std::vector<Value> ints{Value(1), Value(2)};
+  CHECK_THROWS_WITH(gather(ints, cpu(0)), Catch::Contains("only tensors can be gathered"));
+  CHECK(gather(std::vector<Value>{Value(3), Value(3)}, cpu(0)).to_int() == 3);
+}
+
+TEST_CASE("DataParallel: zero_grad inside forward is refused on replicas (test_zero_grad)") {
+  auto m = std::make_shared<ZeroGradInForward>();
+  CHECK_THROWS_WITH(DataParallel(m, cpus(2)).forward(randn({4, 1}, f64())),
+                    Catch::Contains("in replica 0") && Catch::Contains("zero_grad"));
+}
+
+TEST_CASE("DataParallel: inside forward the parameters are broadcast outputs (test_parameter_list_dict_replica)") {
+  auto m = std::make_shared<ParamsAreBroadcastOutputs>();
+  CHECK_NOTHROW(DataParallel(m, cpus(2)).forward(randn({4, 1}, f64())));
+}
+
+TEST_CASE("DataParallel: dict arguments with empty containers are passed whole (kwargs_only_empty_*)") {
+  class DictInput : public nn::Cloneable<DictInput> {
+   public:
+    Tensor forward(const Value& input) {
+      WICK_CHECK(input.is_dict(), "expected a dict");
+      const Value& unused = input.dict().values[1];
+      WICK_CHECK(is_empty_container(unused), "the empty container was not passed whole");
+      return input.dict().values[0].tensor() * 2.0;
+    }
+    static bool is_empty_container(const Value& v) {
+      return (v.is_sequence() && v.items().empty()) || (v.is_dict() && v.dict().keys.empty());
+    }
+  };
+  auto m = std::make_shared<DictInput>();
+  Tensor i = randn({20, 10}, f64());
+  for (Value empty : {Value::list({}), Value::dict({}, {}), Value::tuple({})}) {
+    Value out = DataParallel(m, cpus(2)).forward_value({Value::dict({"data", "unused"}, {i, empty})});
+    CHECK_ALLCLOSE(out.tensor(), i * 2.0, 0, 0);
+  }
+}
+
+TEST_CASE("data_parallel rethrows a failure of a replica (ParallelApplyRethrowsException)") {
+  auto m = std::make_shared<Throws>();
+  CHECK_THROWS_WITH(data_parallel(m, ones({10, 3}), {cpu(0), cpu(1)}), Catch::Contains("Badness!"));
+}
+
+TEST_CASE("DataParallel: the output goes to output_device (DataParallelPlacesTheOutputOnTheRequestedDevice)") {
+  auto m = std::make_shared<Ones>();
+  Tensor out = DataParallel(m, {cpu(0), cpu(1)}, cpu(1)).forward(ones({4, 2}));
+  CHECK(out.device() == cpu(1));
+  CHECK(out.numel() == 6);
+  // with one device it is a plain call: the output stays where the module put it
+  Tensor single = DataParallel(m, {cpu(0)}, cpu(1)).forward(ones({4, 2}));
+  CHECK(single.device() == cpu(0));
+}
+
+TEST_CASE("DataParallel uses every device given (DataParallelUsesAllAvailableCUDADevices)") {
+  auto m = std::make_shared<DeviceIndex>();
+  Tensor out = data_parallel(m, ones({4, 1}), cpus(4));
+  CHECK(out.numel() == 4);
+  CHECK_VALUES(out, {0.0, 1.0, 2.0, 3.0});
+}
+
+TEST_CASE("three SGD steps through data_parallel match the serial ones (DataParallelNumericalEquivalence)") {
+  manual_seed(3);
+  auto model = std::make_shared<SmallConvNet>();
+  auto model_dp = std::make_shared<SmallConvNet>();
+  model_dp->load_state_dict(model->state_dict());
+  optim::SGD opt(model->parameters(), optim::SGDOptions(0.1));
+  optim::SGD opt_dp(model_dp->parameters(), optim::SGDOptions(0.1));
+  for (int it = 0; it < 3; ++it) {
+    Tensor input = ones({16, 2, 3, 3}, f64()) + double(it);
+    opt.zero_grad();
+    nn::F::mse_loss(model->forward(input), zeros({16, 2}, f64())).backward();
+    opt.step();
+    opt_dp.zero_grad();
+    Tensor out = data_parallel(model_dp, input, cpus(3));
+    nn::F::mse_loss(out, zeros({16, 2}, f64())).backward();
+    opt_dp.step();
+    auto p = model->parameters(), q = model_dp->parameters();
+    for (size_t k = 0; k < p.size(); ++k) CHECK_ALLCLOSE(q[k], p[k], 1e-12, 1e-14);
+  }
+}
