@@ -73,21 +73,36 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
     auto L = layout_of<2>({&acc_k, &in});
     A* pa = acc.data();
     const T* pi = reinterpret_cast<const T*>(in.data);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      A* a = pa + off[0];
-      const T* x = pi + off[1];
-      for (int64_t i = 0; i < n; ++i) {
-        A& r = a[i * st[0]];
-        A v = static_cast<A>(x[i * st[1]]);
-        switch (op) {
-          case ReduceOp::Sum: r += v; break;
-          case ReduceOp::Prod: r *= v; break;
-          case ReduceOp::Max: r = (v != v || v > r) ? v : r; break;
-          case ReduceOp::Min: r = (v != v || v < r) ? v : r; break;
+    auto run = [&](auto combine) {
+      for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+        A* a = pa + off[0];
+        const T* x = pi + off[1];
+        if (st[0] == 0) {
+          // The whole row reduces into one value: accumulate in registers, 4 lanes for ILP.
+          A r0 = *a, r1 = init, r2 = init, r3 = init;
+          int64_t i = 0;
+          if (st[1] == 1) {
+            for (; i + 4 <= n; i += 4) {
+              r0 = combine(r0, static_cast<A>(x[i]));
+              r1 = combine(r1, static_cast<A>(x[i + 1]));
+              r2 = combine(r2, static_cast<A>(x[i + 2]));
+              r3 = combine(r3, static_cast<A>(x[i + 3]));
+            }
+          }
+          for (; i < n; ++i) r0 = combine(r0, static_cast<A>(x[i * st[1]]));
+          *a = combine(combine(r0, r1), combine(r2, r3));
+        } else {
+          for (int64_t i = 0; i < n; ++i) a[i * st[0]] = combine(a[i * st[0]], static_cast<A>(x[i * st[1]]));
         }
-      }
-    });
-    // NaN sticks for max/min: once r is NaN, later comparisons are false and keep it.
+      });
+    };
+    switch (op) {
+      case ReduceOp::Sum: run([](A r, A v) { return static_cast<A>(r + v); }); break;
+      case ReduceOp::Prod: run([](A r, A v) { return static_cast<A>(r * v); }); break;
+      // NaN propagates: a NaN operand wins, and once r is NaN comparisons keep it.
+      case ReduceOp::Max: run([](A r, A v) { return (v != v || v > r) ? v : r; }); break;
+      case ReduceOp::Min: run([](A r, A v) { return (v != v || v < r) ? v : r; }); break;
+    }
     // Write into out (any strides) from the contiguous accumulator.
     KernelTensor src;
     src.data = reinterpret_cast<char*>(acc.data());
