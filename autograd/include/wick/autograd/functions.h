@@ -5,6 +5,7 @@
 #include <initializer_list>
 #include <optional>
 #include <tuple>
+#include <type_traits>
 #include <vector>
 
 #include "wick/core/native.h"
@@ -36,9 +37,11 @@ Tensor scalar_tensor(Scalar v, TensorOptions opts = {});
 /// Copies `data` (host memory of opts' dtype) into a new tensor of `shape`.
 Tensor from_blob(const void* data, IntArrayRef shape, TensorOptions opts = {});
 /// A tensor holding a copy of `values` (T: double, float, int64_t) with `shape`, converted to
-/// opts' dtype (float32 unless given, as torch.tensor for floating values).
+/// opts' dtype; by default int64 for integer values and float32 for floating values, as
+/// torch.tensor infers.
 template <typename T>
-Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions opts = {});
+Tensor tensor(const std::vector<T>& values, IntArrayRef shape,
+              TensorOptions opts = TensorOptions(std::is_integral_v<T> ? kInt64 : kFloat32));
 /// A 1-d tensor: `wick::tensor({1.0, 2.0, 3.0})`.
 Tensor tensor(std::initializer_list<double> values, TensorOptions opts = {});
 /// `wick::tensor({1.0, 2.0, 3.0, 4.0}, {2, 2}, wick::kFloat64)`.
