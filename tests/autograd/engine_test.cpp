@@ -108,3 +108,18 @@ TEST_CASE("retain_grad keeps the gradient of a non-leaf") {
   (a * a).sum().backward();
   CHECK(a.grad().to_vector<double>() == std::vector<double>{6.0, 12.0});
 }
+
+TEST_CASE("gradcheck and gradgradcheck pass for a correct function and catch a wrong one") {
+  Tensor x = randn({3}, kFloat64).requires_grad_();
+  Tensor y = randn({3}, kFloat64).requires_grad_();
+  auto f = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * in[1] * in[0], in[0].sum().exp()}; };
+  CHECK(autograd::gradcheck(f, {x, y}).ok);
+  CHECK(autograd::gradgradcheck(f, {x, y}).ok);
+  // An output that depends on no input is allowed (its Jacobian rows are zero).
+  auto g = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * 2.0, ones({2}, kFloat64)}; };
+  CHECK(autograd::gradcheck(g, {x}).ok);
+  // relu's subgradient at 0 differs from the central difference: the check must notice a
+  // deliberately wrong formula. detach() hides x from autograd, so the analytic Jacobian is 0.
+  auto wrong = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * in[0].detach()}; };
+  CHECK_FALSE(autograd::gradcheck(wrong, {x}).ok);
+}
