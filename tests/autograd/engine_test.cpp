@@ -118,8 +118,8 @@ TEST_CASE("gradcheck and gradgradcheck pass for a correct function and catch a w
   // An output that depends on no input is allowed (its Jacobian rows are zero).
   auto g = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * 2.0, ones({2}, kFloat64)}; };
   CHECK(autograd::gradcheck(g, {x}).ok);
-  // relu's subgradient at 0 differs from the central difference: the check must notice a
-  // deliberately wrong formula. detach() hides x from autograd, so the analytic Jacobian is 0.
+  // A deliberately wrong gradient must be caught: detach() hides one factor from autograd, so
+  // the analytic derivative of x * x is x while the numerical one is 2x.
   auto wrong = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * in[0].detach()}; };
   CHECK_FALSE(autograd::gradcheck(wrong, {x}).ok);
 }
