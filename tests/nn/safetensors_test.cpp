@@ -1,0 +1,273 @@
+// safetensors: round trips, the exact on-disk format, atomic saves, and a wick::Error (never a
+// crash) for every kind of malformed or truncated file (Note [safetensors validation]).
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <wick/wick.h>
+
+#include "support/allclose.h"
+#include "wick/nn/safetensors.h"
+
+using namespace wick;
+using namespace wick::serialize;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+std::string oracle_file() { return std::string(WICK_TEST_DATA_DIR) + "/ops.safetensors"; }
+
+std::string read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// A fresh directory under the system temp dir, removed at scope exit.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() / fmt::format("wick-safetensors-{}-{}", ::getpid(), counter()++);
+    fs::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
+};
+
+// A file image with the given header text and data bytes.
+std::string image(const std::string& header, const std::string& data = "") {
+  std::string out(8, '\0');
+  uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + header + data;
+}
+
+SafetensorsData parse(const std::string& bytes) { return parse_safetensors(bytes.data(), bytes.size(), "test.st"); }
+}  // namespace
+
+TEST_CASE("safetensors: the oracle file loads in header order with its metadata") {
+  SafetensorsData d = load_safetensors(oracle_file());
+  REQUIRE(d.tensors.size() > 100);
+  CHECK(d.tensors[0].first == "c0.in0");
+  CHECK(d.tensors[1].first == "c0.in1");
+  CHECK(d.tensors[0].second.sizes() == IntArrayRef({3, 4}));
+  CHECK(d.tensors[0].second.dtype() == kFloat64);
+  CHECK(d.tensors[0].second.device() == kCPU);
+  CHECK(d.metadata.at("dtype") == "float64");
+  CHECK(d.metadata.count("cases") == 1);
+  CHECK(d.at("c31.in1").dtype() == kInt64);  // index_select's index
+  CHECK(d.contains("c0.out"));
+  CHECK(d.find("nope") == nullptr);
+  CHECK_THROWS_WITH(d.at("nope"), Contains("no tensor named \"nope\"") && Contains("c0.in0"));
+}
+
+TEST_CASE("safetensors: save writes exactly the oracle's format and load reads it back") {
+  // Re-saving the oracle's tensors gives the oracle's bytes, except for the order of the
+  // metadata keys (wick's metadata is a sorted map; the file's JSON object keeps Python's order).
+  SafetensorsData d = load_safetensors(oracle_file());
+  const std::string original = read_bytes(oracle_file());
+  std::string mine = serialize_safetensors(d.tensors, d.metadata);
+  REQUIRE(mine.size() == original.size());
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(mine[static_cast<size_t>(i)]);
+  CHECK(n % 8 == 0);
+  CHECK(mine.substr(0, 8) == original.substr(0, 8));                       // header length
+  CHECK(mine.substr(8 + n) == original.substr(8 + n));                     // the data section
+  const std::string tensors_part = original.substr(8, original.find("\"__metadata__\"") - 8);
+  CHECK(mine.substr(8, tensors_part.size()) == tensors_part);              // every tensor entry
+  SafetensorsData back = parse_safetensors(mine.data(), mine.size());
+  CHECK(back.metadata == d.metadata);
+  REQUIRE(back.tensors.size() == d.tensors.size());
+  for (size_t i = 0; i < d.tensors.size(); ++i) {
+    CHECK(back.tensors[i].first == d.tensors[i].first);
+    CHECK_ALLCLOSE(back.tensors[i].second, d.tensors[i].second, 0, 0);
+  }
+}
+
+TEST_CASE("safetensors: round trip of every dtype, empty and 0-dim tensors, views and other devices") {
+  TempDir dir;
+  const std::string path = dir.file("t.safetensors");
+  Tensor f32 = tensor({1.5, -2.25, 3.0, 4.0, 5.0, 6.0}, {2, 3});
+  Tensor f64v = arange(0, 12, 1, kFloat64).view({3, 4}).t();  // non-contiguous
+  Tensor i64 = tensor(std::vector<int64_t>{-5, 0, int64_t{1} << 50}, {3}, kInt64);
+  Tensor b = tensor({1.0, 0.0, 1.0}).to(kBool);
+  Tensor scalar = scalar_tensor(7.0, kFloat64);
+  Tensor empty = zeros({0, 3});
+  Tensor remote = ones({2}, TensorOptions(kFloat64).device("cpu:2"));
+  std::vector<NamedTensor> ts = {{"z.f32", f32}, {"a.f64", f64v}, {"i64", i64}, {"mask", b},
+                                 {"scalar", scalar}, {"empty", empty}, {"remote", remote}};
+  save_safetensors(path, ts, {{"format", "pt"}, {"note", "caf\xc3\xa9 \"quoted\""}});
+  SafetensorsData d = load_safetensors(path);
+  REQUIRE(d.tensors.size() == ts.size());
+  for (size_t i = 0; i < ts.size(); ++i) {
+    INFO(ts[i].first);
+    CHECK(d.tensors[i].first == ts[i].first);  // insertion order, not sorted
+    CHECK(d.tensors[i].second.dtype() == ts[i].second.dtype());
+    CHECK(d.tensors[i].second.sizes() == ts[i].second.sizes());
+    CHECK(d.tensors[i].second.device() == kCPU);
+    CHECK_ALLCLOSE(d.tensors[i].second, ts[i].second, 0, 0);
+  }
+  CHECK(d.at("i64").to_vector<int64_t>()[2] == (int64_t{1} << 50));
+  CHECK(d.metadata.at("note") == "caf\xc3\xa9 \"quoted\"");
+  // Nothing but the file itself is left in the directory.
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 1);
+  // No tensors at all is a valid file too.
+  save_safetensors(path, {});
+  CHECK(load_safetensors(path).tensors.empty());
+}
+
+TEST_CASE("safetensors: a failed save leaves the old file intact and no temporary behind") {
+  TempDir dir;
+  const std::string path = dir.file("ckpt.safetensors");
+  save_safetensors(path, {{"w", ones({3})}});
+  const std::string before = read_bytes(path);
+  CHECK_THROWS_WITH(save_safetensors(path, {{"w", zeros({3})}, {"v", Tensor()}}),
+                    Contains(path) && Contains("\"v\" is undefined"));
+  CHECK_THROWS_WITH(save_safetensors(path, {{"w", zeros({3})}, {"w", zeros({3})}}), Contains("more than one tensor"));
+  CHECK_THROWS_WITH(save_safetensors(path, {{"", zeros({3})}}), Contains("empty name"));
+  CHECK_THROWS_WITH(save_safetensors(path, {{"__metadata__", zeros({3})}}), Contains("reserved"));
+  CHECK(read_bytes(path) == before);
+  // An I/O failure: the destination is a directory, so the final rename fails.
+  const std::string as_dir = dir.file("is_a_dir");
+  fs::create_directories(fs::path(as_dir) / "child");
+  CHECK_THROWS_WITH(save_safetensors(as_dir, {{"w", ones({3})}}), Contains(as_dir) && Contains("renaming"));
+  CHECK_THROWS_WITH(save_safetensors(dir.file("missing/x.safetensors"), {{"w", ones({3})}}),
+                    Contains("missing/x.safetensors") && Contains("cannot create"));
+  CHECK(read_bytes(path) == before);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(dir.path)) files += e.is_regular_file() ? 1 : 0;
+  CHECK(files == 1);  // no *.tmp-* left behind
+  // A successful save replaces the file.
+  save_safetensors(path, {{"w", full({3}, 2.0)}});
+  CHECK(load_safetensors(path).at("w").to_vector<float>() == std::vector<float>{2, 2, 2});
+}
+
+TEST_CASE("safetensors: a truncated file is an error naming the file, at every cut") {
+  const std::string bytes = read_bytes(oracle_file());
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  std::vector<size_t> cuts;
+  for (size_t c = 0; c < bytes.size(); c += 64) cuts.push_back(c);
+  for (size_t c : {size_t{7}, size_t{8}, size_t{9}, size_t(8 + n - 1), size_t(8 + n), size_t(8 + n + 1),
+                   bytes.size() - 1})
+    cuts.push_back(c);
+  for (size_t c : cuts) {
+    INFO("cut at byte " << c << " of " << bytes.size());
+    CHECK_THROWS_AS(parse_safetensors(bytes.data(), c, "cut.st"), Error);
+    CHECK_THROWS_WITH(parse_safetensors(bytes.data(), c, "cut.st"), Contains("safetensors: cut.st:"));
+  }
+  // The same through the file reader, for a few cuts.
+  TempDir dir;
+  const std::string path = dir.file("cut.safetensors");
+  for (size_t c : {size_t{0}, size_t{5}, size_t(8 + n / 2), size_t(8 + n + 100), bytes.size() - 8}) {
+    INFO("file cut at byte " << c);
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(c));
+    CHECK_THROWS_WITH(load_safetensors(path), Contains(path) && (Contains("truncated") || Contains("past the end") ||
+                                                                  Contains("not valid JSON") || Contains("cover only")));
+  }
+  CHECK_THROWS_WITH(load_safetensors(dir.file("absent.safetensors")), Contains("absent.safetensors") && Contains("cannot open"));
+  CHECK_THROWS_WITH(load_safetensors(dir.path.string()), Contains("not a regular file"));
+}
+
+TEST_CASE("safetensors: malformed headers are errors naming the problem") {
+  const std::string f64x2 = std::string(16, '\0');
+  struct Bad {
+    std::string bytes;
+    std::string expected;
+  };
+  const std::string ok_entry = R"("t":{"dtype":"F64","shape":[2],"data_offsets":[0,16]})";
+  std::string huge_len(8, '\xff');
+  std::string len_over(8, '\0');
+  len_over[0] = 100;  // claims 100 header bytes, has 10
+  const std::vector<Bad> cases = {
+      {"", "too short"},
+      {std::string(7, '\0'), "too short"},
+      {huge_len + "{}", "exceeds"},
+      {len_over + "{\"a\":1}   ", "exceeds"},
+      {image("{", ""), "too small"},
+      {image("{ ", ""), "not valid JSON"},
+      {image("{\"t\":", ""), "not valid JSON"},
+      {image("[1, 2]  ", ""), "must be a JSON object"},
+      {image("\"str\"   ", ""), "must be a JSON object"},
+      {image("{\"t\":5}", ""), "tensor \"t\" must be described by an object"},
+      {image(R"({"t":{"shape":[2],"data_offsets":[0,16]}})", f64x2), "no \"dtype\" field"},
+      {image(R"({"t":{"dtype":"F64","data_offsets":[0,16]}})", f64x2), "no \"shape\" field"},
+      {image(R"({"t":{"dtype":"F64","shape":[2]}})", f64x2), "no \"data_offsets\" field"},
+      {image(R"({"t":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}})", "abcd"), "BF16"},
+      {image(R"({"t":{"dtype":7,"shape":[2],"data_offsets":[0,16]}})", f64x2), "dtype must be a string"},
+      {image(R"({"t":{"dtype":"F64","shape":2,"data_offsets":[0,16]}})", f64x2), "shape must be an array"},
+      {image(R"({"t":{"dtype":"F64","shape":[-2],"data_offsets":[0,16]}})", f64x2), "negative value -2"},
+      {image(R"({"t":{"dtype":"F64","shape":[1.5],"data_offsets":[0,16]}})", f64x2), "non-negative integer"},
+      {image(R"({"t":{"dtype":"F64","shape":["2"],"data_offsets":[0,16]}})", f64x2), "non-negative integer"},
+      {image(R"({"t":{"dtype":"F64","shape":[4294967296,4294967296,4294967296],"data_offsets":[0,16]}})", f64x2),
+       "overflows"},
+      {image(R"({"t":{"dtype":"F64","shape":[2305843009213693952],"data_offsets":[0,16]}})", f64x2), "overflows"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0]}})", f64x2), "data_offsets must be an array"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[16,0]}})", f64x2), "end before they begin"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,8]}})", f64x2), "need 16"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,18446744073709551615]}})", f64x2), "span"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[18446744073709551608,18446744073709551624]}})", f64x2),
+       "non-negative integer"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[8,24]}})", f64x2), "past the end"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"u":{"dtype":"F64","shape":[2],"data_offsets":[8,24]}})",
+             std::string(24, '\0')),
+       "overlaps"},
+      {image(R"({"t":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}})", f64x2), "hole"},
+      {image("{" + ok_entry + "}", f64x2 + "xx"), "trailing bytes"},
+      {image("{" + ok_entry + "," + ok_entry + "}", f64x2), "more than once"},
+      {image(R"({"__metadata__":[1]})"), "__metadata__ must be an object"},
+      {image(R"({"__metadata__":{"k":1}})"), "__metadata__[\"k\"] must be a string"},
+  };
+  for (const Bad& b : cases) {
+    INFO("expected: " << b.expected);
+    CHECK_THROWS_WITH(parse(b.bytes), Contains("safetensors: test.st:") && Contains(b.expected));
+  }
+  // The good counterpart parses, as does a BOOL tensor with a byte that is neither 0 nor 1.
+  CHECK(parse(image("{" + ok_entry + "}", f64x2)).at("t").sizes() == IntArrayRef({2}));
+  SafetensorsData bl = parse(image(R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})", std::string("\x00\x07\x01", 3)));
+  CHECK(bl.at("m").to_vector<bool>() == std::vector<bool>{false, true, true});
+  CHECK(bl.at("m").to(kInt64).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 1});
+}
+
+TEST_CASE("safetensors: random corruption of the oracle's header never crashes") {
+  const std::string bytes = read_bytes(oracle_file());
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  uint64_t state = 12345;
+  auto next = [&] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return state >> 33;
+  };
+  int errors = 0, parsed = 0;
+  const char replacements[] = {'0', '9', '-', '"', '{', '}', '[', ']', ',', ':', 'e', ' ', '\0', '\xff'};
+  for (int trial = 0; trial < 300; ++trial) {
+    std::string c = bytes;
+    const int flips = 1 + static_cast<int>(next() % 3);
+    for (int k = 0; k < flips; ++k) {
+      const size_t pos = 8 + next() % n;
+      c[pos] = replacements[next() % sizeof(replacements)];
+    }
+    try {
+      SafetensorsData d = parse_safetensors(c.data(), c.size(), "fuzz.st");
+      ++parsed;  // some flips are harmless (inside a string, or whitespace)
+    } catch (const Error& e) {
+      ++errors;
+      CHECK_THAT(std::string(e.what()), Contains("safetensors: fuzz.st:"));
+    }
+  }
+  CHECK(errors + parsed == 300);
+  CHECK(errors > 100);
+}
