@@ -60,6 +60,7 @@ std::vector<Tensor> Broadcast::apply(const std::vector<Device>& devices, const s
   for (size_t i = 0; i < n; ++i) needs[i] = autograd::requires_grad(inputs[i]);
   auto node = std::make_shared<Broadcast>(devices, n, devices[0], needs);
   node->set_next_edges(edges_of(inputs));
+  node->set_output_meta(out.size() - 1, out.back());  // sizes the output table once
   for (size_t k = 0; k < out.size(); ++k) {
     const size_t i = k % n;
     if (!needs[i]) {

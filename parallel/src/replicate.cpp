@@ -1,7 +1,7 @@
 // replicate (Note [replicate through index maps], Note [Replica shell cache]).
 #include "wick/parallel/replicate.h"
 
-#include <chrono>
+#include <ctime>
 #include <list>
 #include <mutex>
 #include <unordered_map>
@@ -17,8 +17,12 @@ using nn::Module;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+// The calling thread's CPU time, in seconds (ReplicateProfile; meaningful on a loaded machine).
+double cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 // The index maps of one module tree (step 1), plus the pool of free shell sets.
 struct Plan {
@@ -97,8 +101,8 @@ struct Cache {
 };
 
 Cache& cache() {
-  static Cache c;
-  return c;
+  static Cache* c = new Cache;  // never destroyed: cached shells must not outlive the allocators at exit
+  return *c;
 }
 
 std::shared_ptr<Plan> plan_for(const std::shared_ptr<Module>& root, bool& hit) {
@@ -206,7 +210,7 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
                                                bool detach, ReplicateProfile* profile) {
   WICK_CHECK(module != nullptr, "replicate: the module is null");
   if (devices.empty()) return {};
-  auto t0 = Clock::now();
+  const double t0 = profile ? cpu_seconds() : 0;
 
   // 1. Index maps (cached), and this call's tensors.
   bool hit = false;
@@ -250,13 +254,13 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
       buffers_not_rg.push_back(buffers[b]);
     }
   }
-  auto t1 = Clock::now();
+  const double t1 = profile ? cpu_seconds() : 0;
 
   // 2. The broadcasts.
   auto param_copies = broadcast_group(params, devices, !detach);
   auto buffer_rg_copies = broadcast_group(buffers_rg, devices, true);
   auto buffer_copies = broadcast_group(buffers_not_rg, devices, false);
-  auto t2 = Clock::now();
+  const double t2 = profile ? cpu_seconds() : 0;
 
   // 3. Shells, rewired; 4. training flags and on_replicated.
   const size_t n = plan->modules.size();
@@ -289,9 +293,9 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
   }
 
   if (profile) {
-    profile->plan_seconds = std::chrono::duration<double>(t1 - t0).count();
-    profile->broadcast_seconds = std::chrono::duration<double>(t2 - t1).count();
-    profile->shells_seconds = seconds_since(t2);
+    profile->plan_seconds = t1 - t0;
+    profile->broadcast_seconds = t2 - t1;
+    profile->shells_seconds = cpu_seconds() - t2;
     profile->cache_hit = hit;
     profile->num_modules = n;
     profile->num_tensors = params.size() + buffers.size();

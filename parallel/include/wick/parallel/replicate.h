@@ -40,7 +40,8 @@
 
 namespace wick::parallel {
 
-/// Where replicate spent its time (filled when a pointer is passed).
+/// Where replicate spent its time, in CPU seconds of the calling thread (filled when a pointer
+/// is passed).
 struct ReplicateProfile {
   double plan_seconds = 0;       ///< validating / building the index maps, collecting tensors
   double broadcast_seconds = 0;  ///< Broadcast / broadcast_coalesced (the data movement)
