@@ -123,3 +123,23 @@ TEST_CASE("gradcheck and gradgradcheck pass for a correct function and catch a w
   auto wrong = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{in[0] * in[0].detach()}; };
   CHECK_FALSE(autograd::gradcheck(wrong, {x}).ok);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Added with the Foundation test pass: graph lifetime, in-place rules, grad() corner cases.
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("a chain of 100000 ops that save their inputs is destroyed without backward, iteratively") {
+  // Each sin node saves its input, whose grad_fn is the previous node: destroying the last
+  // output must not recurse once per node (Note [Iterative graph destruction]).
+  Tensor x = tensor({0.5}, kFloat64).requires_grad_();
+  Tensor y = x;
+  for (int i = 0; i < 100000; ++i) y = y.sin() * 1.0;
+  CHECK(y.requires_grad());
+  y = Tensor();
+  // and after a backward that retained the graph
+  Tensor z = x;
+  for (int i = 0; i < 100000; ++i) z = z.sin();
+  z.sum().backward(Tensor(), /*retain_graph=*/true);
+  CHECK(x.grad().defined());
+  z = Tensor();
+}

@@ -6,6 +6,7 @@
 // (checked by tests/nn) fails, so a new oracle case cannot be skipped silently.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
@@ -132,7 +133,8 @@ void check_case(const OracleCase& c, Device device) {
 
 TEST_CASE("oracle: the file loads and every case is dispatched here or listed as an nn op") {
   const auto& cases = wick::test::oracle_cases();
-  REQUIRE(cases.size() >= 50);
+  const bool default_file = std::getenv("WICK_ORACLE_FILE") == nullptr;  // else: e.g. generate.py --set extended
+  if (default_file) REQUIRE(cases.size() >= 50);
   int foundation = 0;
   for (const OracleCase& c : cases) {
     INFO(c.label());
@@ -141,7 +143,7 @@ TEST_CASE("oracle: the file loads and every case is dispatched here or listed as
     foundation += foundation_ops().count(c.op) ? 1 : 0;
     CHECK(c.out.dtype() == kFloat64);
   }
-  CHECK(foundation >= 39);
+  if (default_file) CHECK(foundation >= 39);
 }
 
 TEST_CASE("oracle: every Foundation op matches PyTorch forward and backward (float64, rtol 1e-9)") {
