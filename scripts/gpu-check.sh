@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# gpu-check.sh OUTDIR: the one prepared GPU run (docs/cuda.md, "Running the GPU check").
+#
+# For a machine with an NVIDIA GPU and no network (every build dependency already installed):
+#   1. detects the GPU architecture (nvidia-smi --query-gpu=compute_cap);
+#   2. configures a fresh build for exactly that architecture and builds with all cores
+#      (the GPU test and benchmark first, then everything else);
+#   3. runs every GPU test (test_cuda), then the rest of the ctest suite, then the GPU benchmarks;
+#   4. writes every log to OUTDIR and prints a short table last.
+# Each step runs under a timeout taken from one overall budget (WICK_GPU_CHECK_BUDGET seconds,
+# default 450), so the whole run stays under 8 minutes. Exit status: 0 when every GPU test and
+# every other test passed, 1 otherwise, 2 for bad usage.
+set -u -o pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 OUTDIR" >&2
+  exit 2
+fi
+OUT=$1
+mkdir -p "$OUT" || exit 2
+OUT=$(cd "$OUT" && pwd)
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${WICK_GPU_CHECK_BUILD_DIR:-$SRC/build/gpu-check}
+JOBS=$(nproc 2>/dev/null || echo 4)
+BUDGET=${WICK_GPU_CHECK_BUDGET:-450}
+T0=$(date +%s)
+
+now() { date +%s; }
+elapsed() { echo $(($(now) - T0)); }
+# Seconds a step may take: its own cap, but never past the overall budget (at least 10 s).
+budget_for() {
+  local cap=$1 left=$((BUDGET - $(elapsed)))
+  [ "$left" -lt 10 ] && left=10
+  [ "$cap" -lt "$left" ] && echo "$cap" || echo "$left"
+}
+# run_step NAME CAP CMD...: runs CMD with a timeout, output to $OUT/NAME.log; sets STEP_RC and
+# STEP_SECS.
+run_step() {
+  local name=$1 cap=$2
+  shift 2
+  local t=$(budget_for "$cap") s
+  s=$(now)
+  echo "== $name (timeout ${t}s) =="
+  timeout --kill-after=10 "$t" "$@" >"$OUT/$name.log" 2>&1
+  STEP_RC=$?
+  STEP_SECS=$(($(now) - s))
+  [ "$STEP_RC" -eq 124 ] && echo "   $name: TIMED OUT after ${t}s (see $OUT/$name.log)"
+  tail -n 3 "$OUT/$name.log" | sed 's/^/   /'
+}
+
+declare -a ROWS=()
+row() { ROWS+=("$(printf '%-20s %-10s %s' "$1" "$2" "$3")"); }
+
+# ---- 1. the GPU ----
+GPU_INFO="unknown GPU"
+ARCH=""
+if command -v nvidia-smi >/dev/null 2>&1; then
+  nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1
+  GPU_INFO=$(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -n 1)
+  # "9.0" -> "90"; several GPUs -> their distinct architectures.
+  ARCH=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | tr -d ' .' | sort -u | paste -sd ';' -)
+fi
+if [ -z "$ARCH" ]; then
+  ARCH="80-real;90"
+  echo "gpu-check: could not read the compute capability from nvidia-smi; building for $ARCH"
+fi
+echo "gpu-check: $GPU_INFO; CUDA architectures $ARCH; $JOBS cores; logs in $OUT"
+
+# ---- 2. configure and build ----
+GEN=()
+command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+rm -rf "$BUILD"
+run_step configure 90 cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DWICK_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=$ARCH" -DWICK_BUILD_EXAMPLES=OFF
+CONFIGURE_RC=$STEP_RC
+row configure "$([ $CONFIGURE_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
+
+BUILD_GPU_RC=1
+BUILD_ALL_RC=1
+if [ "$CONFIGURE_RC" -eq 0 ]; then
+  # The GPU test and benchmark first, so a broken unrelated target cannot hide GPU results.
+  run_step build-gpu 300 cmake --build "$BUILD" -j "$JOBS" --target test_cuda bench_cuda
+  BUILD_GPU_RC=$STEP_RC
+  row "build (GPU targets)" "$([ $BUILD_GPU_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
+  run_step build-all 240 cmake --build "$BUILD" -j "$JOBS"
+  BUILD_ALL_RC=$STEP_RC
+  row "build (everything)" "$([ $BUILD_ALL_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
+fi
+
+# ---- 3. tests ----
+TEST_CUDA_OK=0
+if [ -x "$BUILD/tests/test_cuda" ]; then
+  run_step test_cuda 180 "$BUILD/tests/test_cuda" --durations yes
+  rc=$STEP_RC
+  log="$OUT/test_cuda.log"
+  if grep -q "All tests passed" "$log"; then
+    detail=$(grep "All tests passed" "$log" | tail -n 1 | sed 's/^All tests passed //')
+  else
+    detail=$(grep -E "^test cases:" "$log" | tail -n 1 | tr -s ' ')
+    [ -z "$detail" ] && detail="no summary (exit $rc; see test_cuda.log)"
+  fi
+  if [ "$rc" -eq 0 ]; then TEST_CUDA_OK=1; status=PASS
+  elif [ "$rc" -eq 77 ]; then status=SKIPPED
+  else status=FAIL; fi
+  row "test_cuda" "$status" "$detail (${STEP_SECS}s)"
+  grep -E "^[^ ].*(FAILED|failed)" "$log" | head -n 5 >"$OUT/test_cuda.failures.txt"
+else
+  row "test_cuda" "NOT BUILT" "see build-gpu.log"
+fi
+
+CTEST_OK=0
+if [ "$BUILD_ALL_RC" -eq 0 ] || [ -d "$BUILD/tests" ]; then
+  # Everything except the GPU executable, which ran above.
+  run_step ctest 150 ctest --test-dir "$BUILD" -j "$JOBS" --timeout 120 --output-on-failure -E "^cuda: "
+  rc=$STEP_RC
+  log="$OUT/ctest.log"
+  line=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
+  skipped=$(grep -c "(Skipped)" "$log")
+  [ "$rc" -eq 0 ] && CTEST_OK=1
+  row "ctest (other tests)" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "${line:-no summary (exit $rc)}; $skipped skipped (${STEP_SECS}s)"
+else
+  row "ctest (other tests)" "NOT RUN" "the build failed"
+fi
+
+# ---- 4. benchmarks ----
+if [ -x "$BUILD/benchmarks/bench_cuda" ]; then
+  run_step bench_cuda 120 "$BUILD/benchmarks/bench_cuda" --benchmark_out="$OUT/bench_cuda.json" \
+    --benchmark_out_format=json
+  log="$OUT/bench_cuda.log"
+  if grep -q "^SUMMARY" "$log"; then
+    while read -r _ name value rest; do
+      row "bench $name" "$value" "$rest"
+    done < <(grep "^SUMMARY" "$log")
+  else
+    row "bench_cuda" "NO RESULT" "exit $STEP_RC; see bench_cuda.log"
+  fi
+else
+  row "bench_cuda" "NOT BUILT" "Google Benchmark missing or the build failed"
+fi
+
+# ---- the table ----
+TOTAL=$(elapsed)
+{
+  echo
+  echo "==== wick gpu-check: $GPU_INFO (sm $ARCH), $JOBS cores, ${TOTAL}s ===="
+  printf '%-20s %-10s %s\n' step result detail
+  for r in "${ROWS[@]}"; do echo "$r"; done
+} | tee "$OUT/summary.txt"
+
+[ "$TEST_CUDA_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && exit 0
+exit 1
