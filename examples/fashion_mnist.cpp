@@ -19,6 +19,7 @@
 #include "wick/nn/checkpoint.h"
 #include "wick/nn/data/data.h"
 #include "wick/nn/optim/optim.h"
+#include "wick/parallel/data_parallel.h"
 
 using namespace wick;
 using Clock = std::chrono::steady_clock;
@@ -30,7 +31,7 @@ struct Options {
   int64_t batch_size = 64;
   double lr = 2e-3;
   std::string optimizer = "adam";
-  std::vector<Device> devices = {Device("cpu:0")};
+  std::vector<Device> devices;  // empty: every GPU, else cpu:0,cpu:1
   std::string data = data::kFashionMnistDir;
   std::string checkpoint = "fashion_mnist.ckpt.safetensors";
   bool resume = false;
@@ -47,14 +48,15 @@ void usage(FILE* f) {
                "  --batch-size N      images per step (default 64)\n"
                "  --lr X              learning rate (default 2e-3 for adam, use ~0.05 for sgd); cosine-annealed to 0\n"
                "  --optimizer NAME    adam (default) or sgd (momentum 0.9, nesterov)\n"
-               "  --devices LIST      comma-separated devices, e.g. cpu:0,cpu:1 (default cpu:0). Until the parallel\n"
-               "                      layer lands, training runs on the first device of the list\n"
+               "  --devices LIST      comma-separated devices, e.g. cpu:0 or cpu:0,cpu:1 (default: every GPU, else\n"
+               "                      cpu:0,cpu:1); with more than one, each batch is split across them with\n"
+               "                      wick::parallel::DataParallel\n"
                "  --data DIR          directory with {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz\n"
                "                      (default %s, from `sudo apt-get install dataset-fashion-mnist`)\n"
                "  --checkpoint PATH   checkpoint written after every epoch (default fashion_mnist.ckpt.safetensors)\n"
                "  --resume            continue from --checkpoint (model, optimizer and epoch)\n"
                "  --seed N            seed for initialisation and shuffling (default 1)\n"
-               "  --threads N         OpenBLAS threads (default: every core)\n"
+               "  --threads N         OpenBLAS threads per device (default: cores / CPU devices, at least 1)\n"
                "  --train-limit N     train on the first N images only (for quick runs)\n"
                "  --help              this text\n",
                data::kFashionMnistDir);
@@ -140,30 +142,36 @@ void progress(int64_t epoch, int64_t epochs, int64_t done, int64_t total, double
 }
 
 // Test accuracy and mean loss, in batches of 1000, without gradients.
-std::pair<double, double> evaluate(nn::Module& net, const data::Split& test, Device device) {
+std::pair<double, double> evaluate(nn::Module& model, const data::Split& test, Device device) {
   NoGradGuard no_grad;
-  net.eval();
+  model.eval();
   data::BatchLoader loader(test.images, test.labels, {.batch_size = 1000});
   int64_t correct = 0;
   double loss = 0;
   for (const auto& b : loader.epoch(0)) {
     Tensor x = b.inputs.to(device), y = b.targets.to(device);
-    Tensor logits = net.forward_tensor(x);
+    Tensor logits = model.forward_tensor(x);
     loss += nn::F::cross_entropy(logits, y, {}, nn::Reduction::Sum).item<double>();
     correct += logits.argmax(1).eq(y).sum().item<int64_t>();
   }
-  net.train();
+  model.train();
   const double n = static_cast<double>(test.labels.size(0));
   return {static_cast<double>(correct) / n, loss / n};
 }
 
-int run(const Options& o) {
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+int run(Options o) {
+  if (o.devices.empty()) {
+    o.devices = parallel::default_device_ids();
+    if (o.devices.empty()) o.devices = {Device("cpu:0"), Device("cpu:1")};
+  }
+  // Each CPU device's replica runs in its own thread (parallel_apply), so the cores are shared
+  // out between the devices rather than all given to OpenBLAS.
+  int64_t cpu_devices = 0;
+  for (const auto& d : o.devices) cpu_devices += d.is_cpu();
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int threads = o.threads > 0 ? o.threads : std::max(1, cores / static_cast<int>(std::max<int64_t>(cpu_devices, 1)));
   openblas_set_num_threads(threads);
   const Device device = o.devices.front();
-  if (o.devices.size() > 1)
-    std::printf("note: data-parallel training over %zu devices is not available yet; training on %s\n",
-                o.devices.size(), device.str().c_str());
 
   data::Split train, test;
   try {
@@ -181,6 +189,11 @@ int run(const Options& o) {
   manual_seed(o.seed);
   auto net = fashion::make_net();
   net->to(device);
+  // What forward runs through: the network itself, or DataParallel over the devices asked for.
+  // The optimizer and the checkpoints always use the original network (replicas' parameters are
+  // not leaves; docs/training.md).
+  std::shared_ptr<nn::Module> model = net;
+  if (o.devices.size() > 1) model = std::make_shared<parallel::DataParallel>(net, o.devices);
   std::unique_ptr<optim::Optimizer> opt;
   if (o.optimizer == "adam") opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(o.lr));
   else opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(o.lr).momentum(0.9).nesterov(true));
@@ -206,9 +219,11 @@ int run(const Options& o) {
   for (const auto& p : net->parameters()) nparams += static_cast<size_t>(p.numel());
   std::printf("Fashion-MNIST: %lld training and %lld test images from %s\n", static_cast<long long>(train.images.size(0)),
               static_cast<long long>(test.images.size(0)), o.data.c_str());
-  std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), device %s\n",
+  std::string devices;
+  for (const auto& d : o.devices) devices += (devices.empty() ? "" : ",") + d.str();
+  std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s\n",
               nparams, o.optimizer.c_str(), o.lr, static_cast<long long>(o.epochs), static_cast<long long>(o.batch_size),
-              threads, device.str().c_str());
+              threads, o.devices.size() > 1 ? "DataParallel over" : "device", devices.c_str());
   if (start_epoch >= o.epochs) std::printf("nothing to do: the checkpoint already finished %lld epochs\n",
                                            static_cast<long long>(start_epoch));
 
@@ -217,7 +232,7 @@ int run(const Options& o) {
   const auto run_start = Clock::now();
   double accuracy = 0;
   for (int64_t epoch = start_epoch; epoch < o.epochs; ++epoch) {
-    net->train();
+    model->train();
     const auto t0 = Clock::now();
     auto last_draw = t0;
     double loss_sum = 0;
@@ -225,7 +240,7 @@ int run(const Options& o) {
     for (const auto& b : loader.epoch(epoch)) {
       Tensor x = b.inputs.to(device), y = b.targets.to(device);
       opt->zero_grad();
-      Tensor loss = nn::F::cross_entropy(net->forward(x), y);
+      Tensor loss = nn::F::cross_entropy(model->forward_tensor(x), y);
       loss.backward();
       opt->step();
       loss_sum += loss.item<double>() * static_cast<double>(x.size(0));
@@ -242,7 +257,7 @@ int run(const Options& o) {
     }
     const double train_secs = std::chrono::duration<double>(Clock::now() - t0).count();
     schedule.step();
-    auto [acc, test_loss] = evaluate(*net, test, device);
+    auto [acc, test_loss] = evaluate(*model, test, device);
     accuracy = acc;
     if (tty) std::printf("\n");
     std::printf("epoch %lld/%lld: train loss %.4f, test loss %.4f, test accuracy %.2f%%, %.1f s (%.0f img/s)\n",
