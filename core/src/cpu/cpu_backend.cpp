@@ -12,9 +12,11 @@
 
 namespace wick::cpu {
 
+// Never destroyed: tensors held in static objects (caches, user globals) are freed after every
+// function-local static has been destroyed, and their storage still needs the allocator.
 Backend& cpu_backend() {
-  static CpuBackend b;
-  return b;
+  static CpuBackend* b = new CpuBackend;
+  return *b;
 }
 
 void CpuBackend::copy_bytes_host(void* dst, const void* src, size_t bytes, Device, bool) {
