@@ -21,3 +21,6 @@
 #include "wick/nn/optim/optim.h"
 #include "wick/nn/safetensors.h"
 #include "wick/parallel/parallel.h"
+#if WICK_WITH_CUDA
+#include "wick/cuda/cuda.h"
+#endif
