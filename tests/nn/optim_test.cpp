@@ -9,7 +9,9 @@
 
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/nn/modules/linear.h"
 #include "wick/nn/optim/optim.h"
+#include "wick/parallel/replicate.h"
 
 using namespace wick;
 using namespace wick::optim;
@@ -285,6 +287,17 @@ TEST_CASE("optim: a tensor that is not a leaf (a replica's parameter) is refused
   CHECK_THROWS_WITH(SGD(std::vector<Tensor>{wick::zeros({2}, kInt64)}, SGDOptions(0.1)), Catch::Contains("floating-point"));
   CHECK_THROWS_WITH(SGD(std::vector<Tensor>{p}, SGDOptions(0.1).nesterov(true)), Catch::Contains("Nesterov"));
   CHECK_THROWS_WITH(Adam(std::vector<Tensor>{p}, AdamOptions().beta1(1.0)), Catch::Contains("beta1"));
+}
+
+TEST_CASE("optim: the parameters of a real replica are refused", "[optim]") {
+  auto net = std::make_shared<nn::Linear>(3, 2);
+  auto replicas = parallel::replicate(net, {Device("cpu:0"), Device("cpu:1")});
+  REQUIRE(replicas.size() == 2);
+  for (const auto& r : replicas)
+    CHECK_THROWS_WITH(SGD(r->parameters(), SGDOptions(0.1)),
+                      Catch::Contains("not a leaf (a replica's parameter?)") && Catch::Contains("parameters()"));
+  SGD ok(net->parameters(), SGDOptions(0.1));  // the original's are fine
+  CHECK(ok.size() == 2);
 }
 
 TEST_CASE("optim: StepLR gives PyTorch's lr sequence", "[optim][scheduler]") {
