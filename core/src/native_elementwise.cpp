@@ -65,8 +65,13 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   WICK_CHECK(!(common == kBool && (op == BinaryOp::Sub)),
              "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
   const Device dev = a.device();
-  const Tensor& a2 = a.dtype() == common ? a : to(a, dev, common);
-  const Tensor& b2 = b.dtype() == common ? b : to(b, dev, common);
+  // Converted operands only when needed: `cond ? a : to(...)` would copy the handle (two atomic
+  // reference-count updates) even when no conversion happens.
+  Tensor a_conv, b_conv;
+  if (a.dtype() != common) a_conv = to(a, dev, common);
+  if (b.dtype() != common) b_conv = to(b, dev, common);
+  const Tensor& a2 = a_conv.defined() ? a_conv : a;
+  const Tensor& b2 = b_conv.defined() ? b_conv : b;
   const DType out_dtype = binary_op_returns_bool(op) ? kBool : common;
   if (a.sizes() == b.sizes()) {  // fast path: no broadcasting
     Tensor out = empty(a.sizes(), out_dtype, dev);

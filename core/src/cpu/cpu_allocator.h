@@ -1,5 +1,5 @@
 #pragma once
-// The CPU devices' allocator: 64-byte aligned malloc with per-device statistics.
+// The CPU devices' allocator: 64-byte aligned blocks from malloc, with per-device statistics.
 #include <atomic>
 #include <memory>
 

@@ -113,10 +113,16 @@ class DimVector {
  private:
   void assign(const int64_t* p, size_t n) {
     reserve(n);
-    if (n) std::memmove(data(), p, n * sizeof(int64_t));
+    // A plain loop, not memmove: n is almost always tiny, and this sits on every op's hot path
+    // (a libc call per copy cost more than the copy). Overlap is impossible: p is another
+    // vector's storage or the caller's array.
+    int64_t* d = data();
+    for (size_t i = 0; i < n; ++i) d[i] = p[i];
     size_ = n;
   }
-  int64_t inline_[kInline] = {};
+  // Deliberately not zero-initialised: only [0, size_) is ever read, and zeroing 64 bytes for
+  // every sizes/strides vector (several per op) showed up in the per-op overhead profile.
+  int64_t inline_[kInline];
   std::unique_ptr<int64_t[]> heap_;
   size_t size_ = 0;
   size_t cap_ = kInline;

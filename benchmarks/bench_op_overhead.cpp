@@ -1,0 +1,93 @@
+// Per-op overhead: wick::add of 1-element and 64x64 float32 tensors, with and without gradient
+// recording, next to LibTorch-free baselines measured in the same run (read the results as
+// ratios to them, never as absolute times):
+//   BM_baseline_malloc_add_1   - what any framework must do at least: allocate, add, free
+//   BM_baseline_raw_add_64x64  - a plain loop adding two 64x64 float arrays into a third
+// Target (Foundation issue): a 1-element add without gradient recording under 0.15 us.
+#include <benchmark/benchmark.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include <wick/wick.h>
+
+namespace {
+
+using namespace wick;
+
+void BM_baseline_malloc_add_1(benchmark::State& state) {
+  float a = 1.f, b = 2.f;
+  for (auto _ : state) {
+    auto* out = static_cast<float*>(std::aligned_alloc(64, 64));
+    benchmark::DoNotOptimize(out);
+    *out = a + b;
+    benchmark::DoNotOptimize(*out);
+    std::free(out);
+  }
+}
+BENCHMARK(BM_baseline_malloc_add_1);
+
+void BM_baseline_raw_add_64x64(benchmark::State& state) {
+  std::vector<float> a(64 * 64, 1.f), b(64 * 64, 2.f), c(64 * 64);
+  for (auto _ : state) {
+    float* pa = a.data();
+    float* pb = b.data();
+    float* pc = c.data();
+    benchmark::DoNotOptimize(pa);
+    benchmark::DoNotOptimize(pb);
+    for (int i = 0; i < 64 * 64; ++i) pc[i] = pa[i] + pb[i];
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_baseline_raw_add_64x64);
+
+void BM_add(benchmark::State& state, IntArrayRef shape, bool requires_grad) {
+  Tensor a = ones(shape, kFloat32), b = ones(shape, kFloat32);
+  if (requires_grad) a.requires_grad_(true);
+  for (auto _ : state) {
+    Tensor c = add(a, b);
+    benchmark::DoNotOptimize(c.impl());
+  }
+}
+void BM_add_1_nograd(benchmark::State& s) { BM_add(s, {1}, false); }
+void BM_add_1_grad(benchmark::State& s) { BM_add(s, {1}, true); }
+void BM_add_64x64_nograd(benchmark::State& s) { BM_add(s, {64, 64}, false); }
+void BM_add_64x64_grad(benchmark::State& s) { BM_add(s, {64, 64}, true); }
+BENCHMARK(BM_add_1_nograd);
+BENCHMARK(BM_add_1_grad);
+BENCHMARK(BM_add_64x64_nograd);
+BENCHMARK(BM_add_64x64_grad);
+
+// The same through the operator and under NoGradGuard (the parameter-update pattern).
+void BM_add_1_operator_no_grad_guard(benchmark::State& state) {
+  Tensor a = ones({1}, TensorOptions(kFloat32).requires_grad()), b = ones({1}, kFloat32);
+  NoGradGuard guard;
+  for (auto _ : state) {
+    Tensor c = a + b;
+    benchmark::DoNotOptimize(c.impl());
+  }
+}
+BENCHMARK(BM_add_1_operator_no_grad_guard);
+
+// In place, no allocation: the floor of the op machinery itself.
+void BM_add_inplace_1(benchmark::State& state) {
+  Tensor a = ones({1}, kFloat32), b = ones({1}, kFloat32);
+  for (auto _ : state) {
+    a.add_(b);
+    benchmark::DoNotOptimize(a.impl());
+  }
+}
+BENCHMARK(BM_add_inplace_1);
+
+// With backward: forward add + sum + backward per iteration.
+void BM_add_1_forward_backward(benchmark::State& state) {
+  Tensor a = ones({1}, TensorOptions(kFloat32).requires_grad()), b = ones({1}, kFloat32);
+  for (auto _ : state) {
+    add(a, b).sum().backward();
+  }
+}
+BENCHMARK(BM_add_1_forward_backward);
+
+}  // namespace
+
+BENCHMARK_MAIN();
