@@ -60,8 +60,10 @@ TEST_CASE("each thread has its own current stream; StreamGuard restores it", "[c
   {
     cuda::StreamGuard g(s);
     CHECK(cuda::get_current_stream(0) == s);
-    std::thread other([] { CHECK(cuda::get_current_stream(0).is_default()); });
+    bool other_sees_default = false;
+    std::thread other([&] { other_sees_default = cuda::get_current_stream(0).is_default(); });
     other.join();
+    CHECK(other_sees_default);
     // Work issued under the guard goes to `s` and gives the right answer.
     Tensor x = random_cpu({100003}, kFloat32);
     Tensor y = native::binary(BinaryOp::Mul, to_gpu(x), Scalar(3.0));
@@ -79,7 +81,11 @@ TEST_CASE("events order streams and time work", "[cuda][runtime]") {
   cuda::busy_wait(a, 20000);
   stop.record(a);
   stop.block(b);  // b now waits for a's busy kernel
-  CHECK_FALSE(b.query());
+  {
+    cuda::StreamGuard on_b(b);
+    Tensor queued = native::zeros({1000}, kFloat32, gpu());  // queued behind the wait
+    CHECK_FALSE(b.query());
+  }
   stop.synchronize();
   CHECK(stop.query());
   CHECK(stop.elapsed_ms(stop) == 0.0f);
