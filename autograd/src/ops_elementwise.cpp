@@ -85,6 +85,8 @@ Tensor pow(const Tensor& a, const Tensor& e) {
     record_function("PowBackward1", {a, e}, {out}, [=](const VL& g, const VL& s) -> VL {
       const Tensor &x = s[0], &y = s[1], &r = s[2];
       Tensor ga = mul(g[0], mul(y, pow(x, sub(y, ones_like(y)))));
+      // Where y == 0 the gradient is 0 even at x == 0 (0 * 0^-1 would be NaN), as PyTorch.
+      ga = where(eq(y, zeros_like(y)), zeros_like(ga), ga);
       // d/dy x^y = x^y log x; defined as 0 where x == 0 and y >= 0 (PyTorch's convention).
       Tensor gy = mul(g[0], mul(r, log(x)));
       gy = where(logical_and(eq(x, zeros_like(x)), ge(y, zeros_like(y))), zeros_like(gy), gy);

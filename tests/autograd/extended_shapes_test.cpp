@@ -168,3 +168,12 @@ TEST_CASE("extended: tanh and sigmoid of large values, gather along dim 0, cat o
   CHECK(cc.at<double>({5, 2}) == c3.at<double>({2, 2}));
   CHECK_GRADCHECK([](const TL& x) { return TL{cat({x[0], x[1], x[2]}, 0)}; }, {c1, c2, c3});
 }
+
+TEST_CASE("pow(tensor, tensor) gradients at x == 0 follow PyTorch's conventions") {
+  // PyTorch 1.13: x = [0, 0, 2], y = [0, 2, 0] -> x.grad = [0, 0, 0], y.grad = [0, 0, log 2].
+  Tensor x = tensor({0.0, 0.0, 2.0}, kFloat64).requires_grad_();
+  Tensor y = tensor({0.0, 2.0, 0.0}, kFloat64).requires_grad_();
+  pow(x, y).sum().backward();
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{0, 0, 0});
+  CHECK(y.grad().to_vector<double>() == std::vector<double>{0, 0, std::log(2.0)});
+}
