@@ -3,6 +3,7 @@
 
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -252,6 +253,20 @@ void CpuBackend::gemm(const GemmArgs& g) {
   }
 }
 
+namespace {
+// The output columns [lo, hi) of one kernel tap whose input column iw = ow * stride - pad + k
+// lies inside [0, width): the part of an im2col row that reads the image, not the padding.
+void valid_range(int64_t width, int64_t out_w, int64_t stride, int64_t offset, int64_t& lo, int64_t& hi) {
+  // iw = ow * stride + offset, offset = k * dilation - pad
+  lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
+  hi = width - 1 - offset < 0 ? 0 : (width - 1 - offset) / stride + 1;
+  hi = std::min(hi, out_w);
+  lo = std::min(lo, hi);
+}
+}  // namespace
+
+// im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
+// skipped), and the valid part is a memcpy (stride 1) or a strided loop with no bounds checks.
 void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
   dispatch_floating(g.dtype, "im2col", [&]<typename T>() {
     const T* im = static_cast<const T*>(image);
@@ -260,15 +275,25 @@ void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
     for (int64_t c = 0; c < g.channels; ++c)
       for (int64_t ki = 0; ki < g.kernel_h; ++ki)
         for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-          T* row = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+          T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+          const int64_t off_w = kj * g.dilation_w - g.pad_w;
+          int64_t lo, hi;
+          valid_range(g.width, g.out_w, g.stride_w, off_w, lo, hi);
           for (int64_t oh = 0; oh < g.out_h; ++oh) {
+            T* row = rows + oh * g.out_w;
             const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-            for (int64_t ow = 0; ow < g.out_w; ++ow) {
-              const int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
-              row[oh * g.out_w + ow] = (ih >= 0 && ih < g.height && iw >= 0 && iw < g.width)
-                                           ? im[(c * g.height + ih) * g.width + iw]
-                                           : T(0);
+            if (ih < 0 || ih >= g.height) {
+              std::fill(row, row + g.out_w, T(0));
+              continue;
             }
+            const T* src = im + (c * g.height + ih) * g.width;
+            std::fill(row, row + lo, T(0));
+            if (g.stride_w == 1) {
+              if (hi > lo) std::memcpy(row + lo, src + lo + off_w, static_cast<size_t>(hi - lo) * sizeof(T));
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow * g.stride_w + off_w];
+            }
+            std::fill(row + hi, row + g.out_w, T(0));
           }
         }
   });
@@ -282,13 +307,19 @@ void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
     for (int64_t c = 0; c < g.channels; ++c)
       for (int64_t ki = 0; ki < g.kernel_h; ++ki)
         for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-          const T* row = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+          const T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+          const int64_t off_w = kj * g.dilation_w - g.pad_w;
+          int64_t lo, hi;
+          valid_range(g.width, g.out_w, g.stride_w, off_w, lo, hi);
           for (int64_t oh = 0; oh < g.out_h; ++oh) {
             const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
             if (ih < 0 || ih >= g.height) continue;
-            for (int64_t ow = 0; ow < g.out_w; ++ow) {
-              const int64_t iw = ow * g.stride_w - g.pad_w + kj * g.dilation_w;
-              if (iw >= 0 && iw < g.width) im[(c * g.height + ih) * g.width + iw] += row[oh * g.out_w + ow];
+            const T* row = rows + oh * g.out_w;
+            T* dst = im + (c * g.height + ih) * g.width;
+            if (g.stride_w == 1) {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow + off_w] += row[ow];
+            } else {
+              for (int64_t ow = lo; ow < hi; ++ow) dst[ow * g.stride_w + off_w] += row[ow];
             }
           }
         }
