@@ -15,8 +15,10 @@ Tensor empty(IntArrayRef shape, TensorOptions o) { return finish(native::empty(s
 Tensor zeros(IntArrayRef shape, TensorOptions o) { return finish(native::zeros(shape, o.dtype_, o.device_), o); }
 Tensor ones(IntArrayRef shape, TensorOptions o) { return finish(native::ones(shape, o.dtype_, o.device_), o); }
 Tensor full(IntArrayRef shape, Scalar v, TensorOptions o) { return finish(native::full(shape, v, o.dtype_, o.device_), o); }
-Tensor arange(Scalar end, TensorOptions o) { return arange(0, end, 1, o); }
-Tensor arange(Scalar start, Scalar end, Scalar step, TensorOptions o) {
+Tensor arange(Scalar end, std::optional<TensorOptions> o) { return arange(0, end, 1, o); }
+Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<TensorOptions> opts) {
+  const bool floating = start.is_floating() || end.is_floating() || step.is_floating();
+  const TensorOptions o = opts.value_or(TensorOptions(floating ? kFloat32 : kInt64));
   return finish(native::arange(start, end, step, o.dtype_, o.device_), o);
 }
 Tensor linspace(double start, double end, int64_t steps, TensorOptions o) {

@@ -63,6 +63,9 @@ TEST_CASE("arange, linspace and eye") {
   CHECK(arange(0.0, 1.0, 0.25, kFloat64).to_vector<double>() == std::vector<double>{0, 0.25, 0.5, 0.75});
   CHECK(arange(0.0, 0.3, 0.1, kFloat64).numel() == 3);  // as torch.arange: ceil((end - start) / step)
   CHECK(arange(3, 3).numel() == 0);
+  // Without options the dtype is inferred from the bounds, as torch.arange.
+  CHECK(arange(0.0, 1.0, 0.25).dtype() == kFloat32);
+  CHECK(arange(0.0, 1.0, 0.25).to_vector<float>() == std::vector<float>{0, 0.25f, 0.5f, 0.75f});
   CHECK_THROWS_WITH(arange(0, 5, 0), Contains("arange") && Contains("step must be nonzero"));
   CHECK_THROWS_WITH(arange(5, 0, 1), Contains("arange") && Contains("sign of step"));
   CHECK(linspace(0, 1, 5, kFloat64).to_vector<double>() == std::vector<double>{0, 0.25, 0.5, 0.75, 1.0});

@@ -18,8 +18,10 @@ Tensor empty(IntArrayRef shape, TensorOptions opts = {});
 Tensor zeros(IntArrayRef shape, TensorOptions opts = {});
 Tensor ones(IntArrayRef shape, TensorOptions opts = {});
 Tensor full(IntArrayRef shape, Scalar value, TensorOptions opts = {});
-Tensor arange(Scalar end, TensorOptions opts = kInt64);
-Tensor arange(Scalar start, Scalar end, Scalar step = 1, TensorOptions opts = kInt64);
+/// [start, end) in steps. Without options the dtype is inferred as torch.arange does: int64
+/// when every bound is an integer, float32 otherwise.
+Tensor arange(Scalar end, std::optional<TensorOptions> opts = std::nullopt);
+Tensor arange(Scalar start, Scalar end, Scalar step = 1, std::optional<TensorOptions> opts = std::nullopt);
 Tensor linspace(double start, double end, int64_t steps, TensorOptions opts = {});
 Tensor eye(int64_t n, TensorOptions opts = {});
 Tensor eye(int64_t n, int64_t m, TensorOptions opts = {});
