@@ -3,12 +3,15 @@
 #
 # For a machine with an NVIDIA GPU and no network (every build dependency already installed):
 #   1. detects the GPU architecture (nvidia-smi --query-gpu=compute_cap);
-#   2. configures a fresh build for exactly that architecture and builds with all cores
-#      (the GPU test and benchmark first, then everything else);
-#   3. runs every GPU test (test_cuda), then the rest of the ctest suite, then the GPU benchmarks;
-#   4. writes every log to OUTDIR and prints a short table last.
+#   2. configures a fresh build for exactly that architecture and builds, with all cores, the GPU
+#      test and benchmark executables;
+#   3. runs every GPU test (test_cuda) and the GPU benchmarks (bench_cuda);
+#   4. builds everything else and runs the rest of the ctest suite;
+#   5. writes every log to OUTDIR and prints a short table last.
+# GPU results come first so that a slow or broken unrelated target cannot hide them.
 # Each step runs under a timeout taken from one overall budget (WICK_GPU_CHECK_BUDGET seconds,
-# default 450), so the whole run stays under 8 minutes. Exit status: 0 when every GPU test and
+# default 450), so the whole run stays under 8 minutes. WICK_GPU_CHECK_BUILD_DIR overrides the
+# build folder (default build/gpu-check); WICK_GPU_CHECK_REUSE=1 keeps it instead of starting fresh. Exit status: 0 when every GPU test and
 # every other test passed, 1 otherwise, 2 for bad usage.
 set -u -o pipefail
 
@@ -69,7 +72,9 @@ echo "gpu-check: $GPU_INFO; CUDA architectures $ARCH; $JOBS cores; logs in $OUT"
 # ---- 2. configure and build ----
 GEN=()
 command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
-rm -rf "$BUILD"
+# A fresh build unless WICK_GPU_CHECK_REUSE=1 (a rerun after a timeout can then pick up where the
+# previous build stopped).
+[ "${WICK_GPU_CHECK_REUSE:-0}" = 1 ] || rm -rf "$BUILD"
 run_step configure 90 cmake -S "$SRC" -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DWICK_CUDA=ON "-DCMAKE_CUDA_ARCHITECTURES=$ARCH" -DWICK_BUILD_EXAMPLES=OFF
 CONFIGURE_RC=$STEP_RC
@@ -82,12 +87,9 @@ if [ "$CONFIGURE_RC" -eq 0 ]; then
   run_step build-gpu 300 cmake --build "$BUILD" -j "$JOBS" --target test_cuda bench_cuda
   BUILD_GPU_RC=$STEP_RC
   row "build (GPU targets)" "$([ $BUILD_GPU_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
-  run_step build-all 240 cmake --build "$BUILD" -j "$JOBS"
-  BUILD_ALL_RC=$STEP_RC
-  row "build (everything)" "$([ $BUILD_ALL_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
 fi
 
-# ---- 3. tests ----
+# ---- 3. the GPU tests ----
 TEST_CUDA_OK=0
 if [ -x "$BUILD/tests/test_cuda" ]; then
   run_step test_cuda 180 "$BUILD/tests/test_cuda" --durations yes
@@ -108,21 +110,7 @@ else
   row "test_cuda" "NOT BUILT" "see build-gpu.log"
 fi
 
-CTEST_OK=0
-if [ "$BUILD_ALL_RC" -eq 0 ] || [ -d "$BUILD/tests" ]; then
-  # Everything except the GPU executable, which ran above.
-  run_step ctest 150 ctest --test-dir "$BUILD" -j "$JOBS" --timeout 120 --output-on-failure -E "^cuda: "
-  rc=$STEP_RC
-  log="$OUT/ctest.log"
-  line=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
-  skipped=$(grep -c "(Skipped)" "$log")
-  [ "$rc" -eq 0 ] && CTEST_OK=1
-  row "ctest (other tests)" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "${line:-no summary (exit $rc)}; $skipped skipped (${STEP_SECS}s)"
-else
-  row "ctest (other tests)" "NOT RUN" "the build failed"
-fi
-
-# ---- 4. benchmarks ----
+# ---- 4. GPU benchmarks ----
 if [ -x "$BUILD/benchmarks/bench_cuda" ]; then
   run_step bench_cuda 120 "$BUILD/benchmarks/bench_cuda" --benchmark_out="$OUT/bench_cuda.json" \
     --benchmark_out_format=json
@@ -136,6 +124,26 @@ if [ -x "$BUILD/benchmarks/bench_cuda" ]; then
   fi
 else
   row "bench_cuda" "NOT BUILT" "Google Benchmark missing or the build failed"
+fi
+
+# ---- 5. everything else: build the rest and run the other tests ----
+if [ "$CONFIGURE_RC" -eq 0 ]; then
+  run_step build-all 240 cmake --build "$BUILD" -j "$JOBS"
+  BUILD_ALL_RC=$STEP_RC
+  row "build (everything)" "$([ $BUILD_ALL_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
+fi
+CTEST_OK=0
+if [ "$BUILD_ALL_RC" -eq 0 ] || [ -d "$BUILD/tests" ]; then
+  # Everything except the GPU executable, which ran above.
+  run_step ctest 150 ctest --test-dir "$BUILD" -j "$JOBS" --timeout 120 --output-on-failure -E "^cuda: "
+  rc=$STEP_RC
+  log="$OUT/ctest.log"
+  line=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
+  skipped=$(grep -c "(Skipped)" "$log")
+  [ "$rc" -eq 0 ] && CTEST_OK=1
+  row "ctest (other tests)" "$([ $rc -eq 0 ] && echo PASS || echo FAIL)" "${line:-no summary (exit $rc)}; $skipped skipped (${STEP_SECS}s)"
+else
+  row "ctest (other tests)" "NOT RUN" "the build failed"
 fi
 
 # ---- the table ----
