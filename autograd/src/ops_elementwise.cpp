@@ -173,10 +173,23 @@ Tensor sigmoid(const Tensor& a) {
     return mul(g, mul(o, sub(ones_like(o), o)));
   }, false, true);
 }
+namespace {
+// relu's backward, g where out > 0 else 0, in one kernel pass. Linear in g, so its own backward
+// is the same function of the incoming gradient (double backward).
+Tensor relu_backward(const Tensor& g, const Tensor& out) {
+  Tensor r = native::binary(BinaryOp::ReluBackward, g, out);
+  if (needs_grad({&g})) {
+    record_function("ReluBackwardBackward", {g}, {r}, [](const VL& gg, const VL& s) -> VL {
+      return {relu_backward(gg[0], s[0])};
+    }, {out.detach()});
+  }
+  return r;
+}
+}  // namespace
+
 Tensor relu(const Tensor& a) {
-  return unary_op(UnaryOp::Relu, a, "ReluBackward", [](const Tensor& g, const Tensor&, const Tensor& o) {
-    return where(gt(o, zeros_like(o)), g, zeros_like(g));
-  }, false, true);
+  return unary_op(UnaryOp::Relu, a, "ReluBackward",
+                  [](const Tensor& g, const Tensor&, const Tensor& o) { return relu_backward(g, o); }, false, true);
 }
 Tensor gelu(const Tensor& a) {
   return unary_op(UnaryOp::Gelu, a, "GeluBackward", [](const Tensor& g, const Tensor& x, const Tensor&) {

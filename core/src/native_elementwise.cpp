@@ -12,7 +12,7 @@ const char* unary_name(UnaryOp op) {
   return names[static_cast<int>(op)];
 }
 const char* binary_name(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq",
+  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "relu_backward", "eq",
                                 "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
   return names[static_cast<int>(op)];
 }

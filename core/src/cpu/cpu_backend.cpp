@@ -41,6 +41,16 @@ struct Acc<bool> {
   using type = int64_t;
 };
 
+bool contiguous_layout(const DimVector& sizes, const DimVector& strides) {
+  int64_t expected = 1;
+  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
 KernelTensor with_strides(const KernelTensor& t, const DimVector& sizes, const DimVector& strides) {
   KernelTensor k = t;
   k.sizes = sizes;
@@ -126,11 +136,43 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
 }
 
 void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) {
-  // Walk out's positions; for each, scan `in` along dim.
+  const int64_t len = in.sizes[dim], st_in = in.strides[dim];
+  int64_t inner = 1, outer = 1;
+  for (int64_t d = 0; d < static_cast<int64_t>(in.sizes.size()); ++d) {
+    if (d < dim) outer *= in.sizes[d];
+    if (d > dim) inner *= in.sizes[d];
+  }
+  const bool dense = contiguous_layout(in.sizes, in.strides) && contiguous_layout(out.sizes, out.strides);
+  if (dense && inner > 1) {
+    // [outer, len, inner]: sweep the reduced dim with a running best per inner element, so
+    // every pass reads contiguous memory (max-pool windows, argmax over channels).
+    dispatch(in.dtype, "argmax", [&]<typename T>() {
+      int64_t* po = reinterpret_cast<int64_t*>(out.data);
+      const T* pi = reinterpret_cast<const T*>(in.data);
+      std::vector<T> best(static_cast<size_t>(inner));
+      for (int64_t o = 0; o < outer; ++o) {
+        const T* x = pi + o * len * inner;
+        int64_t* idx = po + o * inner;
+        std::copy(x, x + inner, best.begin());
+        std::fill(idx, idx + inner, int64_t{0});
+        for (int64_t j = 1; j < len; ++j) {
+          const T* row = x + j * inner;
+          for (int64_t i = 0; i < inner; ++i) {
+            const T v = row[i], bv = best[static_cast<size_t>(i)];
+            // A NaN wins at its first occurrence and then stays.
+            const bool better = bv == bv && (op == ArgReduceOp::ArgMax ? (v > bv || v != v) : (v < bv || v != v));
+            best[static_cast<size_t>(i)] = better ? v : bv;
+            idx[i] = better ? j : idx[i];
+          }
+        }
+      }
+    });
+    return;
+  }
+  // General layouts: walk out's positions; for each, scan `in` along dim.
   KernelTensor in0 = in;
   in0.sizes = out.sizes;
   auto L = layout_of<2>({&out, &in0});
-  const int64_t len = in.sizes[dim], st_in = in.strides[dim];
   dispatch(in.dtype, "argmax", [&]<typename T>() {
     int64_t* po = reinterpret_cast<int64_t*>(out.data);
     const T* pi = reinterpret_cast<const T*>(in.data);

@@ -24,7 +24,7 @@ enum class UnaryOp : int8_t {
   Square, Erf, Log1p, Expm1, Floor, PowScalar, ClampMin, ClampMax, LogicalNot
 };
 enum class BinaryOp : int8_t {
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
+  Add, Sub, Mul, Div, Pow, Maximum, Minimum, ReluBackward, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
 };
 enum class ReduceOp : int8_t { Sum, Prod, Max, Min };
 enum class ArgReduceOp : int8_t { ArgMax, ArgMin };

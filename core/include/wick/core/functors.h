@@ -79,6 +79,8 @@ WICK_BINARY(Div, T, static_cast<T>(a / b))
 WICK_BINARY(Pow, T, static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b))))
 WICK_BINARY(Maximum, T, (a != a) ? a : ((b != b) ? b : (a > b ? a : b)))
 WICK_BINARY(Minimum, T, (a != a) ? a : ((b != b) ? b : (a < b ? a : b)))
+// relu's backward: the gradient a where the output b is positive, else 0 (one pass, no mask).
+WICK_BINARY(ReluBackward, T, static_cast<T>(b > T(0) ? a : T(0)))
 WICK_BINARY(Eq, bool, a == b)
 WICK_BINARY(Ne, bool, a != b)
 WICK_BINARY(Lt, bool, a < b)

@@ -48,6 +48,7 @@ decltype(auto) dispatch_binary_op(BinaryOp op, F&& f) {
     case BinaryOp::Pow: return f(Pow{});
     case BinaryOp::Maximum: return f(Maximum{});
     case BinaryOp::Minimum: return f(Minimum{});
+    case BinaryOp::ReluBackward: return f(ReluBackward{});
     case BinaryOp::Eq: return f(Eq{});
     case BinaryOp::Ne: return f(Ne{});
     case BinaryOp::Lt: return f(Lt{});
