@@ -445,3 +445,23 @@ TEST_CASE("ops allocate their outputs on their inputs' device") {
   CHECK(b.device() == d);
   CHECK(memory_stats(d).allocations == s.allocations + 2);  // a and b; temporaries are gone
 }
+
+TEST_CASE("large CPU blocks are cached per device and empty_cache releases them") {
+  const Device d("cpu:9");
+  const MemoryStats s0 = memory_stats(d);
+  void* first = nullptr;
+  { first = zeros({1 << 18}, TensorOptions(kFloat32).device(d)).data_ptr(); }  // 1 MiB, freed at once
+  const MemoryStats s1 = memory_stats(d);
+  CHECK(s1.in_use == s0.in_use);
+  Tensor again = empty({1 << 18}, TensorOptions(kFloat32).device(d));
+#if defined(__SANITIZE_ADDRESS__)
+  CHECK(s1.reserved == s1.in_use);  // no cache under AddressSanitizer (Note [CPU block cache])
+#else
+  CHECK(s1.reserved >= s1.in_use + (1 << 20));
+  CHECK(again.data_ptr() == first);                              // the warm block is reused
+  CHECK(memory_stats(Device("cpu:8")).reserved == memory_stats(Device("cpu:8")).in_use);  // per device
+#endif
+  again = Tensor();
+  empty_cache(d);
+  CHECK(memory_stats(d).reserved == memory_stats(d).in_use);
+}
