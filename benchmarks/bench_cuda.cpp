@@ -34,12 +34,12 @@ void keep_best(const std::string& name, double rate) {
   if (it == g_best.end() || rate > it->second) g_best[name] = rate;
 }
 
-#define BENCH_CHECK(call)                                                         \
-  do {                                                                            \
-    if ((call) != 0) {                                                            \
-      state.SkipWithError(#call " failed");                                       \
-      return;                                                                     \
-    }                                                                             \
+#define BENCH_CHECK(call)                   \
+  do {                                      \
+    if ((call) != 0) {                      \
+      state.SkipWithError(#call " failed"); \
+      return;                               \
+    }                                       \
   } while (0)
 
 // Times `body` on the default stream with events; sets the manual time.
@@ -60,7 +60,8 @@ void BM_DeviceCopy(benchmark::State& state) {
   Tensor b = nat::empty({kElems}, kFloat32, kGpu);
   const size_t bytes = static_cast<size_t>(kElems) * 4;
   for (auto _ : state) {
-    const double s = time_gpu([&] { cudaMemcpyAsync(b.data_ptr(), a.data_ptr(), bytes, cudaMemcpyDeviceToDevice, nullptr); });
+    const double s =
+        time_gpu([&] { cudaMemcpyAsync(b.data_ptr(), a.data_ptr(), bytes, cudaMemcpyDeviceToDevice, nullptr); });
     state.SetIterationTime(s);
     keep_best("copy_GBps", 2.0 * static_cast<double>(bytes) / s / 1e9);
   }
@@ -107,8 +108,8 @@ void BM_MatmulWick(benchmark::State& state) {
     state.SetIterationTime(s);
     keep_best("wick_matmul_TFLOPs", flop / s / 1e12);
   }
-  state.counters["TFLOP/s"] = benchmark::Counter(flop * static_cast<double>(state.iterations()) / 1e12,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(flop * static_cast<double>(state.iterations()) / 1e12, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_MatmulWick)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
 
@@ -130,8 +131,8 @@ void BM_MatmulCublas(benchmark::State& state) {
     state.SetIterationTime(s);
     keep_best("cublas_matmul_TFLOPs", flop / s / 1e12);
   }
-  state.counters["TFLOP/s"] = benchmark::Counter(flop * static_cast<double>(state.iterations()) / 1e12,
-                                                 benchmark::Counter::kIsRate);
+  state.counters["TFLOP/s"] =
+      benchmark::Counter(flop * static_cast<double>(state.iterations()) / 1e12, benchmark::Counter::kIsRate);
   cublasDestroy(h);
 }
 BENCHMARK(BM_MatmulCublas)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);

@@ -22,9 +22,12 @@ __device__ __forceinline__ void combine(T& bv, int64_t& bi, T v, int64_t i) {
   }
   const bool bn = bv != bv, vn = v != v;
   bool take;
-  if (bn || vn) take = (bn && vn) ? i < bi : vn;
-  else if (IsMax) take = v > bv || (v == bv && i < bi);
-  else take = v < bv || (v == bv && i < bi);
+  if (bn || vn)
+    take = (bn && vn) ? i < bi : vn;
+  else if (IsMax)
+    take = v > bv || (v == bv && i < bi);
+  else
+    take = v < bv || (v == bv && i < bi);
   if (take) {
     bv = v;
     bi = i;
@@ -32,8 +35,8 @@ __device__ __forceinline__ void combine(T& bv, int64_t& bi, T v, int64_t i) {
 }
 
 template <typename T, bool IsMax>
-__global__ void arg_reduce_kernel(detail::DeviceLayout<2> L, int64_t n_out, int64_t len, int64_t st_in,
-                                  int64_t* out, const T* in) {
+__global__ void arg_reduce_kernel(detail::DeviceLayout<2> L, int64_t n_out, int64_t len, int64_t st_in, int64_t* out,
+                                  const T* in) {
   constexpr int kWarps = detail::kBlock / 32;
   __shared__ T sv[detail::kBlock];
   __shared__ int64_t si[detail::kBlock];

@@ -5,8 +5,10 @@
 namespace wick::cuda::kernels {
 
 void binary_floating(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) {
-  if (a.dtype == DType::Float32) detail::launch_binary<float>(op, out, a, b);
-  else detail::launch_binary<double>(op, out, a, b);
+  if (a.dtype == DType::Float32)
+    detail::launch_binary<float>(op, out, a, b);
+  else
+    detail::launch_binary<double>(op, out, a, b);
 }
 
 }  // namespace wick::cuda::kernels

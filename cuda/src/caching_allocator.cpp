@@ -130,7 +130,7 @@ bool CachingAllocator::usable_by(DeviceCache& c, Block& b, cudaStream_t stream) 
 }
 
 std::unique_ptr<CachingAllocator::Block> CachingAllocator::take_free_block(DeviceCache& c, size_t size,
-                                                                          cudaStream_t stream) {
+                                                                           cudaStream_t stream) {
   auto it = c.free.find(size);
   if (it == c.free.end() || it->second.empty()) return nullptr;
   auto& v = it->second;

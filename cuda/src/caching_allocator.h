@@ -80,7 +80,8 @@ CachingAllocator& the_caching_allocator();
 class DeviceBuffer {
  public:
   DeviceBuffer(size_t bytes, int device)
-      : data_(the_caching_allocator().allocate(bytes, Device(DeviceType::CUDA, device))), bytes_(bytes),
+      : data_(the_caching_allocator().allocate(bytes, Device(DeviceType::CUDA, device))),
+        bytes_(bytes),
         device_(device) {}
   ~DeviceBuffer() { the_caching_allocator().deallocate(data_, bytes_, Device(DeviceType::CUDA, device_)); }
   DeviceBuffer(const DeviceBuffer&) = delete;

@@ -11,7 +11,9 @@ struct CastApply {
   D* out;
   const S* in;
   __device__ __forceinline__ void operator()(int64_t i) const { out[i] = static_cast<D>(in[i]); }
-  __device__ __forceinline__ void operator()(const int64_t (&off)[2]) const { out[off[0]] = static_cast<D>(in[off[1]]); }
+  __device__ __forceinline__ void operator()(const int64_t (&off)[2]) const {
+    out[off[0]] = static_cast<D>(in[off[1]]);
+  }
 };
 }  // namespace
 
@@ -26,8 +28,8 @@ void kernels::copy(const KernelTensor& dst, const KernelTensor& src) {
   }
   dispatch(dst.dtype, "copy", [&]<typename D>() {
     dispatch(src.dtype, "copy", [&]<typename S>() {
-      detail::launch_elementwise<2>(L, CastApply<D, S>{reinterpret_cast<D*>(dst.data),
-                                                       reinterpret_cast<const S*>(src.data)});
+      detail::launch_elementwise<2>(
+          L, CastApply<D, S>{reinterpret_cast<D*>(dst.data), reinterpret_cast<const S*>(src.data)});
     });
   });
 }

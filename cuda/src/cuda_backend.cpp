@@ -125,8 +125,7 @@ void CudaBackend::arange(const KernelTensor& out, double start, double step) {
   kernels::arange(out, start, step);
 }
 
-void CudaBackend::random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed,
-                         uint64_t offset) {
+void CudaBackend::random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) {
   OpDevice g(out.data);
   kernels::random(out, kind, a, b, seed, offset);
 }

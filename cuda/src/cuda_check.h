@@ -20,24 +20,24 @@ std::string cuda_error_text(cudaError_t err);
 
 }  // namespace wick::cuda::detail
 
-#define WICK_CUDA_CHECK(call)                                                          \
-  do {                                                                                 \
-    const cudaError_t wick_cuda_err_ = (call);                                         \
-    if (wick_cuda_err_ != cudaSuccess)                                                 \
+#define WICK_CUDA_CHECK(call)                                                            \
+  do {                                                                                   \
+    const cudaError_t wick_cuda_err_ = (call);                                           \
+    if (wick_cuda_err_ != cudaSuccess)                                                   \
       ::wick::cuda::detail::throw_cuda_error(wick_cuda_err_, #call, __FILE__, __LINE__); \
   } while (0)
 
 /// Checks the launch of the kernel just queued (bad configuration, missing architecture).
 #define WICK_CUDA_CHECK_LAUNCH(kernel_name) WICK_CUDA_CHECK(cudaGetLastError())
 
-#define WICK_CUBLAS_CHECK(call)                                                                     \
-  do {                                                                                              \
-    const int wick_cublas_st_ = static_cast<int>(call);                                             \
+#define WICK_CUBLAS_CHECK(call)                                                                                     \
+  do {                                                                                                              \
+    const int wick_cublas_st_ = static_cast<int>(call);                                                             \
     if (wick_cublas_st_ != 0) ::wick::cuda::detail::throw_cublas_error(wick_cublas_st_, #call, __FILE__, __LINE__); \
   } while (0)
 
-#define WICK_NCCL_CHECK(call)                                                                   \
-  do {                                                                                          \
-    const int wick_nccl_res_ = static_cast<int>(call);                                          \
+#define WICK_NCCL_CHECK(call)                                                                                   \
+  do {                                                                                                          \
+    const int wick_nccl_res_ = static_cast<int>(call);                                                          \
     if (wick_nccl_res_ != 0) ::wick::cuda::detail::throw_nccl_error(wick_nccl_res_, #call, __FILE__, __LINE__); \
   } while (0)

@@ -55,8 +55,9 @@ void throw_cuda_error(cudaError_t err, const char* call, const char* file, int l
 
 void throw_cublas_error(int status, const char* call, const char* file, int line) {
   const auto st = static_cast<cublasStatus_t>(status);
-  const char* hint = st == CUBLAS_STATUS_ALLOC_FAILED ? " The device is out of memory." :
-                     st == CUBLAS_STATUS_NOT_INITIALIZED ? " cuBLAS could not initialise; check the driver." : "";
+  const char* hint = st == CUBLAS_STATUS_ALLOC_FAILED      ? " The device is out of memory."
+                     : st == CUBLAS_STATUS_NOT_INITIALIZED ? " cuBLAS could not initialise; check the driver."
+                                                           : "";
   throw Error(fmt::format("cuBLAS error {}: {} in {} at {}:{}.{}", cublasGetStatusName(st), cublasGetStatusString(st),
                           call, short_path(file), line, hint));
 }

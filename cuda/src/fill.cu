@@ -41,10 +41,9 @@ struct ArangeApply {
 void kernels::where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b) {
   const auto L = detail::layout_of<4>({&out, &cond, &a, &b});
   dispatch(out.dtype, "where", [&]<typename T>() {
-    detail::launch_elementwise<4>(L, WhereApply<T>{reinterpret_cast<T*>(out.data),
-                                                   reinterpret_cast<const bool*>(cond.data),
-                                                   reinterpret_cast<const T*>(a.data),
-                                                   reinterpret_cast<const T*>(b.data)});
+    detail::launch_elementwise<4>(
+        L, WhereApply<T>{reinterpret_cast<T*>(out.data), reinterpret_cast<const bool*>(cond.data),
+                         reinterpret_cast<const T*>(a.data), reinterpret_cast<const T*>(b.data)});
   });
 }
 

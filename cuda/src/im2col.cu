@@ -59,8 +59,8 @@ void kernels::im2col(const Im2ColArgs& g, const void* image, void* columns) {
   if (n == 0) return;
   cudaStream_t stream = detail::current_raw_stream();
   dispatch_floating(g.dtype, "im2col", [&]<typename T>() {
-    im2col_kernel<T><<<detail::grid_for(n), detail::kBlock, 0, stream>>>(g, static_cast<const T*>(image),
-                                                                         static_cast<T*>(columns));
+    im2col_kernel<T>
+        <<<detail::grid_for(n), detail::kBlock, 0, stream>>>(g, static_cast<const T*>(image), static_cast<T*>(columns));
     WICK_CUDA_CHECK(cudaGetLastError());
   });
 }
@@ -70,8 +70,8 @@ void kernels::col2im(const Im2ColArgs& g, const void* columns, void* image) {
   if (n == 0) return;
   cudaStream_t stream = detail::current_raw_stream();
   dispatch_floating(g.dtype, "col2im", [&]<typename T>() {
-    col2im_kernel<T><<<detail::grid_for(n), detail::kBlock, 0, stream>>>(g, static_cast<const T*>(columns),
-                                                                         static_cast<T*>(image));
+    col2im_kernel<T>
+        <<<detail::grid_for(n), detail::kBlock, 0, stream>>>(g, static_cast<const T*>(columns), static_cast<T*>(image));
     WICK_CUDA_CHECK(cudaGetLastError());
   });
 }

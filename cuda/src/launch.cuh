@@ -88,8 +88,7 @@ StridedLayout<N> layout_of(const KernelTensor* const (&ops)[N]) {
 template <typename Apply>
 __global__ void contiguous_kernel(int64_t n, Apply f) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * kUnroll;
-  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < n;
-       base += step) {
+  for (int64_t base = static_cast<int64_t>(blockIdx.x) * blockDim.x * kUnroll + threadIdx.x; base < n; base += step) {
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int64_t i = base + static_cast<int64_t>(u) * blockDim.x;

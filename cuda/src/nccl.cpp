@@ -37,10 +37,14 @@ const std::vector<ncclComm_t>& communicators(const std::vector<int>& devices) {
 
 ncclDataType_t nccl_type(DType d) {
   switch (d) {
-    case DType::Float32: return ncclFloat32;
-    case DType::Float64: return ncclFloat64;
-    case DType::Int64: return ncclInt64;
-    case DType::Bool: return ncclUint8;
+    case DType::Float32:
+      return ncclFloat32;
+    case DType::Float64:
+      return ncclFloat64;
+    case DType::Int64:
+      return ncclInt64;
+    case DType::Bool:
+      return ncclUint8;
   }
   return ncclFloat32;
 }
@@ -50,10 +54,14 @@ ncclRedOp_t nccl_op(ReduceOp op, DType d, const char* name) {
              "{}: bool tensors support only max (logical or) and min (logical and); convert to int64 to sum them",
              name);
   switch (op) {
-    case ReduceOp::Sum: return ncclSum;
-    case ReduceOp::Prod: return ncclProd;
-    case ReduceOp::Max: return ncclMax;
-    case ReduceOp::Min: return ncclMin;
+    case ReduceOp::Sum:
+      return ncclSum;
+    case ReduceOp::Prod:
+      return ncclProd;
+    case ReduceOp::Max:
+      return ncclMax;
+    case ReduceOp::Min:
+      return ncclMin;
   }
   return ncclSum;
 }
@@ -67,9 +75,11 @@ std::string why_not(const std::vector<Tensor>& ts) {
     const Tensor& t = ts[i];
     if (!t.defined()) return fmt::format("tensor {} is undefined", i);
     if (!t.is_cuda()) return fmt::format("tensor {} is on {}, not a CUDA device", i, t.device());
-    if (t.device().index >= device_count()) return fmt::format("tensor {} is on {}, which does not exist", i, t.device());
+    if (t.device().index >= device_count())
+      return fmt::format("tensor {} is on {}, which does not exist", i, t.device());
     if (!t.is_contiguous()) return fmt::format("tensor {} is not contiguous (call .contiguous() first)", i);
-    if (t.dtype() != ts[0].dtype()) return fmt::format("tensor {} is {} but tensor 0 is {}", i, t.dtype(), ts[0].dtype());
+    if (t.dtype() != ts[0].dtype())
+      return fmt::format("tensor {} is {} but tensor 0 is {}", i, t.dtype(), ts[0].dtype());
     if (t.numel() != ts[0].numel())
       return fmt::format("tensor {} has {} elements but tensor 0 has {}", i, t.numel(), ts[0].numel());
     if (!seen.insert(t.device().index).second) return fmt::format("two tensors are on {}", t.device());
@@ -79,8 +89,10 @@ std::string why_not(const std::vector<Tensor>& ts) {
 
 void check(const char* op, const std::vector<Tensor>& ts) {
   const std::string why = why_not(ts);
-  WICK_CHECK(why.empty(), "{}: NCCL needs one dense contiguous CUDA tensor per distinct device, all of one dtype "
-             "and size, but {}", op, why);
+  WICK_CHECK(why.empty(),
+             "{}: NCCL needs one dense contiguous CUDA tensor per distinct device, all of one dtype "
+             "and size, but {}",
+             op, why);
 }
 
 std::vector<int> devices_of(const std::vector<Tensor>& ts) {
@@ -139,8 +151,8 @@ void nccl_broadcast(std::vector<Tensor>& tensors) {
 
 void nccl_reduce(const std::vector<Tensor>& inputs, Tensor& output, int root, ReduceOp op) {
   check("nccl_reduce", inputs);
-  WICK_CHECK(root >= 0 && static_cast<size_t>(root) < inputs.size(), "nccl_reduce: root {} is out of range for {} inputs",
-             root, inputs.size());
+  WICK_CHECK(root >= 0 && static_cast<size_t>(root) < inputs.size(),
+             "nccl_reduce: root {} is out of range for {} inputs", root, inputs.size());
   check_output("nccl_reduce", inputs[static_cast<size_t>(root)], output, static_cast<size_t>(root));
   const auto& comms = communicators(devices_of(inputs));
   const ncclDataType_t type = nccl_type(inputs[0].dtype());
@@ -151,8 +163,8 @@ void nccl_reduce(const std::vector<Tensor>& inputs, Tensor& output, int root, Re
     const int dev = inputs[i].device().index;
     CUDAGuard g(dev);
     void* recv = static_cast<int>(i) == root ? output.data_ptr() : nullptr;
-    WICK_NCCL_CHECK(ncclReduce(inputs[i].data_ptr(), recv, count, type, red, root, comms[i],
-                               detail::current_raw_stream(dev)));
+    WICK_NCCL_CHECK(
+        ncclReduce(inputs[i].data_ptr(), recv, count, type, red, root, comms[i], detail::current_raw_stream(dev)));
   }
   group.end();
   output.bump_version();

@@ -20,10 +20,18 @@ struct RandomApply {
     const uint64_t c = offset + static_cast<uint64_t>(i);
     double v = 0;
     switch (kind) {
-      case RandomKind::Uniform: v = __dadd_rn(a, __dmul_rn(b - a, math::random_uniform(seed, c))); break;
-      case RandomKind::Normal: v = __dadd_rn(a, __dmul_rn(b, math::random_normal(seed, c))); break;
-      case RandomKind::RandInt: v = __dadd_rn(a, floor(__dmul_rn(math::random_uniform(seed, c), b - a))); break;
-      case RandomKind::Bernoulli: v = math::random_uniform(seed, c) < a ? 1.0 : 0.0; break;
+      case RandomKind::Uniform:
+        v = __dadd_rn(a, __dmul_rn(b - a, math::random_uniform(seed, c)));
+        break;
+      case RandomKind::Normal:
+        v = __dadd_rn(a, __dmul_rn(b, math::random_normal(seed, c)));
+        break;
+      case RandomKind::RandInt:
+        v = __dadd_rn(a, floor(__dmul_rn(math::random_uniform(seed, c), b - a)));
+        break;
+      case RandomKind::Bernoulli:
+        v = math::random_uniform(seed, c) < a ? 1.0 : 0.0;
+        break;
     }
     out[i] = static_cast<T>(v);
   }

@@ -16,26 +16,42 @@
 namespace wick::cuda {
 
 namespace {
-template <typename T> struct AccOf { using type = T; };
-template <> struct AccOf<float> { using type = double; };
-template <> struct AccOf<bool> { using type = int64_t; };
+template <typename T>
+struct AccOf {
+  using type = T;
+};
+template <>
+struct AccOf<float> {
+  using type = double;
+};
+template <>
+struct AccOf<bool> {
+  using type = int64_t;
+};
 
 template <typename A, ReduceOp Op>
 struct Combine {
   __device__ __forceinline__ static A init() {
-    if constexpr (Op == ReduceOp::Sum) return A(0);
-    else if constexpr (Op == ReduceOp::Prod) return A(1);
+    if constexpr (Op == ReduceOp::Sum)
+      return A(0);
+    else if constexpr (Op == ReduceOp::Prod)
+      return A(1);
     else if constexpr (Op == ReduceOp::Max)
-      return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest();
+      return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                  : std::numeric_limits<A>::lowest();
     else
       return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
   }
   // r is the running value, v the new one; NaN sticks once in r.
   __device__ __forceinline__ static A apply(A r, A v) {
-    if constexpr (Op == ReduceOp::Sum) return r + v;
-    else if constexpr (Op == ReduceOp::Prod) return r * v;
-    else if constexpr (Op == ReduceOp::Max) return (v != v || v > r) ? v : r;
-    else return (v != v || v < r) ? v : r;
+    if constexpr (Op == ReduceOp::Sum)
+      return r + v;
+    else if constexpr (Op == ReduceOp::Prod)
+      return r * v;
+    else if constexpr (Op == ReduceOp::Max)
+      return (v != v || v > r) ? v : r;
+    else
+      return (v != v || v < r) ? v : r;
   }
 };
 
@@ -82,12 +98,15 @@ __global__ void reduce_block_kernel(ReducePlan p, T* out, const T* in, A* partia
     shared[threadIdx.x] = r;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-      if (static_cast<int>(threadIdx.x) < s) shared[threadIdx.x] = Combine<A, Op>::apply(shared[threadIdx.x], shared[threadIdx.x + s]);
+      if (static_cast<int>(threadIdx.x) < s)
+        shared[threadIdx.x] = Combine<A, Op>::apply(shared[threadIdx.x], shared[threadIdx.x + s]);
       __syncthreads();
     }
     if (threadIdx.x == 0) {
-      if (partials) partials[o * splits + blockIdx.y] = shared[0];
-      else out[oo[0]] = static_cast<T>(shared[0]);
+      if (partials)
+        partials[o * splits + blockIdx.y] = shared[0];
+      else
+        out[oo[0]] = static_cast<T>(shared[0]);
     }
     __syncthreads();
   }
@@ -170,10 +189,18 @@ void kernels::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& i
   if (p.outer_n == 0) return;
   dispatch(in.dtype, "reduce", [&]<typename T>() {
     switch (op) {
-      case ReduceOp::Sum: launch_reduce<T, ReduceOp::Sum>(p, out, in); break;
-      case ReduceOp::Prod: launch_reduce<T, ReduceOp::Prod>(p, out, in); break;
-      case ReduceOp::Max: launch_reduce<T, ReduceOp::Max>(p, out, in); break;
-      case ReduceOp::Min: launch_reduce<T, ReduceOp::Min>(p, out, in); break;
+      case ReduceOp::Sum:
+        launch_reduce<T, ReduceOp::Sum>(p, out, in);
+        break;
+      case ReduceOp::Prod:
+        launch_reduce<T, ReduceOp::Prod>(p, out, in);
+        break;
+      case ReduceOp::Max:
+        launch_reduce<T, ReduceOp::Max>(p, out, in);
+        break;
+      case ReduceOp::Min:
+        launch_reduce<T, ReduceOp::Min>(p, out, in);
+        break;
     }
   });
 }

@@ -53,12 +53,13 @@ void check_device_index(int index) {
   if (index >= 0 && index < n) [[likely]]
     return;
   if (n == 0) {
-    throw Error(fmt::format("cuda:{} is not available: this machine has 0 CUDA devices ({}). Use a CPU device, "
-                            "or check the GPU and driver with nvidia-smi.",
-                            index, unavailable_reason()));
+    throw Error(
+        fmt::format("cuda:{} is not available: this machine has 0 CUDA devices ({}). Use a CPU device, "
+                    "or check the GPU and driver with nvidia-smi.",
+                    index, unavailable_reason()));
   }
-  throw Error(fmt::format("cuda:{} is not available: this machine has {} CUDA device{} (cuda:0 to cuda:{}).", index,
-                          n, n == 1 ? "" : "s", n - 1));
+  throw Error(fmt::format("cuda:{} is not available: this machine has {} CUDA device{} (cuda:0 to cuda:{}).", index, n,
+                          n == 1 ? "" : "s", n - 1));
 }
 
 const DeviceProperties& get_device_properties(int index) {

@@ -79,8 +79,8 @@ void copy_peer_async(void* dst, int dst_device, const void* src, int src_device,
   const Stream dst_stream = get_current_stream(dst_device);
   if (dst_device == src_device) {
     CUDAGuard g(dst_device);
-    WICK_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice,
-                                    static_cast<cudaStream_t>(dst_stream.handle())));
+    WICK_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, static_cast<cudaStream_t>(dst_stream.handle())));
     return;
   }
   const Stream src_stream = get_current_stream(src_device);
@@ -92,8 +92,8 @@ void copy_peer_async(void* dst, int dst_device, const void* src, int src_device,
     ready.block(dst_stream);
     {
       CUDAGuard g(dst_device);
-      WICK_CUDA_CHECK(cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
-                                          static_cast<cudaStream_t>(dst_stream.handle())));
+      WICK_CUDA_CHECK(
+          cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes, static_cast<cudaStream_t>(dst_stream.handle())));
     }
     Event done;
     done.record(dst_stream);

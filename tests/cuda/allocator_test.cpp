@@ -88,8 +88,7 @@ TEST_CASE("record_stream delays reuse until the recorded stream passed the free"
   CHECK((t3.data_ptr() == freed || t4.data_ptr() == freed));
 }
 
-TEST_CASE("running out of memory raises an error that says how much was asked and is in use",
-          "[cuda][allocator]") {
+TEST_CASE("running out of memory raises an error that says how much was asked and is in use", "[cuda][allocator]") {
   Tensor keep = native::empty({1 << 20}, kFloat32, gpu());
   const int64_t huge = int64_t{1} << 48;  // 1 PiB of float32
   try {

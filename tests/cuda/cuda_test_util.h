@@ -2,7 +2,6 @@
 // Helpers for the GPU tests: random CPU inputs of every dtype, moving tensors between cpu:0
 // and cuda:N, and comparing a CUDA result with the CPU backend's.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <string>
 #include <vector>
@@ -20,9 +19,12 @@ inline Device gpu(int i = 0) { return Device(DeviceType::CUDA, i); }
 inline Tensor random_cpu(IntArrayRef shape, DType dtype) {
   switch (dtype) {
     case DType::Float32:
-    case DType::Float64: return nat::randn(shape, dtype, kCPU);
-    case DType::Int64: return nat::randint(-20, 20, shape, kInt64, kCPU);
-    case DType::Bool: return nat::to(nat::randint(0, 2, shape, kInt64, kCPU), kCPU, kBool);
+    case DType::Float64:
+      return nat::randn(shape, dtype, kCPU);
+    case DType::Int64:
+      return nat::randint(-20, 20, shape, kInt64, kCPU);
+    case DType::Bool:
+      return nat::to(nat::randint(0, 2, shape, kInt64, kCPU), kCPU, kBool);
   }
   return {};
 }

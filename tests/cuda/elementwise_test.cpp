@@ -45,16 +45,21 @@ TEST_CASE("unary ops match the CPU for every dtype and layout", "[cuda][elementw
         const double p0 = op == UnaryOp::PowScalar ? (is_floating(dt) ? 2.5 : 2.0) : 0.3;
         const std::string what = fmt::format("unary op {} {} shape {}", op_i, dt, shape_str(shape));
         const double rtol = rtol_for(dt) * 10, atol = atol_for(dt) * 10;
-        compare([&] { return native::unary(op, x, p0); }, [&] { return native::unary(op, to_gpu(x), p0); }, rtol,
-                atol, what + " contiguous");
+        compare([&] { return native::unary(op, x, p0); }, [&] { return native::unary(op, to_gpu(x), p0); }, rtol, atol,
+                what + " contiguous");
         compare([&] { return native::unary(op, x, p0); }, [&] { return native::unary(op, noncontiguous_gpu(x), p0); },
                 rtol, atol, what + " non-contiguous");
       }
       // A broadcast (stride-0) input.
       Tensor row = (needs_positive(op) && is_floating(dt)) ? positive_cpu({1, 37}, dt) : random_cpu({1, 37}, dt);
-      compare([&] { return native::unary(op, native::expand(row, {300, 37}), 0.5); },
-              [&] { return native::unary(op, native::expand(to_gpu(row), {300, 37}), 0.5); }, rtol_for(dt) * 10,
-              atol_for(dt) * 10, fmt::format("unary op {} {} broadcast", op_i, dt));
+      compare(
+          [&] {
+            return native::unary(op, native::expand(row, {300, 37}), 0.5);
+          },
+          [&] {
+            return native::unary(op, native::expand(to_gpu(row), {300, 37}), 0.5);
+          },
+          rtol_for(dt) * 10, atol_for(dt) * 10, fmt::format("unary op {} {} broadcast", op_i, dt));
     }
   }
 }
@@ -73,14 +78,14 @@ TEST_CASE("binary ops match the CPU for every dtype and layout, on every device"
       const auto op = static_cast<BinaryOp>(op_i);
       for (DType dt : kAllTypes) {
         const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
-            {{1025}, {1025}}, {{17, 33}, {17, 33}}, {{17, 33}, {1, 33}}, {{17, 1}, {1, 33}},
-            {{2, 3, 129}, {129}}, {{100003}, {}}, {{4, 1, 6, 7}, {5, 1, 7}}};
+            {{1025}, {1025}},     {{17, 33}, {17, 33}}, {{17, 33}, {1, 33}},      {{17, 1}, {1, 33}},
+            {{2, 3, 129}, {129}}, {{100003}, {}},       {{4, 1, 6, 7}, {5, 1, 7}}};
         for (const auto& [sa, sb] : shapes) {
           Tensor a = (op == BinaryOp::Pow && is_floating(dt)) ? positive_cpu(sa, dt) : random_cpu(sa, dt);
           Tensor b = op == BinaryOp::Pow ? native::randint(0, 4, sb, kInt64, kCPU) : random_cpu(sb, dt);
           b = native::to(b, kCPU, dt);
-          const std::string what = fmt::format("binary op {} {} {} x {} on cuda:{}", op_i, dt, shape_str(sa),
-                                               shape_str(sb), dev);
+          const std::string what =
+              fmt::format("binary op {} {} {} x {} on cuda:{}", op_i, dt, shape_str(sa), shape_str(sb), dev);
           const double rtol = rtol_for(dt) * 10, atol = atol_for(dt) * 10;
           compare([&] { return native::binary(op, a, b); },
                   [&] { return native::binary(op, to_gpu(a, dev), to_gpu(b, dev)); }, rtol, atol, what);
@@ -115,8 +120,7 @@ TEST_CASE("where matches the CPU with broadcast operands", "[cuda][elementwise]"
     Tensor a = random_cpu({1, 5, 33}, dt);
     Tensor b = random_cpu({17, 5, 1}, dt);
     compare([&] { return native::where(cond, a, b); },
-            [&] { return native::where(to_gpu(cond), to_gpu(a), to_gpu(b)); }, 0, 0,
-            fmt::format("where {}", dt));
+            [&] { return native::where(to_gpu(cond), to_gpu(a), to_gpu(b)); }, 0, 0, fmt::format("where {}", dt));
     Tensor c2 = random_cpu({40, 50}, kBool);
     Tensor a2 = random_cpu({40, 50}, dt), b2 = random_cpu({40, 50}, dt);
     compare([&] { return native::where(c2, a2, b2); },
@@ -131,15 +135,15 @@ TEST_CASE("clamp, NaN and infinities behave as on the CPU", "[cuda][elementwise]
     Tensor x = native::to(native::from_blob_copy(v.data(), {static_cast<int64_t>(v.size())}, kFloat64, kCPU), kCPU, dt);
     for (int op_i = 0; op_i <= static_cast<int>(UnaryOp::ClampMax); ++op_i) {
       const auto op = static_cast<UnaryOp>(op_i);
-      compare([&] { return native::unary(op, x, 0.5); }, [&] { return native::unary(op, to_gpu(x), 0.5); }, 1e-5,
-              1e-6, fmt::format("unary op {} on special values ({})", op_i, dt));
+      compare([&] { return native::unary(op, x, 0.5); }, [&] { return native::unary(op, to_gpu(x), 0.5); }, 1e-5, 1e-6,
+              fmt::format("unary op {} on special values ({})", op_i, dt));
     }
     std::vector<double> w(v.rbegin(), v.rend());
     Tensor y = native::to(native::from_blob_copy(w.data(), {static_cast<int64_t>(w.size())}, kFloat64, kCPU), kCPU, dt);
-    for (BinaryOp op : {BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Eq, BinaryOp::Lt, BinaryOp::Div,
-                        BinaryOp::Pow, BinaryOp::Mul}) {
-      compare([&] { return native::binary(op, x, y); }, [&] { return native::binary(op, to_gpu(x), to_gpu(y)); },
-              1e-5, 1e-6, fmt::format("binary op {} on special values ({})", static_cast<int>(op), dt));
+    for (BinaryOp op : {BinaryOp::Maximum, BinaryOp::Minimum, BinaryOp::Eq, BinaryOp::Lt, BinaryOp::Div, BinaryOp::Pow,
+                        BinaryOp::Mul}) {
+      compare([&] { return native::binary(op, x, y); }, [&] { return native::binary(op, to_gpu(x), to_gpu(y)); }, 1e-5,
+              1e-6, fmt::format("binary op {} on special values ({})", static_cast<int>(op), dt));
     }
   }
 }

@@ -35,8 +35,8 @@ TEST_CASE("index_add and scatter_add match the CPU with repeated indices", "[cud
       DimVector sshape(base.sizes());
       sshape[static_cast<size_t>(dim)] = 1001;
       Tensor src = random_cpu(sshape, dt);
-      check_close(native::index_add(to_gpu(base), dim, to_gpu(idx), to_gpu(src)), native::index_add(base, dim, idx, src),
-                  tol, tol, fmt::format("index_add {} dim {}", dt, dim));
+      check_close(native::index_add(to_gpu(base), dim, to_gpu(idx), to_gpu(src)),
+                  native::index_add(base, dim, idx, src), tol, tol, fmt::format("index_add {} dim {}", dt, dim));
       check_close(native::index_add(to_gpu(base), dim, to_gpu(idx), noncontiguous_gpu(src)),
                   native::index_add(base, dim, idx, src), tol, tol, fmt::format("index_add {} dim {} nc", dt, dim));
       DimVector ishape(base.sizes());

@@ -8,9 +8,9 @@ using namespace wick::cuda_test;
 
 TEST_CASE("matmul matches the CPU for every shape case", "[cuda][linalg]") {
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
-      {{7, 5}, {5, 3}},       {{129, 257}, {257, 65}}, {{1, 300}, {300, 1}}, {{300}, {300, 17}},
-      {{17, 300}, {300}},     {{4, 33, 17}, {4, 17, 9}}, {{4, 33, 17}, {17, 9}}, {{2, 1, 5, 6}, {3, 6, 7}},
-      {{64, 0}, {0, 8}},
+      {{7, 5}, {5, 3}},       {{129, 257}, {257, 65}},   {{1, 300}, {300, 1}},
+      {{300}, {300, 17}},     {{17, 300}, {300}},        {{4, 33, 17}, {4, 17, 9}},
+      {{4, 33, 17}, {17, 9}}, {{2, 1, 5, 6}, {3, 6, 7}}, {{64, 0}, {0, 8}},
   };
   for (DType dt : {kFloat32, kFloat64}) {
     const double tol = dt == kFloat32 ? 1e-4 : 1e-11;
@@ -39,11 +39,23 @@ TEST_CASE("gemm honours alpha, beta, leading dims and batch strides", "[cuda][li
       Tensor c = d.is_cpu() ? native::clone(C) : to_gpu(C);
       GemmArgs g{};
       g.dtype = dt;
-      g.batch = 3; g.m = 5; g.n = 4; g.k = 7;
-      g.a = a.data_ptr(); g.lda = 9; g.stride_a = 45; g.trans_a = false;
-      g.b = b.data_ptr(); g.ldb = 7; g.stride_b = 28; g.trans_b = true;
-      g.c = c.data_ptr(); g.ldc = 4; g.stride_c = 20;
-      g.alpha = 0.5; g.beta = -2.0;
+      g.batch = 3;
+      g.m = 5;
+      g.n = 4;
+      g.k = 7;
+      g.a = a.data_ptr();
+      g.lda = 9;
+      g.stride_a = 45;
+      g.trans_a = false;
+      g.b = b.data_ptr();
+      g.ldb = 7;
+      g.stride_b = 28;
+      g.trans_b = true;
+      g.c = c.data_ptr();
+      g.ldc = 4;
+      g.stride_c = 20;
+      g.alpha = 0.5;
+      g.beta = -2.0;
       backend(d).gemm(g);
       return c;
     };
@@ -60,8 +72,17 @@ TEST_CASE("im2col and col2im match the CPU", "[cuda][linalg]") {
     for (DType dt : {kFloat32, kFloat64}) {
       Im2ColArgs g{};
       g.dtype = dt;
-      g.channels = s.c; g.height = s.h; g.width = s.w; g.kernel_h = s.kh; g.kernel_w = s.kw;
-      g.pad_h = s.ph; g.pad_w = s.pw; g.stride_h = s.sh; g.stride_w = s.sw; g.dilation_h = s.dh; g.dilation_w = s.dw;
+      g.channels = s.c;
+      g.height = s.h;
+      g.width = s.w;
+      g.kernel_h = s.kh;
+      g.kernel_w = s.kw;
+      g.pad_h = s.ph;
+      g.pad_w = s.pw;
+      g.stride_h = s.sh;
+      g.stride_w = s.sw;
+      g.dilation_h = s.dh;
+      g.dilation_w = s.dw;
       g.out_h = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
       g.out_w = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
       const int64_t rows = s.c * s.kh * s.kw, cols = g.out_h * g.out_w;

@@ -2,7 +2,6 @@
 // reports as *skipped* (SKIP_RETURN_CODE 77), never as passed.
 #define CATCH_CONFIG_RUNNER
 #include <catch2/catch.hpp>
-
 #include <cstdio>
 
 #include "wick/cuda/runtime.h"

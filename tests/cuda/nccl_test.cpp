@@ -1,7 +1,8 @@
 // NCCL collectives on one tensor per device (a single device forms a communicator of one).
+#include "wick/cuda/nccl.h"
+
 #include "cuda_test_util.h"
 #include "wick/core/error.h"
-#include "wick/cuda/nccl.h"
 #include "wick/cuda/stream.h"
 
 using namespace wick;
@@ -43,7 +44,8 @@ TEST_CASE("broadcast, reduce and all_reduce over every device", "[cuda][nccl]") 
     std::vector<Tensor> b = per_device(cpu);
     cuda::nccl_broadcast(b);
     sync_all();
-    for (int i = 0; i < n; ++i) check_equal(b[static_cast<size_t>(i)], cpu[0], fmt::format("broadcast {} to {}", dt, i));
+    for (int i = 0; i < n; ++i)
+      check_equal(b[static_cast<size_t>(i)], cpu[0], fmt::format("broadcast {} to {}", dt, i));
 
     std::vector<Tensor> r = per_device(cpu);
     Tensor out = native::empty({1000003}, dt, gpu(0));
@@ -54,7 +56,8 @@ TEST_CASE("broadcast, reduce and all_reduce over every device", "[cuda][nccl]") 
     std::vector<Tensor> ar = per_device(cpu);
     cuda::nccl_all_reduce(ar);
     sync_all();
-    for (int i = 0; i < n; ++i) check_close(ar[static_cast<size_t>(i)], sum, tol, tol, fmt::format("all_reduce {} on {}", dt, i));
+    for (int i = 0; i < n; ++i)
+      check_close(ar[static_cast<size_t>(i)], sum, tol, tol, fmt::format("all_reduce {} on {}", dt, i));
 
     std::vector<Tensor> in = per_device(cpu), outs;
     for (int i = 0; i < n; ++i) outs.push_back(native::empty({1000003}, dt, gpu(i)));

@@ -11,10 +11,10 @@ struct Case {
   std::vector<int64_t> dims;
 };
 const std::vector<Case> kCases = {
-    {{7}, {}},           {{100003}, {}},        {{1 << 21}, {0}},    {{17, 33}, {0}},
-    {{17, 33}, {1}},     {{17, 33}, {0, 1}},    {{3, 5, 7}, {1}},    {{3, 5, 7}, {0, 2}},
-    {{300000, 3}, {0}},  {{3, 300000}, {1}},    {{70000, 5}, {1}},   {{2, 1, 4, 1025}, {0, 3}},
-    {{513, 257}, {0}},   {{4, 1, 6, 7}, {-1}},
+    {{7}, {}},          {{100003}, {}},       {{1 << 21}, {0}},  {{17, 33}, {0}},
+    {{17, 33}, {1}},    {{17, 33}, {0, 1}},   {{3, 5, 7}, {1}},  {{3, 5, 7}, {0, 2}},
+    {{300000, 3}, {0}}, {{3, 300000}, {1}},   {{70000, 5}, {1}}, {{2, 1, 4, 1025}, {0, 3}},
+    {{513, 257}, {0}},  {{4, 1, 6, 7}, {-1}},
 };
 }  // namespace
 
@@ -28,7 +28,9 @@ TEST_CASE("sum, prod, amax and amin match the CPU", "[cuda][reduce]") {
           Tensor in = x;
           // Products of many normals overflow or vanish: use values close to 1 there.
           if (op == ReduceOp::Prod && is_floating(dt))
-            in = native::binary(BinaryOp::Add, native::binary(BinaryOp::Mul, native::rand(c.shape, dt, kCPU), Scalar(0.02)), Scalar(0.99));
+            in = native::binary(BinaryOp::Add,
+                                native::binary(BinaryOp::Mul, native::rand(c.shape, dt, kCPU), Scalar(0.02)),
+                                Scalar(0.99));
           if (op == ReduceOp::Prod && dt == kInt64) in = native::randint(-1, 2, c.shape, kInt64, kCPU);
           const std::string what = fmt::format("reduce op {} {} shape {} dims [{}] cuda:{}", op_i, dt,
                                                shape_str(c.shape), fmt::join(c.dims, ","), dev);

@@ -30,8 +30,7 @@ void nccl_reduce(const std::vector<Tensor>& inputs, Tensor& output, int root = 0
 
 /// outputs[i] = op(inputs[0], ..., inputs[n-1]) on every device (outputs[i] on inputs[i]'s
 /// device; it may be inputs[i] itself, for an in-place all-reduce).
-void nccl_all_reduce(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs,
-                     ReduceOp op = ReduceOp::Sum);
+void nccl_all_reduce(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs, ReduceOp op = ReduceOp::Sum);
 /// In-place all-reduce: tensors[i] = op over all tensors, on every device.
 void nccl_all_reduce(std::vector<Tensor>& tensors, ReduceOp op = ReduceOp::Sum);
 

@@ -24,10 +24,10 @@ std::string unavailable_reason();
 void check_device_index(int index);
 
 struct DeviceProperties {
-  std::string name;                ///< e.g. "NVIDIA H200"
-  int64_t total_memory = 0;        ///< bytes of device memory
-  int multi_processor_count = 0;   ///< SMs
-  int major = 0, minor = 0;        ///< compute capability
+  std::string name;               ///< e.g. "NVIDIA H200"
+  int64_t total_memory = 0;       ///< bytes of device memory
+  int multi_processor_count = 0;  ///< SMs
+  int major = 0, minor = 0;       ///< compute capability
   int64_t shared_memory_per_block = 0;
   int max_threads_per_block = 0;
   int warp_size = 0;

@@ -27,9 +27,7 @@ class Stream {
   /// Waits until all work queued on the stream so far has finished.
   void synchronize() const;
 
-  friend bool operator==(const Stream& a, const Stream& b) {
-    return a.device_ == b.device_ && a.handle_ == b.handle_;
-  }
+  friend bool operator==(const Stream& a, const Stream& b) { return a.device_ == b.device_ && a.handle_ == b.handle_; }
   friend bool operator!=(const Stream& a, const Stream& b) { return !(a == b); }
 
  private:
