@@ -19,7 +19,11 @@ WICK_HOST_DEVICE T sigmoid(T x) {
 
 template <typename T>
 WICK_HOST_DEVICE T gelu(T x) {  // exact (erf) form, as torch.nn.functional.gelu's default
-  return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  if constexpr (std::is_same_v<T, bool>) {
+    return x;  // never called: the front-end computes gelu of bool/int64 inputs in float32
+  } else {
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  }
 }
 
 template <typename T>
