@@ -4,6 +4,16 @@
 
 namespace wick {
 
+bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides) {
+  int64_t expected = 1;
+  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
 template <int N>
 StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N]) {
   StridedLayout<N> L;

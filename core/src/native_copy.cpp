@@ -12,7 +12,6 @@ namespace wick::native {
 
 void copy_(const Tensor& dst, const Tensor& src) {
   WICK_CHECK(dst.defined() && src.defined(), "copy_: undefined tensor");
-  broadcast_shapes(dst.sizes(), src.sizes(), "copy_");  // validates
   WICK_CHECK(broadcast_shapes(dst.sizes(), src.sizes(), "copy_") == DimVector(dst.sizes()),
              "copy_: the source of shape [{}] cannot be broadcast to the destination's shape [{}]",
              fmt::join(src.sizes(), ", "), fmt::join(dst.sizes(), ", "));

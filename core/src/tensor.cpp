@@ -5,19 +5,12 @@
 
 #include "wick/core/backend.h"
 #include "wick/core/error.h"
+#include "wick/core/kernel_layout.h"
 #include "wick/core/native.h"
 
 namespace wick {
 
-bool TensorImpl::is_contiguous() const {
-  int64_t expected = 1;
-  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
-}
+bool TensorImpl::is_contiguous() const { return is_contiguous_layout(sizes, strides); }
 
 namespace {
 const TensorImpl& checked(const std::shared_ptr<TensorImpl>& p, const char* what) {

@@ -10,25 +10,13 @@
 #include "caching_allocator.h"
 #include "kernels.h"
 #include "launch.cuh"
+#include "wick/core/accumulate_type.h"
 #include "wick/core/dtype.h"
 #include "wick/cuda/runtime.h"
 
 namespace wick::cuda {
 
 namespace {
-template <typename T>
-struct AccOf {
-  using type = T;
-};
-template <>
-struct AccOf<float> {
-  using type = double;
-};
-template <>
-struct AccOf<bool> {
-  using type = int64_t;
-};
-
 template <typename A, ReduceOp Op>
 struct Combine {
   __device__ __forceinline__ static A init() {
@@ -151,7 +139,7 @@ ReducePlan make_plan(const KernelTensor& out, const KernelTensor& in) {
 
 template <typename T, ReduceOp Op>
 void launch_reduce(const ReducePlan& p, const KernelTensor& out, const KernelTensor& in) {
-  using A = typename AccOf<T>::type;
+  using A = math::acc_type<T>;
   T* po = reinterpret_cast<T*>(out.data);
   const T* pi = reinterpret_cast<const T*>(in.data);
   cudaStream_t stream = detail::current_raw_stream();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu/loop.h"
+#include "wick/core/accumulate_type.h"
 #include "wick/core/error.h"
 
 namespace wick::cpu {
@@ -28,29 +29,6 @@ void CpuBackend::copy_bytes_peer(void* dst, Device, const void* src, Device, siz
 }
 
 namespace {
-template <typename T>
-struct Acc {
-  using type = T;
-};
-template <>
-struct Acc<float> {
-  using type = double;
-};
-template <>
-struct Acc<bool> {
-  using type = int64_t;
-};
-
-bool contiguous_layout(const DimVector& sizes, const DimVector& strides) {
-  int64_t expected = 1;
-  for (int d = static_cast<int>(sizes.size()) - 1; d >= 0; --d) {
-    if (sizes[d] == 1) continue;
-    if (strides[d] != expected) return false;
-    expected *= sizes[d];
-  }
-  return true;
-}
-
 KernelTensor with_strides(const KernelTensor& t, const DimVector& sizes, const DimVector& strides) {
   KernelTensor k = t;
   k.sizes = sizes;
@@ -73,7 +51,7 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
     }
   }
   dispatch(in.dtype, "reduce", [&]<typename T>() {
-    using A = typename Acc<T>::type;
+    using A = math::acc_type<T>;
     A init{};
     switch (op) {
       case ReduceOp::Sum: init = A(0); break;
@@ -142,7 +120,7 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const Kerne
     if (d < dim) outer *= in.sizes[d];
     if (d > dim) inner *= in.sizes[d];
   }
-  const bool dense = contiguous_layout(in.sizes, in.strides) && contiguous_layout(out.sizes, out.strides);
+  const bool dense = is_contiguous_layout(in.sizes, in.strides) && is_contiguous_layout(out.sizes, out.strides);
   if (dense && inner > 1) {
     // [outer, len, inner]: sweep the reduced dim with a running best per inner element, so
     // every pass reads contiguous memory (max-pool windows, argmax over channels).
