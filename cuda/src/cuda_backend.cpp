@@ -177,6 +177,11 @@ void CudaBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) 
   kernels::col2im(g, columns, image);
 }
 
+void CudaBackend::max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) {
+  OpDevice d(out);
+  kernels::max_pool2d(g, image, out, indices);
+}
+
 void busy_wait(Stream s, int64_t microseconds) {
   CUDAGuard g(s.device());
   kernels::busy_wait(s.handle(), microseconds);

@@ -31,6 +31,7 @@ class CudaBackend final : public Backend {
   void gemm(const GemmArgs& args) override;
   void im2col(const Im2ColArgs& g, const void* image, void* columns) override;
   void col2im(const Im2ColArgs& g, const void* columns, void* image) override;
+  void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) override;
 };
 
 /// cuBLAS GEMM on the current device and stream (blas.cpp).

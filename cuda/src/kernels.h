@@ -43,6 +43,9 @@ void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index
 void im2col(const Im2ColArgs& g, const void* image, void* columns);
 void col2im(const Im2ColArgs& g, const void* columns, void* image);
 
+// max_pool.cu
+void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices);
+
 // busy_wait.cu: keeps `stream` (a cudaStream_t) busy for about `microseconds`.
 void busy_wait(void* stream, int64_t microseconds);
 

@@ -1,12 +1,17 @@
-// 2-d pooling on unfold2d (im2col): max over the window (padding reads -inf), mean over it
-// (with PyTorch's divisor rules), and adaptive average pooling as two averaging matmuls.
+// 2-d pooling: max pooling on the backend's max_pool2d kernel (values and positions in one pass;
+// the backward scatters the output-sized gradient), mean pooling on unfold2d (im2col) with
+// PyTorch's divisor rules, and adaptive average pooling as two averaging matmuls.
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <tuple>
 #include <vector>
 
 #include "conv_ops.h"
 #include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/autograd/record.h"
+#include "wick/core/backend.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 #include "wick/nn/functional.h"
@@ -28,13 +33,13 @@ int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t 
 detail::ConvGeom pool_geometry(const char* op, const Tensor& input, Int2 k, Int2& stride, Int2 pad, Int2 dil,
                                bool ceil_mode) {
   WICK_CHECK(input.defined(), "{}: input is undefined", op);
-  WICK_CHECK(input.dim() == 3 || input.dim() == 4, "{}: expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got {}",
-             op, shape_of(input));
+  WICK_CHECK(input.dim() == 3 || input.dim() == 4, "{}: expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got {}", op,
+             shape_of(input));
   WICK_CHECK(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
   if (stride.h == 0 && stride.w == 0) stride = k;
   WICK_CHECK(k.h > 0 && k.w > 0 && stride.h > 0 && stride.w > 0 && dil.h > 0 && dil.w > 0,
-             "{}: kernel_size ({}, {}), stride ({}, {}) and dilation ({}, {}) must be positive", op, k.h, k.w,
-             stride.h, stride.w, dil.h, dil.w);
+             "{}: kernel_size ({}, {}), stride ({}, {}) and dilation ({}, {}) must be positive", op, k.h, k.w, stride.h,
+             stride.w, dil.h, dil.w);
   WICK_CHECK(pad.h >= 0 && pad.w >= 0 && pad.h <= k.h / 2 && pad.w <= k.w / 2,
              "{}: padding ({}, {}) must be non-negative and at most half the kernel size ({}, {})", op, pad.h, pad.w,
              k.h, k.w);
@@ -44,7 +49,14 @@ detail::ConvGeom pool_geometry(const char* op, const Tensor& input, Int2 k, Int2
   g.C = input.size(off);
   g.H = input.size(off + 1);
   g.W = input.size(off + 2);
-  g.kh = k.h; g.kw = k.w; g.sh = stride.h; g.sw = stride.w; g.ph = pad.h; g.pw = pad.w; g.dh = dil.h; g.dw = dil.w;
+  g.kh = k.h;
+  g.kw = k.w;
+  g.sh = stride.h;
+  g.sw = stride.w;
+  g.ph = pad.h;
+  g.pw = pad.w;
+  g.dh = dil.h;
+  g.dw = dil.w;
   g.oh = pooled_size(g.H, g.kh, g.ph, g.sh, g.dh, ceil_mode);
   g.ow = pooled_size(g.W, g.kw, g.pw, g.sw, g.dw, ceil_mode);
   WICK_CHECK(g.oh > 0 && g.ow > 0,
@@ -58,12 +70,94 @@ Tensor as4d(const Tensor& input) { return input.dim() == 4 ? input : unsqueeze(i
 Tensor restore(const Tensor& y, const Tensor& input) { return input.dim() == 4 ? y : squeeze(y, 0); }
 }  // namespace
 
-Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, Int2 dilation, bool ceil_mode) {
-  const detail::ConvGeom g = pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
+namespace {
+// True when some window of one axis lies wholly in the padding or past the end (dilation can
+// step over the whole input): PyTorch leaves such an output -inf with an index outside the
+// plane; wick takes the unfold path there, whose gradient for that output goes nowhere.
+bool has_empty_window(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
+  for (int64_t o = 0; o < out; ++o) {
+    bool any = false;
+    for (int64_t t = 0; t < k && !any; ++t) {
+      const int64_t i = o * stride - pad + t * dilation;
+      any = i >= 0 && i < size;
+    }
+    if (!any) return true;
+  }
+  return false;
+}
+
+// The reference formulation: max over the unfolded windows (padding reads -inf). Used where a
+// window may be empty.
+Tensor max_pool2d_unfolded(const Tensor& input, const detail::ConvGeom& g) {
   Tensor cols = detail::unfold2d(as4d(input), g, -INFINITY);  // [N, C*kk, L]
   Tensor windows = view(cols, {g.N, g.C, g.kk(), g.L()});
   Tensor y = std::get<0>(max(windows, 2));
   return restore(view(y, {g.N, g.C, g.oh, g.ow}), input);
+}
+
+// grad_input [N, C, H, W] = zeros with grad_out added at each maximum's position. Differentiable
+// (through scatter_add) when the backward itself is recorded (create_graph).
+Tensor max_pool2d_input_grad(const Tensor& grad_out, const Tensor& indices, const detail::ConvGeom& g) {
+  if (GradMode::is_enabled()) {
+    Tensor flat = zeros({g.N, g.C, g.H * g.W}, grad_out.options());
+    return view(scatter_add(flat, 2, indices, reshape(grad_out, {g.N, g.C, g.L()})), {g.N, g.C, g.H, g.W});
+  }
+  Tensor gx = native::zeros({g.N, g.C, g.H * g.W}, grad_out.dtype(), grad_out.device());
+  Tensor gy = native::contiguous(native::reshape(grad_out, {g.N, g.C, g.L()}));
+  if (gy.numel())
+    backend(gx.device())
+        .scatter_add(native::kernel_tensor(gx), 2, native::kernel_tensor(indices), native::kernel_tensor(gy));
+  return native::view(gx, {g.N, g.C, g.H, g.W});
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding,
+                                                   Int2 dilation, bool ceil_mode) {
+  const detail::ConvGeom g = pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
+  WICK_CHECK(
+      !has_empty_window(g.H, g.oh, g.kh, g.sh, g.ph, g.dh) && !has_empty_window(g.W, g.ow, g.kw, g.sw, g.pw, g.dw),
+      "max_pool2d_with_indices: input {} with kernel ({}, {}), padding ({}, {}) and dilation ({}, {}) has a "
+      "window with no input position, whose index would be undefined; use max_pool2d, or less padding or "
+      "dilation",
+      shape_of(input), g.kh, g.kw, g.ph, g.pw, g.dh, g.dw);
+  const Tensor x = native::contiguous(as4d(input));
+  Tensor y = native::empty({g.N, g.C, g.oh, g.ow}, x.dtype(), x.device());
+  Tensor idx = native::empty({g.N, g.C, g.oh, g.ow}, kInt64, x.device());
+  if (y.numel()) {
+    Im2ColArgs a{};
+    a.dtype = x.dtype();
+    a.channels = g.N * g.C;
+    a.height = g.H;
+    a.width = g.W;
+    a.kernel_h = g.kh;
+    a.kernel_w = g.kw;
+    a.pad_h = g.ph;
+    a.pad_w = g.pw;
+    a.stride_h = g.sh;
+    a.stride_w = g.sw;
+    a.dilation_h = g.dh;
+    a.dilation_w = g.dw;
+    a.out_h = g.oh;
+    a.out_w = g.ow;
+    backend(x.device()).max_pool2d(a, x.data_ptr(), y.data_ptr(), static_cast<int64_t*>(idx.data_ptr()));
+  }
+  if (autograd::needs_grad({&input})) {
+    const Tensor flat_idx = native::view(idx, {g.N, g.C, g.L()});
+    const DimVector in_shape(input.sizes());
+    autograd::record_function("MaxPool2DWithIndicesBackward", {input}, {y},
+                              [g, flat_idx, in_shape](const autograd::variable_list& grads,
+                                                      const autograd::variable_list&) -> autograd::variable_list {
+                                return {reshape(max_pool2d_input_grad(grads[0], flat_idx, g), in_shape)};
+                              });
+  }
+  return {restore(y, input), restore(idx, input)};
+}
+
+Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, Int2 dilation, bool ceil_mode) {
+  const detail::ConvGeom g = pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
+  if (has_empty_window(g.H, g.oh, g.kh, g.sh, g.ph, g.dh) || has_empty_window(g.W, g.ow, g.kw, g.sw, g.pw, g.dw))
+    return max_pool2d_unfolded(input, g);
+  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
 }
 
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, bool ceil_mode,
@@ -80,10 +174,11 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
       ws = std::max<int64_t>(ws, 0);
       he = std::min(he, g.H);
       we = std::min(we, g.W);
-      divisor[static_cast<size_t>(i * g.ow + j)] = static_cast<double>(count_include_pad ? pool : (he - hs) * (we - ws));
+      divisor[static_cast<size_t>(i * g.ow + j)] =
+          static_cast<double>(count_include_pad ? pool : (he - hs) * (we - ws));
     }
-  Tensor div_t = native::to(native::from_blob_copy(divisor.data(), {g.L()}, kFloat64, input.device()),
-                            input.device(), input.dtype());
+  Tensor div_t = native::to(native::from_blob_copy(divisor.data(), {g.L()}, kFloat64, input.device()), input.device(),
+                            input.dtype());
   Tensor cols = detail::unfold2d(as4d(input), g, 0.0);
   Tensor sums = sum(view(cols, {g.N, g.C, g.kk(), g.L()}), {2});
   return restore(view(div(sums, div_t), {g.N, g.C, g.oh, g.ow}), input);
@@ -105,8 +200,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size) {
   WICK_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
              "adaptive_avg_pool2d: expected a 3-d or 4-d input, got {}",
              input.defined() ? shape_of(input) : std::string("undefined"));
-  WICK_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be float32 or float64, got {}",
-             input.dtype());
+  WICK_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be float32 or float64, got {}", input.dtype());
   WICK_CHECK(output_size.h > 0 && output_size.w > 0, "adaptive_avg_pool2d: output_size ({}, {}) must be positive",
              output_size.h, output_size.w);
   const int64_t H = input.size(-2), W = input.size(-1);

@@ -111,6 +111,12 @@ class Backend {
   virtual void im2col(const Im2ColArgs& g, const void* image, void* columns) = 0;
   /// Folds columns back, summing overlaps into a zeroed contiguous image.
   virtual void col2im(const Im2ColArgs& g, const void* columns, void* image) = 0;
+  /// 2-d max pooling of g.channels contiguous planes (g.height x g.width) into contiguous
+  /// out_h x out_w planes, with padding (never selected), stride and dilation from g. indices
+  /// get each maximum's flat position h * width + w in its plane. Ties keep the first position in
+  /// window order; a NaN wins over every number (the last NaN in the window), as PyTorch's.
+  /// Every window must hold at least one position inside the plane (the caller checks).
+  virtual void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) = 0;
 };
 
 /// The backend for a device type; throws wick::Error ("wick was built without CUDA support")

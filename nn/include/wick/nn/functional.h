@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 
 #include "wick/autograd/functions.h"
 
@@ -44,6 +45,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 /// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel.
 Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, Int2 dilation = 1,
                   bool ceil_mode = false);
+/// max_pool2d and, for each output, the flat position h * W + w of its maximum in the input plane
+/// (int64, the output's shape), as LibTorch's max_pool2d_with_indices. Ties keep the first
+/// position in window order; NaN propagates. Not differentiable in the indices.
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride = 0,
+                                                   Int2 padding = 0, Int2 dilation = 1, bool ceil_mode = false);
 /// Mean over each window; padding is zeros, counted in the divisor when count_include_pad.
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, bool ceil_mode = false,
                   bool count_include_pad = true);
