@@ -57,11 +57,18 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!leaf.defined() || grads.empty() || !grads[0].defined()) return {};
   AutogradMeta& m = ensure_meta(leaf);
   std::lock_guard<std::mutex> lock(m.mutex);
-  Tensor g = grads[0];
+  Tensor g = std::move(grads[0]);
   if (!m.grad.defined()) {
-    // Take ownership of a fresh gradient; copy one that others may still reference.
-    if (GradMode::is_enabled()) m.grad = g;  // create_graph: keep the graph
-    else m.grad = native::clone(g);
+    if (GradMode::is_enabled()) {
+      m.grad = g;  // create_graph: keep the graph
+    } else if (g.impl_ptr().use_count() == 1 && g.impl()->storage.use_count() == 1 && g.is_contiguous()) {
+      // Nothing else references this gradient or its memory: take it as it is. Later
+      // accumulation into it in place cannot be seen elsewhere (as PyTorch's AccumulateGrad).
+      m.grad = std::move(g);
+    } else {
+      m.grad = native::clone(g);  // others may still read it (e.g. add's backward passes one
+                                  // gradient to both inputs): copy
+    }
   } else if (GradMode::is_enabled()) {
     m.grad = wick::add(m.grad, g);
   } else {

@@ -182,6 +182,12 @@ void CudaBackend::max_pool2d(const Im2ColArgs& g, const void* image, void* out, 
   kernels::max_pool2d(g, image, out, indices);
 }
 
+void CudaBackend::max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
+                                      void* grad_image) {
+  OpDevice d(grad_image);
+  kernels::max_pool2d_backward(g, grad_out, indices, grad_image);
+}
+
 void busy_wait(Stream s, int64_t microseconds) {
   CUDAGuard g(s.device());
   kernels::busy_wait(s.handle(), microseconds);

@@ -45,6 +45,7 @@ void col2im(const Im2ColArgs& g, const void* columns, void* image);
 
 // max_pool.cu
 void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices);
+void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices, void* grad_image);
 
 // busy_wait.cu: keeps `stream` (a cudaStream_t) busy for about `microseconds`.
 void busy_wait(void* stream, int64_t microseconds);

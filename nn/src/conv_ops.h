@@ -9,7 +9,8 @@
 //   input_grad:  d/d gy = conv(gg, w),        d/d w = weight_grad(gg, gy)
 //   weight_grad: d/d x  = input_grad(gy, gg), d/d gy = conv(x, gg)
 // So backward is written on differentiable functions and double backward works, while every
-// forward is one im2col/col2im pass per image plus one batched GEMM. Likewise unfold2d
+// forward is one im2col/col2im pass per image plus GEMMs, a chunk of images at a time (Note
+// [conv2d in image chunks] in conv_ops.cpp). Likewise unfold2d
 // (im2col) and fold2d (col2im) are each other's backward; pooling is built on them.
 #include "wick/core/tensor.h"
 

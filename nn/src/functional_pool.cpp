@@ -95,19 +95,41 @@ Tensor max_pool2d_unfolded(const Tensor& input, const detail::ConvGeom& g) {
   return restore(view(y, {g.N, g.C, g.oh, g.ow}), input);
 }
 
+// The backend's description of a pooling over N * C planes.
+Im2ColArgs pool_args(const detail::ConvGeom& g, DType dtype) {
+  Im2ColArgs a{};
+  a.dtype = dtype;
+  a.channels = g.N * g.C;
+  a.height = g.H;
+  a.width = g.W;
+  a.kernel_h = g.kh;
+  a.kernel_w = g.kw;
+  a.pad_h = g.ph;
+  a.pad_w = g.pw;
+  a.stride_h = g.sh;
+  a.stride_w = g.sw;
+  a.dilation_h = g.dh;
+  a.dilation_w = g.dw;
+  a.out_h = g.oh;
+  a.out_w = g.ow;
+  return a;
+}
+
 // grad_input [N, C, H, W] = zeros with grad_out added at each maximum's position. Differentiable
-// (through scatter_add) when the backward itself is recorded (create_graph).
+// (through scatter_add) when the backward itself is recorded (create_graph); otherwise one
+// backend pass.
 Tensor max_pool2d_input_grad(const Tensor& grad_out, const Tensor& indices, const detail::ConvGeom& g) {
   if (GradMode::is_enabled()) {
     Tensor flat = zeros({g.N, g.C, g.H * g.W}, grad_out.options());
     return view(scatter_add(flat, 2, indices, reshape(grad_out, {g.N, g.C, g.L()})), {g.N, g.C, g.H, g.W});
   }
-  Tensor gx = native::zeros({g.N, g.C, g.H * g.W}, grad_out.dtype(), grad_out.device());
-  Tensor gy = native::contiguous(native::reshape(grad_out, {g.N, g.C, g.L()}));
-  if (gy.numel())
-    backend(gx.device())
-        .scatter_add(native::kernel_tensor(gx), 2, native::kernel_tensor(indices), native::kernel_tensor(gy));
-  return native::view(gx, {g.N, g.C, g.H, g.W});
+  Tensor gx = native::empty({g.N, g.C, g.H, g.W}, grad_out.dtype(), grad_out.device());
+  if (gx.numel() == 0) return gx;
+  const Tensor gy = native::contiguous(grad_out);
+  backend(gx.device())
+      .max_pool2d_backward(pool_args(g, gx.dtype()), gy.data_ptr(), static_cast<const int64_t*>(indices.data_ptr()),
+                           gx.data_ptr());
+  return gx;
 }
 }  // namespace
 
@@ -124,22 +146,8 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 ker
   Tensor y = native::empty({g.N, g.C, g.oh, g.ow}, x.dtype(), x.device());
   Tensor idx = native::empty({g.N, g.C, g.oh, g.ow}, kInt64, x.device());
   if (y.numel()) {
-    Im2ColArgs a{};
-    a.dtype = x.dtype();
-    a.channels = g.N * g.C;
-    a.height = g.H;
-    a.width = g.W;
-    a.kernel_h = g.kh;
-    a.kernel_w = g.kw;
-    a.pad_h = g.ph;
-    a.pad_w = g.pw;
-    a.stride_h = g.sh;
-    a.stride_w = g.sw;
-    a.dilation_h = g.dh;
-    a.dilation_w = g.dw;
-    a.out_h = g.oh;
-    a.out_w = g.ow;
-    backend(x.device()).max_pool2d(a, x.data_ptr(), y.data_ptr(), static_cast<int64_t*>(idx.data_ptr()));
+    backend(x.device())
+        .max_pool2d(pool_args(g, x.dtype()), x.data_ptr(), y.data_ptr(), static_cast<int64_t*>(idx.data_ptr()));
   }
   if (autograd::needs_grad({&input})) {
     const Tensor flat_idx = native::view(idx, {g.N, g.C, g.L()});

@@ -1,8 +1,8 @@
 // The backward engine: accumulation, retain_graph, deep graphs, saved-tensor version checks,
 // grad() with create_graph, no-grad mode.
-#include <catch2/catch.hpp>
-
 #include <wick/wick.h>
+
+#include <catch2/catch.hpp>
 
 using namespace wick;
 
@@ -19,6 +19,33 @@ TEST_CASE("a leaf used twice receives the sum of both paths") {
   Tensor y = x * 2.0 + x * x;  // dy/dx = 2 + 2x = 8
   y.sum().backward();
   CHECK(x.grad().item<double>() == 8.0);
+}
+
+TEST_CASE("a leaf's first gradient never aliases another tensor") {
+  // add's backward hands one gradient to both inputs: at most one leaf may take it over, and
+  // accumulating into one leaf's grad must not change the other's.
+  Tensor a = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  Tensor b = tensor({3.0, 4.0}, kFloat64).requires_grad_();
+  (a + b).backward(tensor({1.0, 1.0}, kFloat64));
+  CHECK(a.grad().data_ptr() != b.grad().data_ptr());
+  (a * 2.0).sum().backward();
+  CHECK(a.grad().to_vector<double>() == std::vector<double>{3.0, 3.0});
+  CHECK(b.grad().to_vector<double>() == std::vector<double>{1.0, 1.0});
+  // A gradient the caller still holds is copied, not taken.
+  Tensor c = tensor({5.0}, kFloat64).requires_grad_();
+  Tensor g = tensor({2.0}, kFloat64);
+  (c * 1.0).backward(g);
+  (c * 1.0).backward(g);
+  CHECK(g.item<double>() == 2.0);
+  CHECK(c.grad().item<double>() == 4.0);
+  // The retained gradient of a non-leaf and the leaf's gradient stay separate.
+  Tensor x = tensor({1.0, 2.0}, kFloat64).requires_grad_();
+  Tensor y = x + 0.0;
+  y.retain_grad();
+  y.sum().backward();
+  Tensor gx = x.grad();
+  gx.mul_(10.0);
+  CHECK(y.grad().to_vector<double>() == std::vector<double>{1.0, 1.0});
 }
 
 TEST_CASE("a chain of 100000 ops back-propagates without overflowing the stack") {

@@ -1,5 +1,5 @@
 // Backend::max_pool2d on the GPU versus the CPU backend: values and indices equal, over padding,
-// stride, dilation, ceil-mode-sized outputs, ties and NaN.
+// stride, dilation, ceil-mode-sized outputs, ties and NaN; and the backward from those indices.
 #include <cmath>
 #include <vector>
 
@@ -9,7 +9,7 @@
 using namespace wick;
 using namespace wick::cuda_test;
 
-TEST_CASE("max_pool2d matches the CPU, values and indices", "[cuda][pool]") {
+TEST_CASE("max_pool2d and its backward match the CPU", "[cuda][pool]") {
   struct Geo {
     int64_t c, h, w, kh, kw, ph, pw, sh, sw, dh, dw, oh, ow;
   };
@@ -48,6 +48,16 @@ TEST_CASE("max_pool2d matches the CPU, values and indices", "[cuda][pool]") {
       const std::string what = fmt::format("max_pool2d {} c{} h{} w{} k{}x{}", dt, s.c, s.h, s.w, s.kh, s.kw);
       check_equal(idx_gpu, idx_cpu, what + " indices");
       check_equal(out_gpu, out_cpu, what + " values");
+      // Backward from the same indices: the gradient of overlapping windows sums (in a different
+      // order on each backend, hence the tolerance).
+      Tensor grad_out = random_cpu({s.c, s.oh, s.ow}, dt);
+      Tensor grad_out_gpu = to_gpu(grad_out);
+      Tensor gin_cpu = native::empty({s.c, s.h, s.w}, dt, kCPU), gin_gpu = native::empty({s.c, s.h, s.w}, dt, gpu());
+      backend(kCPU).max_pool2d_backward(g, grad_out.data_ptr(), static_cast<const int64_t*>(idx_cpu.data_ptr()),
+                                        gin_cpu.data_ptr());
+      backend(gpu()).max_pool2d_backward(g, grad_out_gpu.data_ptr(), static_cast<const int64_t*>(idx_gpu.data_ptr()),
+                                         gin_gpu.data_ptr());
+      check_close(gin_gpu, gin_cpu, 1e-5, 1e-6, what + " backward");
     }
   }
 }

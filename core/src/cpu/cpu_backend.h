@@ -32,6 +32,8 @@ class CpuBackend final : public Backend {
   void im2col(const Im2ColArgs& g, const void* image, void* columns) override;
   void col2im(const Im2ColArgs& g, const void* columns, void* image) override;
   void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) override;
+  void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
+                           void* grad_image) override;
 
  private:
   CpuAllocator allocator_;

@@ -1,4 +1,5 @@
 // CPU elementwise kernels: unary, binary, where, copy/cast, fill, arange, random.
+#include <algorithm>
 #include <cmath>
 
 #include "cpu/cpu_backend.h"
@@ -129,6 +130,8 @@ void CpuBackend::copy(const KernelTensor& dst, const KernelTensor& src) {
         const S* ps = s + off[1];
         if (st[0] == 1 && st[1] == 1) {
           for (int64_t i = 0; i < n; ++i) po[i] = static_cast<D>(ps[i]);
+        } else if (st[0] == 1 && st[1] == 0) {  // a broadcast row (e.g. a bias over positions)
+          std::fill(po, po + n, static_cast<D>(*ps));
         } else {
           for (int64_t i = 0; i < n; ++i) po[i * st[0]] = static_cast<D>(ps[i * st[1]]);
         }
@@ -143,7 +146,11 @@ void CpuBackend::fill(const KernelTensor& dst, double value) {
     T* o = reinterpret_cast<T*>(dst.data);
     const T v = static_cast<T>(value);
     for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      for (int64_t i = 0; i < n; ++i) o[off[0] + i * st[0]] = v;
+      if (st[0] == 1) {
+        std::fill(o + off[0], o + off[0] + n, v);
+      } else {
+        for (int64_t i = 0; i < n; ++i) o[off[0] + i * st[0]] = v;
+      }
     });
   });
 }
@@ -157,8 +164,7 @@ void CpuBackend::arange(const KernelTensor& out, double start, double step) {
   });
 }
 
-void CpuBackend::random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed,
-                        uint64_t offset) {
+void CpuBackend::random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) {
   int64_t n = 1;
   for (auto s : out.sizes) n *= s;
   dispatch(out.dtype, "random", [&]<typename T>() {
@@ -171,12 +177,19 @@ void CpuBackend::random(const KernelTensor& out, RandomKind kind, double a, doub
           v = a + (b - a) * math::random_uniform(seed, c);
           // A double just below b can round up to b in float32: keep the interval half-open.
           if constexpr (std::is_floating_point_v<T>) {
-            if (static_cast<T>(v) >= static_cast<T>(b) && b > a) v = std::nextafter(static_cast<T>(b), static_cast<T>(a));
+            if (static_cast<T>(v) >= static_cast<T>(b) && b > a)
+              v = std::nextafter(static_cast<T>(b), static_cast<T>(a));
           }
           break;
-        case RandomKind::Normal: v = a + b * math::random_normal(seed, c); break;
-        case RandomKind::RandInt: v = a + std::floor(math::random_uniform(seed, c) * (b - a)); break;
-        case RandomKind::Bernoulli: v = math::random_uniform(seed, c) < a ? 1.0 : 0.0; break;
+        case RandomKind::Normal:
+          v = a + b * math::random_normal(seed, c);
+          break;
+        case RandomKind::RandInt:
+          v = a + std::floor(math::random_uniform(seed, c) * (b - a));
+          break;
+        case RandomKind::Bernoulli:
+          v = math::random_uniform(seed, c) < a ? 1.0 : 0.0;
+          break;
       }
       o[i] = static_cast<T>(v);
     }

@@ -1,10 +1,11 @@
 // CPU 2-d max pooling with indices (Backend::max_pool2d): values and positions in one pass, with
-// PyTorch's selection rule (first maximum in window order; a NaN always wins).
+// PyTorch's selection rule (first maximum in window order; a NaN always wins); and its backward.
 //
 // The loops run tap by tap over a whole output row (for each window tap (ki, kj), update every
 // output column whose window holds that tap), not window by window: a window-at-a-time loop is a
 // chain of dependent compare-selects, while across a row the updates are independent and
 // pipeline. The result is the same because each output still sees its taps in window order.
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <type_traits>
@@ -84,6 +85,23 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
 void CpuBackend::max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) {
   dispatch_floating(g.dtype, "max_pool2d", [&]<typename T>() {
     max_pool_planes<T>(g, static_cast<const T*>(image), static_cast<T*>(out), indices);
+  });
+}
+
+void CpuBackend::max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
+                                     void* grad_image) {
+  dispatch_floating(g.dtype, "max_pool2d_backward", [&]<typename T>() {
+    const T* go = static_cast<const T*>(grad_out);
+    T* gi = static_cast<T*>(grad_image);
+    const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
+    // Plane by plane, so each plane is zeroed and scattered into while it is in cache.
+    for (int64_t c = 0; c < g.channels; ++c) {
+      T* dst = gi + c * plane_in;
+      const T* src = go + c * plane_out;
+      const int64_t* at = indices + c * plane_out;
+      std::fill(dst, dst + plane_in, T(0));
+      for (int64_t i = 0; i < plane_out; ++i) dst[at[i]] += src[i];
+    }
   });
 }
 

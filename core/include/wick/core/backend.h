@@ -117,6 +117,10 @@ class Backend {
   /// window order; a NaN wins over every number (the last NaN in the window), as PyTorch's.
   /// Every window must hold at least one position inside the plane (the caller checks).
   virtual void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) = 0;
+  /// max_pool2d's backward: grad_image (g.channels planes, overwritten) = zeros plus, for every
+  /// output, its grad_out added at its index. Overlapping windows sum in a fixed order.
+  virtual void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
+                                   void* grad_image) = 0;
 };
 
 /// The backend for a device type; throws wick::Error ("wick was built without CUDA support")

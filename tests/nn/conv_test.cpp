@@ -1,0 +1,81 @@
+// conv2d against a direct convolution written out as loops (float64), on batches large enough
+// that the CPU runs them in several image chunks (Note [conv2d in image chunks]), including a
+// last chunk smaller than the others: forward, input gradient, weight gradient, bias gradient.
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "support/allclose.h"
+#include "wick/autograd/functions.h"
+#include "wick/nn/functional.h"
+
+using namespace wick;
+namespace F = wick::nn::functional;
+using wick::test::values;
+
+namespace {
+struct Case {
+  int64_t n, c, h, w, o, k, stride, pad;
+};
+
+std::vector<double> pattern(size_t count, int salt) {
+  std::vector<double> v(count);
+  for (size_t i = 0; i < count; ++i) v[i] = static_cast<double>(static_cast<int>((i * 37 + salt * 11) % 19) - 9) / 8.0;
+  return v;
+}
+
+void check_close(const std::vector<double>& got, const std::vector<double>& want, const char* what) {
+  REQUIRE(got.size() == want.size());
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i)
+    if (std::abs(got[i] - want[i]) > 1e-10 * (1 + std::abs(want[i]))) ++bad;
+  INFO(what);
+  CHECK(bad == 0);
+}
+}  // namespace
+
+TEST_CASE("conv2d in image chunks matches a direct convolution, forward and gradients", "[nn][conv]") {
+  // Columns per image: 8*9*32*32*8 B = 590 KB (one image per chunk) and 4*9*20*20*8 B = 115 KB
+  // (two per chunk, the last chunk one image).
+  for (const Case& t :
+       {Case{3, 8, 32, 32, 4, 3, 1, 1}, Case{5, 4, 20, 20, 3, 3, 1, 1}, Case{5, 4, 21, 19, 3, 3, 2, 0}}) {
+    const int64_t oh = (t.h + 2 * t.pad - t.k) / t.stride + 1, ow = (t.w + 2 * t.pad - t.k) / t.stride + 1;
+    const auto xv = pattern(static_cast<size_t>(t.n * t.c * t.h * t.w), 1);
+    const auto wv = pattern(static_cast<size_t>(t.o * t.c * t.k * t.k), 2);
+    const auto bv = pattern(static_cast<size_t>(t.o), 3);
+    const auto rv = pattern(static_cast<size_t>(t.n * t.o * oh * ow), 4);  // d loss / d y
+    Tensor x = wick::tensor(xv, {t.n, t.c, t.h, t.w}, kFloat64).requires_grad_(true);
+    Tensor w = wick::tensor(wv, {t.o, t.c, t.k, t.k}, kFloat64).requires_grad_(true);
+    Tensor b = wick::tensor(bv, {t.o}, kFloat64).requires_grad_(true);
+    Tensor y = F::conv2d(x, w, b, t.stride, t.pad);
+    wick::sum(wick::mul(y, wick::tensor(rv, {t.n, t.o, oh, ow}, kFloat64))).backward();
+
+    std::vector<double> y_want(rv.size()), gx_want(xv.size(), 0.0), gw_want(wv.size(), 0.0), gb_want(bv.size(), 0.0);
+    for (int64_t n = 0; n < t.n; ++n)
+      for (int64_t o = 0; o < t.o; ++o)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            const size_t yi = static_cast<size_t>(((n * t.o + o) * oh + i) * ow + j);
+            double acc = bv[static_cast<size_t>(o)];
+            const double r = rv[yi];
+            gb_want[static_cast<size_t>(o)] += r;
+            for (int64_t c = 0; c < t.c; ++c)
+              for (int64_t a = 0; a < t.k; ++a)
+                for (int64_t e = 0; e < t.k; ++e) {
+                  const int64_t hh = i * t.stride - t.pad + a, ww = j * t.stride - t.pad + e;
+                  if (hh < 0 || hh >= t.h || ww < 0 || ww >= t.w) continue;
+                  const size_t xi = static_cast<size_t>(((n * t.c + c) * t.h + hh) * t.w + ww);
+                  const size_t wi = static_cast<size_t>(((o * t.c + c) * t.k + a) * t.k + e);
+                  acc += wv[wi] * xv[xi];
+                  gx_want[xi] += wv[wi] * r;
+                  gw_want[wi] += xv[xi] * r;
+                }
+            y_want[yi] = acc;
+          }
+    INFO("input " << t.n << "x" << t.c << "x" << t.h << "x" << t.w << " out channels " << t.o << " stride " << t.stride
+                  << " padding " << t.pad);
+    check_close(values(y), y_want, "forward");
+    check_close(values(x.grad()), gx_want, "input gradient");
+    check_close(values(w.grad()), gw_want, "weight gradient");
+    check_close(values(b.grad()), gb_want, "bias gradient");
+  }
+}
