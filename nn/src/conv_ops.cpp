@@ -89,10 +89,11 @@ int64_t images_per_chunk(const ConvGeom& g, Device d, size_t element_size) {
 }
 
 // y[n] = w [O, CKK] @ cols[n] [CKK, L] (+ b) for the images [n0, n0 + nb); cols points at image
-// n0's columns.
+// n0's columns. With groups, one GEMM per group: output rows of group j from its weight block
+// [Og, Cg*kk] and its block of column rows.
 void conv_forward_chunk(const void* cols, const Tensor& w, const Tensor& b, const Tensor& y, const ConvGeom& g,
                         int64_t n0, int64_t nb) {
-  const int64_t ckk = g.C * g.kk(), L = g.L();
+  const int64_t ckk = g.C * g.kk(), gkk = g.Cg() * g.kk(), L = g.L();
   Tensor y_chunk = native::view(native::narrow(y, 0, n0, nb), {nb, g.O, L});
   double beta = 0.0;
   if (b.defined()) {
@@ -103,26 +104,29 @@ void conv_forward_chunk(const void* cols, const Tensor& w, const Tensor& b, cons
     if (!b.defined()) native::fill_(y_chunk, 0);
     return;
   }
-  GemmArgs a{};
-  a.dtype = w.dtype();
-  a.batch = nb;
-  a.m = g.O;
-  a.n = L;
-  a.k = ckk;
-  a.a = w.data_ptr();
-  a.lda = ckk;
-  a.stride_a = 0;
-  a.trans_a = false;
-  a.b = cols;
-  a.ldb = L;
-  a.stride_b = ckk * L;
-  a.trans_b = false;
-  a.c = y_chunk.data_ptr();
-  a.ldc = L;
-  a.stride_c = g.O * L;
-  a.alpha = 1.0;
-  a.beta = beta;
-  backend(w.device()).gemm(a);
+  const size_t es = w.element_size();
+  for (int64_t j = 0; j < g.G; ++j) {
+    GemmArgs a{};
+    a.dtype = w.dtype();
+    a.batch = nb;
+    a.m = g.Og();
+    a.n = L;
+    a.k = gkk;
+    a.a = bytes(w) + static_cast<size_t>(j * g.Og() * gkk) * es;
+    a.lda = gkk;
+    a.stride_a = 0;
+    a.trans_a = false;
+    a.b = static_cast<const char*>(cols) + static_cast<size_t>(j * gkk * L) * es;
+    a.ldb = L;
+    a.stride_b = ckk * L;
+    a.trans_b = false;
+    a.c = bytes(y_chunk) + static_cast<size_t>(j * g.Og() * L) * es;
+    a.ldc = L;
+    a.stride_c = g.O * L;
+    a.alpha = 1.0;
+    a.beta = beta;
+    backend(w.device()).gemm(a);
+  }
 }
 
 // conv(x, w) + b for a contiguous x. When `keep_cols`, the columns of every image are returned
@@ -154,33 +158,43 @@ Tensor conv_forward_native(const Tensor& x, const Tensor& w, const Tensor& b, co
   return y;
 }
 
+// gcols[n] = w^T [CKK, O] @ gy[n] [O, L] for nb images (per group: that group's rows of gcols
+// from its weight block and its output channels).
+void conv_input_cols(const Tensor& w, const void* gy, void* gcols, const ConvGeom& g, int64_t nb) {
+  const int64_t ckk = g.C * g.kk(), gkk = g.Cg() * g.kk(), L = g.L();
+  const size_t es = w.element_size();
+  for (int64_t j = 0; j < g.G; ++j) {
+    GemmArgs a{};
+    a.dtype = w.dtype();
+    a.batch = nb;
+    a.m = gkk;
+    a.n = L;
+    a.k = g.Og();
+    a.a = bytes(w) + static_cast<size_t>(j * g.Og() * gkk) * es;
+    a.lda = gkk;
+    a.stride_a = 0;
+    a.trans_a = true;
+    a.b = static_cast<const char*>(gy) + static_cast<size_t>(j * g.Og() * L) * es;
+    a.ldb = L;
+    a.stride_b = g.O * L;
+    a.trans_b = false;
+    a.c = static_cast<char*>(gcols) + static_cast<size_t>(j * gkk * L) * es;
+    a.ldc = L;
+    a.stride_c = ckk * L;
+    backend(w.device()).gemm(a);
+  }
+}
+
 // gx = col2im(w^T [CKK, O] @ gy[n] [O, L]), a chunk of images at a time through scratch columns.
 Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom& g) {
   const int64_t ckk = g.C * g.kk(), L = g.L();
   if (g.N * ckk * L == 0 || g.O == 0) return native::zeros({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
-  GemmArgs a{};
-  a.dtype = w.dtype();
-  a.m = ckk;
-  a.n = L;
-  a.k = g.O;
-  a.a = w.data_ptr();
-  a.lda = ckk;
-  a.stride_a = 0;
-  a.trans_a = true;
-  a.ldb = L;
-  a.stride_b = g.O * L;
-  a.trans_b = false;
-  a.ldc = L;
-  a.stride_c = ckk * L;
-  Backend& be = backend(w.device());
-  if (g.pointwise()) {  // the columns are the image: one GEMM straight into gx
+  if (g.pointwise()) {  // the columns are the image: straight into gx
     Tensor gx = native::empty({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
-    a.batch = g.N;
-    a.b = gy.data_ptr();
-    a.c = gx.data_ptr();
-    be.gemm(a);
+    conv_input_cols(w, gy.data_ptr(), gx.data_ptr(), g, g.N);
     return gx;
   }
+  Backend& be = backend(w.device());
   const int64_t chunk = images_per_chunk(g, w.device(), w.element_size());
   Tensor gx = native::zeros({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
   Tensor gcols = native::empty({chunk, ckk, L}, w.dtype(), w.device());
@@ -190,43 +204,43 @@ Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom&
   const size_t gy_step = static_cast<size_t>(g.O * L) * es;
   for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.N - n0);
-    a.batch = nb;
-    a.b = bytes(gy) + static_cast<size_t>(n0) * gy_step;
-    a.c = gcols.data_ptr();
-    be.gemm(a);
+    conv_input_cols(w, bytes(gy) + static_cast<size_t>(n0) * gy_step, gcols.data_ptr(), g, nb);
     for (int64_t i = 0; i < nb; ++i) be.col2im(im, bytes(gcols) + i * col_step, bytes(gx) + (n0 + i) * im_step);
   }
   return gx;
 }
 
-// gw [O, CKK] = sum_n gy[n] [O, L] @ cols[n]^T [L, CKK].
+// gw [O, CKK] = sum_n gy[n] [O, L] @ cols[n]^T [L, CKK] (per group: its weight block from its
+// output channels and its rows of the columns).
 Tensor conv_weight_grad_native(const Tensor& cols, const Tensor& gy, const ConvGeom& g) {
-  const int64_t ckk = g.C * g.kk(), L = g.L();
-  Tensor gw = native::zeros({g.O, g.C, g.kh, g.kw}, gy.dtype(), gy.device());
+  const int64_t ckk = g.C * g.kk(), gkk = g.Cg() * g.kk(), L = g.L();
+  Tensor gw = native::zeros({g.O, g.Cg(), g.kh, g.kw}, gy.dtype(), gy.device());
   if (gw.numel() == 0 || L == 0 || g.N == 0) return gw;
   Backend& be = backend(gy.device());
   const size_t es = gy.element_size();
   for (int64_t n = 0; n < g.N; ++n) {
-    GemmArgs a{};
-    a.dtype = gy.dtype();
-    a.batch = 1;
-    a.m = g.O;
-    a.n = ckk;
-    a.k = L;
-    a.a = bytes(gy) + static_cast<size_t>(n * g.O * L) * es;
-    a.lda = L;
-    a.stride_a = 0;
-    a.trans_a = false;
-    a.b = bytes(cols) + static_cast<size_t>(n * ckk * L) * es;
-    a.ldb = L;
-    a.stride_b = 0;
-    a.trans_b = true;
-    a.c = gw.data_ptr();
-    a.ldc = ckk;
-    a.stride_c = 0;
-    a.alpha = 1.0;
-    a.beta = n == 0 ? 0.0 : 1.0;
-    be.gemm(a);
+    for (int64_t j = 0; j < g.G; ++j) {
+      GemmArgs a{};
+      a.dtype = gy.dtype();
+      a.batch = 1;
+      a.m = g.Og();
+      a.n = gkk;
+      a.k = L;
+      a.a = bytes(gy) + static_cast<size_t>((n * g.O + j * g.Og()) * L) * es;
+      a.lda = L;
+      a.stride_a = 0;
+      a.trans_a = false;
+      a.b = bytes(cols) + static_cast<size_t>(n * ckk * L + j * gkk * L) * es;
+      a.ldb = L;
+      a.stride_b = 0;
+      a.trans_b = true;
+      a.c = bytes(gw) + static_cast<size_t>(j * g.Og() * gkk) * es;
+      a.ldc = gkk;
+      a.stride_c = 0;
+      a.alpha = 1.0;
+      a.beta = n == 0 ? 0.0 : 1.0;
+      be.gemm(a);
+    }
   }
   return gw;
 }

@@ -19,19 +19,22 @@ namespace wick::nn::detail {
 /// Geometry of one 2-d window operation on [N, C, H, W] inputs (O: output channels of a conv).
 struct ConvGeom {
   int64_t N = 0, C = 0, H = 0, W = 0, O = 0;
+  int64_t G = 1;  ///< groups: input channel block g feeds only output channel block g
   int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
   int64_t oh = 0, ow = 0;
   int64_t kk() const { return kh * kw; }
   int64_t L() const { return oh * ow; }
+  int64_t Cg() const { return C / G; }  ///< input channels per group
+  int64_t Og() const { return O / G; }  ///< output channels per group
   /// True when im2col is the identity (1x1 kernel, stride 1, no padding).
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
 };
 
-/// conv(x, w) + b (b may be undefined); x [N, C, H, W], w [O, C, kh, kw] -> [N, O, oh, ow].
+/// conv(x, w) + b (b may be undefined); x [N, C, H, W], w [O, C / G, kh, kw] -> [N, O, oh, ow].
 Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeom& g);
 /// The gradient of conv's input: gy [N, O, oh, ow], w -> [N, C, H, W].
 Tensor conv2d_input_grad(const Tensor& gy, const Tensor& w, const ConvGeom& g);
-/// The gradient of conv's weight: x, gy -> [O, C, kh, kw]. `cols` (optional) is im2col(x) as
+/// The gradient of conv's weight: x, gy -> [O, C / G, kh, kw]. `cols` (optional) is im2col(x) as
 /// saved by the forward, used instead of recomputing it.
 Tensor conv2d_weight_grad(const Tensor& x, const Tensor& gy, const ConvGeom& g, const Tensor& cols = {});
 

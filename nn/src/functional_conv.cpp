@@ -34,8 +34,8 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return bias.defined() ? add(y, bias) : y;
 }
 
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, Int2 padding,
-              Int2 dilation) {
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, Int2 padding, Int2 dilation,
+              int64_t groups) {
   WICK_CHECK(input.defined() && weight.defined(), "conv2d: input and weight must be defined");
   WICK_CHECK(input.dim() == 3 || input.dim() == 4,
              "conv2d: expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got shape {}", shape_of(input));
@@ -51,12 +51,28 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   const bool batched = input.dim() == 4;
   const Tensor x = batched ? input : unsqueeze(input, 0);
   detail::ConvGeom g;
-  g.N = x.size(0); g.C = x.size(1); g.H = x.size(2); g.W = x.size(3);
-  g.O = weight.size(0); g.kh = weight.size(2); g.kw = weight.size(3);
-  g.sh = stride.h; g.sw = stride.w; g.ph = padding.h; g.pw = padding.w; g.dh = dilation.h; g.dw = dilation.w;
-  WICK_CHECK(weight.size(1) == g.C,
-             "conv2d: input has {} channels but weight {} expects {} (groups are not supported)", g.C,
-             shape_of(weight), weight.size(1));
+  g.N = x.size(0);
+  g.C = x.size(1);
+  g.H = x.size(2);
+  g.W = x.size(3);
+  g.O = weight.size(0);
+  g.kh = weight.size(2);
+  g.kw = weight.size(3);
+  g.sh = stride.h;
+  g.sw = stride.w;
+  g.ph = padding.h;
+  g.pw = padding.w;
+  g.dh = dilation.h;
+  g.dw = dilation.w;
+  WICK_CHECK(groups > 0, "conv2d: groups must be positive, got {}", groups);
+  WICK_CHECK(g.C % groups == 0 && g.O % groups == 0,
+             "conv2d: groups = {} must divide both the input channels ({}) and the output channels ({}, weight {})",
+             groups, g.C, g.O, shape_of(weight));
+  g.G = groups;
+  WICK_CHECK(weight.size(1) == g.C / groups,
+             "conv2d: input has {} channels, so weight {} should have {} input channels per group (in_channels / "
+             "groups, groups = {}), not {}",
+             g.C, shape_of(weight), g.C / groups, groups, weight.size(1));
   if (bias.defined()) {
     WICK_CHECK(bias.dim() == 1 && bias.size(0) == g.O, "conv2d: bias must have shape [{}], got {}", g.O,
                shape_of(bias));

@@ -45,9 +45,10 @@ std::string Linear::extra_repr() const {
 }
 
 Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride, Int2 padding, Int2 dilation,
-               bool bias, TensorOptions options)
+               bool bias, int64_t groups, TensorOptions options)
     : in_channels_(in_channels),
       out_channels_(out_channels),
+      groups_(groups),
       kernel_size_(kernel_size),
       stride_(stride),
       padding_(padding),
@@ -59,8 +60,11 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2
              "Conv2d: kernel_size {}, stride {} and dilation {} must be positive and padding {} non-negative",
              detail::py_int2(kernel_size, true), detail::py_int2(stride, true), detail::py_int2(dilation, true),
              detail::py_int2(padding, true));
+  WICK_CHECK(groups > 0 && in_channels % groups == 0 && out_channels % groups == 0,
+             "Conv2d: groups ({}) must be positive and divide in_channels ({}) and out_channels ({})", groups,
+             in_channels, out_channels);
   weight_ = register_parameter(
-      "weight", wick::empty({out_channels, in_channels, kernel_size.h, kernel_size.w}, plain(options)));
+      "weight", wick::empty({out_channels, in_channels / groups, kernel_size.h, kernel_size.w}, plain(options)));
   bias_ = register_parameter("bias", bias ? wick::empty({out_channels}, plain(options)) : Tensor());
   reset_parameters();
 }
@@ -68,7 +72,7 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2
 void Conv2d::reset_parameters() { default_init(weight(), bias()); }
 
 Tensor Conv2d::forward(const Tensor& input) {
-  return F::conv2d(input, weight(), bias(), stride_, padding_, dilation_);
+  return F::conv2d(input, weight(), bias(), stride_, padding_, dilation_, groups_);
 }
 
 std::string Conv2d::extra_repr() const {
@@ -76,6 +80,7 @@ std::string Conv2d::extra_repr() const {
                               detail::py_int2(kernel_size_, true), detail::py_int2(stride_, true));
   if (!(padding_ == Int2(0))) s += ", padding=" + detail::py_int2(padding_, true);
   if (!(dilation_ == Int2(1))) s += ", dilation=" + detail::py_int2(dilation_, true);
+  if (groups_ != 1) s += fmt::format(", groups={}", groups_);
   if (!bias().defined()) s += ", bias=False";
   return s;
 }

@@ -1,7 +1,11 @@
 // conv2d against a direct convolution written out as loops (float64), on batches large enough
 // that the CPU runs them in several image chunks (Note [conv2d in image chunks]), including a
-// last chunk smaller than the others: forward, input gradient, weight gradient, bias gradient.
+// last chunk smaller than the others, and with groups: forward, input gradient, weight gradient,
+// bias gradient.
+#include "wick/nn/modules/conv.h"
+
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <vector>
 
 #include "support/allclose.h"
@@ -14,7 +18,7 @@ using wick::test::values;
 
 namespace {
 struct Case {
-  int64_t n, c, h, w, o, k, stride, pad;
+  int64_t n, c, h, w, o, k, stride, pad, groups;
 };
 
 std::vector<double> pattern(size_t count, int salt) {
@@ -33,20 +37,23 @@ void check_close(const std::vector<double>& got, const std::vector<double>& want
 }
 }  // namespace
 
-TEST_CASE("conv2d in image chunks matches a direct convolution, forward and gradients", "[nn][conv]") {
+TEST_CASE("conv2d in image chunks and groups matches a direct convolution, forward and gradients", "[nn][conv]") {
   // Columns per image: 8*9*32*32*8 B = 590 KB (one image per chunk) and 4*9*20*20*8 B = 115 KB
   // (two per chunk, the last chunk one image).
+  // The last three have groups: two groups, and depthwise (groups = channels, two outputs each).
   for (const Case& t :
-       {Case{3, 8, 32, 32, 4, 3, 1, 1}, Case{5, 4, 20, 20, 3, 3, 1, 1}, Case{5, 4, 21, 19, 3, 3, 2, 0}}) {
+       {Case{3, 8, 32, 32, 4, 3, 1, 1, 1}, Case{5, 4, 20, 20, 3, 3, 1, 1, 1}, Case{5, 4, 21, 19, 3, 3, 2, 0, 1},
+        Case{3, 8, 32, 32, 4, 3, 1, 1, 2}, Case{5, 4, 20, 20, 6, 3, 2, 1, 2}, Case{2, 6, 9, 11, 12, 3, 1, 1, 6}}) {
+    const int64_t cg = t.c / t.groups, og = t.o / t.groups;
     const int64_t oh = (t.h + 2 * t.pad - t.k) / t.stride + 1, ow = (t.w + 2 * t.pad - t.k) / t.stride + 1;
     const auto xv = pattern(static_cast<size_t>(t.n * t.c * t.h * t.w), 1);
-    const auto wv = pattern(static_cast<size_t>(t.o * t.c * t.k * t.k), 2);
+    const auto wv = pattern(static_cast<size_t>(t.o * cg * t.k * t.k), 2);
     const auto bv = pattern(static_cast<size_t>(t.o), 3);
     const auto rv = pattern(static_cast<size_t>(t.n * t.o * oh * ow), 4);  // d loss / d y
     Tensor x = wick::tensor(xv, {t.n, t.c, t.h, t.w}, kFloat64).requires_grad_(true);
-    Tensor w = wick::tensor(wv, {t.o, t.c, t.k, t.k}, kFloat64).requires_grad_(true);
+    Tensor w = wick::tensor(wv, {t.o, cg, t.k, t.k}, kFloat64).requires_grad_(true);
     Tensor b = wick::tensor(bv, {t.o}, kFloat64).requires_grad_(true);
-    Tensor y = F::conv2d(x, w, b, t.stride, t.pad);
+    Tensor y = F::conv2d(x, w, b, t.stride, t.pad, 1, t.groups);
     wick::sum(wick::mul(y, wick::tensor(rv, {t.n, t.o, oh, ow}, kFloat64))).backward();
 
     std::vector<double> y_want(rv.size()), gx_want(xv.size(), 0.0), gw_want(wv.size(), 0.0), gb_want(bv.size(), 0.0);
@@ -58,13 +65,13 @@ TEST_CASE("conv2d in image chunks matches a direct convolution, forward and grad
             double acc = bv[static_cast<size_t>(o)];
             const double r = rv[yi];
             gb_want[static_cast<size_t>(o)] += r;
-            for (int64_t c = 0; c < t.c; ++c)
+            for (int64_t c = (o / og) * cg; c < (o / og + 1) * cg; ++c)  // the output's group
               for (int64_t a = 0; a < t.k; ++a)
                 for (int64_t e = 0; e < t.k; ++e) {
                   const int64_t hh = i * t.stride - t.pad + a, ww = j * t.stride - t.pad + e;
                   if (hh < 0 || hh >= t.h || ww < 0 || ww >= t.w) continue;
                   const size_t xi = static_cast<size_t>(((n * t.c + c) * t.h + hh) * t.w + ww);
-                  const size_t wi = static_cast<size_t>(((o * t.c + c) * t.k + a) * t.k + e);
+                  const size_t wi = static_cast<size_t>(((o * cg + c % cg) * t.k + a) * t.k + e);
                   acc += wv[wi] * xv[xi];
                   gx_want[xi] += wv[wi] * r;
                   gw_want[wi] += xv[xi] * r;
@@ -72,10 +79,28 @@ TEST_CASE("conv2d in image chunks matches a direct convolution, forward and grad
             y_want[yi] = acc;
           }
     INFO("input " << t.n << "x" << t.c << "x" << t.h << "x" << t.w << " out channels " << t.o << " stride " << t.stride
-                  << " padding " << t.pad);
+                  << " padding " << t.pad << " groups " << t.groups);
     check_close(values(y), y_want, "forward");
     check_close(values(x.grad()), gx_want, "input gradient");
     check_close(values(w.grad()), gw_want, "weight gradient");
     check_close(values(b.grad()), gb_want, "bias gradient");
   }
+}
+
+TEST_CASE("conv2d groups: checks, module shape and printing", "[nn][conv]") {
+  Tensor x = wick::zeros({1, 4, 5, 5}, kFloat64);
+  CHECK_THROWS_WITH(F::conv2d(x, wick::ones({6, 4, 3, 3}, kFloat64), {}, 1, 0, 1, 2),
+                    Catch::Contains("2 input channels per group"));
+  CHECK_THROWS_WITH(F::conv2d(x, wick::ones({5, 2, 3, 3}, kFloat64), {}, 1, 0, 1, 2),
+                    Catch::Contains("must divide both"));
+  CHECK_THROWS_WITH(F::conv2d(x, wick::ones({6, 4, 3, 3}, kFloat64), {}, 1, 0, 1, 0),
+                    Catch::Contains("groups must be positive"));
+  wick::nn::Conv2d conv(4, 6, 3, 1, 1, 1, true, 2);
+  CHECK(conv.weight().sizes() == IntArrayRef({6, 2, 3, 3}));
+  CHECK(conv.groups() == 2);
+  CHECK(conv.extra_repr() == "4, 6, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), groups=2");
+  // PyTorch's default init bound for the bias: 1 / sqrt(fan_in), fan_in = 4 / 2 * 3 * 3 = 18.
+  for (double v : values(conv.bias())) CHECK(std::abs(v) <= 1.0 / std::sqrt(18.0));
+  CHECK(conv.forward(wick::zeros({1, 4, 5, 5})).sizes() == IntArrayRef({1, 6, 5, 5}));
+  CHECK_THROWS_WITH(wick::nn::Conv2d(4, 6, 3, 1, 0, 1, true, 4), Catch::Contains("groups (4)"));
 }

@@ -1,7 +1,6 @@
 // gradcheck (and gradgradcheck where the backward is itself differentiable) for every
 // nn::functional function, in float64.
 #include <catch2/catch.hpp>
-
 #include <functional>
 
 #include "support/gradcheck.h"
@@ -58,6 +57,14 @@ TEST_CASE("gradcheck: conv2d", "[nn][gradcheck]") {
     auto f = [](const TL& x) { return TL{F::conv2d(x[0], x[1])}; };
     CHECK_GRADCHECK(f, TL{rnd({3, 4, 4}), rnd({2, 3, 1, 1})});
     check_double_backward(f, TL{rnd({1, 3, 3, 3}), rnd({2, 3, 1, 1})});
+  }
+  SECTION("groups: two groups with stride and bias, depthwise 1x1") {
+    auto f = [](const TL& x) { return TL{F::conv2d(x[0], x[1], x[2], 2, 1, 1, 2)}; };
+    CHECK_GRADCHECK(f, TL{rnd({2, 4, 5, 5}), rnd({6, 2, 3, 3}), rnd({6})});
+    check_double_backward(f, TL{rnd({1, 4, 4, 4}), rnd({2, 2, 3, 3}), rnd({2})});
+    auto dw = [](const TL& x) { return TL{F::conv2d(x[0], x[1], {}, 1, 0, 1, 3)}; };
+    CHECK_GRADCHECK(dw, TL{rnd({2, 3, 3, 3}), rnd({3, 1, 1, 1})});
+    check_double_backward(dw, TL{rnd({1, 3, 3, 3}), rnd({6, 1, 1, 1})});
   }
 }
 
@@ -117,13 +124,12 @@ TEST_CASE("gradcheck: losses", "[nn][gradcheck]") {
     CHECK_GRADCHECK([&](const TL& x) { return TL{F::cross_entropy(x[0], t, w, r, -100, 0.2)}; }, TL{rnd({5, 4})});
     CHECK_GRADCHECK([&](const TL& x) { return TL{F::mse_loss(x[0], x[1], r)}; }, TL{rnd({3, 2}), rnd({3, 2})});
     CHECK_GRADCHECK([&](const TL& x) { return TL{F::l1_loss(x[0], x[1], r)}; }, TL{rnd({3, 2}), rnd({3, 2})});
-    CHECK_GRADCHECK(
-        [&](const TL& x) { return TL{F::binary_cross_entropy_with_logits(x[0], x[1], x[2], r, x[3])}; },
-        TL{rnd({3, 4}), (wick::rand({3, 4}, kFloat64)).requires_grad_(true), pos({3, 4}), pos({4})});
+    CHECK_GRADCHECK([&](const TL& x) { return TL{F::binary_cross_entropy_with_logits(x[0], x[1], x[2], r, x[3])}; },
+                    TL{rnd({3, 4}), (wick::rand({3, 4}, kFloat64)).requires_grad_(true), pos({3, 4}), pos({4})});
   }
   Tensor t2 = wick::tensor(std::vector<int64_t>{1, 0, 2, 2, 1, 0}, {2, 3}, kInt64);
   CHECK_GRADCHECK([&](const TL& x) { return TL{F::cross_entropy(x[0], t2, {}, Reduction::Mean, 2, 0.3)}; },
                   TL{rnd({2, 3, 3})});
   check_double_backward([&](const TL& x) { return TL{F::cross_entropy(x[0], t2, {}, Reduction::Mean, 2, 0.3)}; },
-                      TL{rnd({2, 3, 3})});
+                        TL{rnd({2, 3, 3})});
 }

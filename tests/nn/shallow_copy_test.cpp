@@ -114,6 +114,7 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
   check_module(mk<Linear>(5, 3, false), {Value(wick::randn({4, 5}))});
   check_module(mk<Conv2d>(2, 3, 3, 1, 1), {img(2, 2, 5, 5)});
   check_module(mk<Conv2d>(2, 3, Int2(2, 3), 2, 0, 1, false), {img(1, 2, 6, 6)});
+  check_module(mk<Conv2d>(4, 6, 3, 1, 1, 1, true, 2), {img(2, 4, 5, 5)});
   check_module(mk<MaxPool2d>(2), {img(2, 2, 4, 4)});
   check_module(mk<AvgPool2d>(2), {img(2, 2, 4, 4)});
   check_module(mk<AdaptiveAvgPool2d>(Int2(2, 3)), {img(2, 2, 5, 7)});
@@ -141,7 +142,8 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
 }
 
 TEST_CASE("ModuleList and ModuleDict copies hold rewired children", "[nn][replicate]") {
-  auto list = std::make_shared<ModuleList>(std::initializer_list<std::shared_ptr<Module>>{mk<Linear>(2, 2), mk<ReLU>()});
+  auto list =
+      std::make_shared<ModuleList>(std::initializer_list<std::shared_ptr<Module>>{mk<Linear>(2, 2), mk<ReLU>()});
   list->push_back(nullptr);
   auto copy = test_util::rewire_copy(list, [](const Tensor& t) { return test_util::moved(t, kOther); });
   auto& l = dynamic_cast<ModuleList&>(*copy);

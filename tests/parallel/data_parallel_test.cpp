@@ -135,7 +135,7 @@ class UnevenDicts : public nn::Cloneable<UnevenDicts> {
 class SmallConvNet : public nn::Cloneable<SmallConvNet> {
  public:
   SmallConvNet() {
-    conv_ = register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 2, 1, 0, 1, true, f64()));
+    conv_ = register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 2, 1, 0, 1, true, 1, f64()));
     fc_ = register_module("fc", std::make_shared<nn::Linear>(8, 2, true, f64()));
   }
   Tensor forward(const Tensor& x) {

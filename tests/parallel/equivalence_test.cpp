@@ -42,7 +42,7 @@ std::shared_ptr<nn::Module> mlp() {
 
 std::shared_ptr<nn::Module> cnn() {
   return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Conv2d>(2, 4, 3, 1, 1, 1, true, f64()),
+      std::make_shared<nn::Conv2d>(2, 4, 3, 1, 1, 1, true, 1, f64()),
       std::make_shared<nn::BatchNorm2d>(4, 1e-5, 0.1, true, true, f64()), std::make_shared<nn::ReLU>(),
       std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(4 * 5 * 5, 3, true, f64())});
 }

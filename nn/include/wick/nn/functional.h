@@ -36,10 +36,12 @@ namespace functional {
 // ---- linear and convolution ----
 /// input [*, in] @ weight[out, in]^T + bias[out] -> [*, out].
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
-/// 2-d cross-correlation: input [N, C, H, W] (or [C, H, W]), weight [O, C, kh, kw], bias [O] or
-/// undefined -> [N, O, oh, ow]. im2col + GEMM per batch; groups are not supported.
-Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, Int2 stride = 1,
-              Int2 padding = 0, Int2 dilation = 1);
+/// 2-d cross-correlation: input [N, C, H, W] (or [C, H, W]), weight [O, C / groups, kh, kw],
+/// bias [O] or undefined -> [N, O, oh, ow]. With groups, input channel block j (C / groups
+/// channels) feeds only output channel block j (O / groups), as torch::conv2d; groups = C is a
+/// depthwise convolution. im2col + one GEMM per group.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, Int2 stride = 1, Int2 padding = 0,
+              Int2 dilation = 1, int64_t groups = 1);
 
 // ---- pooling (input [N, C, H, W] or [C, H, W]) ----
 /// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel.
@@ -61,12 +63,11 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
 /// batch statistics and, when running_mean/running_var are defined, updates them in place:
 /// running = (1 - momentum) * running + momentum * batch_stat (running_var with the unbiased
 /// batch variance). In eval mode it normalizes with the running statistics.
-Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
-                  const Tensor& weight = {}, const Tensor& bias = {}, bool training = false, double momentum = 0.1,
-                  double eps = 1e-5);
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight = {},
+                  const Tensor& bias = {}, bool training = false, double momentum = 0.1, double eps = 1e-5);
 /// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias.
-Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
-                  const Tensor& bias = {}, double eps = 1e-5);
+Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
 
 // ---- embedding, dropout, activations ----
 /// weight[indices]: indices int64 of any shape -> [*indices.shape, dim]. Rows at padding_idx get
@@ -93,8 +94,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 /// (1 - s) * nll + s / C * smooth, where smooth is -sum_c w_c * logp_c per element, reduced as
 /// nll is (mean: divided by the same weight sum).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
-                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100,
-                     double label_smoothing = 0.0);
+                     Reduction reduction = Reduction::Mean, int64_t ignore_index = -100, double label_smoothing = 0.0);
 /// (input - target)^2, reduced; target broadcasts to input.
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 /// |input - target|, reduced.

@@ -1,5 +1,5 @@
 #pragma once
-// Conv2d (torch.nn.Conv2d without groups and padding modes).
+// Conv2d (torch.nn.Conv2d without padding modes).
 #include "wick/core/tensor_options.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
@@ -7,12 +7,16 @@
 namespace wick::nn {
 
 /// 2-d convolution: [N, C_in, H, W] -> [N, C_out, oh, ow] (F::conv2d). weight
-/// [C_out, C_in, kh, kw] ~ kaiming_uniform(a = sqrt(5)), bias ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)),
-/// fan_in = C_in * kh * kw, as PyTorch.
+/// [C_out, C_in / groups, kh, kw] ~ kaiming_uniform(a = sqrt(5)), bias ~ U(-1/sqrt(fan_in),
+/// 1/sqrt(fan_in)), fan_in = C_in / groups * kh * kw, as PyTorch.
+///
+/// Argument order: PyTorch's Python constructor puts groups before bias; wick keeps bias 7th
+/// (where every existing call passes it) and takes groups after it. LibTorch itself sets both
+/// through a Conv2dOptions builder, so there is no positional C++ order to follow.
 class Conv2d : public Cloneable<Conv2d> {
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride = 1, Int2 padding = 0,
-         Int2 dilation = 1, bool bias = true, TensorOptions options = {});
+         Int2 dilation = 1, bool bias = true, int64_t groups = 1, TensorOptions options = {});
   Tensor forward(const Tensor& input);
   void reset_parameters();
   std::string extra_repr() const override;
@@ -25,9 +29,10 @@ class Conv2d : public Cloneable<Conv2d> {
   Int2 stride() const { return stride_; }
   Int2 padding() const { return padding_; }
   Int2 dilation() const { return dilation_; }
+  int64_t groups() const { return groups_; }
 
  private:
-  int64_t in_channels_, out_channels_;
+  int64_t in_channels_, out_channels_, groups_;
   Int2 kernel_size_, stride_, padding_, dilation_;
   ParamSlot weight_, bias_;
 };
