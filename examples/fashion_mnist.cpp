@@ -15,6 +15,7 @@
 #include "fashion_mnist_net.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
 #include "wick/nn/checkpoint.h"
 #include "wick/nn/data/data.h"
@@ -38,6 +39,7 @@ struct Options {
   uint64_t seed = 1;
   int threads = 0;          // 0: every core
   int64_t train_limit = 0;  // 0: all 60000 training images
+  bool keep_denormals = false;
 };
 
 void usage(FILE* f) {
@@ -58,6 +60,8 @@ void usage(FILE* f) {
                "  --seed N            seed for initialisation and shuffling (default 1)\n"
                "  --threads N         OpenBLAS threads per device (default: cores / CPU devices, at least 1)\n"
                "  --train-limit N     train on the first N images only (for quick runs)\n"
+               "  --keep-denormals    compute with denormal floats instead of flushing them to zero (slower\n"
+               "                      once Adam's moments of unused weights decay that far; see docs/training.md)\n"
                "  --help              this text\n",
                data::kFashionMnistDir);
 }
@@ -122,6 +126,8 @@ Options parse(int argc, char** argv) {
       o.threads = static_cast<int>(number(i));
     } else if (a == "--train-limit") {
       o.train_limit = static_cast<int64_t>(number(i));
+    } else if (a == "--keep-denormals") {
+      o.keep_denormals = true;
     } else {
       bad_args("unknown option " + a);
     }
@@ -171,6 +177,8 @@ int run(Options o) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : std::max(1, cores / static_cast<int>(std::max<int64_t>(cpu_devices, 1)));
   openblas_set_num_threads(threads);
+  // Before any worker thread starts, so parallel_apply's threads inherit it (Note [Denormals]).
+  const bool flushing = !o.keep_denormals && set_flush_denormal(true);
   const Device device = o.devices.front();
 
   data::Split train, test;
@@ -221,9 +229,10 @@ int run(Options o) {
               static_cast<long long>(test.images.size(0)), o.data.c_str());
   std::string devices;
   for (const auto& d : o.devices) devices += (devices.empty() ? "" : ",") + d.str();
-  std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s\n",
+  std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s%s\n",
               nparams, o.optimizer.c_str(), o.lr, static_cast<long long>(o.epochs), static_cast<long long>(o.batch_size),
-              threads, o.devices.size() > 1 ? "DataParallel over" : "device", devices.c_str());
+              threads, o.devices.size() > 1 ? "DataParallel over" : "device", devices.c_str(),
+              flushing ? ", denormals flushed to zero" : "");
   if (start_epoch >= o.epochs) std::printf("nothing to do: the checkpoint already finished %lld epochs\n",
                                            static_cast<long long>(start_epoch));
 

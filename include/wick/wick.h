@@ -6,6 +6,7 @@
 #include "wick/core/device.h"
 #include "wick/core/dtype.h"
 #include "wick/core/error.h"
+#include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
 #include "wick/core/native.h"
 #include "wick/core/tensor.h"
