@@ -150,13 +150,17 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 ker
         .max_pool2d(pool_args(g, x.dtype()), x.data_ptr(), y.data_ptr(), static_cast<int64_t*>(idx.data_ptr()));
   }
   if (autograd::needs_grad({&input})) {
-    const Tensor flat_idx = native::view(idx, {g.N, g.C, g.L()});
+    // The indices are saved with their version: the caller gets them too, and a backward after
+    // an in-place change to them fails with the saved-tensor error instead of scattering to
+    // arbitrary positions.
     const DimVector in_shape(input.sizes());
     autograd::record_function("MaxPool2DWithIndicesBackward", {input}, {y},
-                              [g, flat_idx, in_shape](const autograd::variable_list& grads,
-                                                      const autograd::variable_list&) -> autograd::variable_list {
+                              [g, in_shape](const autograd::variable_list& grads,
+                                            const autograd::variable_list& saved) -> autograd::variable_list {
+                                const Tensor flat_idx = native::view(saved[0], {g.N, g.C, g.L()});
                                 return {reshape(max_pool2d_input_grad(grads[0], flat_idx, g), in_shape)};
-                              });
+                              },
+                              {idx});
   }
   return {restore(y, input), restore(idx, input)};
 }

@@ -143,3 +143,10 @@ TEST_CASE("max_pool2d with a window outside the input", "[nn][pooling]") {
   CHECK(values(x.grad()) == std::vector<double>{0, 0, 0, 0});
   CHECK_THROWS_WITH(F::max_pool2d_with_indices(x, 2, 1, 1, 3), Catch::Contains("window with no input position"));
 }
+
+TEST_CASE("max_pool2d_with_indices: changing the indices before backward is an error", "[nn][pooling]") {
+  Tensor x = wick::arange(0, 16, 1, kFloat64).reshape({1, 1, 4, 4}).requires_grad_(true);
+  auto [y, idx] = F::max_pool2d_with_indices(x, 2);
+  idx.fill_(1000);  // would scatter outside the input
+  CHECK_THROWS_WITH(wick::sum(y).backward(), Catch::Contains("modified by an in-place operation"));
+}
