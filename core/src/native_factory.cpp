@@ -60,18 +60,32 @@ Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, Device device)
   const double a = start.to_double(), b = end.to_double(), st = step.to_double();
   WICK_CHECK(st != 0, "arange: step must be nonzero (got start={}, end={}, step={})", a, b, st);
   WICK_CHECK((st > 0 && b >= a) || (st < 0 && b <= a),
-             "arange: the range [{}, {}) with step {} is empty in the wrong direction; check the sign of step", a, b, st);
+             "arange: the range [{}, {}) with step {} is empty in the wrong direction; check the sign of step", a, b,
+             st);
   const int64_t n = static_cast<int64_t>(std::ceil((b - a) / st));
   Tensor t = empty({n}, dtype, device);
   if (n) backend(device).arange(kernel_tensor(t), a, st);
   return t;
 }
 
+// As PyTorch: step = (end - start) / (steps - 1); the first half counts up from start
+// (start + i * step), the second half down from end (end - (steps - 1 - i) * step), so both ends
+// are exact and the rounding is symmetric. The second half is an arange from end with -step,
+// written reversed.
 Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device) {
   WICK_CHECK(steps >= 0, "linspace: steps must be non-negative (got {})", steps);
   Tensor t = empty({steps}, dtype, device);
   if (steps == 1) backend(device).fill(kernel_tensor(t), start);
-  else if (steps > 1) backend(device).arange(kernel_tensor(t), start, (end - start) / static_cast<double>(steps - 1));
+  if (steps <= 1) return t;
+  const double step = (end - start) / static_cast<double>(steps - 1);
+  const int64_t half = steps / 2, rest = steps - half;
+  Backend& be = backend(device);
+  if (half) be.arange(kernel_tensor(narrow(t, 0, 0, half)), start, step);
+  Tensor down = empty({rest}, dtype, device);  // down[k] = end - k * step
+  be.arange(kernel_tensor(down), end, -step);
+  Tensor reversed = empty({rest}, kInt64, device);
+  be.arange(kernel_tensor(reversed), static_cast<double>(rest - 1), -1.0);
+  be.index_select(kernel_tensor(narrow(t, 0, half, rest)), kernel_tensor(down), 0, kernel_tensor(reversed));
   return t;
 }
 
@@ -84,7 +98,8 @@ Tensor eye(int64_t n, int64_t m, DType dtype, Device device) {
 }
 
 namespace {
-Tensor random_tensor(IntArrayRef shape, DType dtype, Device device, RandomKind kind, double a, double b, const char* op) {
+Tensor random_tensor(IntArrayRef shape, DType dtype, Device device, RandomKind kind, double a, double b,
+                     const char* op) {
   Tensor t = empty(shape, dtype, device);
   const uint64_t n = static_cast<uint64_t>(t.numel());
   if (n == 0) return t;
@@ -116,8 +131,10 @@ Tensor from_blob_copy(const void* data, IntArrayRef shape, DType dtype, Device d
   Tensor t = empty(shape, dtype, device);
   const size_t bytes = t.nbytes();
   if (bytes == 0) return t;
-  if (device.is_cpu()) std::memcpy(t.data_ptr(), data, bytes);
-  else backend(device).copy_bytes_host(t.data_ptr(), data, bytes, device, /*to_device=*/true);
+  if (device.is_cpu())
+    std::memcpy(t.data_ptr(), data, bytes);
+  else
+    backend(device).copy_bytes_host(t.data_ptr(), data, bytes, device, /*to_device=*/true);
   return t;
 }
 

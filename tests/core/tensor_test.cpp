@@ -1,11 +1,11 @@
 // Tensors: factories, the seeded generator, views and version counters, conversions and
 // copies, element access, printing, and per-device allocator accounting.
-#include <catch2/catch.hpp>
+#include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
-
-#include <wick/wick.h>
+#include <tuple>
 
 #include "support/allclose.h"
 
@@ -73,6 +73,20 @@ TEST_CASE("arange, linspace and eye") {
   CHECK(linspace(0, 1, 0).numel() == 0);
   CHECK(linspace(-1, 1, 3, kFloat64).to_vector<double>() == std::vector<double>{-1, 0, 1});
   CHECK_THROWS_WITH(linspace(0, 1, -1), Contains("linspace"));
+  // PyTorch's formula: the first half counts up from start, the second half down from end, so
+  // both ends are exact (start + 48 * (1 / 48.) need not be 1).
+  for (auto [a, b, n] :
+       {std::tuple{0.0, 1.0, 49}, std::tuple{-1.0, 7.0, 1001}, std::tuple{-3.3, 2.9, 17}, std::tuple{0.1, 0.7, 10}}) {
+    const auto v = linspace(a, b, n, kFloat64).to_vector<double>();
+    const double step = (b - a) / (n - 1);
+    REQUIRE(v.size() == static_cast<size_t>(n));
+    CHECK(v.front() == a);
+    CHECK(v.back() == b);
+    size_t differ = 0;
+    for (int i = 0; i < n; ++i)
+      differ += v[static_cast<size_t>(i)] != (i < n / 2 ? a + i * step : b - (n - 1 - i) * step);
+    CHECK(differ == 0);
+  }
   CHECK(eye(3, kFloat64).to_vector<double>() == std::vector<double>{1, 0, 0, 0, 1, 0, 0, 0, 1});
   CHECK(eye(2, 3).to_vector<float>() == std::vector<float>{1, 0, 0, 0, 1, 0});
   CHECK(eye(3, 2).to_vector<float>() == std::vector<float>{1, 0, 0, 1, 0, 0});
@@ -142,8 +156,10 @@ TEST_CASE("rand, randn and randint have roughly the right statistics") {
     std::vector<int64_t> counts(10, 0);
     int64_t outside = 0;
     for (int64_t x : v) {
-      if (x < -3 || x >= 7) ++outside;
-      else ++counts[static_cast<size_t>(x + 3)];
+      if (x < -3 || x >= 7)
+        ++outside;
+      else
+        ++counts[static_cast<size_t>(x + 3)];
     }
     CHECK(outside == 0);
     for (int64_t c : counts) CHECK(static_cast<double>(c) / n == Approx(0.1).margin(0.005));
@@ -382,7 +398,8 @@ TEST_CASE("fmt printing shows values, shape, dtype and device, and elides large 
         "tensor([[1.0000, 2.0000],\n        [3.0000, 4.0000]], shape=[2, 2], dtype=float32, device=cpu:0)");
   CHECK(fmt::format("{}", arange(3, TensorOptions(kInt64).device("cpu:4"))) ==
         "tensor([0, 1, 2], shape=[3], dtype=int64, device=cpu:4)");
-  CHECK(fmt::format("{}", tensor({1.0, 0.0}).to(kBool)) == "tensor([True, False], shape=[2], dtype=bool, device=cpu:0)");
+  CHECK(fmt::format("{}", tensor({1.0, 0.0}).to(kBool)) ==
+        "tensor([True, False], shape=[2], dtype=bool, device=cpu:0)");
   CHECK(fmt::format("{}", scalar_tensor(2.5, kFloat64)) == "tensor(2.5000, shape=[], dtype=float64, device=cpu:0)");
   CHECK(fmt::format("{}", zeros({0})) == "tensor([], shape=[0], dtype=float32, device=cpu:0)");
   CHECK(fmt::format("{}", Tensor()) == "tensor(undefined)");
@@ -458,7 +475,7 @@ TEST_CASE("large CPU blocks are cached per device and empty_cache releases them"
   CHECK(s1.reserved == s1.in_use);  // no cache under AddressSanitizer (Note [CPU block cache])
 #else
   CHECK(s1.reserved >= s1.in_use + (1 << 20));
-  CHECK(again.data_ptr() == first);                              // the warm block is reused
+  CHECK(again.data_ptr() == first);                                                       // the warm block is reused
   CHECK(memory_stats(Device("cpu:8")).reserved == memory_stats(Device("cpu:8")).in_use);  // per device
 #endif
   again = Tensor();
