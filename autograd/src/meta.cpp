@@ -1,5 +1,6 @@
 #include "wick/autograd/meta.h"
 
+#include "view_tracking.h"
 #include "wick/core/error.h"
 
 namespace wick::autograd {
@@ -24,6 +25,7 @@ bool requires_grad(const Tensor& t) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = get_meta(t);
   if (!m) return {};
+  if (m->is_view) detail::refresh_view(t, *m);  // Note [Views and in-place ops]
   if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   std::lock_guard<std::mutex> lock(m->mutex);

@@ -19,7 +19,7 @@ inline Tensor grad_to(const Tensor& g, const DimVector& shape, DType dtype) {
 /// history on it never touches the input's autograd state.
 inline Tensor distinct(const Tensor& out, const Tensor& in) { return out.is_same(in) ? native::alias(out) : out; }
 
-/// Marks `out` as a view for autograd (in-place ops on it are refused while grad is recorded).
-void mark_view(const Tensor& out);
+/// Marks `out` as a view of `in` for autograd (Note [Views and in-place ops] in view_tracking.h).
+void mark_view(const Tensor& out, const Tensor& in);
 
 }  // namespace wick::detail

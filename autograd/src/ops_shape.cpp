@@ -1,5 +1,5 @@
-// Differentiable views and shape ops. A view of a tensor that requires grad is marked, so an
-// in-place op on it is refused while grad is recorded (Note [In-place ops] in tensor_inplace.cpp).
+// Differentiable views and shape ops. A view of a tensor that requires grad is marked with its
+// base (Note [Views and in-place ops] in view_tracking.h).
 #include "op_helpers.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
@@ -8,7 +8,16 @@ namespace wick {
 
 using namespace detail;
 
-void detail::mark_view(const Tensor& out) { autograd::ensure_meta(out).is_view = true; }
+// Views are tracked whenever grad mode is on, also of tensors that do not require grad: an
+// in-place op on such a view with an operand that does gives the base a history.
+void detail::mark_view(const Tensor& out, const Tensor& in) {
+  if (!GradMode::is_enabled() || out.is_same(in) || !out.defined()) return;
+  autograd::AutogradMeta& m = autograd::ensure_meta(out);
+  const autograd::AutogradMeta* im = autograd::get_meta(in);
+  m.is_view = true;
+  m.view_base = im && im->is_view && im->view_base.defined() ? im->view_base : in;
+  m.view_version = out.version();
+}
 
 namespace {
 // Records a view/reshape-like op whose backward reshapes the gradient back to `shape`.
@@ -17,21 +26,27 @@ Tensor reshape_like_op(Tensor out, const Tensor& a, const char* name, bool is_vi
   if (needs_grad({&a})) {
     DimVector shape(a.sizes());
     record_function(name, {a}, {out}, [shape](const VL& g, const VL&) -> VL { return {reshape(g[0], shape)}; });
-    if (is_view) mark_view(out);
   }
+  if (is_view) mark_view(out, a);
   return out;
 }
 }  // namespace
 
-Tensor view(const Tensor& a, IntArrayRef shape) { return reshape_like_op(native::view(a, shape), a, "ViewBackward", true); }
+Tensor view(const Tensor& a, IntArrayRef shape) {
+  return reshape_like_op(native::view(a, shape), a, "ViewBackward", true);
+}
 Tensor reshape(const Tensor& a, IntArrayRef shape) {
   Tensor out = native::reshape(a, shape);
   const bool is_view = out.impl()->storage == a.impl()->storage;
   return reshape_like_op(out, a, "ReshapeBackward", is_view);
 }
 Tensor squeeze(const Tensor& a) { return reshape_like_op(native::squeeze(a), a, "SqueezeBackward", true); }
-Tensor squeeze(const Tensor& a, int64_t dim) { return reshape_like_op(native::squeeze(a, dim), a, "SqueezeBackward", true); }
-Tensor unsqueeze(const Tensor& a, int64_t dim) { return reshape_like_op(native::unsqueeze(a, dim), a, "UnsqueezeBackward", true); }
+Tensor squeeze(const Tensor& a, int64_t dim) {
+  return reshape_like_op(native::squeeze(a, dim), a, "SqueezeBackward", true);
+}
+Tensor unsqueeze(const Tensor& a, int64_t dim) {
+  return reshape_like_op(native::unsqueeze(a, dim), a, "UnsqueezeBackward", true);
+}
 Tensor flatten(const Tensor& a, int64_t s, int64_t e) {
   Tensor out = native::flatten(a, s, e);
   return reshape_like_op(out, a, "FlattenBackward", out.impl()->storage == a.impl()->storage);
@@ -40,9 +55,10 @@ Tensor flatten(const Tensor& a, int64_t s, int64_t e) {
 Tensor transpose(const Tensor& a, int64_t d0, int64_t d1) {
   Tensor out = native::transpose(a, d0, d1);
   if (needs_grad({&a})) {
-    record_function("TransposeBackward", {a}, {out}, [d0, d1](const VL& g, const VL&) -> VL { return {transpose(g[0], d0, d1)}; });
-    mark_view(out);
+    record_function("TransposeBackward", {a}, {out},
+                    [d0, d1](const VL& g, const VL&) -> VL { return {transpose(g[0], d0, d1)}; });
   }
+  mark_view(out, a);
   return out;
 }
 
@@ -50,10 +66,12 @@ Tensor permute(const Tensor& a, IntArrayRef dims) {
   Tensor out = native::permute(a, dims);
   if (needs_grad({&a})) {
     std::vector<int64_t> inv(dims.size());
-    for (size_t i = 0; i < dims.size(); ++i) inv[native::wrap_dim(dims[i], a.dim(), "permute")] = static_cast<int64_t>(i);
-    record_function("PermuteBackward", {a}, {out}, [inv](const VL& g, const VL&) -> VL { return {permute(g[0], inv)}; });
-    mark_view(out);
+    for (size_t i = 0; i < dims.size(); ++i)
+      inv[native::wrap_dim(dims[i], a.dim(), "permute")] = static_cast<int64_t>(i);
+    record_function("PermuteBackward", {a}, {out},
+                    [inv](const VL& g, const VL&) -> VL { return {permute(g[0], inv)}; });
   }
+  mark_view(out, a);
   return out;
 }
 
@@ -61,9 +79,10 @@ Tensor expand(const Tensor& a, IntArrayRef shape) {
   Tensor out = native::expand(a, shape);
   if (needs_grad({&a})) {
     DimVector in_shape(a.sizes());
-    record_function("ExpandBackward", {a}, {out}, [in_shape](const VL& g, const VL&) -> VL { return {sum_to(g[0], in_shape)}; });
-    mark_view(out);
+    record_function("ExpandBackward", {a}, {out},
+                    [in_shape](const VL& g, const VL&) -> VL { return {sum_to(g[0], in_shape)}; });
   }
+  mark_view(out, a);
   return out;
 }
 
@@ -87,9 +106,8 @@ Tensor slice_backward(const Tensor& g, const DimVector& shape, int64_t dim, int6
   Tensor out = native::zeros(shape, g.dtype(), g.device());
   native::copy_(native::slice(out, dim, start, end, step), g);
   if (needs_grad({&g})) {
-    record_function("SliceBackwardBackward", {g}, {out}, [=](const VL& gg, const VL&) -> VL {
-      return {slice(gg[0], dim, start, end, step)};
-    });
+    record_function("SliceBackwardBackward", {g}, {out},
+                    [=](const VL& gg, const VL&) -> VL { return {slice(gg[0], dim, start, end, step)}; });
   }
   return out;
 }
@@ -106,11 +124,10 @@ Tensor slice(const Tensor& a, int64_t dim, std::optional<int64_t> start, std::op
     if (e < 0) e += n;
     s = std::clamp<int64_t>(s, 0, n);
     e = std::clamp<int64_t>(e, s, n);
-    record_function("SliceBackward", {a}, {out}, [=](const VL& g, const VL&) -> VL {
-      return {slice_backward(g[0], shape, d, s, e, step)};
-    });
-    mark_view(out);
+    record_function("SliceBackward", {a}, {out},
+                    [=](const VL& g, const VL&) -> VL { return {slice_backward(g[0], shape, d, s, e, step)}; });
   }
+  mark_view(out, a);
   return out;
 }
 
@@ -130,8 +147,8 @@ Tensor select(const Tensor& a, int64_t dim, int64_t index) {
     record_function("SelectBackward", {a}, {out}, [=](const VL& g, const VL&) -> VL {
       return {slice_backward(unsqueeze(g[0], d), shape, d, i, i + 1, 1)};
     });
-    mark_view(out);
   }
+  mark_view(out, a);
   return out;
 }
 
@@ -146,7 +163,8 @@ Tensor contiguous(const Tensor& a) {
 
 Tensor clone(const Tensor& a) {
   Tensor out = native::clone(a);
-  if (needs_grad({&a})) record_function("CloneBackward", {a}, {out}, [](const VL& g, const VL&) -> VL { return {g[0]}; });
+  if (needs_grad({&a}))
+    record_function("CloneBackward", {a}, {out}, [](const VL& g, const VL&) -> VL { return {g[0]}; });
   return out;
 }
 
@@ -154,11 +172,14 @@ Tensor to(const Tensor& a, Device device, DType dtype) {
   if (a.device() == device && a.dtype() == dtype) return a;
   Tensor out = native::to(a, device, dtype);
   if (needs_grad({&a})) {
-    WICK_CHECK(is_floating(dtype), "to: converting a tensor that requires grad to {} would drop its gradient; detach() "
-               "it first", dtype);
+    WICK_CHECK(is_floating(dtype),
+               "to: converting a tensor that requires grad to {} would drop its gradient; detach() "
+               "it first",
+               dtype);
     const Device src_dev = a.device();
     const DType src_dt = a.dtype();
-    record_function("ToCopyBackward", {a}, {out}, [=](const VL& g, const VL&) -> VL { return {to(g[0], src_dev, src_dt)}; });
+    record_function("ToCopyBackward", {a}, {out},
+                    [=](const VL& g, const VL&) -> VL { return {to(g[0], src_dev, src_dt)}; });
   }
   return out;
 }
@@ -189,11 +210,15 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   const int64_t d = native::wrap_dim(dim, ts[0].dim() + 1, "stack");
   std::vector<Tensor> us;
   for (size_t i = 0; i < ts.size(); ++i) {
-    WICK_CHECK(ts[i].defined() && ts[i].sizes() == ts[0].sizes(), "stack: expected tensors of equal shape, but tensor "
-               "{} differs from tensor 0 (shape [{}])", i, fmt::join(ts[0].sizes(), ", "));
+    WICK_CHECK(ts[i].defined() && ts[i].sizes() == ts[0].sizes(),
+               "stack: expected tensors of equal shape, but tensor "
+               "{} differs from tensor 0 (shape [{}])",
+               i, fmt::join(ts[0].sizes(), ", "));
     // Checked here so that the error names stack, not the cat it is built on.
-    WICK_CHECK(ts[i].device() == ts[0].device(), "stack: expected all tensors on the same device, but tensor 0 is on "
-               "{} and tensor {} is on {}", ts[0].device(), i, ts[i].device());
+    WICK_CHECK(ts[i].device() == ts[0].device(),
+               "stack: expected all tensors on the same device, but tensor 0 is on "
+               "{} and tensor {} is on {}",
+               ts[0].device(), i, ts[i].device());
     us.push_back(unsqueeze(ts[i], d));
   }
   return cat(us, d);
@@ -205,8 +230,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& a, IntArrayRef sizes, int64_t
     const int64_t d = native::wrap_dim(dim, a.dim(), "split");
     for (auto& o : outs) o = native::alias(o);
     record_function("SplitBackward", {a}, outs, [d](const VL& g, const VL&) -> VL { return {cat(g, d)}; });
-    for (auto& o : outs) mark_view(o);
   }
+  for (auto& o : outs) mark_view(o, a);
   return outs;
 }
 

@@ -1,4 +1,5 @@
 // Tensor's autograd methods (declared in core's tensor.h; Note [Two levels of ops]).
+#include "view_tracking.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/meta.h"
@@ -16,12 +17,16 @@ Tensor& Tensor::requires_grad_(bool r) {
   WICK_CHECK(defined(), "requires_grad_: the tensor is undefined");
   AutogradMeta* m = get_meta(*this);
   if (m && m->grad_fn) {
-    WICK_CHECK(r, "requires_grad_: a non-leaf tensor (output of {}) always requires grad; use detach() to get a "
-               "tensor that does not", m->grad_fn->name());
+    WICK_CHECK(r,
+               "requires_grad_: a non-leaf tensor (output of {}) always requires grad; use detach() to get a "
+               "tensor that does not",
+               m->grad_fn->name());
     return *this;
   }
-  WICK_CHECK(!r || is_floating(dtype()), "requires_grad_: only floating-point tensors can require gradients, but this "
-             "tensor is {}", dtype());
+  WICK_CHECK(!r || is_floating(dtype()),
+             "requires_grad_: only floating-point tensors can require gradients, but this "
+             "tensor is {}",
+             dtype());
   if (!r && !m) return *this;
   ensure_meta(*this).requires_grad = r;
   return *this;
@@ -37,14 +42,17 @@ Tensor& Tensor::mutable_grad() { return ensure_meta(*this).grad; }
 
 void Tensor::set_grad(const Tensor& g) {
   if (g.defined()) {
-    WICK_CHECK(g.sizes() == sizes() && g.device() == device(), "set_grad: the gradient has shape [{}] on {} but the "
-               "tensor has shape [{}] on {}", fmt::join(g.sizes(), ", "), g.device(), fmt::join(sizes(), ", "), device());
+    WICK_CHECK(g.sizes() == sizes() && g.device() == device(),
+               "set_grad: the gradient has shape [{}] on {} but the "
+               "tensor has shape [{}] on {}",
+               fmt::join(g.sizes(), ", "), g.device(), fmt::join(sizes(), ", "), device());
   }
   ensure_meta(*this).grad = g;
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   AutogradMeta* m = get_meta(*this);
+  if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]
   return m ? m->grad_fn : nullptr;
 }
 
@@ -54,8 +62,8 @@ bool Tensor::is_leaf() const {
 }
 
 void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
-  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{},
-                     retain_graph, create_graph);
+  autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
+                     create_graph);
 }
 
 Tensor Tensor::detach() const { return native::alias(*this); }
@@ -66,6 +74,8 @@ Tensor& Tensor::detach_() {
     m->grad_fn.reset();
     m->requires_grad = false;
     m->output_nr = 0;
+    m->is_view = false;  // no longer follows its base's history
+    m->view_base = Tensor();
   }
   return *this;
 }

@@ -4,10 +4,11 @@
 // Without gradient recording an in-place op is the native kernel plus a version bump. When grad
 // is recorded, the op runs out of place on a snapshot (a differentiable clone, so saved tensors
 // never see the later write), the result is copied into the tensor, and the tensor's history is
-// rebased onto the new node. Two cases are refused, as PyTorch refuses the first: a leaf that
-// requires grad (use NoGradGuard for parameter updates), and a view of a tensor that requires
-// grad (wick does not rebase a view's base; clone first).
+// rebased onto the new node. On a view, the base's history is rebased instead (Note [Views and
+// in-place ops] in view_tracking.h). Refused, as in PyTorch: a leaf that requires grad (use
+// NoGradGuard for parameter updates), a view of one, and a view whose elements overlap.
 #include "op_helpers.h"
+#include "view_tracking.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
 
@@ -21,12 +22,19 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
   if (!GradMode::is_enabled()) return false;
   autograd::AutogradMeta* m = autograd::get_meta(self);
   const bool self_rg = self.requires_grad();
-  WICK_CHECK(!(m && m->requires_grad && !m->grad_fn), "{}: a leaf tensor that requires grad is being used in an "
-             "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first", op);
+  WICK_CHECK(!(m && m->requires_grad && !m->grad_fn),
+             "{}: a leaf tensor that requires grad is being used in an "
+             "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first",
+             op);
   const bool other_rg = other && other->requires_grad();
   if (!self_rg && !other_rg) return false;
-  WICK_CHECK(!(m && m->is_view), "{}: in-place modification of a view of a tensor that requires grad is not "
-             "supported; clone() it first", op);
+  if (m && m->is_view && m->view_base.defined()) {
+    const autograd::AutogradMeta* bm = autograd::get_meta(m->view_base);
+    WICK_CHECK(!(bm && bm->requires_grad && !bm->grad_fn),
+               "{}: a view of a leaf tensor that requires grad is being "
+               "used in an in-place operation; do the update under wick::NoGradGuard, or clone() the leaf first",
+               op);
+  }
   return true;
 }
 
@@ -38,9 +46,45 @@ Tensor unaliased(const Tensor& other, const Tensor& self) {
   return other.impl()->storage == self.impl()->storage ? clone(other) : other;
 }
 
+// An in-place op on a view: the write goes through the view, and the base gets a CopySlices
+// node joining its old history (gradient zero at the view's positions) and the result r (the
+// gradient at those positions). The view derives its grad_fn from that next time it is used.
+template <typename F>
+Tensor& inplace_on_view(Tensor& self, autograd::AutogradMeta& m, F&& fn) {
+  const Tensor base = m.view_base;
+  bool overlapping = false;
+  const Tensor idx = autograd::detail::view_positions(base, self, &overlapping);
+  WICK_CHECK(!overlapping,
+             "in-place op on a view of shape [{}] whose elements share memory (e.g. from expand): "
+             "more than one element would be written at one location; clone() the view first",
+             fmt::join(self.sizes(), ", "));
+  Tensor snapshot = clone(self);  // derives the view's grad_fn first if it is stale
+  Tensor r = fn(snapshot);
+  native::copy_(self, r);
+  if (!autograd::requires_grad(r) && !autograd::requires_grad(base)) return self;
+  // 1 where the base keeps its old values, 0 at the view's positions.
+  const int64_t n = base.numel();
+  const Tensor hit = native::scatter_add(native::zeros({n}, base.dtype(), base.device()), 0, idx,
+                                         native::ones({idx.numel()}, base.dtype(), base.device()));
+  const Tensor keep = native::binary(BinaryOp::Sub, native::ones({n}, base.dtype(), base.device()), hit);
+  const DimVector base_shape(base.sizes()), view_shape(self.sizes());
+  const DType r_dtype = r.dtype();
+  record_function("CopySlices", {base, r}, {base},
+                  [idx, keep, base_shape, view_shape, r_dtype](const VL& g, const VL&) -> VL {
+                    Tensor flat = reshape(g[0], {-1});
+                    Tensor g_base = reshape(mul(flat, keep), base_shape);
+                    Tensor g_r = reshape(gather(flat, 0, idx), view_shape);
+                    if (g_r.dtype() != r_dtype) g_r = to(g_r, g_r.device(), r_dtype);
+                    return {g_base, g_r};
+                  });
+  return self;
+}
+
 // Runs `fn(snapshot)` out of place, writes the result into self, and rebases self's history.
 template <typename F>
 Tensor& inplace_with_grad(Tensor& self, F&& fn) {
+  if (autograd::AutogradMeta* vm = autograd::get_meta(self); vm && vm->is_view && vm->view_base.defined())
+    return inplace_on_view(self, *vm, std::forward<F>(fn));
   Tensor snapshot = clone(self);
   Tensor r = fn(snapshot);
   native::copy_(self, r);
@@ -132,8 +176,9 @@ Tensor& Tensor::copy_(const Tensor& src) {
       // gradient; src gets the incoming gradient (reduced to its shape and dtype by expand/to).
       Tensor r = wick::to(wick::expand(src2, shape), dev, dt);
       Tensor out = native::clone(r);
-      record_function("CopyBackward", {s, r}, {out},
-                      [](const VL& g, const VL&) -> VL { return {zeros_like(g[0]), g[0]}; });
+      record_function("CopyBackward", {s, r}, {out}, [](const VL& g, const VL&) -> VL {
+        return {zeros_like(g[0]), g[0]};
+      });
       return out;
     });
   }

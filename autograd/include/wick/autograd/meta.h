@@ -15,7 +15,12 @@ struct AutogradMeta final : AutogradMetaBase {
   std::weak_ptr<Node> grad_accumulator;
   bool retains_grad = false;
   bool is_view = false;  ///< output of a view op on a tensor that requires grad
-  std::mutex mutex;      ///< guards grad_accumulator creation and grad accumulation
+  /// For a view: the tensor whose memory it views (never itself a view), and the shared version
+  /// counter's value when grad_fn was last derived; a newer version means an in-place op changed
+  /// the base's history, and grad_fn is derived again (Note [Views and in-place ops]).
+  Tensor view_base;
+  uint32_t view_version = 0;
+  std::mutex mutex;  ///< guards grad_accumulator creation and grad accumulation
 };
 
 /// The tensor's meta, or nullptr.

@@ -1,0 +1,33 @@
+#pragma once
+// Internal: how autograd keeps views and their base consistent across in-place ops.
+//
+// Note [Views and in-place ops]
+// A view shares memory with its base, so an in-place op on either changes the other's values,
+// and the history of both must follow:
+// * Every view of a tensor that requires grad records its base (the root: never itself a view)
+//   and the version of their shared counter when its grad_fn was derived. When the version has
+//   moved on, an in-place op has rebased the base's history since, so the next use of the view
+//   (gradient_edge, Tensor::grad_fn) derives grad_fn again: a node whose input is the base as it
+//   is now and whose backward places the gradient at the view's positions in the base
+//   (ViewOfBaseBackward).
+// * An in-place op on a view runs out of place on a snapshot (Note [In-place ops]), writes the
+//   result r through the view, and gives the base a new node (CopySlices) with two inputs, the
+//   base's old history and r: the gradient of the old base is the incoming gradient with the
+//   view's positions zeroed, and r's is the incoming gradient at those positions. The view then
+//   derives its grad_fn from the base's new history, as above.
+// Positions are flat indices into the base, computed once per derivation from the two tensors'
+// sizes, strides and offsets, so any view of any base works; the backward is gather/scatter_add
+// on them and is itself differentiable. Refused, as in PyTorch: an in-place op on a view of a
+// leaf that requires grad, and on a view whose elements overlap in memory (expand).
+#include "wick/autograd/meta.h"
+
+namespace wick::autograd::detail {
+
+/// For each element of `view` (row-major), its flat index in `base`, as int64 on base's device.
+/// When `overlapping` is given, sets it to whether two elements of view share memory.
+Tensor view_positions(const Tensor& base, const Tensor& view, bool* overlapping);
+
+/// Derives a stale view's grad_fn again from its base's current history (no-op when fresh).
+void refresh_view(const Tensor& view, AutogradMeta& m);
+
+}  // namespace wick::autograd::detail
