@@ -4,8 +4,8 @@
 // Note [Views and in-place ops]
 // A view shares memory with its base, so an in-place op on either changes the other's values,
 // and the history of both must follow:
-// * Every view of a tensor that requires grad records its base (the root: never itself a view)
-//   and the version of their shared counter when its grad_fn was derived. When the version has
+// * Every view made while grad mode is on records its base (the root: never itself a view) and
+//   the version of their shared counter when its grad_fn was derived. When the version has
 //   moved on, an in-place op has rebased the base's history since, so the next use of the view
 //   (gradient_edge, Tensor::grad_fn) derives grad_fn again: a node whose input is the base as it
 //   is now and whose backward places the gradient at the view's positions in the base
@@ -18,7 +18,9 @@
 // Positions are flat indices into the base, computed once per derivation from the two tensors'
 // sizes, strides and offsets, so any view of any base works; the backward is gather/scatter_add
 // on them and is itself differentiable. Refused, as in PyTorch: an in-place op on a view of a
-// leaf that requires grad, and on a view whose elements overlap in memory (expand).
+// leaf that requires grad, and on a view whose elements overlap in memory (expand). Not
+// tracked: views made under NoGradGuard (an in-place op on one in grad mode gives the view
+// history, not its base; PyTorch raises an error there).
 #include "wick/autograd/meta.h"
 
 namespace wick::autograd::detail {

@@ -14,7 +14,7 @@ struct AutogradMeta final : AutogradMetaBase {
   uint32_t output_nr = 0;
   std::weak_ptr<Node> grad_accumulator;
   bool retains_grad = false;
-  bool is_view = false;  ///< output of a view op on a tensor that requires grad
+  bool is_view = false;  ///< output of a view op made in grad mode
   /// For a view: the tensor whose memory it views (never itself a view), and the shared version
   /// counter's value when grad_fn was last derived; a newer version means an in-place op changed
   /// the base's history, and grad_fn is derived again (Note [Views and in-place ops]).
