@@ -91,4 +91,22 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   return batched ? y : squeeze(y, 0);
 }
 
+// PyTorch's "same": total padding d * (k - 1) per dim, half on each side; an odd total gets its
+// extra row/column at the bottom/right through an explicit F::pad of the input.
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, PaddingMode padding,
+              Int2 dilation, int64_t groups) {
+  if (padding == PaddingMode::Valid) return conv2d(input, weight, bias, stride, 0, dilation, groups);
+  WICK_CHECK(weight.defined() && weight.dim() == 4,
+             "conv2d: weight must be a 4-d [out_channels, in_channels / groups, kh, kw] tensor");
+  WICK_CHECK(stride.h == 1 && stride.w == 1,
+             "conv2d: padding=same needs stride 1 (as PyTorch), got stride ({}, {}); pad explicitly for a strided "
+             "convolution",
+             stride.h, stride.w);
+  WICK_CHECK(dilation.h > 0 && dilation.w > 0, "conv2d: dilation ({}, {}) must be positive", dilation.h, dilation.w);
+  const int64_t total_h = dilation.h * (weight.size(2) - 1), total_w = dilation.w * (weight.size(3) - 1);
+  const int64_t extra_h = total_h % 2, extra_w = total_w % 2;
+  const Tensor x = extra_h || extra_w ? pad(input, {0, extra_w, 0, extra_h}) : input;
+  return conv2d(x, weight, bias, stride, Int2(total_h / 2, total_w / 2), dilation, groups);
+}
+
 }  // namespace wick::nn::functional

@@ -69,16 +69,28 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2
   reset_parameters();
 }
 
+Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride, PaddingMode padding,
+               Int2 dilation, bool bias, int64_t groups, TensorOptions options)
+    : Conv2d(in_channels, out_channels, kernel_size, stride, 0, dilation, bias, groups, options) {
+  WICK_CHECK(padding != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
+             "Conv2d: padding=same needs stride 1 (as PyTorch), got stride {}", detail::py_int2(stride, true));
+  padding_mode_ = padding;
+}
+
 void Conv2d::reset_parameters() { default_init(weight(), bias()); }
 
 Tensor Conv2d::forward(const Tensor& input) {
+  if (padding_mode_) return F::conv2d(input, weight(), bias(), stride_, *padding_mode_, dilation_, groups_);
   return F::conv2d(input, weight(), bias(), stride_, padding_, dilation_, groups_);
 }
 
 std::string Conv2d::extra_repr() const {
   std::string s = fmt::format("{}, {}, kernel_size={}, stride={}", in_channels_, out_channels_,
                               detail::py_int2(kernel_size_, true), detail::py_int2(stride_, true));
-  if (!(padding_ == Int2(0))) s += ", padding=" + detail::py_int2(padding_, true);
+  if (padding_mode_)
+    s += *padding_mode_ == PaddingMode::Same ? ", padding=same" : ", padding=valid";
+  else if (!(padding_ == Int2(0)))
+    s += ", padding=" + detail::py_int2(padding_, true);
   if (!(dilation_ == Int2(1))) s += ", dilation=" + detail::py_int2(dilation_, true);
   if (groups_ != 1) s += fmt::format(", groups={}", groups_);
   if (!bias().defined()) s += ", bias=False";

@@ -1,7 +1,7 @@
 // conv2d against a direct convolution written out as loops (float64), on batches large enough
 // that the CPU runs them in several image chunks (Note [conv2d in image chunks]), including a
 // last chunk smaller than the others, and with groups: forward, input gradient, weight gradient,
-// bias gradient.
+// bias gradient; padding=same against the same loops; F::pad.
 #include "wick/nn/modules/conv.h"
 
 #include <catch2/catch.hpp>
@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "support/allclose.h"
+#include "support/gradcheck.h"
 #include "wick/autograd/functions.h"
+#include "wick/core/generator.h"
 #include "wick/nn/functional.h"
 
 using namespace wick;
@@ -103,4 +105,74 @@ TEST_CASE("conv2d groups: checks, module shape and printing", "[nn][conv]") {
   for (double v : values(conv.bias())) CHECK(std::abs(v) <= 1.0 / std::sqrt(18.0));
   CHECK(conv.forward(wick::zeros({1, 4, 5, 5})).sizes() == IntArrayRef({1, 6, 5, 5}));
   CHECK_THROWS_WITH(wick::nn::Conv2d(4, 6, 3, 1, 0, 1, true, 4), Catch::Contains("groups (4)"));
+}
+
+TEST_CASE("pad: constant padding and cropping, by hand and gradchecked", "[nn][conv]") {
+  Tensor x = wick::tensor({1.0, 2.0, 3.0, 4.0}, {1, 2, 2}, kFloat64);
+  // {left, right, top, bottom} = {1, 0, 0, 2}, value 9
+  Tensor p = F::pad(x, {1, 0, 0, 2}, 9.0);
+  CHECK(p.sizes() == IntArrayRef({1, 4, 3}));
+  CHECK(values(p) == std::vector<double>{9, 1, 2, 9, 3, 4, 9, 9, 9, 9, 9, 9});
+  CHECK(values(F::pad(x, {-1, 0})) == std::vector<double>{2, 4});              // crop the first column
+  CHECK(values(F::pad(x, {0, 0, 1, -1})) == std::vector<double>{0, 0, 1, 2});  // shift down a row
+  CHECK_THROWS_WITH(F::pad(x, {1, 2, 3}), Catch::Contains("pairs"));
+  CHECK_THROWS_WITH(F::pad(x, {-3, 0}), Catch::Contains("negative size"));
+  wick::manual_seed(3);
+  auto f = [](const std::vector<Tensor>& in) { return std::vector<Tensor>{F::pad(in[0], {2, -1, 1, 1}, 0.5) * 3.0}; };
+  const std::vector<Tensor> inputs{wick::randn({2, 3, 4}, kFloat64).requires_grad_()};
+  CHECK_GRADCHECK(f, inputs);
+  CHECK_GRADGRADCHECK(f, inputs);
+}
+
+TEST_CASE("conv2d padding=same keeps the size and matches a direct convolution", "[nn][conv]") {
+  // Even and odd kernels, dilation: the total padding d * (k - 1) is split with the extra row or
+  // column at the bottom or right, as in PyTorch.
+  struct Same {
+    int64_t kh, kw, dh, dw;
+  };
+  for (const Same& t : {Same{3, 3, 1, 1}, Same{2, 3, 1, 1}, Same{4, 2, 1, 2}, Same{3, 2, 2, 1}}) {
+    const int64_t n = 2, c = 3, h = 6, w = 5, o = 2;
+    const auto xv = pattern(static_cast<size_t>(n * c * h * w), 5);
+    const auto wv = pattern(static_cast<size_t>(o * c * t.kh * t.kw), 6);
+    Tensor x = wick::tensor(xv, {n, c, h, w}, kFloat64);
+    Tensor wt = wick::tensor(wv, {o, c, t.kh, t.kw}, kFloat64);
+    Tensor y = F::conv2d(x, wt, {}, 1, nn::kSame, {t.dh, t.dw});
+    REQUIRE(y.sizes() == IntArrayRef({n, o, h, w}));
+    const int64_t top = t.dh * (t.kh - 1) / 2, left = t.dw * (t.kw - 1) / 2;
+    std::vector<double> want;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t q = 0; q < o; ++q)
+        for (int64_t i = 0; i < h; ++i)
+          for (int64_t j = 0; j < w; ++j) {
+            double acc = 0;
+            for (int64_t ch = 0; ch < c; ++ch)
+              for (int64_t a = 0; a < t.kh; ++a)
+                for (int64_t e = 0; e < t.kw; ++e) {
+                  const int64_t hh = i - top + a * t.dh, ww = j - left + e * t.dw;
+                  if (hh < 0 || hh >= h || ww < 0 || ww >= w) continue;
+                  acc += wv[static_cast<size_t>(((q * c + ch) * t.kh + a) * t.kw + e)] *
+                         xv[static_cast<size_t>(((b * c + ch) * h + hh) * w + ww)];
+                }
+            want.push_back(acc);
+          }
+    INFO("kernel " << t.kh << "x" << t.kw << " dilation " << t.dh << "," << t.dw);
+    check_close(values(y), want, "padding=same forward");
+  }
+  wick::manual_seed(4);
+  auto f = [](const std::vector<Tensor>& in) {
+    return std::vector<Tensor>{F::conv2d(in[0], in[1], in[2], 1, nn::kSame, {1, 2})};
+  };
+  const std::vector<Tensor> inputs{wick::randn({1, 2, 4, 5}, kFloat64).requires_grad_(),
+                                   wick::randn({3, 2, 2, 3}, kFloat64).requires_grad_(),
+                                   wick::randn({3}, kFloat64).requires_grad_()};
+  CHECK_GRADCHECK(f, inputs);
+  CHECK_GRADGRADCHECK(f, inputs);
+  // Valid is no padding; same with a stride is refused, as in PyTorch.
+  Tensor x = wick::randn({1, 2, 5, 5}, kFloat64), wt = wick::randn({3, 2, 3, 3}, kFloat64);
+  CHECK(values(F::conv2d(x, wt, {}, 1, nn::kValid)) == values(F::conv2d(x, wt)));
+  CHECK_THROWS_WITH(F::conv2d(x, wt, {}, 2, nn::kSame), Catch::Contains("stride 1"));
+  wick::nn::Conv2d same(2, 3, nn::Int2(2, 4), 1, nn::kSame);
+  CHECK(same.forward(x.to(kFloat32)).sizes() == IntArrayRef({1, 3, 5, 5}));
+  CHECK(same.extra_repr() == "2, 3, kernel_size=(2, 4), stride=(1, 1), padding=same");
+  CHECK_THROWS_WITH(wick::nn::Conv2d(2, 3, 3, 2, nn::kSame), Catch::Contains("stride 1"));
 }

@@ -115,6 +115,7 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
   check_module(mk<Conv2d>(2, 3, 3, 1, 1), {img(2, 2, 5, 5)});
   check_module(mk<Conv2d>(2, 3, Int2(2, 3), 2, 0, 1, false), {img(1, 2, 6, 6)});
   check_module(mk<Conv2d>(4, 6, 3, 1, 1, 1, true, 2), {img(2, 4, 5, 5)});
+  check_module(mk<Conv2d>(2, 3, Int2(2, 4), 1, kSame), {img(1, 2, 5, 5)});
   check_module(mk<MaxPool2d>(2), {img(2, 2, 4, 4)});
   check_module(mk<AvgPool2d>(2), {img(2, 2, 4, 4)});
   check_module(mk<AdaptiveAvgPool2d>(Int2(2, 3)), {img(2, 2, 5, 7)});

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "wick/autograd/functions.h"
 
@@ -24,6 +25,13 @@ struct Int2 {
   Int2(int64_t h_, int64_t w_) : h(h_), w(w_) {}
   friend bool operator==(Int2 a, Int2 b) { return a.h == b.h && a.w == b.w; }
 };
+
+/// conv2d's named paddings, as torch::kSame / torch::kValid. Same pads so that the output has the
+/// input's spatial size (stride 1 only); when the total padding d * (k - 1) is odd, the extra row
+/// or column goes at the bottom or right, as in PyTorch. Valid is no padding.
+enum class PaddingMode { Same, Valid };
+inline constexpr PaddingMode kSame = PaddingMode::Same;
+inline constexpr PaddingMode kValid = PaddingMode::Valid;
 
 /// How a loss reduces its per-element values.
 enum class Reduction { None, Mean, Sum };
@@ -42,6 +50,13 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 /// depthwise convolution. im2col + one GEMM per group.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, Int2 stride = 1, Int2 padding = 0,
               Int2 dilation = 1, int64_t groups = 1);
+/// conv2d with a named padding (kSame or kValid), as torch::conv2d(..., "same").
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, PaddingMode padding,
+              Int2 dilation = 1, int64_t groups = 1);
+/// Constant padding, as torch.nn.functional.pad with mode "constant": `pad` holds (before,
+/// after) pairs starting from the last dim ({left, right, top, bottom} for the last two);
+/// negative amounts crop. Differentiable in input.
+Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value = 0.0);
 
 // ---- pooling (input [N, C, H, W] or [C, H, W]) ----
 /// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel.

@@ -1,5 +1,7 @@
 #pragma once
-// Conv2d (torch.nn.Conv2d without padding modes).
+// Conv2d (torch.nn.Conv2d; padding_mode other than zeros is not supported).
+#include <optional>
+
 #include "wick/core/tensor_options.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
@@ -17,6 +19,9 @@ class Conv2d : public Cloneable<Conv2d> {
  public:
   Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride = 1, Int2 padding = 0,
          Int2 dilation = 1, bool bias = true, int64_t groups = 1, TensorOptions options = {});
+  /// With a named padding: kSame (output size = input size; stride must be 1) or kValid.
+  Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride, PaddingMode padding,
+         Int2 dilation = 1, bool bias = true, int64_t groups = 1, TensorOptions options = {});
   Tensor forward(const Tensor& input);
   void reset_parameters();
   std::string extra_repr() const override;
@@ -27,13 +32,16 @@ class Conv2d : public Cloneable<Conv2d> {
   int64_t out_channels() const { return out_channels_; }
   Int2 kernel_size() const { return kernel_size_; }
   Int2 stride() const { return stride_; }
+  /// The numeric padding (zero with a named padding, see padding_mode()).
   Int2 padding() const { return padding_; }
+  std::optional<PaddingMode> padding_mode() const { return padding_mode_; }
   Int2 dilation() const { return dilation_; }
   int64_t groups() const { return groups_; }
 
  private:
   int64_t in_channels_, out_channels_, groups_;
   Int2 kernel_size_, stride_, padding_, dilation_;
+  std::optional<PaddingMode> padding_mode_;
   ParamSlot weight_, bias_;
 };
 

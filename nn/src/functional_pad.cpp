@@ -1,0 +1,42 @@
+// F::pad (constant mode): the output is filled with the value and the input copied into its
+// interior through a view, so the gradient flows back through that view (Note [Views and in-place
+// ops] in autograd/src/view_tracking.h).
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "wick/core/error.h"
+#include "wick/nn/functional.h"
+
+namespace wick::nn::functional {
+
+Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value) {
+  WICK_CHECK(input.defined(), "pad: input is undefined");
+  WICK_CHECK(pad.size() % 2 == 0 && pad.size() / 2 <= static_cast<size_t>(input.dim()),
+             "pad: expected (before, after) pairs for at most {} dims (the input is [{}]), got {} values", input.dim(),
+             fmt::join(input.sizes(), ", "), pad.size());
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
+  const size_t pairs = pad.size() / 2;
+  for (size_t i = 0; i < pairs; ++i) {
+    const size_t d = shape.size() - 1 - i;
+    const int64_t n = shape[d] + pad[2 * i] + pad[2 * i + 1];
+    WICK_CHECK(n >= 0, "pad: padding ({}, {}) of dim {} (size {}) gives a negative size {}", pad[2 * i], pad[2 * i + 1],
+               d, shape[d], n);
+    shape[d] = n;
+  }
+  Tensor out = wick::full(shape, value, input.options());
+  Tensor src = input, dst = out;
+  for (size_t i = 0; i < pairs; ++i) {
+    const int64_t d = input.dim() - 1 - static_cast<int64_t>(i);
+    const int64_t before = pad[2 * i], after = pad[2 * i + 1];
+    const int64_t len = input.size(d) - std::max<int64_t>(-before, 0) - std::max<int64_t>(-after, 0);
+    if (len <= 0) return out;  // everything cropped: nothing of the input remains
+    src = src.narrow(d, std::max<int64_t>(-before, 0), len);
+    dst = dst.narrow(d, std::max<int64_t>(before, 0), len);
+  }
+  dst.copy_(src);
+  return out;
+}
+
+}  // namespace wick::nn::functional
