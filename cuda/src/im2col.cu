@@ -4,6 +4,7 @@
 #include "kernels.h"
 #include "launch.cuh"
 #include "wick/core/dtype.h"
+#include "window.cuh"
 
 namespace wick::cuda {
 
@@ -36,19 +37,9 @@ __global__ void col2im_kernel(Im2ColArgs g, const T* col, T* im) {
     const int64_t h = (i / g.width) % g.height;
     const int64_t c = i / (g.width * g.height);
     T sum = 0;
-    for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
-      const int64_t hh = h + g.pad_h - ki * g.dilation_h;
-      if (hh < 0 || hh % g.stride_h != 0) continue;
-      const int64_t oh = hh / g.stride_h;
-      if (oh >= g.out_h) continue;
-      for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-        const int64_t ww = w + g.pad_w - kj * g.dilation_w;
-        if (ww < 0 || ww % g.stride_w != 0) continue;
-        const int64_t ow = ww / g.stride_w;
-        if (ow >= g.out_w) continue;
-        sum += col[((c * g.kernel_h + ki) * g.kernel_w + kj) * L + oh * g.out_w + ow];
-      }
-    }
+    detail::for_each_covering_window(g, h, w, [&](int64_t ki, int64_t kj, int64_t oh, int64_t ow) {
+      sum += col[((c * g.kernel_h + ki) * g.kernel_w + kj) * L + oh * g.out_w + ow];
+    });
     im[i] += sum;
   }
 }

@@ -4,6 +4,7 @@
 #include "kernels.h"
 #include "launch.cuh"
 #include "wick/core/dtype.h"
+#include "window.cuh"
 
 namespace wick::cuda {
 
@@ -51,20 +52,10 @@ __global__ void max_pool2d_backward_kernel(Im2ColArgs g, const T* grad_out, cons
     const int64_t at = h * g.width + w;
     const int64_t base = c * g.out_h * g.out_w;
     T sum = 0;
-    for (int64_t ki = 0; ki < g.kernel_h; ++ki) {
-      const int64_t hh = h + g.pad_h - ki * g.dilation_h;
-      if (hh < 0 || hh % g.stride_h != 0) continue;
-      const int64_t oh = hh / g.stride_h;
-      if (oh >= g.out_h) continue;
-      for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-        const int64_t ww = w + g.pad_w - kj * g.dilation_w;
-        if (ww < 0 || ww % g.stride_w != 0) continue;
-        const int64_t ow = ww / g.stride_w;
-        if (ow >= g.out_w) continue;
-        const int64_t o = base + oh * g.out_w + ow;
-        if (indices[o] == at) sum += grad_out[o];
-      }
-    }
+    detail::for_each_covering_window(g, h, w, [&](int64_t, int64_t, int64_t oh, int64_t ow) {
+      const int64_t o = base + oh * g.out_w + ow;
+      if (indices[o] == at) sum += grad_out[o];
+    });
     grad_in[i] = sum;
   }
 }

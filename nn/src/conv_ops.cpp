@@ -17,24 +17,34 @@ using autograd::needs_grad;
 using autograd::record_function;
 using VL = autograd::variable_list;
 
-namespace {
-
-Im2ColArgs im2col_args(const ConvGeom& g, DType dt, int64_t height, int64_t width, int64_t ph, int64_t pw) {
+Im2ColArgs window_args(const ConvGeom& g, DType dtype, int64_t channels) {
   Im2ColArgs a{};
-  a.dtype = dt;
-  a.channels = g.C;
-  a.height = height;
-  a.width = width;
+  a.dtype = dtype;
+  a.channels = channels;
+  a.height = g.H;
+  a.width = g.W;
   a.kernel_h = g.kh;
   a.kernel_w = g.kw;
-  a.pad_h = ph;
-  a.pad_w = pw;
+  a.pad_h = g.ph;
+  a.pad_w = g.pw;
   a.stride_h = g.sh;
   a.stride_w = g.sw;
   a.dilation_h = g.dh;
   a.dilation_w = g.dw;
   a.out_h = g.oh;
   a.out_w = g.ow;
+  return a;
+}
+
+namespace {
+
+// g's windows over an explicit height, width and padding (unfold2d pads by hand for ceil_mode).
+Im2ColArgs im2col_args(const ConvGeom& g, DType dt, int64_t height, int64_t width, int64_t ph, int64_t pw) {
+  Im2ColArgs a = window_args(g, dt, g.C);
+  a.height = height;
+  a.width = width;
+  a.pad_h = ph;
+  a.pad_w = pw;
   return a;
 }
 
@@ -58,7 +68,7 @@ Tensor col2im_batch(const Tensor& cols, const ConvGeom& g) {
   Tensor x = native::zeros({g.N, g.C, g.H, g.W}, cols.dtype(), cols.device());
   if (x.numel() == 0 || cols.numel() == 0) return x;
   Backend& be = backend(cols.device());
-  const Im2ColArgs a = im2col_args(g, cols.dtype(), g.H, g.W, g.ph, g.pw);
+  const Im2ColArgs a = window_args(g, cols.dtype(), g.C);
   const size_t es = cols.element_size();
   const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es;
   const size_t col_step = static_cast<size_t>(g.C * g.kk() * g.L()) * es;
@@ -143,7 +153,7 @@ Tensor conv_forward_native(const Tensor& x, const Tensor& w, const Tensor& b, co
   }
   const int64_t chunk = images_per_chunk(g, x.device(), x.element_size());
   Backend& be = backend(x.device());
-  const Im2ColArgs a = im2col_args(g, x.dtype(), g.H, g.W, g.ph, g.pw);
+  const Im2ColArgs a = window_args(g, x.dtype(), g.C);
   const size_t es = x.element_size();
   const size_t in_step = static_cast<size_t>(g.C * g.H * g.W) * es, col_step = static_cast<size_t>(ckk * L) * es;
   Tensor buf = native::empty({keep_cols ? g.N : chunk, ckk, L}, x.dtype(), x.device());
@@ -198,7 +208,7 @@ Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom&
   const int64_t chunk = images_per_chunk(g, w.device(), w.element_size());
   Tensor gx = native::zeros({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
   Tensor gcols = native::empty({chunk, ckk, L}, w.dtype(), w.device());
-  const Im2ColArgs im = im2col_args(g, w.dtype(), g.H, g.W, g.ph, g.pw);
+  const Im2ColArgs im = window_args(g, w.dtype(), g.C);
   const size_t es = w.element_size();
   const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es, col_step = static_cast<size_t>(ckk * L) * es;
   const size_t gy_step = static_cast<size_t>(g.O * L) * es;

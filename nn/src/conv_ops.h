@@ -12,6 +12,7 @@
 // forward is one im2col/col2im pass per image plus GEMMs, a chunk of images at a time (Note
 // [conv2d in image chunks] in conv_ops.cpp). Likewise unfold2d
 // (im2col) and fold2d (col2im) are each other's backward; pooling is built on them.
+#include "wick/core/backend.h"
 #include "wick/core/tensor.h"
 
 namespace wick::nn::detail {
@@ -29,6 +30,10 @@ struct ConvGeom {
   /// True when im2col is the identity (1x1 kernel, stride 1, no padding).
   bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
 };
+
+/// The backend's description of g's windows over `channels` planes of g.H x g.W (g.C for a
+/// convolution's im2col, g.N * g.C for pooling).
+Im2ColArgs window_args(const ConvGeom& g, DType dtype, int64_t channels);
 
 /// conv(x, w) + b (b may be undefined); x [N, C, H, W], w [O, C / G, kh, kw] -> [N, O, oh, ow].
 Tensor conv2d_op(const Tensor& x, const Tensor& w, const Tensor& b, const ConvGeom& g);

@@ -74,7 +74,7 @@ namespace {
 // True when some window of one axis lies wholly in the padding or past the end (dilation can
 // step over the whole input): PyTorch leaves such an output -inf with an index outside the
 // plane; wick takes the unfold path there, whose gradient for that output goes nowhere.
-bool has_empty_window(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
+bool axis_has_empty_window(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
   for (int64_t o = 0; o < out; ++o) {
     bool any = false;
     for (int64_t t = 0; t < k && !any; ++t) {
@@ -85,6 +85,10 @@ bool has_empty_window(int64_t size, int64_t out, int64_t k, int64_t stride, int6
   }
   return false;
 }
+bool has_empty_window(const detail::ConvGeom& g) {
+  return axis_has_empty_window(g.H, g.oh, g.kh, g.sh, g.ph, g.dh) ||
+         axis_has_empty_window(g.W, g.ow, g.kw, g.sw, g.pw, g.dw);
+}
 
 // The reference formulation: max over the unfolded windows (padding reads -inf). Used where a
 // window may be empty.
@@ -93,26 +97,6 @@ Tensor max_pool2d_unfolded(const Tensor& input, const detail::ConvGeom& g) {
   Tensor windows = view(cols, {g.N, g.C, g.kk(), g.L()});
   Tensor y = std::get<0>(max(windows, 2));
   return restore(view(y, {g.N, g.C, g.oh, g.ow}), input);
-}
-
-// The backend's description of a pooling over N * C planes.
-Im2ColArgs pool_args(const detail::ConvGeom& g, DType dtype) {
-  Im2ColArgs a{};
-  a.dtype = dtype;
-  a.channels = g.N * g.C;
-  a.height = g.H;
-  a.width = g.W;
-  a.kernel_h = g.kh;
-  a.kernel_w = g.kw;
-  a.pad_h = g.ph;
-  a.pad_w = g.pw;
-  a.stride_h = g.sh;
-  a.stride_w = g.sw;
-  a.dilation_h = g.dh;
-  a.dilation_w = g.dw;
-  a.out_h = g.oh;
-  a.out_w = g.ow;
-  return a;
 }
 
 // grad_input [N, C, H, W] = zeros with grad_out added at each maximum's position. Differentiable
@@ -127,27 +111,23 @@ Tensor max_pool2d_input_grad(const Tensor& grad_out, const Tensor& indices, cons
   if (gx.numel() == 0) return gx;
   const Tensor gy = native::contiguous(grad_out);
   backend(gx.device())
-      .max_pool2d_backward(pool_args(g, gx.dtype()), gy.data_ptr(), static_cast<const int64_t*>(indices.data_ptr()),
-                           gx.data_ptr());
+      .max_pool2d_backward(detail::window_args(g, gx.dtype(), g.N * g.C), gy.data_ptr(),
+                           static_cast<const int64_t*>(indices.data_ptr()), gx.data_ptr());
   return gx;
 }
 }  // namespace
 
-std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding,
-                                                   Int2 dilation, bool ceil_mode) {
-  const detail::ConvGeom g = pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
-  WICK_CHECK(
-      !has_empty_window(g.H, g.oh, g.kh, g.sh, g.ph, g.dh) && !has_empty_window(g.W, g.ow, g.kw, g.sw, g.pw, g.dw),
-      "max_pool2d_with_indices: input {} with kernel ({}, {}), padding ({}, {}) and dilation ({}, {}) has a "
-      "window with no input position, whose index would be undefined; use max_pool2d, or less padding or "
-      "dilation",
-      shape_of(input), g.kh, g.kw, g.ph, g.pw, g.dh, g.dw);
+namespace {
+// max_pool2d on the backend kernel, for a geometry without empty windows: values, indices, and
+// the backward node.
+std::tuple<Tensor, Tensor> max_pool2d_kernel(const Tensor& input, const detail::ConvGeom& g) {
   const Tensor x = native::contiguous(as4d(input));
   Tensor y = native::empty({g.N, g.C, g.oh, g.ow}, x.dtype(), x.device());
   Tensor idx = native::empty({g.N, g.C, g.oh, g.ow}, kInt64, x.device());
   if (y.numel()) {
     backend(x.device())
-        .max_pool2d(pool_args(g, x.dtype()), x.data_ptr(), y.data_ptr(), static_cast<int64_t*>(idx.data_ptr()));
+        .max_pool2d(detail::window_args(g, x.dtype(), g.N * g.C), x.data_ptr(), y.data_ptr(),
+                    static_cast<int64_t*>(idx.data_ptr()));
   }
   if (autograd::needs_grad({&input})) {
     // The indices are saved with their version: the caller gets them too, and a backward after
@@ -164,12 +144,22 @@ std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 ker
   }
   return {restore(y, input), restore(idx, input)};
 }
+}  // namespace
+
+std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding,
+                                                   Int2 dilation, bool ceil_mode) {
+  const detail::ConvGeom g = pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
+  WICK_CHECK(!has_empty_window(g),
+             "max_pool2d_with_indices: input {} with kernel ({}, {}), padding ({}, {}) and dilation ({}, {}) has a "
+             "window with no input position, whose index would be undefined; use max_pool2d, or less padding or "
+             "dilation",
+             shape_of(input), g.kh, g.kw, g.ph, g.pw, g.dh, g.dw);
+  return max_pool2d_kernel(input, g);
+}
 
 Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, Int2 dilation, bool ceil_mode) {
   const detail::ConvGeom g = pool_geometry("max_pool2d", input, kernel_size, stride, padding, dilation, ceil_mode);
-  if (has_empty_window(g.H, g.oh, g.kh, g.sh, g.ph, g.dh) || has_empty_window(g.W, g.ow, g.kw, g.sw, g.pw, g.dw))
-    return max_pool2d_unfolded(input, g);
-  return std::get<0>(max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode));
+  return has_empty_window(g) ? max_pool2d_unfolded(input, g) : std::get<0>(max_pool2d_kernel(input, g));
 }
 
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, bool ceil_mode,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "wick/core/backend.h"
 #include "wick/core/native.h"
 #include "wick/cuda/runtime.h"
 
@@ -53,6 +54,31 @@ inline Tensor noncontiguous_gpu(const Tensor& t) {
   nat::copy_(view, t);
   return view;
 }
+
+/// One image's window geometry for the im2col/pooling kernel tests: `c` planes of h x w,
+/// kernel, padding, stride, dilation; out_h/out_w from the floor formula unless given (ceil_mode
+/// sizes).
+struct WindowGeo {
+  int64_t c, h, w, kh, kw, ph, pw, sh, sw, dh, dw, oh = -1, ow = -1;
+  Im2ColArgs args(DType dt) const {
+    Im2ColArgs g{};
+    g.dtype = dt;
+    g.channels = c;
+    g.height = h;
+    g.width = w;
+    g.kernel_h = kh;
+    g.kernel_w = kw;
+    g.pad_h = ph;
+    g.pad_w = pw;
+    g.stride_h = sh;
+    g.stride_w = sw;
+    g.dilation_h = dh;
+    g.dilation_w = dw;
+    g.out_h = oh >= 0 ? oh : (h + 2 * ph - dh * (kh - 1) - 1) / sh + 1;
+    g.out_w = ow >= 0 ? ow : (w + 2 * pw - dw * (kw - 1) - 1) / sw + 1;
+    return g;
+  }
+};
 
 inline std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 

@@ -64,27 +64,10 @@ TEST_CASE("gemm honours alpha, beta, leading dims and batch strides", "[cuda][li
 }
 
 TEST_CASE("im2col and col2im match the CPU", "[cuda][linalg]") {
-  struct Geo {
-    int64_t c, h, w, kh, kw, ph, pw, sh, sw, dh, dw;
-  };
-  for (const Geo& s : {Geo{3, 11, 13, 3, 3, 1, 1, 1, 1, 1, 1}, Geo{2, 17, 9, 5, 3, 2, 0, 2, 3, 1, 2},
-                       Geo{1, 8, 8, 2, 2, 0, 0, 2, 2, 1, 1}, Geo{4, 7, 7, 3, 3, 3, 3, 1, 1, 2, 2}}) {
+  for (const WindowGeo& s : {WindowGeo{3, 11, 13, 3, 3, 1, 1, 1, 1, 1, 1}, WindowGeo{2, 17, 9, 5, 3, 2, 0, 2, 3, 1, 2},
+                             WindowGeo{1, 8, 8, 2, 2, 0, 0, 2, 2, 1, 1}, WindowGeo{4, 7, 7, 3, 3, 3, 3, 1, 1, 2, 2}}) {
     for (DType dt : {kFloat32, kFloat64}) {
-      Im2ColArgs g{};
-      g.dtype = dt;
-      g.channels = s.c;
-      g.height = s.h;
-      g.width = s.w;
-      g.kernel_h = s.kh;
-      g.kernel_w = s.kw;
-      g.pad_h = s.ph;
-      g.pad_w = s.pw;
-      g.stride_h = s.sh;
-      g.stride_w = s.sw;
-      g.dilation_h = s.dh;
-      g.dilation_w = s.dw;
-      g.out_h = (s.h + 2 * s.ph - s.dh * (s.kh - 1) - 1) / s.sh + 1;
-      g.out_w = (s.w + 2 * s.pw - s.dw * (s.kw - 1) - 1) / s.sw + 1;
+      const Im2ColArgs g = s.args(dt);
       const int64_t rows = s.c * s.kh * s.kw, cols = g.out_h * g.out_w;
       Tensor image = random_cpu({s.c, s.h, s.w}, dt);
       Tensor col_cpu = native::empty({rows, cols}, dt, kCPU), col_gpu = native::empty({rows, cols}, dt, gpu());

@@ -10,30 +10,14 @@ using namespace wick;
 using namespace wick::cuda_test;
 
 TEST_CASE("max_pool2d and its backward match the CPU", "[cuda][pool]") {
-  struct Geo {
-    int64_t c, h, w, kh, kw, ph, pw, sh, sw, dh, dw, oh, ow;
-  };
   // oh/ow as the front-end computes them (the last two rows: ceil_mode sizes whose last window
   // reaches past the padding).
-  for (const Geo& s : {Geo{3, 11, 13, 3, 3, 1, 1, 1, 1, 1, 1, 11, 13}, Geo{2, 17, 9, 5, 3, 2, 1, 2, 3, 1, 2, 9, 2},
-                       Geo{130, 28, 28, 2, 2, 0, 0, 2, 2, 1, 1, 14, 14}, Geo{4, 7, 7, 3, 3, 1, 1, 2, 2, 2, 2, 3, 3},
-                       Geo{2, 5, 5, 2, 2, 0, 0, 2, 2, 1, 1, 3, 3}, Geo{1, 8, 7, 3, 3, 1, 1, 2, 2, 1, 1, 4, 4}}) {
+  for (const WindowGeo& s :
+       {WindowGeo{3, 11, 13, 3, 3, 1, 1, 1, 1, 1, 1, 11, 13}, WindowGeo{2, 17, 9, 5, 3, 2, 1, 2, 3, 1, 2, 9, 2},
+        WindowGeo{130, 28, 28, 2, 2, 0, 0, 2, 2, 1, 1, 14, 14}, WindowGeo{4, 7, 7, 3, 3, 1, 1, 2, 2, 2, 2, 3, 3},
+        WindowGeo{2, 5, 5, 2, 2, 0, 0, 2, 2, 1, 1, 3, 3}, WindowGeo{1, 8, 7, 3, 3, 1, 1, 2, 2, 1, 1, 4, 4}}) {
     for (DType dt : {kFloat32, kFloat64}) {
-      Im2ColArgs g{};
-      g.dtype = dt;
-      g.channels = s.c;
-      g.height = s.h;
-      g.width = s.w;
-      g.kernel_h = s.kh;
-      g.kernel_w = s.kw;
-      g.pad_h = s.ph;
-      g.pad_w = s.pw;
-      g.stride_h = s.sh;
-      g.stride_w = s.sw;
-      g.dilation_h = s.dh;
-      g.dilation_w = s.dw;
-      g.out_h = s.oh;
-      g.out_w = s.ow;
+      const Im2ColArgs g = s.args(dt);
       // Small integers make ties; a few NaNs check that NaN wins the same way on both.
       std::vector<double> v(static_cast<size_t>(s.c * s.h * s.w));
       for (size_t i = 0; i < v.size(); ++i) v[i] = i % 97 == 5 ? NAN : static_cast<double>((i * 7919) % 5);

@@ -14,11 +14,11 @@ using namespace wick;
 using namespace wick::parallel;
 using nn::Value;
 using wick::test::cpu;
+using wick::test::f64;
 using wick::test::cpus;
 
 namespace {
 
-TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
 
 // forward(var1, var2, float1, var3 = None) of test_data_parallel_multiple_input.
 class MultiInput : public nn::Cloneable<MultiInput> {

@@ -16,11 +16,11 @@
 using namespace wick;
 using namespace wick::parallel;
 using wick::test::cpu;
+using wick::test::f64;
 using wick::test::cpus;
 
 namespace {
 
-TensorOptions f64() { return TensorOptions(kFloat64); }
 
 // max |a - e| / max |e| (0 when both are zero).
 double rel_err(const Tensor& a, const Tensor& e) {

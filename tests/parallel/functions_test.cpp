@@ -10,10 +10,7 @@ using namespace wick;
 using namespace wick::parallel;
 using wick::test::check_gradgrad;
 using wick::test::cpu;
-
-namespace {
-TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
-}  // namespace
+using wick::test::f64;
 
 TEST_CASE("Broadcast: gradcheck and gradgradcheck (test_broadcast_double_backwards)") {
   std::vector<Tensor> inputs;

@@ -17,10 +17,10 @@
 using namespace wick;
 using namespace wick::parallel;
 using wick::test::cpu;
+using wick::test::f64;
 
 namespace {
 
-TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
 
 int thread_count() {
   int n = 0;

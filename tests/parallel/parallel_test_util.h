@@ -12,6 +12,9 @@ namespace wick::test {
 
 inline Device cpu(int i) { return Device(DeviceType::CPU, i); }
 
+/// float64 on `d` (cpu:0 by default): the dtype of the exact-equivalence tests.
+inline TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
+
 inline std::vector<Device> cpus(int n) {
   std::vector<Device> out;
   for (int i = 0; i < n; ++i) out.push_back(cpu(i));
@@ -25,9 +28,9 @@ inline bool same_values(const Tensor& a, const Tensor& b) {
 
 /// Double backward check: gradcheck of (inputs, grad_outputs) -> grad(fn(inputs), inputs,
 /// grad_outputs, create_graph), so second derivatives with respect to both the inputs and the
-/// incoming gradients are checked (as PyTorch's gradgradcheck). Written here because
-/// autograd::gradgradcheck's numerical pass drops requires_grad on the perturbed input (see
-/// the report); like tests/nn's check_double_backward, the numerical pass makes fresh leaves.
+/// incoming gradients are checked (as PyTorch's gradgradcheck). Unlike autograd::gradgradcheck,
+/// which differentiates only with respect to the inputs that require grad, it makes every input a
+/// fresh leaf in both passes, whether or not it requires grad.
 inline void check_gradgrad(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
                            const std::vector<Tensor>& inputs) {
   std::vector<Tensor> all = inputs;

@@ -14,11 +14,11 @@
 using namespace wick;
 using namespace wick::parallel;
 using wick::test::cpu;
+using wick::test::f64;
 using wick::test::cpus;
 
 namespace {
 
-TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
 
 // Every defined tensor of a module tree, by walking the tables (replicas' parameters() work
 // too: they live in the tables).

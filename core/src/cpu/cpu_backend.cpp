@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu/loop.h"
+#include "cpu/window.h"
 #include "wick/core/accumulate_type.h"
 #include "wick/core/error.h"
 
@@ -273,17 +274,6 @@ void CpuBackend::gemm(const GemmArgs& g) {
   }
 }
 
-namespace {
-// The output columns [lo, hi) of one kernel tap whose input column iw = ow * stride - pad + k
-// lies inside [0, width): the part of an im2col row that reads the image, not the padding.
-void valid_range(int64_t width, int64_t out_w, int64_t stride, int64_t offset, int64_t& lo, int64_t& hi) {
-  // iw = ow * stride + offset, offset = k * dilation - pad
-  lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
-  hi = width - 1 - offset < 0 ? 0 : (width - 1 - offset) / stride + 1;
-  hi = std::min(hi, out_w);
-  lo = std::min(lo, hi);
-}
-}  // namespace
 
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
 // skipped), and the valid part is a memcpy (stride 1) or a strided loop with no bounds checks.
@@ -298,7 +288,7 @@ void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
           T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
           const int64_t off_w = kj * g.dilation_w - g.pad_w;
           int64_t lo, hi;
-          valid_range(g.width, g.out_w, g.stride_w, off_w, lo, hi);
+          valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
           for (int64_t oh = 0; oh < g.out_h; ++oh) {
             T* row = rows + oh * g.out_w;
             const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
@@ -330,7 +320,7 @@ void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
           const T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
           const int64_t off_w = kj * g.dilation_w - g.pad_w;
           int64_t lo, hi;
-          valid_range(g.width, g.out_w, g.stride_w, off_w, lo, hi);
+          valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
           for (int64_t oh = 0; oh < g.out_h; ++oh) {
             const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
             if (ih < 0 || ih >= g.height) continue;

@@ -13,19 +13,12 @@
 #include <vector>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/window.h"
 #include "wick/core/error.h"
 
 namespace wick::cpu {
 
 namespace {
-// The outputs [lo, hi) of one axis whose input position o * stride + offset lies in [0, size).
-void valid_outputs(int64_t size, int64_t out, int64_t stride, int64_t offset, int64_t& lo, int64_t& hi) {
-  lo = offset >= 0 ? 0 : (-offset + stride - 1) / stride;
-  hi = size - 1 - offset < 0 ? 0 : (size - 1 - offset) / stride + 1;
-  if (hi > out) hi = out;
-  if (lo > hi) lo = hi;
-}
-
 // The first tap of output o's window that lies in [0, size) (the caller guarantees one exists).
 int64_t first_valid_tap(int64_t o, int64_t stride, int64_t pad, int64_t dilation) {
   const int64_t start = o * stride - pad;
