@@ -2,10 +2,22 @@
 
 namespace wick::detail {
 
+template <class E>
 void throw_error(const char* file, int line, std::string msg) {
   (void)file;
   (void)line;
-  throw Error(std::move(msg));
+  throw E(std::move(msg));
 }
+
+template void throw_error<ValueError>(const char*, int, std::string);
+template void throw_error<TypeError>(const char*, int, std::string);
+template void throw_error<IndexError>(const char*, int, std::string);
+template void throw_error<NotImplementedError>(const char*, int, std::string);
+template void throw_error<StateError>(const char*, int, std::string);
+template void throw_error<FormatError>(const char*, int, std::string);
+template void throw_error<IOError>(const char*, int, std::string);
+template void throw_error<DeviceUnavailable>(const char*, int, std::string);
+template void throw_error<BackendError>(const char*, int, std::string);
+template void throw_error<OutOfMemoryError>(const char*, int, std::string);
 
 }  // namespace wick::detail
