@@ -55,6 +55,12 @@ Tensor AccumulateGrad::variable() const { return Tensor(leaf_.lock()); }
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor leaf = variable();
   if (!leaf.defined() || grads.empty() || !grads[0].defined()) return {};
+  WICK_CHECK_STATE(grads[0].dtype() == leaf.dtype() && grads[0].device() == leaf.device() &&
+                       grads[0].sizes() == leaf.sizes(),
+                   "backward: a leaf is now {} [{}] on {}, but this graph computed its gradient as {} [{}] on {}: its "
+                   "data was replaced (Module::to() or set_data) after the graph was recorded. Run forward again",
+                   leaf.dtype(), fmt::join(leaf.sizes(), ", "), leaf.device(), grads[0].dtype(),
+                   fmt::join(grads[0].sizes(), ", "), grads[0].device());
   AutogradMeta& m = ensure_meta(leaf);
   std::lock_guard<std::mutex> lock(m.mutex);
   Tensor g = std::move(grads[0]);

@@ -50,6 +50,34 @@ void Tensor::set_grad(const Tensor& g) {
   ensure_meta(*this).grad = g;
 }
 
+void Tensor::set_data(const Tensor& data) {
+  WICK_CHECK(defined() && data.defined(), "set_data: both the tensor and the new data must be defined (got {} and {})",
+             defined() ? "a tensor" : "an undefined tensor", data.defined() ? "a tensor" : "an undefined tensor");
+  AutogradMeta* m = get_meta(*this);
+  WICK_CHECK_STATE(!m || !m->grad_fn,
+                   "set_data: only a leaf's data can be replaced, but this tensor is the output of {}; replace the "
+                   "data of the leaf it was computed from",
+                   m && m->grad_fn ? m->grad_fn->name() : "");
+  WICK_CHECK_TYPE(!(m && m->requires_grad) || is_floating(data.dtype()),
+                  "set_data: this tensor requires grad, so its data must be floating-point, but the new data is {}",
+                  data.dtype());
+  if (data.is_same(*this)) return;
+  auto counter = std::make_shared<VersionCounter>();
+  TensorImpl& self = *impl();
+  const TensorImpl& src = *data.impl();
+  counter->value.store(self.version->value.load() + 1);
+  self.storage = src.storage;
+  self.offset = src.offset;
+  self.sizes = src.sizes;
+  self.strides = src.strides;
+  self.dtype = src.dtype;
+  self.version = std::move(counter);
+  if (m) {
+    std::lock_guard<std::mutex> lock(m->mutex);
+    m->grad_accumulator.reset();  // its recorded metadata described the old data
+  }
+}
+
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
   AutogradMeta* m = get_meta(*this);
   if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]

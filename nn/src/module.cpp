@@ -47,8 +47,19 @@ std::string short_type_name(const std::type_info& info) {
 }  // namespace detail
 
 namespace {
+// Structure versions are unique process-wide. Each thread takes them from a block of its own,
+// reserved from one atomic counter, so a bump costs no atomic operation (replicate bumps every
+// table entry it rewires).
 std::atomic<uint64_t> g_structure_counter{0};
-uint64_t next_structure_version() { return ++g_structure_counter; }
+constexpr uint64_t kVersionBlock = 1 << 16;
+uint64_t next_structure_version() {
+  thread_local uint64_t next = 0, end = 0;
+  if (next == end) {
+    next = g_structure_counter.fetch_add(kVersionBlock, std::memory_order_relaxed) + 1;
+    end = next + kVersionBlock;
+  }
+  return next++;
+}
 }  // namespace
 
 Module::Module() : structure_version_(next_structure_version()) {}
@@ -61,6 +72,16 @@ Module::Module(const Module& other)
       training_(other.training_),
       replica_(false),
       structure_version_(other.structure_version_) {}
+
+Module& Module::operator=(const Module& other) {
+  if (this == &other) return *this;
+  parameters_ = other.parameters_;
+  buffers_ = other.buffers_;
+  children_ = other.children_;
+  training_ = other.training_;
+  structure_version_ = other.structure_version_;
+  return *this;
+}
 
 std::string Module::name() const { return detail::short_type_name(typeid(*this)); }
 
@@ -314,36 +335,41 @@ void Module::train(bool on) {
   for (const auto& c : children()) c->train(on);
 }
 
+// Note [to() keeps identity]
+// Module::to() changes the data of the module's tensors, not the tensors: each parameter and
+// buffer keeps its TensorImpl and gets the converted data through Tensor::set_data (PyTorch's
+// `param.data = fn(param.data)`), and its gradient is converted likewise. Everything that holds
+// a parameter (an optimizer, a user's variable, replicate's cached index maps) stays valid. The
+// copies are all made first and swapped in afterwards, so a conversion that throws (out of
+// memory, a device that is not there) changes nothing. Optimizer state is not converted, as in
+// PyTorch: the optimizers check at each step that their state still fits its parameter.
 void Module::convert(const std::function<Tensor(const Tensor&)>& fn) {
   NoGradGuard no_grad;
-  std::unordered_map<const TensorImpl*, Tensor> memo;
-  auto conv = [&](const Tensor& t) -> Tensor {
-    if (!t.defined()) return t;
-    auto it = memo.find(t.impl());
-    if (it != memo.end()) return it->second;
-    Tensor n = fn(t);
-    if (!n.is_same(t)) {
-      const bool rg = t.requires_grad();
-      const Tensor& g = t.grad();
-      if (rg) n.requires_grad_(true);
-      if (g.defined()) n.set_grad(fn(g));
-    }
-    memo.emplace(t.impl(), n);
-    return n;
+  struct Change {
+    Tensor target, data, grad;
   };
-  for (const auto& m : modules()) {
-    bool changed = false;
-    for (auto& e : m->parameters_) {
-      Tensor n = conv(e.value);
-      changed = changed || !n.is_same(e.value);
-      e.value = std::move(n);
-    }
-    for (auto& e : m->buffers_) {
-      Tensor n = conv(e.value);
-      changed = changed || !n.is_same(e.value);
-      e.value = std::move(n);
-    }
-    if (changed) m->bump_structure();
+  std::vector<Change> changes;
+  std::unordered_set<const TensorImpl*> seen;
+  auto plan = [&](const Module& owner, const std::string& entry, const Tensor& t) {
+    if (!t.defined() || !seen.insert(t.impl()).second) return;
+    Tensor n = fn(t);
+    const Tensor& g = t.grad();
+    Tensor ng = g.defined() ? fn(g) : Tensor();
+    if (n.is_same(t) && (!g.defined() || ng.is_same(g))) return;
+    WICK_CHECK_STATE(t.is_leaf(),
+                     "{}.to: '{}' of {} is not a leaf (it is the output of {}); is this a replica made by replicate()? "
+                     "Move the original module instead",
+                     name(), entry, owner.name(), t.grad_fn()->name());
+    changes.push_back({t, std::move(n), std::move(ng)});
+  };
+  for (const auto& [prefix, m] : named_modules()) {
+    for (const auto& e : m->parameters_) plan(*m, prefix.empty() ? e.name : prefix + "." + e.name, e.value);
+    for (const auto& e : m->buffers_) plan(*m, prefix.empty() ? e.name : prefix + "." + e.name, e.value);
+  }
+  for (Change& c : changes) {
+    Tensor target = c.target;
+    if (!c.data.is_same(target)) target.set_data(c.data);
+    if (c.grad.defined()) target.set_grad(c.grad);
   }
 }
 

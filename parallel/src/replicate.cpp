@@ -1,7 +1,8 @@
-// replicate (Note [replicate through index maps], Note [Replica shell cache]).
+// replicate (Note [replicate through index maps], Note [Replicas are fresh copies]).
 #include "wick/parallel/replicate.h"
 
 #include <ctime>
+#include <atomic>
 #include <list>
 #include <mutex>
 #include <unordered_map>
@@ -38,6 +39,7 @@ struct Plan {
   std::mutex mutex;
   std::vector<std::vector<std::shared_ptr<Module>>> free_sets;  // idle shells, one vector per replica
   static constexpr size_t kMaxFreeSets = 64;
+  std::atomic<bool> reusable{true};  // false once a module of the tree refused assign_from
 };
 
 std::shared_ptr<Plan> build_plan(const std::shared_ptr<Module>& root) {
@@ -132,7 +134,16 @@ std::shared_ptr<Plan> plan_for(const std::shared_ptr<Module>& root, bool& hit) {
   return plan;
 }
 
-// Shells of one replica: shallow copies of every module, children already wired (step 3).
+// Points every child entry of every shell at the shells of the same replica (step 3).
+void wire_children(const Plan& plan, const std::vector<std::shared_ptr<Module>>& shells) {
+  for (size_t i = 0; i < shells.size(); ++i) {
+    const auto& children = plan.maps[i].children;
+    for (size_t k = 0; k < children.size(); ++k)
+      if (children[k] >= 0) shells[i]->set_child_entry(k, shells[static_cast<size_t>(children[k])]);
+  }
+}
+
+// One replica's modules, made afresh: a shallow copy of every original module as it is now.
 std::vector<std::shared_ptr<Module>> make_shells(const Plan& plan) {
   const size_t n = plan.modules.size();
   std::vector<std::shared_ptr<Module>> shells(n);
@@ -140,11 +151,7 @@ std::vector<std::shared_ptr<Module>> make_shells(const Plan& plan) {
     shells[i] = plan.modules[i]->shallow_copy();
     shells[i]->mark_replica(true);
   }
-  for (size_t i = 0; i < n; ++i) {
-    const auto& children = plan.maps[i].children;
-    for (size_t k = 0; k < children.size(); ++k)
-      if (children[k] >= 0) shells[i]->set_child_entry(k, shells[static_cast<size_t>(children[k])]);
-  }
+  wire_children(plan, shells);
   return shells;
 }
 
@@ -154,24 +161,39 @@ bool shells_idle(const Plan& plan, const std::vector<std::shared_ptr<Module>>& s
   return true;
 }
 
+// One replica's modules, each equal to a fresh shallow copy of its original as it is now (Note
+// [Replicas are fresh copies]): an idle set from an earlier call, copy-assigned from the
+// originals (plain members, options, training flag, tables) and rewired, or new copies.
 std::vector<std::shared_ptr<Module>> acquire_shells(Plan& plan) {
+  std::vector<std::shared_ptr<Module>> set;
   {
     std::lock_guard<std::mutex> lock(plan.mutex);
-    while (!plan.free_sets.empty()) {
-      auto set = std::move(plan.free_sets.back());
+    while (!plan.free_sets.empty() && set.empty()) {
+      set = std::move(plan.free_sets.back());
       plan.free_sets.pop_back();
-      if (shells_idle(plan, set)) return set;
+      if (!shells_idle(plan, set)) set.clear();
     }
+  }
+  if (!set.empty() && plan.reusable.load(std::memory_order_relaxed)) {
+    bool assigned = true;
+    for (size_t i = 0; i < set.size() && assigned; ++i) assigned = set[i]->assign_from(*plan.modules[i]);
+    if (assigned) {
+      wire_children(plan, set);
+      return set;
+    }
+    plan.reusable.store(false, std::memory_order_relaxed);  // a type without copy assignment: copy afresh
   }
   return make_shells(plan);
 }
 
-// Holds one replica's shells while the caller uses them (Note [Replica shell cache]).
+// Holds one replica's shells while the caller uses them; when the last reference goes, frees
+// the replica's tensors and returns the shells to the plan's pool, unless someone still
+// references one of them (then they are never reused).
 struct Lease {
   std::shared_ptr<Plan> plan;
   std::vector<std::shared_ptr<Module>> shells;
   ~Lease() {
-    if (!shells_idle(*plan, shells)) return;  // someone still holds a shell: leave it alone
+    if (!plan->reusable.load(std::memory_order_relaxed) || !shells_idle(*plan, shells)) return;
     try {
       for (size_t i = 0; i < shells.size(); ++i) {
         Module& s = *shells[i];
@@ -262,7 +284,7 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
   auto buffer_copies = broadcast_group(buffers_not_rg, devices, false);
   const double t2 = profile ? cpu_seconds() : 0;
 
-  // 3. Shells, rewired; 4. training flags and on_replicated.
+  // 3. Shells (fresh copies of the originals as they are now), rewired; 4. on_replicated.
   const size_t n = plan->modules.size();
   std::vector<std::shared_ptr<Module>> out;
   out.reserve(devices.size());
@@ -283,10 +305,7 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
                                         : buffer_copies[j][static_cast<size_t>(-slot - 1)]);
       }
     }
-    for (size_t i = 0; i < n; ++i) {
-      const bool mode = plan->modules[i]->is_training();
-      if (shells[i]->is_training() != mode) shells[i]->train(mode);  // pre-order: parents first
-    }
+    // Training flags came with the copies, from each original module directly.
     for (size_t i = 0; i < n; ++i) shells[i]->on_replicated();
     Module* root = shells[0].get();
     out.emplace_back(std::shared_ptr<Module>(lease, root));

@@ -208,15 +208,18 @@ TEST_CASE("train/eval, apply, zero_grad", "[nn][module]") {
   for (const auto& p : net->parameters()) CHECK_FALSE(p.grad().defined());
 }
 
-TEST_CASE("to(device) and to(dtype) replace entries in place, keep ties and requires_grad", "[nn][module]") {
+TEST_CASE("to(device) and to(dtype) keep the tensors, ties and requires_grad", "[nn][module]") {
   auto net = std::make_shared<Net>();
   auto& bn_owner = *net;
   Tensor x = wick::randn({2, 3});
   Tensor y0 = net->forward(x);
   wick::sum(y0).backward();
   const uint64_t fp = net->structure_fingerprint();
+  const auto before = net->parameters();
   net->to(Device("cpu:1"));
-  CHECK(net->structure_fingerprint() != fp);
+  CHECK(net->structure_fingerprint() == fp);  // the same tensors: no structure change
+  REQUIRE(net->parameters().size() == before.size());
+  for (size_t i = 0; i < before.size(); ++i) CHECK(net->parameters()[i].is_same(before[i]));
   for (const auto& p : net->parameters()) {
     CHECK(p.device() == Device("cpu:1"));
     CHECK(p.requires_grad());

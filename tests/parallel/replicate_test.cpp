@@ -1,6 +1,6 @@
 // replicate on CPU devices: pytorch-parallel.md cases 23, 24, 27-ish, 49, plus the index-map
 // properties (tied weights, shared children, None entries), storage and device placement,
-// replica marks, the shell cache and its leases.
+// replica marks, the index-map cache.
 #include <catch2/catch.hpp>
 
 #include <set>
@@ -242,44 +242,53 @@ TEST_CASE("replicate: training flags follow the original; on_replicated runs on 
   CHECK(c->calls == 0);
 }
 
-TEST_CASE("replicate: shells are cached while the structure is unchanged, and lent one caller at a time") {
+TEST_CASE("replicate: index maps are cached while the structure is unchanged, and every call returns fresh modules") {
   clear_replicate_cache();
   auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
   ReplicateProfile p;
   auto r1 = replicate(module, {cpu(0), cpu(1)}, false, &p);
   CHECK_FALSE(p.cache_hit);
-  nn::Module* shell0 = r1[0].get();
-  // r1 still held: a second call gets other shells; the first replicas are untouched
   auto r2 = replicate(module, {cpu(0), cpu(1)}, false, &p);
   CHECK(p.cache_hit);
-  CHECK(r2[0].get() != shell0);
-  CHECK(r1[1]->weight().device() == cpu(1));
+  CHECK(r2[0].get() != r1[0].get());
+  CHECK(r2[1].get() != r1[1].get());
   r1.clear();
-  // released: the shells went back to the cache with their tensor entries cleared
-  CHECK_FALSE(shell0->parameter_table()[0].value.defined());
+  // dropping replicas leaves the others alone, and a later call never hands back old modules
+  CHECK(r2[1]->parameter_table()[0].value.device() == cpu(1));
+  std::shared_ptr<nn::Module> kept = r2[1];
+  r2.clear();
   auto r3 = replicate(module, {cpu(0), cpu(1)}, false, &p);
   CHECK(p.cache_hit);
-  CHECK((r3[0].get() == shell0 || r3[1].get() == shell0));
-  CHECK(r3[0]->weight().device() == cpu(0));
-  CHECK(r3[1]->weight().device() == cpu(1));
+  CHECK(r3[0].get() != kept.get());
+  CHECK(r3[1].get() != kept.get());
+  CHECK(kept->parameter_table()[0].value.device() == cpu(1));  // a kept replica keeps its tensors
+  CHECK(r3[0]->parameter_table()[0].value.device() == cpu(0));
+  CHECK(r3[1]->parameter_table()[0].value.device() == cpu(1));
 
   // a structure change is detected: the new buffer reaches the replicas
-  r2.clear();
-  r3.clear();
   module->register_buffer("extra", ones({2}, f64()));
   auto r4 = replicate(module, {cpu(0), cpu(1)}, false, &p);
   CHECK_FALSE(p.cache_hit);
   REQUIRE(r4[1]->buffer_table().size() == 1);
   CHECK(r4[1]->buffer_table()[0].value.device() == cpu(1));
   // replacing a parameter of the original is a structure change too
-  r4.clear();
   module->set_parameter_entry(1, zeros({2}, f64()).requires_grad_());
   auto r5 = replicate(module, {cpu(0), cpu(1)}, false, &p);
   CHECK_FALSE(p.cache_hit);
   CHECK_VALUES(r5[1]->bias(), {0.0, 0.0});
+  // moving the original with to() keeps its tensors, so the maps stay valid
+  module->to(kFloat32);
+  auto r6 = replicate(module, {cpu(0), cpu(1)}, false, &p);
+  CHECK(p.cache_hit);
+  CHECK(r6[1]->weight().dtype() == kFloat32);
+  // clearing the cache only costs a rebuild
+  clear_replicate_cache();
+  auto r7 = replicate(module, {cpu(0), cpu(1)}, false, &p);
+  CHECK_FALSE(p.cache_hit);
+  CHECK_VALUES_EQUAL(r7[1]->weight().to(cpu(0)), r6[1]->weight().to(cpu(0)));
 }
 
-TEST_CASE("replicate: shells someone still references are neither cleared nor reused") {
+TEST_CASE("replicate: a child kept from an old replica is never reused or changed") {
   auto seq = std::make_shared<nn::Sequential>();
   seq->push_back(std::make_shared<nn::Linear>(2, 2, true, f64()));
   auto r = replicate(seq, {cpu(0), cpu(1)});

@@ -98,6 +98,7 @@ std::vector<std::string> Adam::state_names(const OptimizerOptions& o) const {
 void Adam::step() {
   NoGradGuard no_grad;
   const char* nm = decoupled_ ? "AdamW" : "Adam";
+  check_state_fits(nm);
   for (auto& group : param_groups()) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
     check_options(o, nm);

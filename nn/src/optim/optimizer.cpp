@@ -54,6 +54,27 @@ void Optimizer::add_param_group(ParamGroup group) {
   groups_.push_back(std::move(group));
 }
 
+void Optimizer::check_state_fits(const char* op) const {
+  size_t index = 0;
+  for (const auto& g : groups_) {
+    for (const auto& p : g.params()) {
+      auto it = state_.find(p.impl());
+      if (it != state_.end()) {
+        for (const auto& [sname, t] : it->second.buffers) {
+          if (!t.defined() || (t.dtype() == p.dtype() && t.device() == p.device() && t.sizes() == p.sizes())) continue;
+          WICK_FAIL_T(StateError,
+                      "{}.step: the state '{}' of parameter {} is {} [{}] on {}, but the parameter is now {} [{}] on {}. "
+                      "Module::to() moves parameters but not optimizer state (as PyTorch): build the optimizer after "
+                      "to(), or load_state_dict() it again afterwards. Nothing was updated",
+                      op, sname, index, t.dtype(), fmt::join(t.sizes(), ", "), t.device(), p.dtype(),
+                      fmt::join(p.sizes(), ", "), p.device());
+        }
+      }
+      ++index;
+    }
+  }
+}
+
 size_t Optimizer::size() const {
   size_t n = 0;
   for (const auto& g : groups_) n += g.params().size();

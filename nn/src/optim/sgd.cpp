@@ -70,6 +70,7 @@ std::vector<std::string> SGD::state_names(const OptimizerOptions& o) const {
 
 void SGD::step() {
   NoGradGuard no_grad;
+  check_state_fits("SGD");
   for (auto& group : param_groups()) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
     check_options(o);

@@ -89,6 +89,13 @@ class Tensor {
   const Tensor& grad() const;
   Tensor& mutable_grad();
   void set_grad(const Tensor& g);
+  /// Makes this leaf use `data`'s memory, shape, strides and dtype while keeping its identity
+  /// and autograd state (requires_grad, grad, hooks), as LibTorch's set_data; Module::to() moves
+  /// parameters this way so that optimizers holding them stay valid. The tensor gets a new
+  /// version counter one past the old value, so a graph that saved the old data refuses to run
+  /// backward. Throws StateError for a non-leaf, TypeError when a tensor that requires grad
+  /// would get a non-floating dtype.
+  void set_data(const Tensor& data);
   std::shared_ptr<autograd::Node> grad_fn() const;
   bool is_leaf() const;
   /// Back-propagates from this tensor. A non-scalar tensor needs `gradient`.

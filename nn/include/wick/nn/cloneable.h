@@ -171,6 +171,22 @@ class Cloneable : public Module {
       return nullptr;
     }
   }
+  /// Copy-assigns `other` (a Derived) into this module; false when Derived has no copy
+  /// assignment (a const or reference member), and nothing changes then.
+  bool assign_from(const Module& other) override {
+    if constexpr (std::is_copy_assignable_v<Derived>) {
+      WICK_CHECK_TYPE(typeid(other) == typeid(*this), "{}.assign_from: the source is a {}, not a {}", Module::name(),
+                      other.name(), Module::name());
+      static_cast<Derived&>(*this) = static_cast<const Derived&>(other);
+      return true;
+    } else {
+      return false;
+    }
+  }
+  /// Module::clone, typed: a deep copy of this tree as a Derived.
+  std::shared_ptr<Derived> clone(std::optional<Device> device = std::nullopt) const {
+    return std::static_pointer_cast<Derived>(Module::clone(device));
+  }
   std::string name() const override { return detail::short_type_name(typeid(Derived)); }
   Value forward_value(const std::vector<Value>& args) override {
     return detail::call_forward(static_cast<Derived&>(*this), args);
@@ -179,6 +195,7 @@ class Cloneable : public Module {
  protected:
   Cloneable() = default;
   Cloneable(const Cloneable&) = default;
+  Cloneable& operator=(const Cloneable&) = default;
 };
 
 }  // namespace wick::nn

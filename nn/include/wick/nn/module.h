@@ -26,6 +26,7 @@
 #include <functional>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,6 @@ struct LoadStateDictResult {
 class Module : public std::enable_shared_from_this<Module> {
  public:
   virtual ~Module() = default;
-  Module& operator=(const Module&) = delete;
 
   // ---- identity and printing ----
   /// The type name used in printing and errors ("Linear"); Cloneable supplies it.
@@ -62,8 +62,23 @@ class Module : public std::enable_shared_from_this<Module> {
   /// A new module of the same dynamic type whose tables hold the same tensors and children
   /// (Cloneable implements it from the subclass's copy constructor).
   virtual std::shared_ptr<Module> shallow_copy() const = 0;
-  /// Called by the parallel layer on each replica after its tables were rewired; override to
-  /// refresh caches derived from parameters or buffers. Default: nothing.
+  /// Makes this module what shallow_copy() of `other` would be (same tables, plain members,
+  /// options and training flag), by the subclass's copy assignment; the replica mark is kept.
+  /// `other` must have the same dynamic type. Returns false and changes nothing when the type
+  /// has no copy assignment (Cloneable implements it). replicate uses it to reuse an earlier
+  /// replica's modules invisibly (Note [Replicas are fresh copies]).
+  virtual bool assign_from(const Module& other) {
+    (void)other;
+    return false;
+  }
+  /// A deep copy of the whole tree (LibTorch's Cloneable::clone): every module copied once
+  /// (shared children stay shared), every parameter and buffer copied once into fresh storage
+  /// (tied tensors stay tied), on `device` when given. Plain members, options and training
+  /// flags are copied; parameters are leaves with the original's requires_grad; gradients are
+  /// not copied (as LibTorch). on_replicated() runs on every copy. The original is untouched.
+  std::shared_ptr<Module> clone(std::optional<Device> device = std::nullopt) const;
+  /// Called on every module of a replica (and of a clone) after its tables were rewired;
+  /// override to refresh caches derived from parameters or buffers. Default: nothing.
   virtual void on_replicated() {}
   /// True for modules made by replicate; zero_grad on a replica raises an error.
   bool is_replica() const { return replica_; }
@@ -124,8 +139,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Replaces child i (None allowed). A non-null replacement of a non-null child must have the
   /// same dynamic type (typed slots rely on it); throws otherwise.
   void set_child_entry(size_t i, std::shared_ptr<Module> m);
-  /// Changes whenever this module's tables change (registration, set_*_entry, to()); values
-  /// are never reused across the process.
+  /// Changes whenever this module's tables change (registration, set_*_entry; not to(), which
+  /// keeps the tensors); values are never reused across the process.
   uint64_t structure_version() const { return structure_version_; }
   /// A fingerprint of the whole tree's structure: changes when any module reachable from this
   /// one changes its tables. O(number of modules).
@@ -152,11 +167,15 @@ class Module : public std::enable_shared_from_this<Module> {
   virtual void train(bool on = true);
   void eval() { train(false); }
   bool is_training() const { return training_; }
-  /// Moves every parameter, buffer and gradient to `device` in place (replacing table entries;
-  /// requires_grad kept; tied tensors stay tied). Returns *this.
+  /// Moves every parameter, buffer and gradient to `device`, keeping their identity (Note
+  /// [to() keeps identity]): the same Tensor objects get the new data, so optimizers and other
+  /// holders stay valid; requires_grad kept; tied tensors stay tied. All copies are made before
+  /// anything changes, so a failure leaves the module as it was. Optimizer state is not
+  /// converted (as PyTorch); the optimizer raises StateError at its next step if it no longer
+  /// fits. Throws StateError on a replica (its parameters are not leaves). Returns *this.
   Module& to(Device device);
-  /// Casts every floating-point parameter, buffer and gradient to `dtype` (integer buffers are
-  /// left alone, as PyTorch).
+  /// Casts every floating-point parameter, buffer and gradient to `dtype` the same way (integer
+  /// buffers are left alone, as PyTorch).
   Module& to(DType dtype);
   Module& to(Device device, DType dtype);
   /// Clears gradients: sets them to None (default) or zeroes them. Throws on a replica.
@@ -178,6 +197,9 @@ class Module : public std::enable_shared_from_this<Module> {
   Module();
   /// Copies the tables (same tensors, same children), slots stay valid; not a replica.
   Module(const Module& other);
+  /// Copies the tables and the training flag (for subclasses' copy assignment, assign_from);
+  /// the replica mark stays. Protected: assigning through a Module& would slice.
+  Module& operator=(const Module& other);
 
  private:
   friend std::ostream& operator<<(std::ostream& os, const Module& m);

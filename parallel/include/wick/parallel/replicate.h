@@ -17,21 +17,26 @@
 //     None. Tied parameters and shared children therefore stay shared inside each replica.
 //  4. The replica on devices[0] shares storage with the original (BatchNorm running statistics
 //     updated there persist); the others own fresh copies with version counters of their own.
-//     Each replica's training flag follows the original's, and on_replicated() runs on every
-//     module of every replica after rewiring.
+//     on_replicated() runs on every module of every replica after rewiring.
 //
-// Note [Replica shell cache]
-// Shallow copies ("shells") are cached per root module while its structure is unchanged: every
-// module's structure_version() is compared in pre-order with the value recorded when the shells
-// were made (a parent is checked before its children, so a child dropped from the tree is never
-// touched). The broadcast and the rewiring of parameter and buffer entries still run on every
-// call, since the broadcast outputs carry this call's autograd graph. A set of shells is lent to
-// one caller at a time: the returned root holds a lease, and when the last reference to it goes,
-// the shells' parameter and buffer entries are cleared (freeing the replica tensors) and the
-// shells go back to the cache. Shells that someone else still references (a child pointer kept
-// from a replica) are never reused or cleared. Plain members of a module (options, flags) are
-// copied when its shells are made, so a change to them reaches the replicas only after a
-// structure change or clear_replicate_cache().
+// Note [Replicas are fresh copies]
+// Every call returns replicas equivalent to a fresh shallow copy of each original module taken
+// at that moment, as PyTorch's replicate copies __dict__ on every call: plain members, options
+// and the training flag are as the original has them now (the flag is copied from each
+// original module directly, never set through a recursive train(), so a child shared by two
+// parents with mixed flags keeps its own). Nothing a replica does survives it (a counter it
+// increments, an option it changes), except in-place writes to tensors it shares with the
+// original: replica 0's parameters and buffers are the original's own (BatchNorm's running
+// statistics).
+// What is cached, per root module and keyed on every module's structure_version() (checked in
+// pre-order, a parent before its children, so a child dropped from the tree is never touched):
+// the index maps of step 1, and the modules of earlier replicas once nobody references them
+// any more (their tensor entries are cleared then, freeing the copies). A reused module is
+// first copy-assigned from its original (Module::assign_from: the subclass's copy assignment,
+// so tables, plain members, options and flag become the original's current ones), then rewired:
+// exactly what a fresh shallow copy would be, without its allocations. A tree with a module
+// that cannot be copy-assigned gets fresh copies on every call. The cache saves work and never
+// changes a result; clear_replicate_cache() frees it and is never needed for correctness.
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -45,8 +50,8 @@ namespace wick::parallel {
 struct ReplicateProfile {
   double plan_seconds = 0;       ///< validating / building the index maps, collecting tensors
   double broadcast_seconds = 0;  ///< Broadcast / broadcast_coalesced (the data movement)
-  double shells_seconds = 0;     ///< getting shells and rewiring their tables (graph cloning)
-  bool cache_hit = false;        ///< the index maps and shells came from the cache
+  double shells_seconds = 0;     ///< copying the modules and rewiring their tables (graph cloning)
+  bool cache_hit = false;        ///< the index maps came from the cache
   size_t num_modules = 0;        ///< distinct modules in the tree
   size_t num_tensors = 0;        ///< distinct parameters + buffers
   size_t bytes_moved = 0;        ///< bytes copied to devices other than devices[0]
@@ -73,7 +78,8 @@ std::vector<std::shared_ptr<T>> replicate(const std::shared_ptr<T>& module, cons
   return out;
 }
 
-/// Drops every cached set of shells (Note [Replica shell cache]).
+/// Frees the cached index maps and idle replica modules (Note [Replicas are fresh copies]).
+/// Only memory: results never depend on it.
 void clear_replicate_cache();
 
 }  // namespace wick::parallel

@@ -155,6 +155,10 @@ class Optimizer {
   /// Whether the state holds a step count.
   virtual bool has_step() const = 0;
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
+  /// Throws StateError, before anything is updated, when a state tensor no longer has its
+  /// parameter's dtype, device and shape (Module::to() does not convert optimizer state).
+  /// Every step() calls it first; `op` names the optimizer in the message.
+  void check_state_fits(const char* op) const;
   bool fused_cpu_ = true;
 
  private:
