@@ -108,7 +108,7 @@ Options parse(int argc, char** argv) {
         std::string d = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
         try {
           o.devices.emplace_back(d);
-        } catch (const Error& e) {
+        } catch (const ValueError& e) {  // a device that does not parse
           bad_args("--devices: " + std::string(e.what()));
         }
         if (comma == std::string::npos) break;
@@ -185,7 +185,10 @@ int run(Options o) {
   try {
     train = data::load_mnist_split(o.data, "train");
     test = data::load_mnist_split(o.data, "t10k");
-  } catch (const Error& e) {
+  } catch (const IOError& e) {  // missing or unreadable: the message says how to install the files
+    std::fprintf(stderr, "demo: cannot load Fashion-MNIST: %s\n", e.what());
+    return 1;
+  } catch (const FormatError& e) {  // damaged files
     std::fprintf(stderr, "demo: cannot load Fashion-MNIST: %s\n", e.what());
     return 1;
   }

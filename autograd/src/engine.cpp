@@ -46,7 +46,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   std::vector<Tensor> root_grads;
   for (size_t i = 0; i < roots.size(); ++i) {
     Edge e = gradient_edge(roots[i]);
-    WICK_CHECK(e.valid(), "backward: tensor {} does not require grad and has no grad_fn; call requires_grad_() on "
+    WICK_CHECK_STATE(e.valid(), "backward: tensor {} does not require grad and has no grad_fn; call requires_grad_() on "
                "the leaves you want gradients for", i);
     root_edges.push_back(e);
     root_grads.push_back(grad_roots[i]);
@@ -58,7 +58,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   std::vector<Tensor> captured(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     Edge e = gradient_edge(inputs[i]);
-    WICK_CHECK(e.valid(), "grad: input {} does not require grad", i);
+    WICK_CHECK_STATE(e.valid(), "grad: input {} does not require grad", i);
     captures[e.function.get()].push_back({e.input_nr, i});
   }
 

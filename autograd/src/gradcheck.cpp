@@ -29,7 +29,7 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
   std::vector<size_t> checked;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].defined() || !inputs[i].requires_grad()) continue;
-    WICK_CHECK(inputs[i].dtype() == kFloat64, "gradcheck: input {} is {}; gradcheck needs float64 inputs", i,
+    WICK_CHECK_TYPE(inputs[i].dtype() == kFloat64, "gradcheck: input {} is {}; gradcheck needs float64 inputs", i,
                inputs[i].dtype());
     checked.push_back(i);
   }

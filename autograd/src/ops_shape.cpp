@@ -172,7 +172,7 @@ Tensor to(const Tensor& a, Device device, DType dtype) {
   if (a.device() == device && a.dtype() == dtype) return a;
   Tensor out = native::to(a, device, dtype);
   if (needs_grad({&a})) {
-    WICK_CHECK(is_floating(dtype),
+    WICK_CHECK_TYPE(is_floating(dtype),
                "to: converting a tensor that requires grad to {} would drop its gradient; detach() "
                "it first",
                dtype);

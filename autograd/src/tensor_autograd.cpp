@@ -17,13 +17,13 @@ Tensor& Tensor::requires_grad_(bool r) {
   WICK_CHECK(defined(), "requires_grad_: the tensor is undefined");
   AutogradMeta* m = get_meta(*this);
   if (m && m->grad_fn) {
-    WICK_CHECK(r,
+    WICK_CHECK_STATE(r,
                "requires_grad_: a non-leaf tensor (output of {}) always requires grad; use detach() to get a "
                "tensor that does not",
                m->grad_fn->name());
     return *this;
   }
-  WICK_CHECK(!r || is_floating(dtype()),
+  WICK_CHECK_TYPE(!r || is_floating(dtype()),
              "requires_grad_: only floating-point tensors can require gradients, but this "
              "tensor is {}",
              dtype());
@@ -110,7 +110,7 @@ Tensor& Tensor::detach_() {
 
 void Tensor::retain_grad() const {
   AutogradMeta* m = get_meta(*this);
-  WICK_CHECK(m && (m->grad_fn || m->requires_grad), "retain_grad: the tensor does not require grad");
+  WICK_CHECK_STATE(m && (m->grad_fn || m->requires_grad), "retain_grad: the tensor does not require grad");
   if (!m->grad_fn || m->retains_grad) return;
   m->retains_grad = true;
   m->grad_fn->retain_grad_of(m->output_nr, *this);

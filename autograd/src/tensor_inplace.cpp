@@ -22,7 +22,7 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
   if (!GradMode::is_enabled()) return false;
   autograd::AutogradMeta* m = autograd::get_meta(self);
   const bool self_rg = self.requires_grad();
-  WICK_CHECK(!(m && m->requires_grad && !m->grad_fn),
+  WICK_CHECK_STATE(!(m && m->requires_grad && !m->grad_fn),
              "{}: a leaf tensor that requires grad is being used in an "
              "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first",
              op);
@@ -30,7 +30,7 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
   if (!self_rg && !other_rg) return false;
   if (m && m->is_view && m->view_base.defined()) {
     const autograd::AutogradMeta* bm = autograd::get_meta(m->view_base);
-    WICK_CHECK(!(bm && bm->requires_grad && !bm->grad_fn),
+    WICK_CHECK_STATE(!(bm && bm->requires_grad && !bm->grad_fn),
                "{}: a view of a leaf tensor that requires grad is being "
                "used in an in-place operation; do the update under wick::NoGradGuard, or clone() the leaf first",
                op);

@@ -32,7 +32,7 @@ Backend& backend(DeviceType type) {
     if (wick_cuda_register_backend) wick_cuda_register_backend();
   });
   b = g_cuda.load(std::memory_order_acquire);
-  WICK_CHECK(b != nullptr,
+  WICK_CHECK_T(DeviceUnavailable, b != nullptr,
              "wick was built without CUDA support: cuda devices cannot be used. Rebuild with the CUDA "
              "toolkit installed (cmake -DWICK_CUDA=ON) to use them.");
   return *b;

@@ -1,6 +1,14 @@
 #include "wick/core/error.h"
 
-namespace wick::detail {
+namespace wick {
+
+void rethrow_with_context(const Error& e, std::string_view context) {
+  std::string msg(context);
+  msg += e.what();
+  std::rethrow_exception(e.with_message(msg));
+}
+
+namespace detail {
 
 template <class E>
 void throw_error(const char* file, int line, std::string msg) {
@@ -20,4 +28,5 @@ template void throw_error<DeviceUnavailable>(const char*, int, std::string);
 template void throw_error<BackendError>(const char*, int, std::string);
 template void throw_error<OutOfMemoryError>(const char*, int, std::string);
 
-}  // namespace wick::detail
+}  // namespace detail
+}  // namespace wick

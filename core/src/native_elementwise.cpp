@@ -38,7 +38,7 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
     if (out.numel()) backend(a.device()).unary(op, kernel_tensor(out), kernel_tensor(in), p0, p1);
     return out;
   }
-  WICK_CHECK(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
+  WICK_CHECK_TYPE(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
              "{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)", unary_name(op));
   if (!is_floating(dt) && (unary_needs_float(op) || (op == UnaryOp::PowScalar && p0 != static_cast<int64_t>(p0))))
     dt = kFloat32;
@@ -50,7 +50,7 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
 
 void unary_(UnaryOp op, const Tensor& a, double p0, double p1) {
   WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", unary_name(op));
-  WICK_CHECK(!unary_needs_float(op) || is_floating(a.dtype()),
+  WICK_CHECK_TYPE(!unary_needs_float(op) || is_floating(a.dtype()),
              "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
              a.dtype());
   a.bump_version();
@@ -62,7 +62,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_same_device(name, {&a, &b});
   DType common = result_type(a, b);
   if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;  // true division
-  WICK_CHECK(!(common == kBool && (op == BinaryOp::Sub)),
+  WICK_CHECK_TYPE(!(common == kBool && (op == BinaryOp::Sub)),
              "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
   const Device dev = a.device();
   // Converted operands only when needed: `cond ? a : to(...)` would copy the handle (two atomic
@@ -93,11 +93,11 @@ Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
 void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = binary_name(op);
   check_same_device(name, {&a, &b});
-  WICK_CHECK(!binary_op_returns_bool(op), "{}_: comparison results cannot be written in place", name);
+  WICK_CHECK_NOT_IMPLEMENTED(!binary_op_returns_bool(op), "{}_: comparison results cannot be written in place", name);
   DType common = result_type(a, b);
   if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;
   // torch.can_cast, not "common == promote(common, a)": float32.add_(float64) is legal.
-  WICK_CHECK(can_cast(common, a.dtype()),
+  WICK_CHECK_TYPE(can_cast(common, a.dtype()),
              "{}_: the result type {} cannot be written in place into a {} tensor (operands {} and {})", name, common,
              a.dtype(), a.dtype(), b.dtype());
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
@@ -116,7 +116,7 @@ void fill_(const Tensor& t, Scalar v) {
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", {&cond, &a, &b});
-  WICK_CHECK(cond.dtype() == kBool, "where: the condition must be a bool tensor, got {} (compare first, e.g. x.gt(0))",
+  WICK_CHECK_TYPE(cond.dtype() == kBool, "where: the condition must be a bool tensor, got {} (compare first, e.g. x.gt(0))",
              cond.dtype());
   const DType common = result_type(a, b);
   const Device dev = a.device();

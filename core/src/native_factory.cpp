@@ -110,11 +110,11 @@ Tensor random_tensor(IntArrayRef shape, DType dtype, Device device, RandomKind k
 }  // namespace
 
 Tensor rand(IntArrayRef shape, DType dtype, Device device) {
-  WICK_CHECK(is_floating(dtype), "rand: expected a floating dtype, got {}", dtype);
+  WICK_CHECK_TYPE(is_floating(dtype), "rand: expected a floating dtype, got {}", dtype);
   return random_tensor(shape, dtype, device, RandomKind::Uniform, 0.0, 1.0, "rand");
 }
 Tensor randn(IntArrayRef shape, DType dtype, Device device) {
-  WICK_CHECK(is_floating(dtype), "randn: expected a floating dtype, got {}", dtype);
+  WICK_CHECK_TYPE(is_floating(dtype), "randn: expected a floating dtype, got {}", dtype);
   return random_tensor(shape, dtype, device, RandomKind::Normal, 0.0, 1.0, "randn");
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef shape, DType dtype, Device device) {

@@ -8,7 +8,7 @@ namespace wick::native {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = ndim == 0 ? 1 : ndim;  // a 0-dim tensor accepts dim 0 and -1, as PyTorch
-  WICK_CHECK(dim >= -n && dim < n, "{}: dim {} is out of range for a tensor with {} dims (expected a dim in [{}, {}])",
+  WICK_CHECK_INDEX(dim >= -n && dim < n, "{}: dim {} is out of range for a tensor with {} dims (expected a dim in [{}, {}])",
              op, dim, ndim, -n, n - 1);
   return dim < 0 ? dim + n : dim;
 }

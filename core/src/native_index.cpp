@@ -10,7 +10,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   // PyTorch skips 1-d empty tensors (legacy behaviour); wick requires matching ranks.
   const Tensor& first = ts[0];
   WICK_CHECK(first.defined(), "cat: tensor 0 is undefined");
-  WICK_CHECK(first.dim() > 0, "cat: zero-dim tensor 0 cannot be concatenated; unsqueeze it first");
+  WICK_CHECK_INDEX(first.dim() > 0, "cat: zero-dim tensor 0 cannot be concatenated; unsqueeze it first");
   dim = wrap_dim(dim, first.dim(), "cat");
   DType dt = first.dtype();
   int64_t total = 0;
@@ -59,7 +59,7 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
 }
 
 std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t dim) {
-  WICK_CHECK(t.dim() > 0, "split: cannot split a 0-dim tensor");
+  WICK_CHECK_INDEX(t.dim() > 0, "split: cannot split a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "split");
   int64_t total = 0;
   for (auto s : sizes) {
@@ -78,7 +78,7 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t
 }
 
 std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
-  WICK_CHECK(t.dim() > 0, "split: cannot split a 0-dim tensor");
+  WICK_CHECK_INDEX(t.dim() > 0, "split: cannot split a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "split");
   WICK_CHECK(split_size > 0 || t.sizes()[dim] == 0, "split: split_size must be positive, got {}", split_size);
   const int64_t n = t.sizes()[dim];
@@ -90,7 +90,7 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
 
 std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   WICK_CHECK(chunks > 0, "chunk: the number of chunks must be positive, got {}", chunks);
-  WICK_CHECK(t.dim() > 0, "chunk: cannot chunk a 0-dim tensor");
+  WICK_CHECK_INDEX(t.dim() > 0, "chunk: cannot chunk a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "chunk");
   const int64_t n = t.sizes()[dim];
   const int64_t size = (n + chunks - 1) / chunks;  // as torch.chunk: may give fewer chunks
@@ -99,14 +99,14 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 
 namespace {
 void check_index_tensor(const Tensor& index, const char* op) {
-  WICK_CHECK(index.defined() && index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op,
+  WICK_CHECK_TYPE(index.defined() && index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op,
              index.defined() ? dtype_name(index.dtype()) : "an undefined tensor");
 }
 void check_index_values(const Tensor& index, int64_t bound, const char* op, int64_t dim) {
   if (index.numel() == 0) return;
   Tensor lo = amin(index, {}, false), hi = amax(index, {}, false);
   const int64_t l = lo.item<int64_t>(), h = hi.item<int64_t>();
-  WICK_CHECK(l >= 0 && h < bound, "{}: index out of range: values span [{}, {}] but dim {} has size {} (valid: "
+  WICK_CHECK_INDEX(l >= 0 && h < bound, "{}: index out of range: values span [{}, {}] but dim {} has size {} (valid: "
              "[0, {}])", op, l, h, dim, bound, bound - 1);
 }
 }  // namespace

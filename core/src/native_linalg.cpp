@@ -23,7 +23,7 @@ GemmOperand gemm_operand(const Tensor& x) {  // x: [..., r, c] where batch dims 
 }
 void check_matmul_operand(const Tensor& t, const char* which) {
   WICK_CHECK(t.defined(), "matmul: the {} operand is undefined", which);
-  WICK_CHECK(is_floating(t.dtype()), "matmul: expected floating-point operands (float32 or float64) but the {} "
+  WICK_CHECK_TYPE(is_floating(t.dtype()), "matmul: expected floating-point operands (float32 or float64) but the {} "
              "operand is {}", which, t.dtype());
   WICK_CHECK(t.dim() >= 1, "matmul: both operands need at least 1 dim, but the {} operand is 0-dim", which);
 }
@@ -33,7 +33,7 @@ Tensor mm(const Tensor& a, const Tensor& b) {
   check_same_device("mm", {&a, &b});
   WICK_CHECK(a.dim() == 2 && b.dim() == 2, "mm: expected 2-d operands, got shapes [{}] and [{}]",
              fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "));
-  WICK_CHECK(a.dtype() == b.dtype(), "mm: operands must have the same dtype, got {} and {}", a.dtype(), b.dtype());
+  WICK_CHECK_TYPE(a.dtype() == b.dtype(), "mm: operands must have the same dtype, got {} and {}", a.dtype(), b.dtype());
   return matmul(a, b);
 }
 

@@ -68,7 +68,7 @@ Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) { return reduce(Red
 Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) { return reduce(ReduceOp::Min, t, dims, keepdim); }
 
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  WICK_CHECK(t.defined() && is_floating(t.dtype()), "mean: expected a floating-point input but got {}; convert "
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "mean: expected a floating-point input but got {}; convert "
              "with .to(wick::kFloat32) first", t.defined() ? dtype_name(t.dtype()) : "an undefined tensor");
   auto mask = reduce_mask(t, dims, "mean");
   int64_t n = 1;
@@ -79,7 +79,7 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor var(const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim) {
-  WICK_CHECK(t.defined() && is_floating(t.dtype()), "var: expected a floating-point input");
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "var: expected a floating-point input");
   auto mask = reduce_mask(t, dims, "var");
   int64_t n = 1;
   for (size_t d = 0; d < mask.size(); ++d)
@@ -92,7 +92,7 @@ Tensor var(const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim) {
 }
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  WICK_CHECK(t.defined() && is_floating(t.dtype()), "logsumexp: expected a floating-point input");
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "logsumexp: expected a floating-point input");
   Tensor m = amax(t, dims, true);
   // An infinite max (all -inf, or +inf) would give nan in x - m: shift by 0 there instead.
   Tensor finite = binary(BinaryOp::Eq, unary(UnaryOp::Abs, m), Scalar(std::numeric_limits<double>::infinity()));
@@ -105,7 +105,7 @@ Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor softmax(const Tensor& t, int64_t dim) {
-  WICK_CHECK(t.defined() && is_floating(t.dtype()), "softmax: expected a floating-point input");
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "softmax");
   Tensor m = amax(t, {dim}, true);
   Tensor e = unary(UnaryOp::Exp, binary(BinaryOp::Sub, t, m));
@@ -113,7 +113,7 @@ Tensor softmax(const Tensor& t, int64_t dim) {
 }
 
 Tensor log_softmax(const Tensor& t, int64_t dim) {
-  WICK_CHECK(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "log_softmax");
   Tensor m = amax(t, {dim}, true);
   Tensor shifted = binary(BinaryOp::Sub, t, m);

@@ -134,7 +134,7 @@ Tensor permute(const Tensor& t, IntArrayRef dims) {
 }
 
 Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  WICK_CHECK(t.dim() > 0, "slice: cannot slice a 0-dim tensor");
+  WICK_CHECK_INDEX(t.dim() > 0, "slice: cannot slice a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "slice");
   WICK_CHECK(step > 0, "slice: step must be positive (got {})", step);
   const int64_t n = t.sizes()[dim];
@@ -150,21 +150,21 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
 }
 
 Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
-  WICK_CHECK(t.dim() > 0, "narrow: cannot narrow a 0-dim tensor");
+  WICK_CHECK_INDEX(t.dim() > 0, "narrow: cannot narrow a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "narrow");
   const int64_t n = t.sizes()[dim];
   if (start < 0) start += n;
-  WICK_CHECK(start >= 0 && length >= 0 && start + length <= n,
+  WICK_CHECK_INDEX(start >= 0 && length >= 0 && start + length <= n,
              "narrow: start {} + length {} exceeds size {} of dim {} (shape [{}])", start, length, n, dim,
              fmt::join(t.sizes(), ", "));
   return slice(t, dim, start, start + length, 1);
 }
 
 Tensor select(const Tensor& t, int64_t dim, int64_t index) {
-  WICK_CHECK(t.dim() > 0, "select: cannot select from a 0-dim tensor");
+  WICK_CHECK_INDEX(t.dim() > 0, "select: cannot select from a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "select");
   const int64_t n = t.sizes()[dim];
-  WICK_CHECK(index >= -n && index < n, "select: index {} is out of range for dim {} of size {} (shape [{}])", index,
+  WICK_CHECK_INDEX(index >= -n && index < n, "select: index {} is out of range for dim {} of size {} (shape [{}])", index,
              dim, n, fmt::join(t.sizes(), ", "));
   if (index < 0) index += n;
   DimVector sz = t.impl()->sizes, st = t.impl()->strides;

@@ -36,7 +36,7 @@ int64_t Tensor::size(int64_t d) const { return sizes()[native::wrap_dim(d, dim()
 int64_t Tensor::stride(int64_t d) const { return strides()[native::wrap_dim(d, dim(), "Tensor::stride")]; }
 
 void Tensor::check_dtype_for_access(DType requested, const char* what) const {
-  WICK_CHECK(dtype() == requested, "Tensor::{}: the tensor holds {} but {} was requested; convert with .to({}) first",
+  WICK_CHECK_TYPE(dtype() == requested, "Tensor::{}: the tensor holds {} but {} was requested; convert with .to({}) first",
              what, dtype(), requested, requested);
 }
 
@@ -66,14 +66,14 @@ Scalar Tensor::item() const {
 }
 
 Scalar Tensor::at_scalar(IntArrayRef index) const {
-  WICK_CHECK(static_cast<int64_t>(index.size()) == dim(), "Tensor::at: the tensor has {} dims (shape [{}]) but {} "
+  WICK_CHECK_INDEX(static_cast<int64_t>(index.size()) == dim(), "Tensor::at: the tensor has {} dims (shape [{}]) but {} "
              "indices were given", dim(), fmt::join(sizes(), ", "), index.size());
   int64_t off = 0;
   for (size_t d = 0; d < index.size(); ++d) {
     int64_t i = index[d];
     const int64_t n = sizes()[d];
     if (i < 0) i += n;
-    WICK_CHECK(i >= 0 && i < n, "Tensor::at: index {} is out of bounds for dim {} of size {} (shape [{}])", index[d],
+    WICK_CHECK_INDEX(i >= 0 && i < n, "Tensor::at: index {} is out of bounds for dim {} of size {} (shape [{}])", index[d],
                d, n, fmt::join(sizes(), ", "));
     off += i * strides()[d];
   }

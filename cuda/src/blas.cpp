@@ -64,7 +64,7 @@ cublasHandle_t handle_for(int device) {
 }
 
 int to_int(int64_t v, const char* what) {
-  WICK_CHECK(v >= 0 && v <= std::numeric_limits<int>::max(),
+  WICK_CHECK_NOT_IMPLEMENTED(v >= 0 && v <= std::numeric_limits<int>::max(),
              "matmul on CUDA: {} = {} exceeds cuBLAS's 32-bit limit; split the product into smaller ones", what, v);
   return static_cast<int>(v);
 }
@@ -72,7 +72,7 @@ int to_int(int64_t v, const char* what) {
 
 void cublas_gemm(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0 || g.batch == 0) return;
-  WICK_CHECK(g.dtype == DType::Float32 || g.dtype == DType::Float64,
+  WICK_CHECK_TYPE(g.dtype == DType::Float32 || g.dtype == DType::Float64,
              "matmul on CUDA: expected float32 or float64 operands, got {}", g.dtype);
   const int device = detail::current_device_fast();
   cublasHandle_t h = handle_for(device);

@@ -174,7 +174,7 @@ void* CachingAllocator::allocate(size_t bytes, Device device) {
       size_t free_b = 0, total_b = 0;
       (void)cudaMemGetInfo(&free_b, &total_b);
       (void)cudaGetLastError();
-      throw Error(fmt::format(
+      throw OutOfMemoryError(fmt::format(
           "CUDA out of memory on cuda:{}: tried to allocate {} ({} bytes) while tensors hold {} there and wick's "
           "cache holds {} more; the driver reports {} free of {}. Free tensors you no longer need (or their "
           "references), or use smaller batches.",

@@ -3,8 +3,9 @@
 //
 //   WICK_CUDA_CHECK(cudaMalloc(&p, n));
 //
-// A failed call raises wick::Error naming the call, the source file and line, the library's
-// error name and message, and a hint for the common cases (no driver, out of memory, ...).
+// A failed call raises wick::BackendError (wick::OutOfMemoryError when memory ran out,
+// wick::DeviceUnavailable when there is no device or driver) naming the call, the source file and
+// line, the library's error name and message, and a hint for the common cases.
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -17,6 +18,11 @@ namespace wick::cuda::detail {
 
 /// "cudaErrorMemoryAllocation: out of memory".
 std::string cuda_error_text(cudaError_t err);
+
+/// True for the errors that mean "there is no GPU to use" (no device, no driver or only its stub,
+/// a driver too old for the runtime, a device index that does not exist): they raise
+/// wick::DeviceUnavailable, every other CUDA error wick::BackendError (Note [Typed errors]).
+bool means_no_device(cudaError_t err);
 
 }  // namespace wick::cuda::detail
 

@@ -1,4 +1,4 @@
-// Turning CUDA, cuBLAS and NCCL status codes into wick::Error messages.
+// Turning CUDA, cuBLAS and NCCL status codes into typed wick errors (Note [Typed errors]).
 #include <cublas_v2.h>
 #include <nccl.h>
 
@@ -42,6 +42,11 @@ const char* cuda_hint(cudaError_t err) {
 }
 }  // namespace
 
+bool means_no_device(cudaError_t err) {
+  return err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver || err == cudaErrorStubLibrary ||
+         err == cudaErrorInvalidDevice;
+}
+
 std::string cuda_error_text(cudaError_t err) {
   return fmt::format("{}: {}", cudaGetErrorName(err), cudaGetErrorString(err));
 }
@@ -49,8 +54,11 @@ std::string cuda_error_text(cudaError_t err) {
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
   // Clear a non-sticky error so that the next unrelated call does not report it again.
   (void)cudaGetLastError();
-  throw Error(fmt::format("CUDA error {} in {} at {}:{}.{}", cuda_error_text(err), call, short_path(file), line,
-                          cuda_hint(err)));
+  const std::string msg = fmt::format("CUDA error {} in {} at {}:{}.{}", cuda_error_text(err), call, short_path(file),
+                                      line, cuda_hint(err));
+  if (err == cudaErrorMemoryAllocation) throw OutOfMemoryError(msg);
+  if (means_no_device(err)) throw DeviceUnavailable(msg);
+  throw BackendError(msg);
 }
 
 void throw_cublas_error(int status, const char* call, const char* file, int line) {
@@ -58,14 +66,16 @@ void throw_cublas_error(int status, const char* call, const char* file, int line
   const char* hint = st == CUBLAS_STATUS_ALLOC_FAILED      ? " The device is out of memory."
                      : st == CUBLAS_STATUS_NOT_INITIALIZED ? " cuBLAS could not initialise; check the driver."
                                                            : "";
-  throw Error(fmt::format("cuBLAS error {}: {} in {} at {}:{}.{}", cublasGetStatusName(st), cublasGetStatusString(st),
-                          call, short_path(file), line, hint));
+  const std::string msg = fmt::format("cuBLAS error {}: {} in {} at {}:{}.{}", cublasGetStatusName(st),
+                                      cublasGetStatusString(st), call, short_path(file), line, hint);
+  if (st == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemoryError(msg);
+  throw BackendError(msg);
 }
 
 void throw_nccl_error(int result, const char* call, const char* file, int line) {
   const auto r = static_cast<ncclResult_t>(result);
-  throw Error(fmt::format("NCCL error {} ({}) in {} at {}:{}. Set NCCL_DEBUG=INFO for details.", result,
-                          ncclGetErrorString(r), call, short_path(file), line));
+  throw BackendError(fmt::format("NCCL error {} ({}) in {} at {}:{}. Set NCCL_DEBUG=INFO for details.", result,
+                                 ncclGetErrorString(r), call, short_path(file), line));
 }
 
 }  // namespace wick::cuda::detail

@@ -50,7 +50,7 @@ ncclDataType_t nccl_type(DType d) {
 }
 
 ncclRedOp_t nccl_op(ReduceOp op, DType d, const char* name) {
-  WICK_CHECK(d != DType::Bool || op == ReduceOp::Max || op == ReduceOp::Min,
+  WICK_CHECK_TYPE(d != DType::Bool || op == ReduceOp::Max || op == ReduceOp::Min,
              "{}: bool tensors support only max (logical or) and min (logical and); convert to int64 to sum them",
              name);
   switch (op) {
@@ -151,7 +151,7 @@ void nccl_broadcast(std::vector<Tensor>& tensors) {
 
 void nccl_reduce(const std::vector<Tensor>& inputs, Tensor& output, int root, ReduceOp op) {
   check("nccl_reduce", inputs);
-  WICK_CHECK(root >= 0 && static_cast<size_t>(root) < inputs.size(),
+  WICK_CHECK_INDEX(root >= 0 && static_cast<size_t>(root) < inputs.size(),
              "nccl_reduce: root {} is out of range for {} inputs", root, inputs.size());
   check_output("nccl_reduce", inputs[static_cast<size_t>(root)], output, static_cast<size_t>(root));
   const auto& comms = communicators(devices_of(inputs));

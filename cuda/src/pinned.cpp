@@ -50,7 +50,7 @@ PinnedCache& pinned_cache() {
 
 PinnedBuffer::PinnedBuffer(size_t bytes) {
   if (bytes == 0) return;
-  WICK_CHECK(device_count() > 0, "PinnedBuffer: pinned host memory needs a CUDA device, and this machine has none ({})",
+  WICK_CHECK_T(DeviceUnavailable, device_count() > 0, "PinnedBuffer: pinned host memory needs a CUDA device, and this machine has none ({})",
              unavailable_reason());
   const size_t size = CachingAllocator::round_size(bytes);
   PinnedCache& c = pinned_cache();

@@ -13,11 +13,14 @@ namespace wick::cuda {
 namespace {
 struct DeviceCensus {
   int count = 0;
+  cudaError_t failure = cudaSuccess;  // cudaGetDeviceCount's error when it is not "no device"
   std::string reason;
 };
 
-// Counted once. Without a driver cudaGetDeviceCount fails (cudaErrorInsufficientDriver or
-// cudaErrorNoDevice) and leaves its output untouched, hence the 0 start; nothing is printed.
+// Counted once. Without a GPU or a driver cudaGetDeviceCount fails (cudaErrorNoDevice,
+// cudaErrorInsufficientDriver, cudaErrorStubLibrary) and leaves its output untouched, hence the 0
+// start; nothing is printed. Any other error is a driver that is there but fails: device_count()
+// raises it as a BackendError rather than reporting 0 GPUs.
 const DeviceCensus& census() {
   static const DeviceCensus c = [] {
     DeviceCensus r;
@@ -26,6 +29,7 @@ const DeviceCensus& census() {
     if (err != cudaSuccess) {
       (void)cudaGetLastError();
       r.reason = detail::cuda_error_text(err);
+      if (!detail::means_no_device(err)) r.failure = err;
     } else {
       r.count = n;
       if (n == 0) r.reason = "the CUDA runtime found no device";
@@ -36,15 +40,14 @@ const DeviceCensus& census() {
 }
 }  // namespace
 
-int device_count() noexcept {
-  try {
-    return census().count;
-  } catch (...) {
-    return 0;
-  }
+int device_count() {
+  const DeviceCensus& c = census();
+  if (c.failure != cudaSuccess) [[unlikely]]
+    detail::throw_cuda_error(c.failure, "cudaGetDeviceCount(&n)", __FILE__, __LINE__);
+  return c.count;
 }
 
-bool is_available() noexcept { return device_count() > 0; }
+bool is_available() { return device_count() > 0; }
 
 std::string unavailable_reason() { return census().reason; }
 
@@ -53,13 +56,14 @@ void check_device_index(int index) {
   if (index >= 0 && index < n) [[likely]]
     return;
   if (n == 0) {
-    throw Error(
+    throw DeviceUnavailable(
         fmt::format("cuda:{} is not available: this machine has 0 CUDA devices ({}). Use a CPU device, "
                     "or check the GPU and driver with nvidia-smi.",
                     index, unavailable_reason()));
   }
-  throw Error(fmt::format("cuda:{} is not available: this machine has {} CUDA device{} (cuda:0 to cuda:{}).", index, n,
-                          n == 1 ? "" : "s", n - 1));
+  throw DeviceUnavailable(
+      fmt::format("cuda:{} is not available: this machine has {} CUDA device{} (cuda:0 to cuda:{}).", index, n,
+                  n == 1 ? "" : "s", n - 1));
 }
 
 const DeviceProperties& get_device_properties(int index) {

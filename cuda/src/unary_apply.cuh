@@ -36,7 +36,7 @@ void launch_unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, d
   dispatch_unary_op(op, [&](auto fn) {
     using Fn = decltype(fn);
     if constexpr (!std::is_floating_point_v<T> && kFloatOnly<Fn>) {
-      WICK_FAIL(
+      WICK_FAIL_T(TypeError,
           "unary op #{} on CUDA: not implemented for {} tensors (its result is floating point); convert "
           "the input with .to(wick::kFloat32) first",
           static_cast<int>(op), dtype_name(out.dtype));

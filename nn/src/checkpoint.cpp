@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <exception>
 
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
@@ -52,7 +53,7 @@ Parts split(const SafetensorsData& data, const std::string& path) {
     try {
       p.optimizer.set_groups_json(it->second);
     } catch (const Error& e) {
-      WICK_FAIL("{}: the optimizer state is malformed: {}", path, e.what());
+      rethrow_with_context(e, fmt::format("{}: the optimizer state is malformed: ", path));
     }
   }
   for (const auto& [k, t] : data.tensors) {
@@ -66,18 +67,18 @@ SafetensorsData read(const std::string& path, const char* what) {
   try {
     return load_safetensors(path);
   } catch (const Error& e) {
-    WICK_FAIL("{}: cannot read the checkpoint {}: {}", what, path, e.what());
+    rethrow_with_context(e, fmt::format("{}: cannot read the checkpoint {}: ", what, path));
   }
 }
 
 int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::string& path) {
   auto it = meta.find(kEpochMeta);
-  WICK_CHECK(it != meta.end(), "load_checkpoint: {} is not a training checkpoint (no \"{}\" metadata); load the model "
+  WICK_CHECK_FORMAT(it != meta.end(), "load_checkpoint: {} is not a training checkpoint (no \"{}\" metadata); load the model "
              "with wick::nn::load(model, path)", path, kEpochMeta);
   int64_t e = -1;
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
-  WICK_CHECK(ec == std::errc() && ptr == s.data() + s.size() && e >= 0, "load_checkpoint: {}: the epoch \"{}\" is not a "
+  WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0, "load_checkpoint: {}: the epoch \"{}\" is not a "
              "non-negative integer", path, s);
   return e;
 }
@@ -106,7 +107,7 @@ LoadStateDictResult load(Module& m, const std::string& path, bool strict) {
   try {
     return m.load_state_dict(p.model, strict);
   } catch (const Error& e) {
-    WICK_FAIL("load {}: {}", path, e.what());
+    rethrow_with_context(e, fmt::format("load {}: ", path));
   }
 }
 
@@ -119,14 +120,14 @@ void save(const optim::Optimizer& opt, const std::string& path) {
 
 void load(optim::Optimizer& opt, const std::string& path) {
   SafetensorsData data = read(path, "load");
-  WICK_CHECK(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
+  WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
              kOptimizerMeta);
   Parts p = split(data, path);
-  WICK_CHECK(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path, fmt::join(p.model.keys(), ", "));
+  WICK_CHECK_FORMAT(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path, fmt::join(p.model.keys(), ", "));
   try {
     opt.load_state_dict(p.optimizer);
   } catch (const Error& e) {
-    WICK_FAIL("load {}: {}", path, e.what());
+    rethrow_with_context(e, fmt::format("load {}: ", path));
   }
 }
 
@@ -148,7 +149,7 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   CheckpointInfo info;
   info.epoch = parse_epoch(data.metadata, path);
   info.metadata = data.metadata;
-  WICK_CHECK(data.metadata.count(kOptimizerMeta), "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)",
+  WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)",
              path, kOptimizerMeta);
   Parts p = split(data, path);
   // Both loads validate before changing anything; if the second fails, the first is undone, so a
@@ -156,23 +157,32 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   const optim::OptimizerStateDict opt_before = opt.state_dict();
   const StateDict model_before = snapshot(model);
   std::string model_error, opt_error;
+  std::exception_ptr first_error;  // its class is the class raised (Note [Typed errors])
   bool model_loaded = false;
   try {
     model.load_state_dict(p.model, strict);
     model_loaded = true;
   } catch (const Error& e) {
     model_error = e.what();
+    first_error = std::current_exception();
   }
   try {
     opt.load_state_dict(p.optimizer);
   } catch (const Error& e) {
     opt_error = e.what();
+    if (!first_error) first_error = std::current_exception();
   }
   if (model_error.empty() && opt_error.empty()) return info;
   if (model_loaded) model.load_state_dict(model_before, false);
   if (opt_error.empty()) opt.load_state_dict(opt_before);
-  WICK_FAIL("load_checkpoint {}: nothing was loaded; the model and the optimizer are unchanged.{}{}", path,
-            model_error.empty() ? "" : "\nModel: " + model_error, opt_error.empty() ? "" : "\nOptimizer: " + opt_error);
+  const std::string msg = fmt::format(
+      "load_checkpoint {}: nothing was loaded; the model and the optimizer are unchanged.{}{}", path,
+      model_error.empty() ? "" : "\nModel: " + model_error, opt_error.empty() ? "" : "\nOptimizer: " + opt_error);
+  try {
+    std::rethrow_exception(first_error);
+  } catch (const Error& e) {
+    std::rethrow_exception(e.with_message(msg));
+  }
 }
 
 }  // namespace wick::nn

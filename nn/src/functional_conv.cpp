@@ -12,7 +12,7 @@ namespace {
 std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
 void check_floating(const char* op, const char* what, const Tensor& t) {
-  WICK_CHECK(t.is_floating_point(), "{}: {} must be float32 or float64, got {}", op, what, t.dtype());
+  WICK_CHECK_TYPE(t.is_floating_point(), "{}: {} must be float32 or float64, got {}", op, what, t.dtype());
 }
 }  // namespace
 
@@ -23,12 +23,12 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   WICK_CHECK(input.dim() >= 1 && input.size(-1) == weight.size(1),
              "linear: input shape {} does not end in in_features = {} (weight shape {})", shape_of(input),
              weight.size(1), shape_of(weight));
-  WICK_CHECK(input.dtype() == weight.dtype(), "linear: input is {} but weight is {}; convert one with .to(dtype)",
+  WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "linear: input is {} but weight is {}; convert one with .to(dtype)",
              input.dtype(), weight.dtype());
   if (bias.defined()) {
     WICK_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0),
                "linear: bias must have shape [{}] (out_features), got {}", weight.size(0), shape_of(bias));
-    WICK_CHECK(bias.dtype() == weight.dtype(), "linear: bias is {} but weight is {}", bias.dtype(), weight.dtype());
+    WICK_CHECK_TYPE(bias.dtype() == weight.dtype(), "linear: bias is {} but weight is {}", bias.dtype(), weight.dtype());
   }
   Tensor y = matmul(input, weight.t());
   return bias.defined() ? add(y, bias) : y;
@@ -42,7 +42,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   WICK_CHECK(weight.dim() == 4, "conv2d: weight must be 4-d [out_channels, in_channels, kh, kw], got shape {}",
              shape_of(weight));
   check_floating("conv2d", "input", input);
-  WICK_CHECK(input.dtype() == weight.dtype(), "conv2d: input is {} but weight is {}", input.dtype(), weight.dtype());
+  WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "conv2d: input is {} but weight is {}", input.dtype(), weight.dtype());
   WICK_CHECK(input.device() == weight.device(), "conv2d: input is on {} but weight is on {}", input.device(),
              weight.device());
   WICK_CHECK(stride.h > 0 && stride.w > 0 && dilation.h > 0 && dilation.w > 0 && padding.h >= 0 && padding.w >= 0,
@@ -76,9 +76,10 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   if (bias.defined()) {
     WICK_CHECK(bias.dim() == 1 && bias.size(0) == g.O, "conv2d: bias must have shape [{}], got {}", g.O,
                shape_of(bias));
-    WICK_CHECK(bias.dtype() == weight.dtype() && bias.device() == weight.device(),
-               "conv2d: bias is {} on {} but weight is {} on {}", bias.dtype(), bias.device(), weight.dtype(),
-               weight.device());
+    WICK_CHECK_TYPE(bias.dtype() == weight.dtype(), "conv2d: bias is {} on {} but weight is {} on {}", bias.dtype(),
+                    bias.device(), weight.dtype(), weight.device());
+    WICK_CHECK(bias.device() == weight.device(), "conv2d: bias is {} on {} but weight is {} on {}", bias.dtype(),
+               bias.device(), weight.dtype(), weight.device());
   }
   const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
   WICK_CHECK(g.H + 2 * g.ph >= eh && g.W + 2 * g.pw >= ew,
@@ -98,7 +99,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   if (padding == PaddingMode::Valid) return conv2d(input, weight, bias, stride, 0, dilation, groups);
   WICK_CHECK(weight.defined() && weight.dim() == 4,
              "conv2d: weight must be a 4-d [out_channels, in_channels / groups, kh, kw] tensor");
-  WICK_CHECK(stride.h == 1 && stride.w == 1,
+  WICK_CHECK_NOT_IMPLEMENTED(stride.h == 1 && stride.w == 1,
              "conv2d: padding=same needs stride 1 (as PyTorch), got stride ({}, {}); pad explicitly for a strided "
              "convolution",
              stride.h, stride.w);

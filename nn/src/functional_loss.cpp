@@ -51,8 +51,8 @@ struct Rows {
 
 Rows as_rows(const char* op, const Tensor& input, const Tensor& target, int64_t ignore_index) {
   WICK_CHECK(input.defined() && target.defined(), "{}: input and target must be defined", op);
-  WICK_CHECK(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
-  WICK_CHECK(target.dtype() == kInt64,
+  WICK_CHECK_TYPE(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
+  WICK_CHECK_TYPE(target.dtype() == kInt64,
              "{}: target must hold int64 class indices, got {} (class-probability targets are not supported)", op,
              target.dtype());
   WICK_CHECK(input.device() == target.device(), "{}: input is on {} but target is on {}", op, input.device(),
@@ -84,7 +84,7 @@ Rows as_rows(const char* op, const Tensor& input, const Tensor& target, int64_t 
   const int64_t C = r.input.size(1);
   const std::vector<int64_t> tv = r.target.to_vector<int64_t>();
   for (size_t i = 0; i < tv.size(); ++i)
-    WICK_CHECK(tv[i] == ignore_index || (tv[i] >= 0 && tv[i] < C),
+    WICK_CHECK_INDEX(tv[i] == ignore_index || (tv[i] >= 0 && tv[i] < C),
                "{}: target value {} (at flat position {}) is out of bounds for {} classes (valid: 0..{}, or "
                "ignore_index = {})",
                op, tv[i], i, C, C - 1, ignore_index);
@@ -111,9 +111,10 @@ void check_class_weight(const char* op, const Tensor& weight, const Rows& r) {
   if (!weight.defined()) return;
   WICK_CHECK(weight.dim() == 1 && weight.size(0) == r.input.size(1),
              "{}: weight must have one entry per class ([{}]), got {}", op, r.input.size(1), shape_of(weight));
-  WICK_CHECK(weight.dtype() == r.input.dtype() && weight.device() == r.input.device(),
-             "{}: weight is {} on {} but input is {} on {}", op, weight.dtype(), weight.device(), r.input.dtype(),
-             r.input.device());
+  WICK_CHECK_TYPE(weight.dtype() == r.input.dtype(), "{}: weight is {} on {} but input is {} on {}", op, weight.dtype(),
+                  weight.device(), r.input.dtype(), r.input.device());
+  WICK_CHECK(weight.device() == r.input.device(), "{}: weight is {} on {} but input is {} on {}", op, weight.dtype(),
+             weight.device(), r.input.dtype(), r.input.device());
 }
 
 Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
@@ -162,13 +163,13 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   WICK_CHECK(input.defined() && target.defined(), "mse_loss: input and target must be defined");
-  WICK_CHECK(input.is_floating_point(), "mse_loss: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "mse_loss: input must be float32 or float64, got {}", input.dtype());
   return reduce(square(sub(input, target)), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
   WICK_CHECK(input.defined() && target.defined(), "l1_loss: input and target must be defined");
-  WICK_CHECK(input.is_floating_point(), "l1_loss: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "l1_loss: input must be float32 or float64, got {}", input.dtype());
   return reduce(abs(sub(input, target)), reduction);
 }
 
@@ -178,7 +179,7 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
   WICK_CHECK(input.sizes() == target.sizes(),
              "binary_cross_entropy_with_logits: target size {} must be the same as input size {}", shape_of(target),
              shape_of(input));
-  WICK_CHECK(input.is_floating_point() && target.is_floating_point(),
+  WICK_CHECK_TYPE(input.is_floating_point() && target.is_floating_point(),
              "binary_cross_entropy_with_logits: input and target must be floating point, got {} and {}", input.dtype(),
              target.dtype());
   // loss = (1 - t) x + lw * (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t.

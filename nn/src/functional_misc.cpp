@@ -12,7 +12,7 @@ namespace wick::nn::functional {
 
 Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx) {
   WICK_CHECK(indices.defined() && weight.defined(), "embedding: indices and weight must be defined");
-  WICK_CHECK(indices.dtype() == kInt64, "embedding: indices must be int64, got {}", indices.dtype());
+  WICK_CHECK_TYPE(indices.dtype() == kInt64, "embedding: indices must be int64, got {}", indices.dtype());
   WICK_CHECK(weight.dim() == 2, "embedding: weight must be 2-d [num_embeddings, embedding_dim], got [{}]",
              fmt::join(weight.sizes(), ", "));
   WICK_CHECK(indices.device() == weight.device(), "embedding: indices are on {} but weight is on {}",
@@ -22,13 +22,13 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   if (flat.numel() > 0) {
     Tensor lo = native::amin(flat, {}, false), hi = native::amax(flat, {}, false);
     const int64_t l = lo.item<int64_t>(), h = hi.item<int64_t>();
-    WICK_CHECK(l >= 0 && h < num, "embedding: index {} is out of range for {} embeddings (valid: 0..{})",
+    WICK_CHECK_INDEX(l >= 0 && h < num, "embedding: index {} is out of range for {} embeddings (valid: 0..{})",
                l < 0 ? l : h, num, num - 1);
   }
   Tensor rows = index_select(weight, 0, flat);  // [M, dim]
   if (padding_idx) {
     int64_t p = *padding_idx < 0 ? *padding_idx + num : *padding_idx;
-    WICK_CHECK(p >= 0 && p < num, "embedding: padding_idx {} is out of range for {} embeddings", *padding_idx, num);
+    WICK_CHECK_INDEX(p >= 0 && p < num, "embedding: padding_idx {} is out of range for {} embeddings", *padding_idx, num);
     // Same values; the gradient flows only through rows that are not padding.
     Tensor is_pad = native::unsqueeze(native::binary(BinaryOp::Eq, flat, Scalar(p)), 1);
     rows = where(is_pad, rows.detach(), rows);
@@ -42,7 +42,7 @@ Tensor dropout(const Tensor& input, double p, bool training) {
   WICK_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability p must be in [0, 1], got {}", p);
   WICK_CHECK(input.defined(), "dropout: input is undefined");
   if (!training || p == 0.0) return input;
-  WICK_CHECK(input.is_floating_point(), "dropout: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "dropout: input must be float32 or float64, got {}", input.dtype());
   if (p == 1.0) return mul(input, zeros_like(input));
   Tensor mask = native::bernoulli(input, 1.0 - p);  // 0/1 in input's dtype, seeded
   native::binary_(BinaryOp::Mul, mask, native::scalar_tensor(1.0 / (1.0 - p), mask.dtype(), mask.device()));

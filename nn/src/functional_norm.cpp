@@ -25,7 +25,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
                   const Tensor& bias, bool training, double momentum, double eps) {
   WICK_CHECK(input.defined() && input.dim() >= 2, "batch_norm: expected input [N, C, *] with at least 2 dims, got {}",
              input.defined() ? shape_of(input) : std::string("undefined"));
-  WICK_CHECK(input.is_floating_point(), "batch_norm: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "batch_norm: input must be float32 or float64, got {}", input.dtype());
   const int64_t C = input.size(1);
   check_param("batch_norm", "weight", weight, {C}, input);
   check_param("batch_norm", "bias", bias, {C}, input);
@@ -74,7 +74,7 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
                   double eps) {
   WICK_CHECK(input.defined(), "layer_norm: input is undefined");
-  WICK_CHECK(input.is_floating_point(), "layer_norm: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "layer_norm: input must be float32 or float64, got {}", input.dtype());
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];

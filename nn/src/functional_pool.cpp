@@ -35,7 +35,7 @@ detail::ConvGeom pool_geometry(const char* op, const Tensor& input, Int2 k, Int2
   WICK_CHECK(input.defined(), "{}: input is undefined", op);
   WICK_CHECK(input.dim() == 3 || input.dim() == 4, "{}: expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got {}", op,
              shape_of(input));
-  WICK_CHECK(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
   if (stride.h == 0 && stride.w == 0) stride = k;
   WICK_CHECK(k.h > 0 && k.w > 0 && stride.h > 0 && stride.w > 0 && dil.h > 0 && dil.w > 0,
              "{}: kernel_size ({}, {}), stride ({}, {}) and dilation ({}, {}) must be positive", op, k.h, k.w, stride.h,
@@ -202,7 +202,7 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size) {
   WICK_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
              "adaptive_avg_pool2d: expected a 3-d or 4-d input, got {}",
              input.defined() ? shape_of(input) : std::string("undefined"));
-  WICK_CHECK(input.is_floating_point(), "adaptive_avg_pool2d: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "adaptive_avg_pool2d: input must be float32 or float64, got {}", input.dtype());
   WICK_CHECK(output_size.h > 0 && output_size.w > 0, "adaptive_avg_pool2d: output_size ({}, {}) must be positive",
              output_size.h, output_size.w);
   const int64_t H = input.size(-2), W = input.size(-1);

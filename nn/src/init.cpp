@@ -40,7 +40,7 @@ Fans calculate_fan_in_and_fan_out(const Tensor& t) {
 namespace {
 void check(const char* op, const Tensor& t) {
   WICK_CHECK(t.defined(), "init.{}: the tensor is undefined", op);
-  WICK_CHECK(t.is_floating_point(), "init.{}: expected a float32 or float64 tensor, got {}", op, t.dtype());
+  WICK_CHECK_TYPE(t.is_floating_point(), "init.{}: expected a float32 or float64 tensor, got {}", op, t.dtype());
 }
 // t <- src * scale + shift, elementwise, without recording a graph.
 void assign_affine(const Tensor& t, const Tensor& src, double scale, double shift) {

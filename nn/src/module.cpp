@@ -25,11 +25,14 @@ void throw_forward_arity(const std::string& module, size_t expected, const std::
 }
 
 void throw_forward_arg(const std::string& module, size_t index, const std::exception& e) {
-  WICK_FAIL("{}.forward_value: argument {} does not fit forward's parameter: {}", module, index, e.what());
+  if (const auto* err = dynamic_cast<const Error*>(&e))
+    rethrow_with_context(*err,
+                         fmt::format("{}.forward_value: argument {} does not fit forward's parameter: ", module, index));
+  WICK_FAIL_T(TypeError, "{}.forward_value: argument {} does not fit forward's parameter: {}", module, index, e.what());
 }
 
 void throw_no_forward(const std::string& module) {
-  WICK_FAIL("{}: forward_value cannot call this module's forward (it is overloaded, templated, missing, or uses "
+  WICK_FAIL_T(NotImplementedError, "{}: forward_value cannot call this module's forward (it is overloaded, templated, missing, or uses "
             "types a Value cannot carry). Override `Value forward_value(const std::vector<Value>& args)`",
             module);
 }
@@ -96,7 +99,7 @@ std::shared_ptr<Module> Module::self_ptr() const {
 // ---- the generic call ----
 
 Value Module::forward_value(const std::vector<Value>& args) {
-  WICK_FAIL("{}: forward_value is not implemented. Cloneable<T> adapts a single, non-overloaded "
+  WICK_FAIL_T(NotImplementedError, "{}: forward_value is not implemented. Cloneable<T> adapts a single, non-overloaded "
             "T::forward(...) automatically; a module with an overloaded or templated forward must "
             "override `Value forward_value(const std::vector<Value>& args)`",
             name());
@@ -104,7 +107,7 @@ Value Module::forward_value(const std::vector<Value>& args) {
 
 Tensor Module::forward_tensor(const Tensor& x) {
   Value r = forward_value({Value(x)});
-  WICK_CHECK(r.is_tensor(), "{}: forward returned {}, but a Tensor was expected here", name(), r.describe());
+  WICK_CHECK_TYPE(r.is_tensor(), "{}: forward returned {}, but a Tensor was expected here", name(), r.describe());
   return r.tensor();
 }
 
@@ -133,7 +136,7 @@ ParamSlot Module::register_parameter(std::string n, Tensor t, bool requires_grad
                "{}.register_parameter('{}'): the tensor is not a leaf (it was computed by {}); register "
                "t.detach() instead",
                name(), n, t.grad_fn()->name());
-    WICK_CHECK(!requires_grad || t.is_floating_point(),
+    WICK_CHECK_TYPE(!requires_grad || t.is_floating_point(),
                "{}.register_parameter('{}'): a {} tensor cannot require grad; pass requires_grad = false",
                name(), n, t.dtype());
     if (t.requires_grad() != requires_grad) t.requires_grad_(requires_grad);
@@ -166,38 +169,38 @@ int32_t Module::add_child(std::string n, std::shared_ptr<Module> c) {
 }
 
 void Module::throw_bad_slot(int32_t index, size_t size, const char* what) const {
-  WICK_FAIL("{}: {} slot {} does not exist (the {} table has {} entries). A slot is valid only in the "
+  WICK_FAIL_T(IndexError, "{}: {} slot {} does not exist (the {} table has {} entries). A slot is valid only in the "
             "module that returned it from register_{} (and in copies of that module); was it "
             "registered in the constructor?",
             name(), what, index, what, size, std::string(what) == "child" ? "module" : what);
 }
 
 void Module::throw_none_child(int32_t index) const {
-  WICK_FAIL("{}: child '{}' is None; check has(slot) before using it", name(),
+  WICK_FAIL_T(IndexError, "{}: child '{}' is None; check has(slot) before using it", name(),
             children_[static_cast<size_t>(index)].name);
 }
 
 // ---- tables ----
 
 void Module::set_parameter_entry(size_t i, Tensor t) {
-  WICK_CHECK(i < parameters_.size(), "{}.set_parameter_entry: index {} out of range (the table has {} entries)",
+  WICK_CHECK_INDEX(i < parameters_.size(), "{}.set_parameter_entry: index {} out of range (the table has {} entries)",
              name(), i, parameters_.size());
   parameters_[i].value = std::move(t);
   bump_structure();
 }
 
 void Module::set_buffer_entry(size_t i, Tensor t) {
-  WICK_CHECK(i < buffers_.size(), "{}.set_buffer_entry: index {} out of range (the table has {} entries)", name(),
+  WICK_CHECK_INDEX(i < buffers_.size(), "{}.set_buffer_entry: index {} out of range (the table has {} entries)", name(),
              i, buffers_.size());
   buffers_[i].value = std::move(t);
   bump_structure();
 }
 
 void Module::set_child_entry(size_t i, std::shared_ptr<Module> m) {
-  WICK_CHECK(i < children_.size(), "{}.set_child_entry: index {} out of range (the table has {} entries)", name(),
+  WICK_CHECK_INDEX(i < children_.size(), "{}.set_child_entry: index {} out of range (the table has {} entries)", name(),
              i, children_.size());
   const auto& old = children_[i].value;
-  WICK_CHECK(!m || !old || typeid(*m) == typeid(*old),
+  WICK_CHECK_TYPE(!m || !old || typeid(*m) == typeid(*old),
              "{}.set_child_entry: child '{}' is a {}, the replacement a {}; a child can only be replaced by a "
              "module of the same type (its typed slot relies on it)",
              name(), children_[i].name, old->name(), m->name());
@@ -294,9 +297,9 @@ std::shared_ptr<Module> Module::get_submodule(const std::string& dotted) const {
         next = c.value;
         found = true;
       }
-    WICK_CHECK(found, "{}.get_submodule('{}'): {} has no child named '{}'", name(), dotted,
+    WICK_CHECK_INDEX(found, "{}.get_submodule('{}'): {} has no child named '{}'", name(), dotted,
                walked.empty() ? name() : walked, part);
-    WICK_CHECK(next != nullptr, "{}.get_submodule('{}'): child '{}' is None", name(), dotted, join_name(walked, part));
+    WICK_CHECK_INDEX(next != nullptr, "{}.get_submodule('{}'): child '{}' is None", name(), dotted, join_name(walked, part));
     m = next;
     walked = join_name(walked, part);
     if (dot == std::string::npos) return m;
@@ -310,7 +313,7 @@ Tensor find_in_table(const Module& owner, const Table& table, const std::string&
                      const char* what) {
   for (const auto& e : table)
     if (e.name == leaf) return e.value;
-  WICK_FAIL("get_{}('{}'): {} has no {} named '{}'", what, dotted, owner.name(), what, leaf);
+  WICK_FAIL_T(IndexError, "get_{}('{}'): {} has no {} named '{}'", what, dotted, owner.name(), what, leaf);
 }
 }  // namespace
 
@@ -379,7 +382,7 @@ Module& Module::to(Device device) {
 }
 
 Module& Module::to(DType dtype) {
-  WICK_CHECK(is_floating(dtype), "{}.to({}): modules can only be cast to a floating-point dtype", name(), dtype);
+  WICK_CHECK_TYPE(is_floating(dtype), "{}.to({}): modules can only be cast to a floating-point dtype", name(), dtype);
   convert([&](const Tensor& t) {
     return (!t.is_floating_point() || t.dtype() == dtype) ? t : native::to(t, t.device(), dtype);
   });
@@ -387,7 +390,7 @@ Module& Module::to(DType dtype) {
 }
 
 Module& Module::to(Device device, DType dtype) {
-  WICK_CHECK(is_floating(dtype), "{}.to({}, {}): modules can only be cast to a floating-point dtype", name(),
+  WICK_CHECK_TYPE(is_floating(dtype), "{}.to({}, {}): modules can only be cast to a floating-point dtype", name(),
              device, dtype);
   convert([&](const Tensor& t) {
     const DType dt = t.is_floating_point() ? dtype : t.dtype();
@@ -397,7 +400,7 @@ Module& Module::to(Device device, DType dtype) {
 }
 
 void Module::zero_grad(bool set_to_none) {
-  WICK_CHECK(!replica_,
+  WICK_CHECK_STATE(!replica_,
              "{}.zero_grad: this module is a replica made by replicate(); its parameters are not leaves and "
              "have no gradients of their own. Call zero_grad on the original module",
              name());

@@ -51,6 +51,7 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   collect_targets(*this, "", targets);
   LoadStateDictResult result;
   std::vector<std::string> problems;
+  bool value_problem = false;  // a problem other than a dtype mismatch
   std::unordered_set<std::string> expected;
   for (const auto& t : targets) {
     expected.insert(t.key);
@@ -61,12 +62,15 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
     }
     if (!src->defined()) {
       problems.push_back(fmt::format("undefined tensor for {} in the state dict", t.key));
+      value_problem = true;
       continue;
     }
-    if (!(src->sizes() == t.tensor.sizes()))
+    if (!(src->sizes() == t.tensor.sizes())) {
+      value_problem = true;
       problems.push_back(fmt::format("size mismatch for {}: copying a {} with shape {} from checkpoint, the shape in "
                                      "current model is {}.",
                                      t.key, t.is_param ? "param" : "buffer", shape_str(*src), shape_str(t.tensor)));
+    }
     if (src->dtype() != t.tensor.dtype())
       problems.push_back(fmt::format("dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype "
                                      "in current model is {}.",
@@ -81,8 +85,15 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   if (strict && !result.unexpected_keys.empty())
     msg += fmt::format("\n\tUnexpected key(s) in state_dict: {}.", quoted_list(result.unexpected_keys));
   for (const auto& p : problems) msg += "\n\t" + p;
-  WICK_CHECK(msg.empty(), "Error(s) in loading state_dict for {}:{}\nNothing was loaded; the module is unchanged.",
-             name(), msg);
+  // Only missing or unexpected keys: IndexError; a size mismatch or undefined tensor: ValueError;
+  // otherwise (dtype mismatches): TypeError.
+  if (!msg.empty()) {
+    const std::string text = fmt::format(
+        "Error(s) in loading state_dict for {}:{}\nNothing was loaded; the module is unchanged.", name(), msg);
+    if (problems.empty()) WICK_FAIL_T(IndexError, "{}", text);
+    if (value_problem) WICK_FAIL("{}", text);
+    WICK_FAIL_T(TypeError, "{}", text);
+  }
 
   NoGradGuard no_grad;
   for (const auto& t : targets)

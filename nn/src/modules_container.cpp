@@ -8,7 +8,7 @@ namespace wick::nn {
 namespace {
 size_t wrap_index(int64_t i, size_t size, const char* who) {
   const int64_t n = static_cast<int64_t>(size);
-  WICK_CHECK(i >= -n && i < n, "{}: index {} is out of range for {} children", who, i, n);
+  WICK_CHECK_INDEX(i >= -n && i < n, "{}: index {} is out of range for {} children", who, i, n);
   return static_cast<size_t>(i < 0 ? i + n : i);
 }
 }  // namespace
@@ -104,7 +104,7 @@ bool ModuleDict::contains(const std::string& name) const {
 std::shared_ptr<Module> ModuleDict::operator[](const std::string& name) const {
   for (const auto& c : child_table())
     if (c.name == name) return c.value;
-  WICK_FAIL("ModuleDict: no key '{}' (keys: {})", name, fmt::join(keys(), ", "));
+  WICK_FAIL_T(IndexError, "ModuleDict: no key '{}' (keys: {})", name, fmt::join(keys(), ", "));
 }
 
 std::vector<std::string> ModuleDict::keys() const {

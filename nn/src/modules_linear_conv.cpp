@@ -72,7 +72,7 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2
 Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride, PaddingMode padding,
                Int2 dilation, bool bias, int64_t groups, TensorOptions options)
     : Conv2d(in_channels, out_channels, kernel_size, stride, 0, dilation, bias, groups, options) {
-  WICK_CHECK(padding != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
+  WICK_CHECK_NOT_IMPLEMENTED(padding != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
              "Conv2d: padding=same needs stride 1 (as PyTorch), got stride {}", detail::py_int2(stride, true));
   padding_mode_ = padding;
 }

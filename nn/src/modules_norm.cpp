@@ -132,7 +132,7 @@ Embedding::Embedding(int64_t num_embeddings, int64_t embedding_dim, std::optiona
              "Embedding: num_embeddings ({}) must be positive and embedding_dim ({}) non-negative", num_embeddings,
              embedding_dim);
   if (padding_idx_) {
-    WICK_CHECK(*padding_idx_ < num_embeddings && *padding_idx_ >= -num_embeddings,
+    WICK_CHECK_INDEX(*padding_idx_ < num_embeddings && *padding_idx_ >= -num_embeddings,
                "Embedding: padding_idx {} must be within num_embeddings ({})", *padding_idx_, num_embeddings);
     if (*padding_idx_ < 0) *padding_idx_ += num_embeddings;
   }

@@ -40,8 +40,10 @@ struct Source {
   std::function<bool(uint64_t offset, void* dst, size_t n)> read;
 };
 
+// FormatError for bad contents; IOError (fail<IOError>) for a file that cannot be opened or written.
+template <class E = FormatError>
 [[noreturn]] void fail(const std::string& what, const std::string& problem) {
-  WICK_FAIL("safetensors: {}: {}", what, problem);
+  WICK_FAIL_T(E, "safetensors: {}: {}", what, problem);
 }
 
 // Reads an unsigned integer from a JSON number, rejecting negatives, fractions and other types.
@@ -119,7 +121,7 @@ SafetensorsData parse(const Source& src) {
     try {
       e.dtype = dtype_from_safetensors_name(v["dtype"].get<std::string>());
     } catch (const Error& err) {
-      fail(what, fmt::format("{}: {}", field, err.what()));
+      rethrow_with_context(err, fmt::format("safetensors: {}: {}: ", what, field));
     }
     const ordered_json& shape = v["shape"];
     if (!shape.is_array()) fail(what, fmt::format("{}: shape must be an array, got {}", field, shape.dump()));
@@ -221,7 +223,7 @@ const Tensor& SafetensorsData::at(std::string_view name) const {
   std::string some;
   for (size_t i = 0; i < tensors.size() && i < 8; ++i) some += (i ? ", " : "") + tensors[i].first;
   if (tensors.size() > 8) some += ", ...";
-  WICK_FAIL("safetensors: no tensor named \"{}\" (the file holds {} tensors: {})", name, tensors.size(), some);
+  WICK_FAIL_T(IndexError, "safetensors: no tensor named \"{}\" (the file holds {} tensors: {})", name, tensors.size(), some);
 }
 
 SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what) {
@@ -239,10 +241,10 @@ SafetensorsData parse_safetensors(const void* data, size_t size, const std::stri
 SafetensorsData load_safetensors(const std::string& path) {
   Fd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) fail(path, fmt::format("cannot open the file for reading: {}", std::strerror(errno)));
+  if (f.fd < 0) fail<IOError>(path, fmt::format("cannot open the file for reading: {}", std::strerror(errno)));
   struct stat st {};
-  if (::fstat(f.fd, &st) != 0) fail(path, fmt::format("cannot stat the file: {}", std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) fail(path, "not a regular file");
+  if (::fstat(f.fd, &st) != 0) fail<IOError>(path, fmt::format("cannot stat the file: {}", std::strerror(errno)));
+  if (!S_ISREG(st.st_mode)) fail<IOError>(path, "not a regular file");
   Source src;
   src.what = path;
   src.size = static_cast<uint64_t>(st.st_size);
@@ -306,7 +308,7 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
   try {
     bytes = serialize_safetensors(tensors, metadata);
   } catch (const Error& e) {
-    WICK_FAIL("safetensors: {}: {}", path, e.what());
+    rethrow_with_context(e, fmt::format("safetensors: {}: ", path));
   }
   WICK_CHECK(!path.empty(), "save_safetensors: the path is empty");
   // The temporary lives next to the destination so that rename() is atomic (same file system).
@@ -317,12 +319,14 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
   auto fail_io = [&](const char* step) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, fmt::format("{} failed: {}; the previous file (if any) is unchanged", step, std::strerror(err)));
+    fail<IOError>(path,
+                  fmt::format("{} failed: {}; the previous file (if any) is unchanged", step, std::strerror(err)));
   };
   {
     Fd f;
     f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (f.fd < 0) fail(path, fmt::format("cannot create the temporary file {}: {}", tmp, std::strerror(errno)));
+    if (f.fd < 0)
+      fail<IOError>(path, fmt::format("cannot create the temporary file {}: {}", tmp, std::strerror(errno)));
     if (!write_all(f.fd, bytes.data(), bytes.size())) fail_io("writing the temporary file");
     if (::fsync(f.fd) != 0) fail_io("fsync of the temporary file");
     const int fd = f.fd;

@@ -56,43 +56,43 @@ std::string Value::describe() const {
 }
 
 const Tensor& Value::tensor() const {
-  WICK_CHECK(is_tensor(), "Value: expected a Tensor but got {}", describe());
+  WICK_CHECK_TYPE(is_tensor(), "Value: expected a Tensor but got {}", describe());
   return std::get<Tensor>(v_);
 }
 bool Value::to_bool() const {
-  WICK_CHECK(is_bool(), "Value: expected a Bool but got {}", describe());
+  WICK_CHECK_TYPE(is_bool(), "Value: expected a Bool but got {}", describe());
   return std::get<bool>(v_);
 }
 int64_t Value::to_int() const {
   if (is_bool()) return std::get<bool>(v_) ? 1 : 0;
-  WICK_CHECK(is_int(), "Value: expected an Int but got {}", describe());
+  WICK_CHECK_TYPE(is_int(), "Value: expected an Int but got {}", describe());
   return std::get<int64_t>(v_);
 }
 double Value::to_double() const {
   if (is_int()) return static_cast<double>(std::get<int64_t>(v_));
-  WICK_CHECK(is_double(), "Value: expected a Double but got {}", describe());
+  WICK_CHECK_TYPE(is_double(), "Value: expected a Double but got {}", describe());
   return std::get<double>(v_);
 }
 const std::string& Value::str() const {
-  WICK_CHECK(is_string(), "Value: expected a String but got {}", describe());
+  WICK_CHECK_TYPE(is_string(), "Value: expected a String but got {}", describe());
   return std::get<std::string>(v_);
 }
 const std::vector<Value>& Value::items() const {
   if (is_list()) return std::get<ValueList>(v_).items;
-  WICK_CHECK(is_tuple(), "Value: expected a List or a Tuple but got {}", describe());
+  WICK_CHECK_TYPE(is_tuple(), "Value: expected a List or a Tuple but got {}", describe());
   return std::get<ValueTuple>(v_).items;
 }
 std::vector<Value>& Value::items() {
   if (is_list()) return std::get<ValueList>(v_).items;
-  WICK_CHECK(is_tuple(), "Value: expected a List or a Tuple but got {}", describe());
+  WICK_CHECK_TYPE(is_tuple(), "Value: expected a List or a Tuple but got {}", describe());
   return std::get<ValueTuple>(v_).items;
 }
 const ValueDict& Value::dict() const {
-  WICK_CHECK(is_dict(), "Value: expected a Dict but got {}", describe());
+  WICK_CHECK_TYPE(is_dict(), "Value: expected a Dict but got {}", describe());
   return std::get<ValueDict>(v_);
 }
 ValueDict& Value::dict() {
-  WICK_CHECK(is_dict(), "Value: expected a Dict but got {}", describe());
+  WICK_CHECK_TYPE(is_dict(), "Value: expected a Dict but got {}", describe());
   return std::get<ValueDict>(v_);
 }
 
@@ -101,7 +101,7 @@ std::vector<Tensor> Value::tensors() const {
   std::vector<Tensor> out;
   out.reserve(its.size());
   for (size_t i = 0; i < its.size(); ++i) {
-    WICK_CHECK(its[i].is_tensor(), "Value::tensors: item {} is {}, expected a Tensor", i, its[i].describe());
+    WICK_CHECK_TYPE(its[i].is_tensor(), "Value::tensors: item {} is {}, expected a Tensor", i, its[i].describe());
     out.push_back(its[i].tensor());
   }
   return out;

@@ -66,7 +66,7 @@ int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* 
   WICK_CHECK(!tensors.empty(), "{}: Expected at least one tensor to gather from", op);
   for (size_t i = 0; i < tensors.size(); ++i) check_defined(tensors[i], op, i);
   const Tensor& t0 = tensors[0];
-  WICK_CHECK(t0.dim() > 0, "{}: cannot gather 0-dim tensors along a dimension; expected tensors with at least one "
+  WICK_CHECK_INDEX(t0.dim() > 0, "{}: cannot gather 0-dim tensors along a dimension; expected tensors with at least one "
              "dimension (the autograd Gather turns scalars into a vector)", op);
   const int64_t d = native::wrap_dim(dim, t0.dim(), op);
   for (size_t i = 1; i < tensors.size(); ++i) {
@@ -74,7 +74,7 @@ int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* 
     WICK_CHECK(t.dim() == t0.dim(),
                "{}: Expected all input tensors to have the same number of dimensions, but tensor {} has {} and "
                "tensor 0 has {}", op, i, t.dim(), t0.dim());
-    WICK_CHECK(t.dtype() == t0.dtype(), "{}: Expected all input tensors to have the same dtype, but tensor {} is {} "
+    WICK_CHECK_TYPE(t.dtype() == t0.dtype(), "{}: Expected all input tensors to have the same dtype, but tensor {} is {} "
                "and tensor 0 is {}", op, i, t.dtype(), t0.dtype());
     for (int64_t k = 0; k < t0.dim(); ++k) {
       WICK_CHECK(k == d || t.size(k) == t0.size(k),
@@ -150,7 +150,7 @@ std::vector<Tensor> broadcast_out(const Tensor& tensor, const std::vector<Tensor
     WICK_CHECK(out[i].sizes() == tensor.sizes(),
                "broadcast_out: Expected all output tensors to have same shape as the source {} but output tensor at "
                "index {} has shape {}", shape_str(tensor.sizes()), i, shape_str(out[i].sizes()));
-    WICK_CHECK(out[i].dtype() == tensor.dtype(),
+    WICK_CHECK_TYPE(out[i].dtype() == tensor.dtype(),
                "broadcast_out: Expected all output tensors to have the source's dtype {}, but output tensor at index "
                "{} is {}", tensor.dtype(), i, out[i].dtype());
     devices.push_back(out[i].device());
@@ -215,7 +215,7 @@ Tensor reduce_add(const std::vector<Tensor>& tensors, Device destination) {
     check_defined(tensors[i], "reduce_add", i);
     WICK_CHECK(tensors[i].sizes() == tensors[0].sizes(), "reduce_add: input {} has invalid size: got {}, but expected {}",
                i, shape_str(tensors[i].sizes()), shape_str(tensors[0].sizes()));
-    WICK_CHECK(tensors[i].dtype() == tensors[0].dtype(), "reduce_add: input {} has dtype {}, but expected {}", i,
+    WICK_CHECK_TYPE(tensors[i].dtype() == tensors[0].dtype(), "reduce_add: input {} has dtype {}, but expected {}", i,
                tensors[i].dtype(), tensors[0].dtype());
     devices.push_back(tensors[i].device());
     if (root < 0 && devices.back() == destination) root = static_cast<int>(i);
@@ -245,10 +245,14 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
     for (size_t i = 0; i < first.size(); ++i) {
       const Tensor& t = inputs[d][i];
       WICK_CHECK(t.defined(), "reduce_add_coalesced: tensor {} of list {} is undefined", i, d);
-      WICK_CHECK(t.sizes() == first[i].sizes() && t.dtype() == first[i].dtype(),
+      WICK_CHECK(t.sizes() == first[i].sizes(),
                  "reduce_add_coalesced: tensor {} of list {} is a {} {} tensor, but tensor {} of list 0 is a {} {} "
                  "tensor; every list must hold the same shapes and dtypes in the same order",
                  i, d, shape_str(t.sizes()), t.dtype(), i, shape_str(first[i].sizes()), first[i].dtype());
+      WICK_CHECK_TYPE(t.dtype() == first[i].dtype(),
+                      "reduce_add_coalesced: tensor {} of list {} is a {} {} tensor, but tensor {} of list 0 is a {} {} "
+                      "tensor; every list must hold the same shapes and dtypes in the same order",
+                      i, d, shape_str(t.sizes()), t.dtype(), i, shape_str(first[i].sizes()), first[i].dtype());
       WICK_CHECK(t.device() == inputs[d][0].device(),
                  "reduce_add_coalesced: list {} mixes devices ({} and {}); each list must live on one device", d,
                  inputs[d][0].device(), t.device());
@@ -283,7 +287,7 @@ std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& dev
                             const std::vector<int64_t>& chunk_sizes, int64_t dim) {
   WICK_CHECK(tensor.defined(), "scatter: the tensor to scatter is undefined");
   WICK_CHECK(!devices.empty(), "scatter: Expected at least one device to scatter to");
-  WICK_CHECK(tensor.dim() > 0, "scatter: cannot scatter a 0-dim tensor; expected at least one dimension");
+  WICK_CHECK_INDEX(tensor.dim() > 0, "scatter: cannot scatter a 0-dim tensor; expected at least one dimension");
   dim = native::wrap_dim(dim, tensor.dim(), "scatter");
   std::vector<Tensor> chunks;
   if (!chunk_sizes.empty()) {
@@ -313,7 +317,7 @@ std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& dev
 std::vector<Tensor> scatter_out(const Tensor& tensor, const std::vector<Tensor>& out, int64_t dim) {
   WICK_CHECK(tensor.defined(), "scatter_out: the tensor to scatter is undefined");
   WICK_CHECK(!out.empty(), "scatter_out: Expected at least one output tensor to scatter to");
-  WICK_CHECK(tensor.dim() > 0, "scatter_out: cannot scatter a 0-dim tensor; expected at least one dimension");
+  WICK_CHECK_INDEX(tensor.dim() > 0, "scatter_out: cannot scatter a 0-dim tensor; expected at least one dimension");
   dim = native::wrap_dim(dim, tensor.dim(), "scatter_out");
   int64_t total = 0;
   std::vector<int64_t> sizes;
@@ -323,7 +327,7 @@ std::vector<Tensor> scatter_out(const Tensor& tensor, const std::vector<Tensor>&
     for (int64_t k = 0; ok && k < tensor.dim(); ++k) ok = k == dim || out[i].size(k) == tensor.size(k);
     WICK_CHECK(ok, "scatter_out: Output tensor at index {} has incorrect shape {}; expected the source's shape {} in "
                "every dimension except {}", i, shape_str(out[i].sizes()), shape_str(tensor.sizes()), dim);
-    WICK_CHECK(out[i].dtype() == tensor.dtype(), "scatter_out: Output tensor at index {} is {}, but the source is {}",
+    WICK_CHECK_TYPE(out[i].dtype() == tensor.dtype(), "scatter_out: Output tensor at index {} is {}, but the source is {}",
                i, out[i].dtype(), tensor.dtype());
     sizes.push_back(out[i].size(dim));
     total += sizes.back();
@@ -356,9 +360,12 @@ Tensor gather_out(const std::vector<Tensor>& tensors, const Tensor& out, int64_t
   DimVector sizes(tensors[0].sizes());
   sizes[static_cast<size_t>(d)] = 0;
   for (const Tensor& t : tensors) sizes[static_cast<size_t>(d)] += t.size(d);
-  WICK_CHECK(DimVector(out.sizes()) == sizes && out.dtype() == tensors[0].dtype(),
+  WICK_CHECK(DimVector(out.sizes()) == sizes,
              "gather_out: Expected out tensor to have shape {} and dtype {}, but got shape {} and dtype {}",
              shape_str(sizes), tensors[0].dtype(), shape_str(out.sizes()), out.dtype());
+  WICK_CHECK_TYPE(out.dtype() == tensors[0].dtype(),
+                  "gather_out: Expected out tensor to have shape {} and dtype {}, but got shape {} and dtype {}",
+                  shape_str(sizes), tensors[0].dtype(), shape_str(out.sizes()), out.dtype());
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
     native::copy_(native::narrow(out, d, offset, t.size(d)), t);

@@ -98,7 +98,7 @@ class LocalCommunicator final : public Communicator {
   }
 
   void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) override {
-    WICK_CHECK(!inputs.empty() && root >= 0 && static_cast<size_t>(root) < inputs.size(),
+    WICK_CHECK_INDEX(!inputs.empty() && root >= 0 && static_cast<size_t>(root) < inputs.size(),
                "Communicator::reduce: root {} is not an index of the {} inputs", root, inputs.size());
     sum_into(output, inputs);
   }
@@ -221,7 +221,11 @@ Tensor flatten_dense(const std::vector<Tensor>& pieces) {
   WICK_CHECK(!pieces.empty(), "flatten_dense: no tensors to flatten");
   int64_t total = 0;
   for (const Tensor& p : pieces) {
-    WICK_CHECK(p.dtype() == pieces[0].dtype() && p.device() == pieces[0].device(),
+    WICK_CHECK_TYPE(p.dtype() == pieces[0].dtype(),
+                    "flatten_dense: all tensors must share a dtype and a device; tensor 0 is {} on {}, but a later "
+                    "one is {} on {}",
+                    pieces[0].dtype(), pieces[0].device(), p.dtype(), p.device());
+    WICK_CHECK(p.device() == pieces[0].device(),
                "flatten_dense: all tensors must share a dtype and a device; tensor 0 is {} on {}, but a later one "
                "is {} on {}",
                pieces[0].dtype(), pieces[0].device(), p.dtype(), p.device());

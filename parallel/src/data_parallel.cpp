@@ -62,8 +62,8 @@ std::vector<Device> default_device_ids() {
   try {
     Backend& cuda = backend(DeviceType::CUDA);
     for (int i = 0; i < cuda.device_count(); ++i) out.emplace_back(DeviceType::CUDA, i);
-  } catch (const Error&) {
-    // built without CUDA
+  } catch (const DeviceUnavailable&) {
+    // built without CUDA; a failing driver (BackendError) is not "no GPU" and propagates
   }
   return out;
 }
@@ -84,7 +84,7 @@ Value DataParallel::forward_value(const std::vector<Value>& args) {
 
 Tensor DataParallel::forward(const Tensor& input) {
   Value out = forward_value({Value(input)});
-  WICK_CHECK(out.is_tensor(), "DataParallel: the module returned {}, but forward(Tensor) expects a Tensor; use "
+  WICK_CHECK_TYPE(out.is_tensor(), "DataParallel: the module returned {}, but forward(Tensor) expects a Tensor; use "
              "forward_value for other results", out.describe());
   return out.tensor();
 }
@@ -99,7 +99,7 @@ Value data_parallel(const std::shared_ptr<Module>& module, const std::vector<Val
                     std::vector<Device> device_ids, std::optional<Device> output_device, int64_t dim) {
   WICK_CHECK(module != nullptr, "data_parallel: the module is null");
   if (device_ids.empty()) device_ids = default_device_ids();
-  WICK_CHECK(!device_ids.empty(), "data_parallel: no devices to run on: pass device_ids (e.g. {{cpu:0, cpu:1}}), or "
+  WICK_CHECK_T(DeviceUnavailable, !device_ids.empty(), "data_parallel: no devices to run on: pass device_ids (e.g. {{cpu:0, cpu:1}}), or "
              "build with CUDA on a machine with a GPU");
   return run(module, inputs, device_ids, output_device.value_or(device_ids[0]), dim);
 }
@@ -107,7 +107,7 @@ Value data_parallel(const std::shared_ptr<Module>& module, const std::vector<Val
 Tensor data_parallel(const std::shared_ptr<Module>& module, const Tensor& input, std::vector<Device> device_ids,
                      std::optional<Device> output_device, int64_t dim) {
   Value out = data_parallel(module, std::vector<Value>{Value(input)}, std::move(device_ids), output_device, dim);
-  WICK_CHECK(out.is_tensor(), "data_parallel: the module returned {}, but a Tensor was expected", out.describe());
+  WICK_CHECK_TYPE(out.is_tensor(), "data_parallel: the module returned {}, but a Tensor was expected", out.describe());
   return out.tensor();
 }
 

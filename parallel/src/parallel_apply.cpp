@@ -75,6 +75,8 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
     std::string message;
     try {
       std::rethrow_exception(errors[i]);
+    } catch (const Error& e) {
+      rethrow_with_context(e, fmt::format("in replica {} on device {}: ", i, devs[i]));
     } catch (const std::exception& e) {
       message = e.what();
     } catch (...) {
@@ -94,7 +96,7 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
   std::vector<Tensor> tensors;
   tensors.reserve(out.size());
   for (size_t i = 0; i < out.size(); ++i) {
-    WICK_CHECK(out[i].is_tensor(), "parallel_apply: replica {} returned {}, but a Tensor was expected", i,
+    WICK_CHECK_TYPE(out[i].is_tensor(), "parallel_apply: replica {} returned {}, but a Tensor was expected", i,
                out[i].describe());
     tensors.push_back(out[i].tensor());
   }

@@ -62,7 +62,7 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
   const Value& first = outs[0];
   auto check_kind = [&](Value::Kind k) {
     for (size_t i = 1; i < outs.size(); ++i)
-      WICK_CHECK(outs[i].kind() == k, "gather: replica {} returned {} where replica 0 returned {}", i,
+      WICK_CHECK_TYPE(outs[i].kind() == k, "gather: replica {} returned {} where replica 0 returned {}", i,
                  outs[i].describe(), first.describe());
   };
   switch (first.kind()) {
@@ -104,7 +104,7 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
         for (size_t i = 0; i < outs.size(); ++i) {
           const auto& d = outs[i].dict();
           auto it = std::find(d.keys.begin(), d.keys.end(), keys[k]);
-          WICK_CHECK(it != d.keys.end(), "gather: replica {} returned a dict without the key '{}' of replica 0", i,
+          WICK_CHECK_INDEX(it != d.keys.end(), "gather: replica {} returned a dict without the key '{}' of replica 0", i,
                      keys[k]);
           column.push_back(d.values[static_cast<size_t>(it - d.keys.begin())]);
         }

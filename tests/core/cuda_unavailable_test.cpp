@@ -1,6 +1,6 @@
 // Using a CUDA device where there is none (no GPU, or wick built without CUDA) raises a
-// wick::Error that mentions CUDA, and never crashes. Only core APIs are used, so this test builds
-// with WICK_CUDA=OFF too.
+// wick::DeviceUnavailable that mentions CUDA, and never crashes. Only core APIs are used, so this
+// test builds with WICK_CUDA=OFF too.
 #include <catch2/catch.hpp>
 
 #include "wick/config.h"
@@ -31,6 +31,10 @@ TEST_CASE("a CUDA device raises a clear error when there is none", "[core][cuda-
   const wick::Device cuda0("cuda:0");
   CHECK(cuda0.is_cuda());
   CHECK_THROWS_AS(wick::native::empty({2}, wick::kFloat32, cuda0), wick::Error);
+  // No GPU (or no CUDA) is DeviceUnavailable, never a BackendError (Note [Typed errors]).
+  CHECK_THROWS_AS(wick::native::empty({2}, wick::kFloat32, cuda0), wick::DeviceUnavailable);
+  CHECK_THROWS_AS(wick::DeviceGuard(cuda0), wick::DeviceUnavailable);
+  CHECK_THROWS_AS(wick::memory_stats(cuda0), wick::DeviceUnavailable);
   CHECK_THROWS_WITH(wick::native::empty({2}, wick::kFloat32, cuda0), Contains("CUDA"));
   CHECK_THROWS_WITH(wick::native::zeros({3, 4}, wick::kFloat64, wick::Device("cuda:1")), Contains("CUDA"));
   const wick::Tensor cpu = wick::native::ones({4}, wick::kFloat32, wick::kCPU);

@@ -95,6 +95,7 @@ TEST_CASE("running out of memory raises an error that says how much was asked an
     Tensor t = native::empty({huge}, kFloat32, gpu());
     FAIL("allocating 1 PiB succeeded");
   } catch (const Error& e) {
+    CHECK(dynamic_cast<const OutOfMemoryError*>(&e) != nullptr);  // a BackendError too
     const std::string msg = e.what();
     CHECK_THAT(msg, Contains("out of memory") && Contains("cuda:0"));
     CHECK_THAT(msg, Contains(std::to_string(huge * 4)));

@@ -85,4 +85,5 @@ TEST_CASE("collectives run on the current stream and inside a group", "[cuda][nc
   check_equal(b[0], native::full({513}, Scalar(2), kFloat32, kCPU));
   std::vector<Tensor> flags = {native::ones({8}, kBool, gpu())};
   CHECK_THROWS_WITH(cuda::nccl_all_reduce(flags, ReduceOp::Sum), Contains("bool"));
+  CHECK_THROWS_AS(cuda::nccl_all_reduce(flags, ReduceOp::Sum), TypeError);
 }

@@ -34,6 +34,11 @@ TEST_CASE("bad device indices raise a clear error", "[cuda][runtime]") {
   CHECK_THROWS_WITH(cuda::get_device_properties(n + 3), Contains(fmt::format("cuda:{}", n + 3)));
   CHECK_THROWS_WITH(native::empty({4}, kFloat32, Device(DeviceType::CUDA, n)), Contains("CUDA"));
   CHECK_THROWS_AS(cuda::set_device(-1), Error);
+  // A device that is not there is DeviceUnavailable, not a driver failure (Note [Typed errors]).
+  CHECK_THROWS_AS(cuda::check_device_index(n), DeviceUnavailable);
+  CHECK_THROWS_AS(native::empty({4}, kFloat32, Device(DeviceType::CUDA, n)), DeviceUnavailable);
+  CHECK_THROWS_AS(cuda::set_device(-1), DeviceUnavailable);
+  CHECK_NOTHROW(cuda::is_available());
 }
 
 TEST_CASE("device guards restore the previous device", "[cuda][runtime]") {
@@ -95,6 +100,7 @@ TEST_CASE("events order streams and time work", "[cuda][runtime]") {
   cuda::Event untimed;
   untimed.record(a);
   CHECK_THROWS_WITH(untimed.elapsed_ms(stop), Contains("timing"));
+  CHECK_THROWS_AS(untimed.elapsed_ms(stop), StateError);
   cuda::synchronize(0);
   backend(DeviceType::CUDA).synchronize(gpu(0));
 }

@@ -10,7 +10,7 @@ std::vector<Device> test_devices() {
   try {
     Backend& cuda = backend(DeviceType::CUDA);
     for (int i = 0; i < cuda.device_count(); ++i) out.emplace_back(DeviceType::CUDA, i);
-  } catch (const Error&) {
+  } catch (const DeviceUnavailable&) {
     // built without CUDA: CPU devices only
   }
   return out;

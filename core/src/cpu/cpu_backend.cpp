@@ -269,7 +269,7 @@ void CpuBackend::gemm(const GemmArgs& g) {
       cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), g.alpha,
                   A, static_cast<int>(g.lda), B, static_cast<int>(g.ldb), g.beta, C, static_cast<int>(g.ldc));
     } else {
-      WICK_FAIL("matmul: expected float32 or float64 operands, got {}", g.dtype);
+      WICK_FAIL_T(TypeError, "matmul: expected float32 or float64 operands, got {}", g.dtype);
     }
   }
 }

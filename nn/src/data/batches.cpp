@@ -48,7 +48,7 @@ BatchLoader::Epoch BatchLoader::epoch(int64_t e) const {
 }
 
 Batch BatchLoader::Epoch::batch(int64_t i) const {
-  WICK_CHECK(i >= 0 && i < size(), "BatchLoader: batch {} out of range (the epoch has {})", i, size());
+  WICK_CHECK_INDEX(i >= 0 && i < size(), "BatchLoader: batch {} out of range (the epoch has {})", i, size());
   const int64_t b = loader_->options_.batch_size;
   const int64_t start = i * b, len = std::min(b, loader_->num_samples() - start);
   NoGradGuard no_grad;

@@ -41,7 +41,7 @@ size_t read_some(gzFile f, void* dst, size_t n, const std::string& path) {
     if (r < 0) {
       int err = 0;
       const char* msg = gzerror(f, &err);
-      WICK_FAIL("read_idx: {}: the file is damaged ({})", path, msg ? msg : "zlib error");
+      WICK_FAIL_T(FormatError, "read_idx: {}: the file is damaged ({})", path, msg ? msg : "zlib error");
     }
     if (r == 0) break;
     done += static_cast<size_t>(r);
@@ -50,7 +50,7 @@ size_t read_some(gzFile f, void* dst, size_t n, const std::string& path) {
   if (done < n) {
     int err = 0;
     const char* msg = gzerror(f, &err);
-    WICK_CHECK(err == Z_OK || err == Z_STREAM_END, "read_idx: {}: the file is damaged ({})", path, msg ? msg : "zlib error");
+    WICK_CHECK_FORMAT(err == Z_OK || err == Z_STREAM_END, "read_idx: {}: the file is damaged ({})", path, msg ? msg : "zlib error");
   }
   return done;
 }
@@ -75,27 +75,27 @@ int64_t IdxArray::numel() const {
 IdxArray read_idx(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) WICK_FAIL("read_idx: {}", missing_file_message(path));
-    WICK_FAIL("read_idx: cannot open {}: {}", path, std::strerror(errno));
+    if (errno == ENOENT) WICK_FAIL_T(IOError, "read_idx: {}", missing_file_message(path));
+    WICK_FAIL_T(IOError, "read_idx: cannot open {}: {}", path, std::strerror(errno));
   }
-  WICK_CHECK(S_ISREG(st.st_mode), "read_idx: {} is not a regular file", path);
+  WICK_CHECK_IO(S_ISREG(st.st_mode), "read_idx: {} is not a regular file", path);
   std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
-  WICK_CHECK(f != nullptr, "read_idx: cannot open {}: {}", path, std::strerror(errno));
+  WICK_CHECK_IO(f != nullptr, "read_idx: cannot open {}: {}", path, std::strerror(errno));
   gzbuffer(f.get(), 1 << 17);
 
   uint8_t magic[4];
-  WICK_CHECK(read_some(f.get(), magic, 4, path) == 4, "read_idx: {}: the file is shorter than the 4-byte magic number", path);
-  WICK_CHECK(magic[0] == 0 && magic[1] == 0,
+  WICK_CHECK_FORMAT(read_some(f.get(), magic, 4, path) == 4, "read_idx: {}: the file is shorter than the 4-byte magic number", path);
+  WICK_CHECK_FORMAT(magic[0] == 0 && magic[1] == 0,
              "read_idx: {}: not an IDX file (magic number {:02x} {:02x} {:02x} {:02x}; expected 00 00 <type> <dims>)", path,
              magic[0], magic[1], magic[2], magic[3]);
   IdxArray a;
   a.type = magic[2];
   const size_t esize = idx_element_size(a.type);
-  WICK_CHECK(esize != 0, "read_idx: {}: unknown element type 0x{:02x} (expected 08, 09, 0b, 0c, 0d or 0e)", path, a.type);
+  WICK_CHECK_FORMAT(esize != 0, "read_idx: {}: unknown element type 0x{:02x} (expected 08, 09, 0b, 0c, 0d or 0e)", path, a.type);
   const int ndims = magic[3];
-  WICK_CHECK(ndims >= 1, "read_idx: {}: the header declares 0 dimensions", path);
+  WICK_CHECK_FORMAT(ndims >= 1, "read_idx: {}: the header declares 0 dimensions", path);
   std::vector<uint8_t> dimbytes(static_cast<size_t>(ndims) * 4);
-  WICK_CHECK(read_some(f.get(), dimbytes.data(), dimbytes.size(), path) == dimbytes.size(),
+  WICK_CHECK_FORMAT(read_some(f.get(), dimbytes.data(), dimbytes.size(), path) == dimbytes.size(),
              "read_idx: {}: the file ends inside the header ({} dimensions declared)", path, ndims);
   // Sizes are bounded by the 2^40 bytes cap before anything is allocated.
   constexpr uint64_t kMaxBytes = uint64_t{1} << 40;
@@ -104,16 +104,16 @@ IdxArray read_idx(const std::string& path) {
     const uint8_t* b = &dimbytes[static_cast<size_t>(i) * 4];
     const uint64_t d = (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
     a.dims.push_back(static_cast<int64_t>(d));
-    WICK_CHECK(d == 0 || total <= kMaxBytes / d, "read_idx: {}: the dimensions [{}...] declare more than 1 TiB of data",
+    WICK_CHECK_FORMAT(d == 0 || total <= kMaxBytes / d, "read_idx: {}: the dimensions [{}...] declare more than 1 TiB of data",
                path, fmt::join(a.dims, ", "));
     total *= d;
   }
   a.bytes.resize(total);
   const size_t got = read_some(f.get(), a.bytes.data(), total, path);
-  WICK_CHECK(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} are present",
+  WICK_CHECK_FORMAT(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} are present",
              path, fmt::join(a.dims, ", "), total, got);
   uint8_t extra;
-  WICK_CHECK(read_some(f.get(), &extra, 1, path) == 0,
+  WICK_CHECK_FORMAT(read_some(f.get(), &extra, 1, path) == 0,
              "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] declare", path, total,
              fmt::join(a.dims, ", "));
   if (esize > 1) {  // big-endian -> host (little-endian hosts only in practice)
@@ -125,7 +125,7 @@ IdxArray read_idx(const std::string& path) {
 
 Tensor load_idx_images(const std::string& path, double mean, double std) {
   IdxArray a = read_idx(path);
-  WICK_CHECK(a.type == 0x08 && a.dims.size() == 3, "load_idx_images: {}: expected unsigned bytes with 3 dimensions "
+  WICK_CHECK_FORMAT(a.type == 0x08 && a.dims.size() == 3, "load_idx_images: {}: expected unsigned bytes with 3 dimensions "
              "(images x rows x cols), got type 0x{:02x} with dimensions [{}]", path, a.type, fmt::join(a.dims, ", "));
   WICK_CHECK(std > 0, "load_idx_images: std must be > 0, got {}", std);
   NoGradGuard no_grad;
@@ -138,7 +138,7 @@ Tensor load_idx_images(const std::string& path, double mean, double std) {
 
 Tensor load_idx_labels(const std::string& path) {
   IdxArray a = read_idx(path);
-  WICK_CHECK(a.type == 0x08 && a.dims.size() == 1, "load_idx_labels: {}: expected unsigned bytes with 1 dimension, got "
+  WICK_CHECK_FORMAT(a.type == 0x08 && a.dims.size() == 1, "load_idx_labels: {}: expected unsigned bytes with 1 dimension, got "
              "type 0x{:02x} with dimensions [{}]", path, a.type, fmt::join(a.dims, ", "));
   NoGradGuard no_grad;
   Tensor out = wick::empty({a.dims[0]}, kInt64);
@@ -153,11 +153,11 @@ Split load_mnist_split(const std::string& dir, const std::string& split, double 
   Split s;
   s.images = load_idx_images(base + split + "-images-idx3-ubyte.gz", mean, std);
   s.labels = load_idx_labels(base + split + "-labels-idx1-ubyte.gz");
-  WICK_CHECK(s.images.size(0) == s.labels.size(0), "load_mnist_split: {}: {} images but {} labels", base + split,
+  WICK_CHECK_FORMAT(s.images.size(0) == s.labels.size(0), "load_mnist_split: {}: {} images but {} labels", base + split,
              s.images.size(0), s.labels.size(0));
   const int64_t* l = s.labels.data_ptr<int64_t>();
   for (int64_t i = 0; i < s.labels.numel(); ++i)
-    WICK_CHECK(l[i] < 10, "load_mnist_split: {}: label {} of sample {} is not in [0, 10)", base + split, l[i], i);
+    WICK_CHECK_FORMAT(l[i] < 10, "load_mnist_split: {}: label {} of sample {} is not in [0, 10)", base + split, l[i], i);
   return s;
 }
 

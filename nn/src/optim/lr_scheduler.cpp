@@ -17,7 +17,7 @@ void LRScheduler::initial_step() { step(); }
 void LRScheduler::step() {
   ++last_epoch_;
   auto& groups = optimizer_.param_groups();
-  WICK_CHECK(groups.size() == base_lrs_.size(), "lr scheduler: the optimizer has {} parameter groups but the scheduler "
+  WICK_CHECK_STATE(groups.size() == base_lrs_.size(), "lr scheduler: the optimizer has {} parameter groups but the scheduler "
              "was made for {}; make the scheduler after adding every group", groups.size(), base_lrs_.size());
   std::vector<double> lrs = get_lr();
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);

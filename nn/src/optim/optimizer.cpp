@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <exception>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
@@ -15,11 +16,11 @@
 namespace wick::optim {
 
 OptimizerOptions& ParamGroup::options() {
-  WICK_CHECK(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
+  WICK_CHECK_STATE(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
   return *options_;
 }
 const OptimizerOptions& ParamGroup::options() const {
-  WICK_CHECK(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
+  WICK_CHECK_STATE(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
   return *options_;
 }
 
@@ -45,7 +46,7 @@ void Optimizer::add_param_group(ParamGroup group) {
     WICK_CHECK(p.is_leaf(), "optimizer got a tensor that is not a leaf (a replica's parameter?) — pass the original "
                "module's parameters() (parameter {} of the new group, shape [{}], produced by {})",
                i, fmt::join(p.sizes(), ", "), p.grad_fn() ? p.grad_fn()->name() : std::string("?"));
-    WICK_CHECK(p.is_floating_point(), "optimizer: parameter {} of the new group is {}; only floating-point tensors "
+    WICK_CHECK_TYPE(p.is_floating_point(), "optimizer: parameter {} of the new group is {}; only floating-point tensors "
                "can be optimized", i, p.dtype());
     WICK_CHECK(seen.insert(p.impl()).second, "optimizer: parameter {} of the new group (shape [{}]) appears more than "
                "once in this optimizer's parameter groups", i, fmt::join(p.sizes(), ", "));
@@ -143,6 +144,7 @@ std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, "
 
 void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
   std::vector<std::string> problems;
+  std::exception_ptr options_error;  // set_values' error, when it is the first problem
   if (dict.optimizer != name())
     problems.push_back(fmt::format("the state dict is for {} but this optimizer is {}",
                                    dict.optimizer.empty() ? "an unnamed optimizer" : dict.optimizer, name()));
@@ -168,6 +170,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
       opts->set_values(gs.options);
     } catch (const Error& e) {
       problems.push_back(fmt::format("parameter group {}: {}", gi, e.what()));
+      if (problems.size() == 1) options_error = std::current_exception();
     }
     new_options.push_back(std::move(opts));
   }
@@ -227,6 +230,14 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
       if (std::find(seen.begin(), seen.end(), n) == seen.end())
         problems.push_back(fmt::format("missing key \"state.{}.{}\"", id, n));
   }
+  if (problems.size() == 1 && options_error) {  // the only problem keeps its class (Note [Typed errors])
+    try {
+      std::rethrow_exception(options_error);
+    } catch (const Error& e) {
+      std::rethrow_exception(e.with_message(
+          fmt::format("{}.load_state_dict: 1 problem(s), nothing was changed: {}", name(), problems[0])));
+    }
+  }
   if (!problems.empty())
     WICK_FAIL("{}.load_state_dict: {} problem(s), nothing was changed: {}", name(), problems.size(),
               fmt::join(problems, "; "));
@@ -254,23 +265,23 @@ void OptimizerStateDict::set_groups_json(const std::string& text) {
   try {
     j = nlohmann::ordered_json::parse(text);
   } catch (const std::exception& e) {
-    WICK_FAIL("optimizer state: the parameter groups are not valid JSON ({})", e.what());
+    WICK_FAIL_T(FormatError, "optimizer state: the parameter groups are not valid JSON ({})", e.what());
   }
-  WICK_CHECK(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() && j.contains("param_groups") &&
+  WICK_CHECK_FORMAT(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() && j.contains("param_groups") &&
                  j["param_groups"].is_array(),
              "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}", text.substr(0, 200));
   std::vector<ParamGroupState> groups;
   for (const auto& gj : j["param_groups"]) {
-    WICK_CHECK(gj.is_object() && gj.contains("params") && gj["params"].is_array(),
+    WICK_CHECK_FORMAT(gj.is_object() && gj.contains("params") && gj["params"].is_array(),
                "optimizer state: each parameter group must be an object with a \"params\" list");
     ParamGroupState g;
     for (const auto& id : gj["params"]) {
-      WICK_CHECK(id.is_number_integer(), "optimizer state: parameter numbers must be integers");
+      WICK_CHECK_FORMAT(id.is_number_integer(), "optimizer state: parameter numbers must be integers");
       g.params.push_back(id.get<int64_t>());
     }
     for (const auto& [k, v] : gj.items()) {
       if (k == "params") continue;
-      WICK_CHECK(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number", k);
+      WICK_CHECK_FORMAT(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number", k);
       g.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
     }
     groups.push_back(std::move(g));

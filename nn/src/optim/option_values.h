@@ -11,7 +11,7 @@
 
 namespace wick::optim::detail {
 
-/// The values by name; throws wick::Error listing names that are missing or not in `names`.
+/// The values by name; throws wick::IndexError listing names that are missing or not in `names`.
 inline std::unordered_map<std::string, double> read_options(const OptionValues& v, const std::vector<std::string>& names,
                                                             const char* what) {
   std::unordered_map<std::string, double> m;
@@ -22,7 +22,7 @@ inline std::unordered_map<std::string, double> read_options(const OptionValues& 
   }
   for (const auto& n : names)
     if (!m.count(n)) missing.push_back(n);
-  WICK_CHECK(unknown.empty() && missing.empty(), "{} options: {}{}{}", what,
+  WICK_CHECK_INDEX(unknown.empty() && missing.empty(), "{} options: {}{}{}", what,
              missing.empty() ? std::string() : fmt::format("missing {}", fmt::join(missing, ", ")),
              !missing.empty() && !unknown.empty() ? "; " : "",
              unknown.empty() ? std::string() : fmt::format("unknown {}", fmt::join(unknown, ", ")));

@@ -23,7 +23,7 @@ struct MemoryStats {
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  /// Returns memory for `bytes` bytes on `device` (nullptr for 0 bytes); throws wick::Error.
+  /// Returns memory for `bytes` bytes on `device` (nullptr for 0 bytes); throws wick::OutOfMemoryError.
   virtual void* allocate(size_t bytes, Device device) = 0;
   /// Returns memory obtained from allocate() with the same size and device.
   virtual void deallocate(void* p, size_t bytes, Device device) noexcept = 0;

@@ -123,8 +123,8 @@ class Backend {
                                    void* grad_image) = 0;
 };
 
-/// The backend for a device type; throws wick::Error ("wick was built without CUDA support")
-/// when the type's backend is not linked.
+/// The backend for a device type; throws wick::DeviceUnavailable ("wick was built without CUDA
+/// support") when the type's backend is not linked.
 Backend& backend(DeviceType type);
 inline Backend& backend(Device d) { return backend(d.type); }
 /// Installs a backend (the cuda library calls this from wick_cuda_register_backend()).

@@ -20,7 +20,7 @@ struct Device {
 
   constexpr Device() = default;
   constexpr Device(DeviceType t, int idx = 0) : type(t), index(static_cast<int16_t>(idx)) {}
-  /// Parses "cpu", "cpu:3", "cuda", "cuda:1". Throws wick::Error on anything else.
+  /// Parses "cpu", "cpu:3", "cuda", "cuda:1". Throws wick::ValueError on anything else.
   Device(std::string_view spec);  // NOLINT(google-explicit-constructor): LibTorch allows it
   Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT
 

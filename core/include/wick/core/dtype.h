@@ -32,7 +32,8 @@ constexpr size_t element_size(DType d) {
 std::string_view dtype_name(DType d);
 /// safetensors' name ("F32", "I64", "BOOL", ...).
 std::string_view dtype_safetensors_name(DType d);
-/// Parses a safetensors dtype name; throws wick::Error for types wick does not support.
+/// Parses a safetensors dtype name; throws wick::NotImplementedError for the format's other dtypes
+/// (F16, BF16, I32, ...) and wick::FormatError for a name that is no safetensors dtype.
 DType dtype_from_safetensors_name(std::string_view s);
 
 constexpr bool is_floating(DType d) { return d == DType::Float32 || d == DType::Float64; }
@@ -76,7 +77,7 @@ decltype(auto) dispatch(DType d, const char* op, F&& f) {
     case DType::Float32: return f.template operator()<float>();
     case DType::Float64: return f.template operator()<double>();
   }
-  WICK_FAIL("{}: unknown dtype {}", op, static_cast<int>(d));
+  WICK_FAIL_T(TypeError, "{}: unknown dtype {}", op, static_cast<int>(d));
 }
 
 /// As dispatch, but only float32 and float64; other dtypes raise an error naming the op.
@@ -87,7 +88,7 @@ decltype(auto) dispatch_floating(DType d, const char* op, F&& f) {
     case DType::Float64: return f.template operator()<double>();
     default: break;
   }
-  WICK_FAIL("{}: expected a floating-point tensor (float32 or float64) but got {}", op, dtype_name(d));
+  WICK_FAIL_T(TypeError, "{}: expected a floating-point tensor (float32 or float64) but got {}", op, dtype_name(d));
 }
 
 }  // namespace wick

@@ -15,8 +15,9 @@
 //   IndexError          an index, dim, slot or name that is not there.
 //   NotImplementedError a well-formed request that wick does not support (yet).
 //   StateError          a call that is fine in general but not in the current state: backward
-//                       twice without retain_graph, a saved tensor modified in place, zero_grad
-//                       on a replica, optimizer state that no longer fits its parameter.
+//                       twice without retain_graph, a saved tensor modified in place, an in-place
+//                       op on a leaf that requires grad, zero_grad on a replica, an LR scheduler
+//                       whose optimizer gained parameter groups.
 //   FormatError         a file or byte stream whose contents are not what they must be (bad
 //                       magic, truncated, inconsistent header, over a loader limit).
 //   IOError             a file that cannot be opened, read, written or renamed.
@@ -24,11 +25,21 @@
 //                       driver, cuda:3 on a one-GPU machine).
 //   BackendError        a library or driver underneath wick failed (CUDA, cuBLAS, NCCL, MPI).
 //   OutOfMemoryError    a BackendError: an allocation failed.
+//
+// wick itself never throws a plain Error. cuda::device_count() is 0 without a GPU or a driver
+// and raises BackendError when the driver is there but fails, so that a failing driver never
+// passes for "no GPU".
+//
+// Code that catches an error to add context (which file, which replica, which argument) keeps
+// its class: rethrow_with_context(e, "load model.safetensors: ") raises an error of e's own
+// class, so an IndexError from deep inside a load is still an IndexError outside it.
 // docs/errors.md lists them with examples.
 #include <fmt/format.h>
 
+#include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace wick {
 
@@ -36,12 +47,19 @@ namespace wick {
 class Error : public std::runtime_error {
  public:
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+  /// An error of this object's own class (ValueError, IndexError, ...) carrying `msg`, ready for
+  /// std::rethrow_exception. Every class below overrides it; a class of your own that derives
+  /// from one of them should too, or it is rethrown as that base.
+  virtual std::exception_ptr with_message(const std::string& msg) const { return std::make_exception_ptr(Error(msg)); }
 };
 
-#define WICK_DECLARE_ERROR(Name, Base)                                   \
-  class Name : public Base {                                             \
-   public:                                                               \
-    explicit Name(const std::string& msg) : Base(msg) {}                 \
+#define WICK_DECLARE_ERROR(Name, Base)                                       \
+  class Name : public Base {                                                 \
+   public:                                                                   \
+    explicit Name(const std::string& msg) : Base(msg) {}                     \
+    std::exception_ptr with_message(const std::string& msg) const override { \
+      return std::make_exception_ptr(Name(msg));                             \
+    }                                                                        \
   }
 WICK_DECLARE_ERROR(ValueError, Error);
 WICK_DECLARE_ERROR(TypeError, Error);
@@ -54,6 +72,10 @@ WICK_DECLARE_ERROR(DeviceUnavailable, Error);
 WICK_DECLARE_ERROR(BackendError, Error);
 WICK_DECLARE_ERROR(OutOfMemoryError, BackendError);
 #undef WICK_DECLARE_ERROR
+
+/// Throws an error of `e`'s own class whose message is `context` followed by e.what(), for code
+/// that catches an error to say where it happened (Note [Typed errors]).
+[[noreturn]] void rethrow_with_context(const Error& e, std::string_view context);
 
 namespace detail {
 /// Throws E(msg). Out of line so that the checks stay small at every call site.

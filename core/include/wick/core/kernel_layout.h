@@ -33,7 +33,7 @@ struct StridedLayout {
 /// True when `strides` are the row-major contiguous strides of `sizes` (size-1 dims ignored).
 bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides);
 
-/// Builds a coalesced layout for operands that all have shape `sizes`. Throws wick::Error when
+/// Builds a coalesced layout for operands that all have shape `sizes`. Throws wick::NotImplementedError when
 /// the tensors have more than kMaxKernelDims dims after coalescing.
 template <int N>
 StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N]);

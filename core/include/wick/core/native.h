@@ -1,8 +1,8 @@
 #pragma once
 // Native ops: the gradient-free implementation of every op (Note [Two levels of ops] in
-// tensor.h). Each checks its arguments and raises wick::Error naming the op and the operands,
-// broadcasts (NumPy rules), promotes dtypes (PyTorch rules), allocates and calls the device's
-// Backend. The differentiable public API in autograd/ is built on these.
+// tensor.h). Each checks its arguments and raises a wick::Error subclass (Note [Typed errors])
+// naming the op and the operands, broadcasts (NumPy rules), promotes dtypes (PyTorch rules),
+// allocates and calls the device's Backend. The differentiable public API in autograd/ is built on these.
 #include <optional>
 #include <vector>
 

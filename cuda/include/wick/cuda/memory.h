@@ -32,7 +32,8 @@ void record_stream(const Tensor& t, Stream s);
 class PinnedBuffer {
  public:
   PinnedBuffer() = default;
-  /// At least `bytes` bytes of pinned host memory; throws wick::Error when the driver refuses.
+  /// At least `bytes` bytes of pinned host memory; throws wick::DeviceUnavailable without a GPU and
+  /// wick::BackendError when the driver refuses.
   explicit PinnedBuffer(size_t bytes);
   ~PinnedBuffer();
   PinnedBuffer(PinnedBuffer&& o) noexcept;

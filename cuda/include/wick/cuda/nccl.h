@@ -41,7 +41,7 @@ class NcclGroupGuard {
  public:
   NcclGroupGuard();
   ~NcclGroupGuard();
-  /// ncclGroupEnd; throws wick::Error when NCCL reports a failure.
+  /// ncclGroupEnd; throws wick::BackendError when NCCL reports a failure.
   void end();
   NcclGroupGuard(const NcclGroupGuard&) = delete;
   NcclGroupGuard& operator=(const NcclGroupGuard&) = delete;

@@ -2,24 +2,26 @@
 // wick::cuda runtime: how many GPUs there are, what they are, which one is current.
 //
 // Everything here is safe to call on a machine without a GPU or driver: device_count() is 0
-// there, and functions that need a device raise a wick::Error that says so. This header (like
+// there, and functions that need a device raise a wick::DeviceUnavailable that says so. A driver
+// that is there but fails is not "no GPU": it raises wick::BackendError. This header (like
 // every public header of wick::cuda) includes no CUDA header.
 #include <cstdint>
 #include <string>
 
 namespace wick::cuda {
 
-/// Number of CUDA devices visible to this process; 0 when there is no GPU, no driver or a driver
-/// too old for the runtime. Never throws and prints nothing; the answer is computed once.
-int device_count() noexcept;
+/// Number of CUDA devices visible to this process; 0 when there is no GPU, no driver (or only its
+/// stub) or a driver too old for the runtime. Any other failure of the driver raises
+/// wick::BackendError instead of passing for "0 GPUs". Prints nothing; the answer is computed once.
+int device_count();
 
-/// True when at least one CUDA device is usable (device_count() > 0).
-bool is_available() noexcept;
+/// True when at least one CUDA device is usable (device_count() > 0); raises as device_count().
+bool is_available();
 
 /// Why device_count() is 0 (the CUDA runtime's message), or "" when devices were found.
 std::string unavailable_reason();
 
-/// Throws wick::Error ("cuda:3 is not available: this machine has 2 CUDA devices") unless
+/// Throws wick::DeviceUnavailable ("cuda:3 is not available: this machine has 2 CUDA devices") unless
 /// 0 <= index < device_count().
 void check_device_index(int index);
 

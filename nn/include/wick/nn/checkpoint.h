@@ -14,8 +14,9 @@
 //   leaves the previous file as it was.
 // - Every load reads and validates the whole file first (truncated or malformed files, missing or
 //   unexpected keys, shape and dtype mismatches, optimizer state that does not fit) and changes
-//   nothing unless everything fits; every problem is named in one wick::Error that names the
-//   file.
+//   nothing unless everything fits; every problem is named in one error that names the file. An
+//   error raised underneath keeps its class (Note [Typed errors]): IOError for a file that cannot
+//   be read, FormatError for a malformed one, IndexError/ValueError/TypeError from load_state_dict.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -30,7 +31,7 @@ void save(const Module& m, const std::string& path, const std::map<std::string, 
 
 /// Loads `path` into `m` (Module::load_state_dict semantics: with strict, missing and unexpected
 /// keys are errors; without, they are returned). A training checkpoint's optimizer entries are
-/// ignored. Throws wick::Error naming the file and every problem; `m` is unchanged then.
+/// ignored. Throws (a wick::Error subclass) naming the file and every problem; `m` is unchanged then.
 LoadStateDictResult load(Module& m, const std::string& path, bool strict = true);
 
 /// Writes an optimizer's state (Note [Checkpoint files]) to `path` atomically.

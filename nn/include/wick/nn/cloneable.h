@@ -156,7 +156,7 @@ class Cloneable : public Module {
   /// A copy sharing every table entry (Note [Modules are tables]); see the file comment.
   std::shared_ptr<Module> shallow_copy() const override {
     if constexpr (std::is_copy_constructible_v<Derived>) {
-      WICK_CHECK(typeid(*this) == typeid(Derived),
+      WICK_CHECK_TYPE(typeid(*this) == typeid(Derived),
                  "shallow_copy: {} derives from {}, so copying it through Cloneable<{}> would drop its own "
                  "part. Derive {} directly from wick::nn::Cloneable<{}>",
                  Module::name(), detail::short_type_name(typeid(Derived)), detail::short_type_name(typeid(Derived)),

@@ -21,7 +21,7 @@ class OrderedDict {
     for (const auto& it : items) insert(it.first, it.second);
   }
 
-  /// Adds a new key; throws wick::Error if it already exists.
+  /// Adds a new key; throws wick::ValueError if it already exists.
   V& insert(std::string key, V value) {
     WICK_CHECK(!index_.count(key), "OrderedDict: key '{}' already exists", key);
     index_.emplace(key, items_.size());
@@ -37,7 +37,7 @@ class OrderedDict {
   /// Removes a key (O(n)); throws if absent.
   void erase(const std::string& key) {
     auto it = index_.find(key);
-    WICK_CHECK(it != index_.end(), "OrderedDict: no key '{}'", key);
+    WICK_CHECK_INDEX(it != index_.end(), "OrderedDict: no key '{}'", key);
     items_.erase(items_.begin() + static_cast<std::ptrdiff_t>(it->second));
     reindex();
   }
@@ -52,15 +52,15 @@ class OrderedDict {
     auto it = index_.find(key);
     return it == index_.end() ? nullptr : &items_[it->second].second;
   }
-  /// The value for key; throws wick::Error naming the key when absent.
+  /// The value for key; throws wick::IndexError naming the key when absent.
   const V& at(const std::string& key) const {
     const V* v = find(key);
-    WICK_CHECK(v != nullptr, "OrderedDict: no key '{}'", key);
+    WICK_CHECK_INDEX(v != nullptr, "OrderedDict: no key '{}'", key);
     return *v;
   }
   V& at(const std::string& key) {
     V* v = find(key);
-    WICK_CHECK(v != nullptr, "OrderedDict: no key '{}'", key);
+    WICK_CHECK_INDEX(v != nullptr, "OrderedDict: no key '{}'", key);
     return *v;
   }
   const V& operator[](const std::string& key) const { return at(key); }

@@ -13,8 +13,9 @@
 // The reader treats the file as untrusted input: every malformed header (not JSON, not an
 // object, missing or mistyped fields, negative or overflowing sizes, duplicate names), unknown
 // dtype, offset that does not match the shape, data range outside the file, overlapping ranges,
-// holes in the data section, or truncated file raises a wick::Error that names the file and the
-// problem. Nothing is read out of bounds and no size is trusted before it is checked against the
+// holes in the data section, or truncated file raises a wick::FormatError (NotImplementedError
+// for a safetensors dtype wick cannot hold, IOError for a file that cannot be opened) that names
+// the file and the problem. Nothing is read out of bounds and no size is trusted before it is checked against the
 // file size, so a corrupt file can never crash the process or make it allocate absurd amounts.
 //
 // Note [Atomic save]
@@ -46,14 +47,14 @@ struct SafetensorsData {
 
   /// The tensor called `name`, or nullptr.
   const Tensor* find(std::string_view name) const;
-  /// The tensor called `name`; throws wick::Error listing a few of the names present.
+  /// The tensor called `name`; throws wick::IndexError listing a few of the names present.
   const Tensor& at(std::string_view name) const;
   bool contains(std::string_view name) const { return find(name) != nullptr; }
 };
 
 /// Reads a safetensors file into CPU tensors (cpu:0, contiguous, owning their memory).
-/// Throws wick::Error naming `path` and the problem for a missing, unreadable, truncated or
-/// malformed file (Note [safetensors validation]).
+/// Throws wick::IOError (missing, unreadable) or wick::FormatError (truncated, malformed) naming
+/// `path` and the problem (Note [safetensors validation]).
 SafetensorsData load_safetensors(const std::string& path);
 
 /// Parses a safetensors image held in memory; `what` names it in error messages.
@@ -61,7 +62,7 @@ SafetensorsData parse_safetensors(const void* data, size_t size, const std::stri
 
 /// Writes `tensors` (any device, any layout; copied to the host as contiguous row-major data)
 /// and `metadata` to `path` atomically (Note [Atomic save]). Names must be non-empty, unique and
-/// not "__metadata__". Throws wick::Error naming `path` on bad arguments or an I/O failure.
+/// not "__metadata__". Throws wick::ValueError (bad arguments) or wick::IOError naming `path`.
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                       const std::map<std::string, std::string>& metadata = {});
 

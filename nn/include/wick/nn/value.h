@@ -57,7 +57,7 @@ class Value {
 
   static Value list(std::vector<Value> items) { return Value(ValueList{std::move(items)}); }
   static Value tuple(std::vector<Value> items) { return Value(ValueTuple{std::move(items)}); }
-  /// A Dict; throws wick::Error when keys and values differ in length or a key repeats.
+  /// A Dict; throws wick::ValueError when keys and values differ in length or a key repeats.
   static Value dict(std::vector<std::string> keys, std::vector<Value> values);
 
   Kind kind() const { return static_cast<Kind>(v_.index()); }
@@ -73,7 +73,7 @@ class Value {
   /// List or Tuple.
   bool is_sequence() const { return is_list() || is_tuple(); }
 
-  // Accessors: each throws wick::Error naming the expected and the actual kind.
+  // Accessors: each throws wick::TypeError naming the expected and the actual kind.
   const Tensor& tensor() const;
   bool to_bool() const;
   /// An Int (a Bool converts too).

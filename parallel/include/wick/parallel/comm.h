@@ -3,7 +3,7 @@
 //
 // Every function works on any mix of devices (cpu:0, cpu:1, ..., cuda:0, ...); the bytes move
 // through the Communicator that fits the devices (Note [Choosing a communicator]). Every bad
-// argument raises wick::Error saying what was expected. None of these functions records
+// argument raises a wick::Error subclass saying what was expected. None of these functions records
 // gradients: the differentiable versions are the nodes in functions.h.
 //
 // Note [Coalesced outputs and version counters]

@@ -25,7 +25,8 @@
 
 namespace wick::parallel {
 
-/// Every CUDA device when the CUDA backend is linked and a GPU is present; empty otherwise.
+/// Every CUDA device when the CUDA backend is linked and a GPU is present; empty otherwise. A CUDA
+/// driver that fails (rather than being absent) raises wick::BackendError.
 std::vector<Device> default_device_ids();
 
 class DataParallel : public nn::Cloneable<DataParallel> {

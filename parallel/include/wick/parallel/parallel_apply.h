@@ -7,7 +7,7 @@
 // device current (DeviceGuard) and takes the caller's grad mode (thread-local), then calls
 // forward_value. All workers are joined before parallel_apply returns or throws, so no thread
 // outlives the call and nothing deadlocks on an exception. Failures are collected per replica;
-// the first by replica index is rethrown as wick::Error "in replica i on device d: <message>".
+// the first by replica index is rethrown, keeping its class, as "in replica i on device d: <message>".
 // Modules must not share mutable state across replicas: replicate gives each replica its own
 // shells and tensors (replica 0's detached buffers are the original's, and only replica 0
 // touches them).

@@ -9,8 +9,8 @@
 //
 // Every reader here treats the file as untrusted: a bad magic number, zero or too many dims, a
 // size that overflows, a truncated or overlong data section, or a damaged gzip stream raises a
-// wick::Error naming the file and the problem. A missing Fashion-MNIST file raises an error
-// that says how to install the dataset.
+// wick::FormatError naming the file and the problem. A missing Fashion-MNIST file raises an
+// IOError that says how to install the dataset.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -29,7 +29,7 @@ class Sequential : public Cloneable<Sequential> {
   template <class T>
   std::shared_ptr<T> at(int64_t i) const {
     auto p = std::dynamic_pointer_cast<T>((*this)[i]);
-    WICK_CHECK(p != nullptr, "Sequential::at: child {} is a {}, not the requested type", i, (*this)[i]->name());
+    WICK_CHECK_TYPE(p != nullptr, "Sequential::at: child {} is a {}, not the requested type", i, (*this)[i]->name());
     return p;
   }
   size_t size() const { return child_table().size(); }
@@ -54,7 +54,7 @@ class ModuleList : public Cloneable<ModuleList> {
   template <class T>
   std::shared_ptr<T> at(int64_t i) const {
     auto p = std::dynamic_pointer_cast<T>((*this)[i]);
-    WICK_CHECK(p != nullptr, "ModuleList::at: child {} is a {}, not the requested type", i, (*this)[i]->name());
+    WICK_CHECK_TYPE(p != nullptr, "ModuleList::at: child {} is a {}, not the requested type", i, (*this)[i]->name());
     return p;
   }
   size_t size() const { return child_table().size(); }
@@ -71,12 +71,12 @@ class ModuleDict : public Cloneable<ModuleDict> {
   /// Adds a child; throws if the name exists.
   void insert(std::string name, std::shared_ptr<Module> module);
   bool contains(const std::string& name) const;
-  /// The child named `name`; throws wick::Error listing the keys when absent.
+  /// The child named `name`; throws wick::IndexError listing the keys when absent.
   std::shared_ptr<Module> operator[](const std::string& name) const;
   template <class T>
   std::shared_ptr<T> at(const std::string& name) const {
     auto p = std::dynamic_pointer_cast<T>((*this)[name]);
-    WICK_CHECK(p != nullptr, "ModuleDict::at: child '{}' is a {}, not the requested type", name, (*this)[name]->name());
+    WICK_CHECK_TYPE(p != nullptr, "ModuleDict::at: child '{}' is a {}, not the requested type", name, (*this)[name]->name());
     return p;
   }
   std::vector<std::string> keys() const;

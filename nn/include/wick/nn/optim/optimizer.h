@@ -19,7 +19,8 @@
 // float32 tensor as PyTorch 1.13 stores it), and each group lists its parameter numbers and its
 // options. load_state_dict() checks everything first (optimizer type, group and parameter
 // counts, option names, state names, shapes, dtypes) and reports every problem in one
-// wick::Error, leaving the optimizer unchanged when anything is wrong.
+// wick::ValueError (a lone problem with the options keeps its own class), leaving the optimizer
+// unchanged when anything is wrong.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -57,7 +58,7 @@ class OptimizerOptions {
   virtual void set_lr(double lr) = 0;
   /// Every option by PyTorch's name ("lr", "momentum", "beta1", "beta2", ...).
   virtual OptionValues values() const = 0;
-  /// Sets every option from `v`; throws wick::Error naming missing or unknown names.
+  /// Sets every option from `v`; throws wick::IndexError naming missing or unknown names.
   virtual void set_values(const OptionValues& v) = 0;
 };
 
@@ -110,7 +111,7 @@ struct OptimizerStateDict {
   /// {"optimizer": ..., "param_groups": [{"params": [...], "lr": ..., ...}, ...]} as JSON text
   /// (what a checkpoint stores in the safetensors metadata).
   std::string groups_json() const;
-  /// Parses groups_json()'s output into `optimizer` and `param_groups`; throws wick::Error on
+  /// Parses groups_json()'s output into `optimizer` and `param_groups`; throws wick::FormatError on
   /// malformed text.
   void set_groups_json(const std::string& json);
 };
