@@ -17,7 +17,9 @@
 //   StateError          a call that is fine in general but not in the current state: backward
 //                       twice without retain_graph, a saved tensor modified in place, an in-place
 //                       op on a leaf that requires grad, zero_grad on a replica, an LR scheduler
-//                       whose optimizer gained parameter groups.
+//                       whose optimizer gained parameter groups, optimizer state that no
+//                       longer fits its parameter after Module::to(), a graph whose leaf was
+//                       moved after it was recorded.
 //   FormatError         a file or byte stream whose contents are not what they must be (bad
 //                       magic, truncated, inconsistent header, over a loader limit).
 //   IOError             a file that cannot be opened, read, written or renamed.
