@@ -76,14 +76,31 @@ Module::Module(const Module& other)
       replica_(false),
       structure_version_(other.structure_version_) {}
 
+namespace {
+// True while assign_members_from runs on this thread: Module's copy assignment (reached through
+// the subclass's) then leaves the tables alone.
+thread_local bool t_members_only = false;
+}  // namespace
+
 Module& Module::operator=(const Module& other) {
   if (this == &other) return *this;
-  parameters_ = other.parameters_;
-  buffers_ = other.buffers_;
-  children_ = other.children_;
+  if (!t_members_only) {
+    parameters_ = other.parameters_;
+    buffers_ = other.buffers_;
+    children_ = other.children_;
+    structure_version_ = other.structure_version_;
+  }
   training_ = other.training_;
-  structure_version_ = other.structure_version_;
   return *this;
+}
+
+bool Module::assign_members_from(const Module& other) {
+  struct MembersOnly {
+    bool prev = t_members_only;
+    MembersOnly() { t_members_only = true; }
+    ~MembersOnly() { t_members_only = prev; }
+  } guard;
+  return assign_from(other);
 }
 
 std::string Module::name() const { return detail::short_type_name(typeid(*this)); }

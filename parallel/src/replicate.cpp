@@ -162,8 +162,10 @@ bool shells_idle(const Plan& plan, const std::vector<std::shared_ptr<Module>>& s
 }
 
 // One replica's modules, each equal to a fresh shallow copy of its original as it is now (Note
-// [Replicas are fresh copies]): an idle set from an earlier call, copy-assigned from the
-// originals (plain members, options, training flag, tables) and rewired, or new copies.
+// [Replicas are fresh copies]): an idle set from an earlier call, whose tables were reset to the
+// original's structure when it was released, with the originals' plain members, options and
+// training flags assigned (Module::assign_members_from) and the children rewired; or new copies.
+// The caller sets every parameter and buffer entry.
 std::vector<std::shared_ptr<Module>> acquire_shells(Plan& plan) {
   std::vector<std::shared_ptr<Module>> set;
   {
@@ -176,7 +178,7 @@ std::vector<std::shared_ptr<Module>> acquire_shells(Plan& plan) {
   }
   if (!set.empty() && plan.reusable.load(std::memory_order_relaxed)) {
     bool assigned = true;
-    for (size_t i = 0; i < set.size() && assigned; ++i) assigned = set[i]->assign_from(*plan.modules[i]);
+    for (size_t i = 0; i < set.size() && assigned; ++i) assigned = set[i]->assign_members_from(*plan.modules[i]);
     if (assigned) {
       wire_children(plan, set);
       return set;
@@ -184,6 +186,27 @@ std::vector<std::shared_ptr<Module>> acquire_shells(Plan& plan) {
     plan.reusable.store(false, std::memory_order_relaxed);  // a type without copy assignment: copy afresh
   }
   return make_shells(plan);
+}
+
+// Resets a released replica's tables to its original's structure with no tensors: entries
+// that map to a tensor are cleared (freeing the replica's copies), entries that are None in the
+// original become None again whatever the replica put there. False when the replica changed
+// its tables' sizes (registered something), so the set must not be reused.
+bool reset_tables(const Plan& plan, const std::vector<std::shared_ptr<Module>>& shells) {
+  for (size_t i = 0; i < shells.size(); ++i) {
+    Module& s = *shells[i];
+    const Plan::Maps& maps = plan.maps[i];
+    if (s.parameter_table().size() != maps.params.size() || s.buffer_table().size() != maps.buffers.size() ||
+        s.child_table().size() != maps.children.size())
+      return false;
+    for (size_t k = 0; k < maps.params.size(); ++k)
+      if (s.parameter_table()[k].value.defined()) s.set_parameter_entry(k, Tensor());
+    for (size_t k = 0; k < maps.buffers.size(); ++k)
+      if (s.buffer_table()[k].value.defined()) s.set_buffer_entry(k, Tensor());
+    for (size_t k = 0; k < maps.children.size(); ++k)
+      if (maps.children[k] < 0 && s.child_table()[k].value) s.set_child_entry(k, nullptr);
+  }
+  return true;
 }
 
 // Holds one replica's shells while the caller uses them; when the last reference goes, frees
@@ -195,14 +218,7 @@ struct Lease {
   ~Lease() {
     if (!plan->reusable.load(std::memory_order_relaxed) || !shells_idle(*plan, shells)) return;
     try {
-      for (size_t i = 0; i < shells.size(); ++i) {
-        Module& s = *shells[i];
-        const Plan::Maps& maps = plan->maps[i];
-        for (size_t k = 0; k < maps.params.size(); ++k)
-          if (maps.params[k] >= 0) s.set_parameter_entry(k, Tensor());
-        for (size_t k = 0; k < maps.buffers.size(); ++k)
-          if (maps.buffers[k] >= 0) s.set_buffer_entry(k, Tensor());
-      }
+      if (!reset_tables(*plan, shells)) return;
       std::lock_guard<std::mutex> lock(plan->mutex);
       if (plan->free_sets.size() < Plan::kMaxFreeSets) plan->free_sets.push_back(std::move(shells));
     } catch (...) {

@@ -195,3 +195,30 @@ TEST_CASE("replicate: modules reused from an earlier call equal fresh copies of 
     CHECK(std::static_pointer_cast<Gain>(r->children()[4])->gain == 4.0);
   }
 }
+
+namespace {
+// Changes its own tables in forward: fills a None parameter entry and registers a buffer.
+class SelfEditing : public nn::Cloneable<SelfEditing> {
+ public:
+  SelfEditing() {
+    w_ = register_parameter("w", ones({1}, f64()));
+    extra_ = register_parameter("extra", Tensor());
+  }
+  Tensor forward(const Tensor& x) {
+    const double seen = has(extra_) ? 10.0 : 1.0;
+    const double tables = static_cast<double>(buffer_table().size());
+    set_parameter_entry(static_cast<size_t>(extra_.index), ones({1}, param(w_).options()));
+    register_buffer("b" + std::to_string(buffer_table().size()), ones({1}, param(w_).options()));
+    return x * param(w_) * (seen + tables);
+  }
+  nn::ParamSlot w_, extra_;
+};
+}  // namespace
+
+TEST_CASE("replicate: a replica that edits its own tables leaves no trace in later replicas") {
+  auto m = std::make_shared<SelfEditing>();
+  Tensor x = ones({2, 1}, f64());
+  for (int call = 0; call < 3; ++call) CHECK_VALUES(data_parallel(m, x, {cpu(0), cpu(1)}), {1.0, 1.0});
+  CHECK_FALSE(m->has(m->extra_));
+  CHECK(m->buffer_table().empty());
+}

@@ -71,6 +71,11 @@ class Module : public std::enable_shared_from_this<Module> {
     (void)other;
     return false;
   }
+  /// assign_from without the tables: plain members, options and the training flag become
+  /// `other`'s, this module's table entries stay as they are. For a caller that then sets every
+  /// table entry itself (replicate reusing a replica's modules, whose tables have the original's
+  /// structure already).
+  bool assign_members_from(const Module& other);
   /// A deep copy of the whole tree (LibTorch's Cloneable::clone): every module copied once
   /// (shared children stay shared), every parameter and buffer copied once into fresh storage
   /// (tied tensors stay tied), on `device` when given. Plain members, options and training
@@ -198,7 +203,8 @@ class Module : public std::enable_shared_from_this<Module> {
   /// Copies the tables (same tensors, same children), slots stay valid; not a replica.
   Module(const Module& other);
   /// Copies the tables and the training flag (for subclasses' copy assignment, assign_from);
-  /// the replica mark stays. Protected: assigning through a Module& would slice.
+  /// the replica mark stays. Inside assign_members_from, only the flag. Protected: assigning
+  /// through a Module& would slice.
   Module& operator=(const Module& other);
 
  private:
