@@ -12,7 +12,9 @@
 # Each step runs under a timeout taken from one overall budget (WICK_GPU_CHECK_BUDGET seconds,
 # default 450), so the whole run stays under 8 minutes. WICK_GPU_CHECK_BUILD_DIR overrides the
 # build folder (default build/gpu-check); WICK_GPU_CHECK_REUSE=1 keeps it instead of starting fresh. Exit status: 0 when every GPU test and
-# every other test passed, 1 otherwise, 2 for bad usage.
+# every other test passed, 1 otherwise (a GPU test that reports "skipped" included: the preflight
+# saw a GPU), 2 for bad usage, 3 when the preflight (scripts/cuda-preflight.sh) fails: no driver,
+# a driver too old for the toolkit, or no toolkit.
 set -u -o pipefail
 
 if [ $# -ne 1 ]; then
@@ -53,6 +55,14 @@ run_step() {
 
 declare -a ROWS=()
 row() { ROWS+=("$(printf '%-20s %-10s %s' "$1" "$2" "$3")"); }
+
+# ---- 0. preflight: driver, runtime, GPU (seconds; nothing is built when it fails) ----
+"$SRC/scripts/cuda-preflight.sh" 2>&1 | tee "$OUT/preflight.txt"
+PREFLIGHT_RC=${PIPESTATUS[0]}
+if [ "$PREFLIGHT_RC" -ne 0 ]; then
+  echo "gpu-check: stopped in the preflight (exit $PREFLIGHT_RC): nothing was built or run."
+  exit 3
+fi
 
 # ---- 1. the GPU ----
 GPU_INFO="unknown GPU"
@@ -102,8 +112,7 @@ if [ -x "$BUILD/tests/test_cuda" ]; then
     [ -z "$detail" ] && detail="no summary (exit $rc; see test_cuda.log)"
   fi
   if [ "$rc" -eq 0 ]; then TEST_CUDA_OK=1; status=PASS
-  elif [ "$rc" -eq 77 ]; then status=SKIPPED
-  else status=FAIL; fi
+  else status=FAIL; fi  # 77 ("no GPU") is a failure here: the preflight saw one
   row "test_cuda" "$status" "$detail (${STEP_SECS}s)"
   grep -E "^[^ ].*(FAILED|failed)" "$log" | head -n 5 >"$OUT/test_cuda.failures.txt"
 else

@@ -14,6 +14,12 @@ namespace wick::parallel {
 
 namespace {
 
+// The reduction that sums `inputs` as the local communicator does: + for numbers, logical or
+// (NCCL's max over 0/1 bytes) for bool, which NCCL cannot sum.
+ReduceOp sum_op(const std::vector<Tensor>& inputs) {
+  return !inputs.empty() && inputs[0].dtype() == kBool ? ReduceOp::Max : ReduceOp::Sum;
+}
+
 class NcclCommunicator final : public Communicator {
  public:
   std::string name() const override { return "nccl"; }
@@ -25,12 +31,12 @@ class NcclCommunicator final : public Communicator {
 
   void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) override {
     Tensor out = output;
-    cuda::nccl_reduce(inputs, out, root, ReduceOp::Sum);
+    cuda::nccl_reduce(inputs, out, root, sum_op(inputs));
   }
 
   void all_reduce(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) override {
     std::vector<Tensor> outs = outputs;
-    cuda::nccl_all_reduce(inputs, outs, ReduceOp::Sum);
+    cuda::nccl_all_reduce(inputs, outs, sum_op(inputs));
   }
 
   void group_begin() override { group_ = std::make_unique<cuda::NcclGroupGuard>(); }

@@ -482,3 +482,14 @@ TEST_CASE("large CPU blocks are cached per device and empty_cache releases them"
   empty_cache(d);
   CHECK(memory_stats(d).reserved == memory_stats(d).in_use);
 }
+
+#include "support/exit_code.h"
+
+TEST_CASE("GPU test exit codes: a failure never reads as ctest's skip code") {
+  using wick::test::exit_code_from_catch;
+  CHECK(exit_code_from_catch(0) == 0);
+  for (int failures : {1, 76, 77, 78, 255, 256}) {
+    CHECK(exit_code_from_catch(failures) == 1);
+    CHECK(exit_code_from_catch(failures) != wick::test::kSkipExitCode);
+  }
+}

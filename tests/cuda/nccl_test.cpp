@@ -4,6 +4,8 @@
 #include "cuda_test_util.h"
 #include "wick/core/error.h"
 #include "wick/cuda/stream.h"
+#include "wick/parallel/comm.h"
+#include "wick/parallel/communicator.h"
 
 using namespace wick;
 using namespace wick::cuda_test;
@@ -86,4 +88,29 @@ TEST_CASE("collectives run on the current stream and inside a group", "[cuda][nc
   std::vector<Tensor> flags = {native::ones({8}, kBool, gpu())};
   CHECK_THROWS_WITH(cuda::nccl_all_reduce(flags, ReduceOp::Sum), Contains("bool"));
   CHECK_THROWS_AS(cuda::nccl_all_reduce(flags, ReduceOp::Sum), TypeError);
+}
+
+TEST_CASE("bool tensors reduce by logical or through the NCCL communicator, as the local one", "[cuda][nccl]") {
+  const int n = cuda::device_count();
+  std::vector<Device> devices;
+  std::vector<Tensor> cpu;
+  for (int i = 0; i < n; ++i) {
+    devices.push_back(gpu(i));
+    cpu.push_back(random_cpu({4099}, kBool));
+  }
+  auto comm = parallel::select_communicator(devices, kBool);
+  REQUIRE(comm->name() == "nccl");
+  Tensor expected = cpu[0];
+  for (int i = 1; i < n; ++i) expected = native::binary(BinaryOp::LogicalOr, expected, cpu[i]);
+
+  Tensor out = native::empty({4099}, kBool, gpu(0));
+  comm->reduce(per_device(cpu), out, 0);
+  std::vector<Tensor> outs;
+  for (int i = 0; i < n; ++i) outs.push_back(native::empty({4099}, kBool, gpu(i)));
+  comm->all_reduce(per_device(cpu), outs);
+  sync_all();
+  check_equal(out, expected, "reduce bool");
+  for (int i = 0; i < n; ++i) check_equal(outs[static_cast<size_t>(i)], expected, fmt::format("all_reduce bool on {}", i));
+  // the same through comm::reduce_add, which picks the communicator itself
+  check_equal(parallel::comm::reduce_add(per_device(cpu), gpu(0)), expected, "comm::reduce_add bool");
 }
