@@ -4,6 +4,7 @@
 // on its own thread or everything on the caller, and on every run.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include <wick/nn/nn.h>
@@ -11,6 +12,7 @@
 #include "parallel/parallel_test_util.h"
 #include "wick/autograd/engine.h"
 #include "wick/parallel/data_parallel.h"
+#include "wick/parallel/parallel_apply.h"
 
 using namespace wick;
 using namespace wick::parallel;
@@ -118,5 +120,45 @@ TEST_CASE("DataParallel backward: a post-accumulate-grad hook on a shared parame
   for (int step = 1; step <= 3; ++step) {
     data_parallel(model, x, cpus(4)).sum().backward();
     CHECK(calls == step);
+  }
+}
+
+namespace {
+// A module whose forward runs parallel_apply itself (DataParallel inside a replica), then
+// differentiates through its inner replicas with autograd::grad.
+class Nested : public nn::Cloneable<Nested> {
+ public:
+  Tensor forward(const Tensor& x) {
+    auto inner = std::make_shared<nn::Tanh>();
+    std::vector<Device> devs{x.device(), Device("cpu:3"), x.device()};
+    std::vector<Tensor> in{x * 1.0, x.to(devs[1]) * 2.0, x * 3.0};
+    auto outs = parallel_apply(std::vector<std::shared_ptr<nn::Module>>{inner, inner, inner}, in, devs);
+    return outs[0] + outs[1].to(x.device()) + outs[2];
+  }
+};
+}  // namespace
+
+TEST_CASE("parallel_apply inside a replica, and backward through it, on the device threads: no deadlock") {
+  auto nested = std::make_shared<Nested>();
+  std::vector<Tensor> in;
+  std::vector<Tensor> leaves;
+  for (int i = 0; i < 3; ++i) {
+    leaves.push_back(tensor({0.1 * (i + 1), -0.2}, f64(Device(DeviceType::CPU, i))).requires_grad_());
+    in.push_back(leaves.back());
+  }
+  for (int rep = 0; rep < 20; ++rep) {
+    auto outs = parallel_apply(std::vector<std::shared_ptr<nn::Module>>{nested, nested, nested}, in,
+                               {Device("cpu:0"), Device("cpu:1"), Device("cpu:2")});
+    Tensor total = outs[0].sum() + outs[1].to(Device("cpu:0")).sum() + outs[2].to(Device("cpu:0")).sum();
+    total.backward();
+  }
+  for (int i = 0; i < 3; ++i) {
+    auto x = leaves[static_cast<size_t>(i)].detach().to_vector<double>();
+    auto g = leaves[static_cast<size_t>(i)].grad().to_vector<double>();
+    for (size_t k = 0; k < x.size(); ++k) {
+      double want = 0;
+      for (double c : {1.0, 2.0, 3.0}) want += c * (1 - std::tanh(c * x[k]) * std::tanh(c * x[k]));
+      CHECK(g[k] == Approx(20 * want).epsilon(1e-12));
+    }
   }
 }
