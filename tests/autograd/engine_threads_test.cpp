@@ -78,7 +78,7 @@ Tensor four_device_loss(const Tensor& x) {
 
 }  // namespace
 
-TEST_CASE("engine threads: a node runs on the thread of its device; set_max_worker_threads(0) keeps all on the caller") {
+TEST_CASE("engine threads: a node runs on the thread of its device, set_max_worker_threads(0) keeps all on the caller") {
   std::thread::id on0, on1;
   Tensor x = ones({3}).requires_grad_();
   Tensor a = traced_scale(x, 2.0, &on0);                 // cpu:0: the caller's device
@@ -137,7 +137,7 @@ TEST_CASE("engine threads: autograd::grad and double backward across devices") {
   }
 }
 
-TEST_CASE("engine threads: an exception in a node on cpu:1 reaches the caller, naming the node; the next backward works") {
+TEST_CASE("engine threads: an exception in a node on cpu:1 reaches the caller, naming the node, the next backward works") {
   std::atomic<bool> fail{true};
   std::atomic<int> later_runs{0};
   auto build = [&](const Tensor& x) {
@@ -174,7 +174,7 @@ TEST_CASE("engine threads: an exception in a node on cpu:1 reaches the caller, n
   CHECK(x.grad().to_vector<double>() == std::vector<double>{3, 3, 3, 3});
 }
 
-TEST_CASE("engine threads: a hook that fails on a worker stops the backward; a user's own exception type passes unchanged") {
+TEST_CASE("engine threads: a hook that fails on a worker stops the backward, a user's own exception type passes unchanged") {
   struct Mine {};
   Tensor x = ones({2}).requires_grad_();
   Tensor y = x.to(cpu(1)) * 2.0;

@@ -94,7 +94,7 @@ TEST_CASE("hooks: a hook registered after an in-place op belongs to the new valu
   CHECK(values(a.grad()) == std::vector<double>{8.0});
 }
 
-TEST_CASE("hooks: several hooks chain in registration order; retain_grad and autograd::grad see the result") {
+TEST_CASE("hooks: several hooks chain in registration order, retain_grad and autograd::grad see the result") {
   Tensor x = tensor({1.0, 2.0}).requires_grad_();
   Tensor y = x * 3.0;
   y.retain_grad();
@@ -124,7 +124,7 @@ TEST_CASE("hooks: several hooks chain in registration order; retain_grad and aut
   CHECK(values(w.grad()) == std::vector<double>{5});
 }
 
-TEST_CASE("hooks: removing after the tensor is gone is harmless; hooks need a tensor that requires grad") {
+TEST_CASE("hooks: removing after the tensor is gone is harmless, hooks need a tensor that requires grad") {
   RemovableHandle h, hl;
   {
     Tensor x = ones({2}).requires_grad_();

@@ -119,7 +119,7 @@ TEST_CASE("parallel_apply: a failure is rethrown naming the replica and device (
   CHECK_THROWS_WITH(parallel_apply({m3, m3, m3, m3}, in), Catch::StartsWith("in replica 1 on device cpu:1"));
 }
 
-TEST_CASE("parallel_apply: workers take the caller's grad mode; calls start no threads (Note [Device threads])") {
+TEST_CASE("parallel_apply: workers take the caller's grad mode, calls start no threads (Note [Device threads])") {
   auto probe = std::make_shared<GradModeProbe>();
   std::vector<std::shared_ptr<nn::Module>> mods(4, probe);
   std::vector<Tensor> in;
