@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "wick/core/backend.h"
@@ -60,7 +61,11 @@ class Pool {
   static void run(Worker* w) {
     t_own_queue = &w->queue;
     t_own_device = &w->device;
-    DeviceGuard guard(w->device);
+    std::optional<DeviceGuard> guard;
+    try {
+      guard.emplace(w->device);  // tasks set their device again; this only saves the switch
+    } catch (...) {
+    }
     while (!w->stop) w->queue.run_one();
   }
 
