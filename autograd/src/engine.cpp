@@ -318,7 +318,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   std::exception_ptr error;
   {
     std::lock_guard<std::mutex> lock(gt->mutex);
-    error = gt->error;
+    error = std::move(gt->error);  // only this thread may hold it: the exception dies here
+    gt->error = nullptr;
     gt->slots.clear();
   }
   if (error) std::rethrow_exception(error);
