@@ -100,14 +100,6 @@ void TaskQueue::push(DeviceTask task) {
   cv_.notify_one();
 }
 
-DeviceTask TaskQueue::pop() {
-  std::unique_lock<std::mutex> lock(mutex_);
-  cv_.wait(lock, [&] { return !queue_.empty(); });
-  Entry e = std::move(const_cast<Entry&>(queue_.top()));
-  queue_.pop();
-  return DeviceTask{e.priority, std::move(e.fn)};
-}
-
 void TaskQueue::run_one() {
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [&] { return !queue_.empty(); });
@@ -117,7 +109,10 @@ void TaskQueue::run_one() {
   if (!e.fn) return;
   const bool prev = flush_denormal();
   if (prev != e.flush_denormal) set_flush_denormal(e.flush_denormal);
-  e.fn();  // tasks catch their own exceptions
+  try {
+    e.fn();
+  } catch (...) {  // a task reports its own failures (DeviceTask); keep the thread alive
+  }
   if (prev != e.flush_denormal) set_flush_denormal(prev);
 }
 

@@ -26,7 +26,9 @@
 
 namespace wick {
 
-/// A unit of work for a device thread. Higher priority runs first.
+/// A unit of work for a device thread. Higher priority runs first. A task reports its own
+/// failures (the engine and parallel_apply keep the exception for their caller); an exception
+/// that escapes a task is dropped, so that the device thread survives it.
 struct DeviceTask {
   uint64_t priority = 0;
   std::function<void()> fn;  ///< empty: a wake-up that does nothing
@@ -37,9 +39,8 @@ class TaskQueue {
  public:
   /// Queues a task; it will run with the caller's denormal mode.
   void push(DeviceTask task);
-  /// Removes and returns the highest-priority task, waiting for one.
-  DeviceTask pop();
-  /// Runs one task (pop() then the task), restoring the thread's denormal mode afterwards.
+  /// Waits for a task, removes the highest-priority one and runs it, with the denormal mode of
+  /// the thread that queued it (the calling thread's is restored afterwards).
   void run_one();
 
  private:
