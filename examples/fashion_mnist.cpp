@@ -1,7 +1,6 @@
 // Trains a small CNN on Fashion-MNIST (examples/fashion_mnist_net.h) and reports the test
 // accuracy after each epoch. `make demo` builds and runs it; `demo --help` lists the options.
 // docs/training.md walks through it: data, model, loop, checkpoints, figures.
-#include <cblas.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -15,6 +14,7 @@
 #include "fashion_mnist_net.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
 #include "wick/nn/checkpoint.h"
@@ -170,14 +170,16 @@ int run(Options o) {
     o.devices = parallel::default_device_ids();
     if (o.devices.empty()) o.devices = {Device("cpu:0"), Device("cpu:1")};
   }
-  // Each CPU device's replica runs in its own thread (parallel_apply), so the cores are shared
-  // out between the devices rather than all given to OpenBLAS.
+  // Each CPU device's replica and backward run on its own thread (Note [Device threads]), so the
+  // cores are shared out between the devices rather than all given to OpenBLAS (Note [CPU thread
+  // budgets]).
   int64_t cpu_devices = 0;
   for (const auto& d : o.devices) cpu_devices += d.is_cpu();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const int threads = o.threads > 0 ? o.threads : std::max(1, cores / static_cast<int>(std::max<int64_t>(cpu_devices, 1)));
-  openblas_set_num_threads(threads);
-  // Before any worker thread starts, so parallel_apply's threads inherit it (Note [Denormals]).
+  for (const auto& d : o.devices)
+    if (d.is_cpu()) set_intra_op_threads(d, threads);
+  // Tasks queued to the device threads carry this mode with them (Note [Denormals]).
   const bool flushing = !o.keep_denormals && set_flush_denormal(true);
   const Device device = o.devices.front();
 

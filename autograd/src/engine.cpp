@@ -1,11 +1,41 @@
-// The backward engine (DESIGN section 3): dependency counting, then a ready queue processed in
-// a loop. No recursion anywhere, so graph depth is bounded by memory, not by the stack.
+// The backward engine (DESIGN section 3): dependency counting, then ready nodes run on the
+// thread of their device. No recursion anywhere, so graph depth is bounded by memory, not by
+// the stack.
+//
+// Note [Device-parallel backward]
+// * Every node runs on the thread of its device, Node::device() (that of its first forward
+//   output; a leaf's AccumulateGrad: the leaf's device). The thread that called backward works
+//   for one device, the caller device: the device of the first root's node, or, when the caller
+//   is itself a device worker (backward called from a hook or a node: re-entrant), that
+//   worker's device. Every other device's nodes are queued to that device's persistent worker
+//   thread (Note [Device threads], core/device_threads.h), so a DataParallel backward runs on
+//   every device at once. set_max_worker_threads limits the workers a backward uses; devices
+//   beyond the limit run on the caller.
+// * A ready queue per device: the caller's is private to this backward (or the worker's own
+//   queue, when re-entrant), the others are the workers' queues. Ready nodes run newest first
+//   (highest sequence number), as PyTorch.
+// * Dependencies are counted once before anything runs, as before. When a node has run, its
+//   thread adds each output gradient to the next node's input buffer, under the backward's
+//   mutex, and queues the nodes whose count drops to zero. The buffer sums on the thread of the
+//   node that consumes it, in a fixed order (Note [Deterministic accumulation]).
+// * AccumulateGrad runs once per leaf and backward, after every device's contribution has
+//   arrived; it takes the leaf's mutex, so concurrent backwards feeding one leaf are safe.
+// * The caller runs its own queue until the backward's outstanding count (nodes queued or
+//   running) reaches zero. The first exception (from a node, a hook, a shape check) is kept;
+//   nodes queued after it are skipped, not run, so every thread drains quickly; the caller then
+//   drops the graph task's state (input buffers, node references) and rethrows the exception,
+//   naming the node. Worker threads live on for the next backward.
+// * A waiting thread that is a device worker keeps running its queue, so a backward started
+//   from a hook (on any thread) cannot deadlock on its own device.
+// * queue_callback's callbacks run on the caller after the last node, in order.
 #include "wick/autograd/engine.h"
 
-#include <queue>
-#include <unordered_map>
+#include <atomic>
 #include <unordered_set>
+#include <utility>
 
+#include "graph_task.h"
+#include "hooks_internal.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
@@ -17,23 +47,193 @@ namespace wick::autograd {
 
 namespace {
 
-// Sums gradients arriving at one node input.
+using detail::GraphTask;
+using detail::InputBuffer;
+using detail::NodeSlot;
+
+std::atomic<int> g_max_workers{-1};
+thread_local GraphTask* t_current_task = nullptr;  // the backward whose node or callback runs here
+
+constexpr uint64_t kRootProducer = UINT64_MAX;  // root gradients sort as the newest producer
+
+struct CurrentTask {
+  explicit CurrentTask(GraphTask* t) : prev(std::exchange(t_current_task, t)) {}
+  ~CurrentTask() { t_current_task = prev; }
+  GraphTask* prev;
+};
+
+// Sums one more gradient into `slot` (retain_grad of a tensor that already has .grad).
 void accumulate(Tensor& slot, const Tensor& g) {
   if (!g.defined()) return;
-  if (!slot.defined()) {
-    slot = g;
-  } else if (GradMode::is_enabled()) {
-    slot = wick::add(slot, g);
-  } else {
-    slot = native::binary(BinaryOp::Add, slot, g);
+  if (!slot.defined()) slot = g;
+  else if (GradMode::is_enabled()) slot = wick::add(slot, g);
+  else slot = native::binary(BinaryOp::Add, slot, g);
+}
+
+// The queue that runs nodes of device d (caller holds gt.mutex).
+TaskQueue* route(GraphTask& gt, Device d) {
+  if (d == gt.caller_device || gt.max_workers == 0) return gt.local_queue;
+  if (auto it = gt.routes.find(d); it != gt.routes.end()) return it->second;
+  TaskQueue* q = nullptr;
+  if (gt.max_workers < 0 || gt.workers_used < gt.max_workers) {
+    q = device_threads::queue(d);
+    if (q == gt.local_queue) q = nullptr;
+    if (q) ++gt.workers_used;
+  }
+  if (!q) q = gt.local_queue;
+  gt.routes.emplace(d, q);
+  return q;
+}
+
+void run_node_task(const std::shared_ptr<GraphTask>& gt, std::shared_ptr<Node> node, InputBuffer inputs);
+
+// Queues ready nodes (their slots already removed; outstanding already counted).
+void schedule(const std::shared_ptr<GraphTask>& gt, std::vector<NodeSlot>& ready) {
+  for (NodeSlot& s : ready) {
+    TaskQueue* q;
+    {
+      std::lock_guard<std::mutex> lock(gt->mutex);
+      q = route(*gt, s.node->device());
+    }
+    const uint64_t priority = s.node->sequence_nr();
+    q->push({priority, [gt, node = std::move(s.node), inputs = std::move(s.inputs)]() mutable {
+               run_node_task(gt, std::move(node), std::move(inputs));
+             }});
+  }
+  ready.clear();
+}
+
+void finish_one(GraphTask& gt) {
+  std::lock_guard<std::mutex> lock(gt.mutex);
+  if (--gt.outstanding == 0) {
+    gt.done = true;
+    gt.local_queue->push({UINT64_MAX, {}});  // wake the caller
   }
 }
 
-struct ByLatest {  // run the most recently created node first, as PyTorch
-  bool operator()(Node* a, Node* b) const { return a->sequence_nr() < b->sequence_nr(); }
-};
+// Runs node n on its incoming gradients and hands its outputs on.
+void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<Node>& node, InputBuffer&& inputs) {
+  GraphTask& gt = *gt_ptr;
+  Node* n = node.get();
+  CurrentTask current(&gt);
+  AutoGradMode mode(gt.create_graph);
+  DeviceGuard guard(n->device());
+  variable_list grads = std::move(inputs).sum(n->num_outputs());
+
+  detail::run_tensor_hooks(*n, grads);  // Note [Gradient hooks]
+  for (const auto& [nr, weak] : n->retained()) {
+    if (auto impl = weak.lock(); impl && nr < grads.size() && grads[nr].defined()) {
+      AutogradMeta& m = ensure_meta(Tensor(impl));
+      Tensor g = GradMode::is_enabled() ? grads[nr] : native::clone(grads[nr]);
+      std::lock_guard<std::mutex> lock(m.mutex);
+      accumulate(m.grad, g);
+    }
+  }
+  if (gt.capture) {
+    if (auto it = gt.captures.find(n); it != gt.captures.end()) {
+      std::lock_guard<std::mutex> lock(gt.mutex);
+      for (auto [input_nr, idx] : it->second)
+        if (input_nr < grads.size() && grads[input_nr].defined()) gt.captured[idx] = grads[input_nr];
+    }
+  }
+
+  variable_list outs;
+  if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
+    if (!gt.capture && !grads.empty() && grads[0].defined()) {
+      acc->apply(std::move(grads));
+      detail::run_post_accumulate_grad_hooks(*acc);
+    }
+  } else {
+    bool any = false;
+    for (auto& g : grads) any = any || g.defined();
+    if (any) outs = n->apply(std::move(grads));
+    if (!gt.keep_graph) n->release_variables();
+  }
+
+  const auto& edges = n->next_edges();
+  for (size_t i = 0; i < edges.size() && i < outs.size(); ++i) {
+    const Edge& e = edges[i];
+    if (!e.valid() || !outs[i].defined()) continue;
+    // A formula that returns a gradient of the wrong shape is a bug in that formula; catch it
+    // here, naming the node, instead of corrupting a .grad (as PyTorch's validate_outputs).
+    Node* next = e.function.get();
+    const bool known = e.input_nr < next->num_outputs();
+    WICK_CHECK(!known || outs[i].sizes() == IntArrayRef(next->output_meta(e.input_nr).sizes),
+               "{} returned a gradient of shape [{}] for its input {}, but that input has shape [{}]", n->name(),
+               fmt::join(outs[i].sizes(), ", "), i, fmt::join(next->output_meta(e.input_nr).sizes, ", "));
+  }
+  std::vector<NodeSlot> ready;
+  {
+    std::lock_guard<std::mutex> lock(gt.mutex);
+    for (size_t i = 0; i < edges.size(); ++i) {
+      const Edge& e = edges[i];
+      if (!e.valid()) continue;
+      auto it = gt.slots.find(e.function.get());
+      if (it == gt.slots.end()) continue;  // cannot happen: every reachable node has a slot
+      NodeSlot& slot = it->second;
+      if (i < outs.size() && outs[i].defined())
+        slot.inputs.add(e.input_nr, n->sequence_nr(), static_cast<uint32_t>(i), std::move(outs[i]));
+      if (--slot.deps == 0) {
+        ready.push_back(std::move(slot));
+        gt.slots.erase(it);
+      }
+    }
+    gt.outstanding += static_cast<int64_t>(ready.size());
+  }
+  schedule(gt_ptr, ready);
+}
+
+void run_node_task(const std::shared_ptr<GraphTask>& gt, std::shared_ptr<Node> node, InputBuffer inputs) {
+  if (!gt->failed.load(std::memory_order_acquire)) {
+    try {
+      evaluate(gt, node, std::move(inputs));
+    } catch (...) {
+      std::exception_ptr err = std::current_exception();
+      std::string name = node->name();
+      const Device device = node->device();
+      try {
+        detail::rethrow_naming_node(err, name, device);
+      } catch (...) {
+        err = std::current_exception();
+      }
+      std::lock_guard<std::mutex> lock(gt->mutex);
+      if (!gt->error) gt->error = err;
+      gt->failed.store(true, std::memory_order_release);
+    }
+  }
+  inputs = InputBuffer();
+  node.reset();  // drop this thread's references before the caller may return
+  finish_one(*gt);
+}
+
+// Runs the caller's queue until every node of gt has run (or been skipped after a failure).
+void drive(GraphTask& gt) {
+  for (;;) {
+    {
+      std::lock_guard<std::mutex> lock(gt.mutex);
+      if (gt.done) return;
+    }
+    gt.local_queue->run_one();
+  }
+}
 
 }  // namespace
+
+void set_max_worker_threads(int n) {
+  WICK_CHECK(n >= -1, "set_max_worker_threads: expected -1 (one per device), 0 (none) or a positive count, got {}",
+             n);
+  g_max_workers.store(n);
+}
+
+int max_worker_threads() { return g_max_workers.load(); }
+
+void queue_callback(std::function<void()> callback) {
+  GraphTask* gt = t_current_task;
+  WICK_CHECK_STATE(gt != nullptr, "queue_callback: no backward is running on this thread; call it from a hook or "
+                   "a node during backward");
+  std::lock_guard<std::mutex> lock(gt->mutex);
+  gt->callbacks.push_back(std::move(callback));
+}
 
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused) {
@@ -41,120 +241,110 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
              grad_roots.size());
   AutoGradMode mode(create_graph);
 
+  auto gt = std::make_shared<GraphTask>();
+  gt->keep_graph = keep_graph;
+  gt->create_graph = create_graph;
+  gt->max_workers = g_max_workers.load();
+
   // A graph root that gathers the user's gradients into the real roots.
   std::vector<Edge> root_edges;
-  std::vector<Tensor> root_grads;
   for (size_t i = 0; i < roots.size(); ++i) {
     Edge e = gradient_edge(roots[i]);
     WICK_CHECK_STATE(e.valid(), "backward: tensor {} does not require grad and has no grad_fn; call requires_grad_() on "
                "the leaves you want gradients for", i);
     root_edges.push_back(e);
-    root_grads.push_back(grad_roots[i]);
   }
 
   // Gradients to capture instead of accumulating (autograd::grad).
-  const bool capture = !inputs.empty();
-  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
-  std::vector<Tensor> captured(inputs.size());
+  gt->capture = !inputs.empty();
+  gt->captured.resize(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     Edge e = gradient_edge(inputs[i]);
     WICK_CHECK_STATE(e.valid(), "grad: input {} does not require grad", i);
-    captures[e.function.get()].push_back({e.input_nr, i});
+    gt->captures[e.function.get()].push_back({e.input_nr, i});
   }
 
-  // Count dependencies (iterative DFS).
-  std::unordered_map<Node*, int> deps;
-  std::unordered_set<Node*> seen;
+  // Count dependencies (iterative DFS). Every reachable node gets a slot.
   std::vector<Node*> stack;
   for (auto& e : root_edges) {
-    if (seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+    auto [it, fresh] = gt->slots.try_emplace(e.function.get());
+    if (fresh) {
+      it->second.node = e.function;
+      stack.push_back(e.function.get());
+    }
   }
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
     for (const Edge& e : n->next_edges()) {
       if (!e.valid()) continue;
-      ++deps[e.function.get()];
-      if (seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+      auto [it, fresh] = gt->slots.try_emplace(e.function.get());
+      ++it->second.deps;
+      if (fresh) {
+        it->second.node = e.function;
+        stack.push_back(e.function.get());
+      }
+    }
+  }
+  std::vector<NodeSlot> ready;
+  for (size_t i = 0; i < root_edges.size(); ++i)
+    gt->slots[root_edges[i].function.get()].inputs.add(root_edges[i].input_nr, kRootProducer,
+                                                       static_cast<uint32_t>(i), grad_roots[i]);
+  for (const Edge& e : root_edges) {
+    auto it = gt->slots.find(e.function.get());
+    if (it != gt->slots.end() && it->second.deps == 0) {
+      ready.push_back(std::move(it->second));
+      gt->slots.erase(it);
     }
   }
 
-  std::unordered_map<Node*, variable_list> buffers;
-  std::unordered_map<Node*, std::shared_ptr<Node>> owners;  // keeps nodes alive while queued
-  std::priority_queue<Node*, std::vector<Node*>, ByLatest> ready;
-  for (size_t i = 0; i < root_edges.size(); ++i) {
-    Node* n = root_edges[i].function.get();
-    auto& buf = buffers[n];
-    if (buf.size() < std::max<size_t>(n->num_outputs(), root_edges[i].input_nr + 1))
-      buf.resize(std::max<size_t>(n->num_outputs(), root_edges[i].input_nr + 1));
-    accumulate(buf[root_edges[i].input_nr], root_grads[i]);
-    owners[n] = root_edges[i].function;
+  // Where the caller works (Note [Device-parallel backward]).
+  if (TaskQueue* own = device_threads::current_worker_queue()) {
+    gt->local_queue = own;
+    gt->caller_device = *device_threads::current_worker_device();
+  } else {
+    gt->own_queue = std::make_shared<TaskQueue>();
+    gt->local_queue = gt->own_queue.get();
+    gt->caller_device = root_edges.empty() ? kCPU : root_edges.front().function->device();
   }
-  for (auto& [n, _] : owners)
-    if (deps[n] == 0) ready.push(n);
 
-  while (!ready.empty()) {
-    Node* n = ready.top();
-    ready.pop();
-    std::shared_ptr<Node> hold = owners[n];
-    variable_list grads = std::move(buffers[n]);
-    buffers.erase(n);
-    owners.erase(n);
-    grads.resize(std::max(grads.size(), n->num_outputs()));
+  if (!ready.empty()) {
+    gt->outstanding = static_cast<int64_t>(ready.size());
+    schedule(gt, ready);
+    drive(*gt);
+  }
 
-    if (auto it = captures.find(n); it != captures.end()) {
-      for (auto [input_nr, idx] : it->second) {
-        if (input_nr < grads.size()) accumulate(captured[idx], grads[input_nr]);
+  // Every node has run or been skipped: release what is left of the graph.
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(gt->mutex);
+    error = std::move(gt->error);  // only this thread may hold it: the exception dies here
+    gt->error = nullptr;
+    gt->slots.clear();
+  }
+  if (error) std::rethrow_exception(error);
+
+  // End-of-backward callbacks, on this thread; they may queue more.
+  {
+    CurrentTask current(gt.get());
+    for (;;) {
+      std::vector<std::function<void()>> callbacks;
+      {
+        std::lock_guard<std::mutex> lock(gt->mutex);
+        callbacks.swap(gt->callbacks);
       }
-    }
-    for (const auto& [nr, weak] : n->retained()) {
-      if (auto impl = weak.lock(); impl && nr < grads.size() && grads[nr].defined()) {
-        AutogradMeta& m = ensure_meta(Tensor(impl));
-        accumulate(m.grad, GradMode::is_enabled() ? grads[nr] : native::clone(grads[nr]));
-      }
-    }
-    variable_list outs;
-    const bool is_accumulator = dynamic_cast<AccumulateGrad*>(n) != nullptr;
-    if (is_accumulator) {
-      if (!capture) n->apply(std::move(grads));
-    } else {
-      bool any = false;
-      for (auto& g : grads) any = any || g.defined();
-      if (any) {
-        DeviceGuard guard(n->device());
-        outs = n->apply(std::move(grads));
-      }
-      if (!keep_graph) n->release_variables();
-    }
-    const auto& edges = n->next_edges();
-    for (size_t i = 0; i < edges.size(); ++i) {
-      const Edge& e = edges[i];
-      if (!e.valid()) continue;
-      Node* next = e.function.get();
-      auto& buf = buffers[next];
-      if (buf.size() < std::max<size_t>(next->num_outputs(), e.input_nr + 1))
-        buf.resize(std::max<size_t>(next->num_outputs(), e.input_nr + 1));
-      if (i < outs.size() && outs[i].defined()) {
-        // A formula that returns a gradient of the wrong shape is a bug in that formula; catch it
-        // here, naming the node, instead of corrupting a .grad (as PyTorch's validate_outputs).
-        const bool known = e.input_nr < next->num_outputs();
-        WICK_CHECK(!known || outs[i].sizes() == IntArrayRef(next->output_meta(e.input_nr).sizes), "{} returned a gradient of shape [{}] for its input {}, "
-                   "but that input has shape [{}]", n->name(), fmt::join(outs[i].sizes(), ", "), i,
-                   fmt::join(next->output_meta(e.input_nr).sizes, ", "));
-        accumulate(buf[e.input_nr], outs[i]);
-      }
-      owners[next] = e.function;
-      if (--deps[next] == 0) ready.push(next);
+      if (callbacks.empty()) break;
+      for (auto& cb : callbacks) cb();
     }
   }
 
-  if (capture) {
+  if (gt->capture) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      WICK_CHECK(captured[i].defined() || allow_unused, "grad: input {} was not used to compute the outputs; pass "
+      WICK_CHECK(gt->captured[i].defined() || allow_unused, "grad: input {} was not used to compute the outputs; pass "
                  "allow_unused=true to get an undefined gradient for it", i);
     }
   }
-  return captured;
+  return gt->captured;
 }
 
 }  // namespace wick::autograd

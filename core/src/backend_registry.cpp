@@ -3,6 +3,7 @@
 
 #include "wick/config.h"
 #include "wick/core/backend.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
 
 // Defined by libwick_cuda when it is linked (Note [Backend registration]).
@@ -43,7 +44,11 @@ void reset_peak_memory(Device device) { backend(device).allocator().reset_peak(d
 void empty_cache(Device device) { backend(device).allocator().empty_cache(device); }
 
 DeviceGuard::DeviceGuard(Device d) {
-  if (d.is_cpu()) return;
+  if (d.is_cpu()) {
+    prev_ = detail::exchange_current_cpu_device(d);
+    cpu_ = true;
+    return;
+  }
   Backend& b = backend(d);
   prev_ = b.current_device();
   if (prev_ != d) b.set_device(d);
@@ -51,6 +56,7 @@ DeviceGuard::DeviceGuard(Device d) {
 }
 
 DeviceGuard::~DeviceGuard() {
+  if (cpu_) detail::exchange_current_cpu_device(prev_);
   if (active_) {
     try {
       backend(prev_).set_device(prev_);

@@ -5,6 +5,7 @@
 
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/backend.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
 #include "wick/parallel/parallel_apply.h"
 #include "wick/parallel/replicate.h"
@@ -74,6 +75,7 @@ DataParallel::DataParallel(std::shared_ptr<Module> module, std::vector<Device> d
   WICK_CHECK(module != nullptr, "DataParallel: the module is null");
   output_device_ = output_device.value_or(device_ids_.empty() ? kCPU : device_ids_[0]);
   if (device_ids_.size() == 1) module->to(device_ids_[0]);
+  if (device_ids_.size() > 1) share_cpu_cores(device_ids_);  // Note [CPU thread budgets]
   module_ = register_module("module", std::move(module));
 }
 

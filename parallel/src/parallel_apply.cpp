@@ -4,10 +4,10 @@
 #include <exception>
 #include <optional>
 #include <string>
-#include <thread>
 
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/backend.h"
+#include "wick/core/device_threads.h"
 #include "wick/core/error.h"
 
 namespace wick::parallel {
@@ -58,17 +58,24 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
     }
   };
 
-  std::vector<std::thread> threads;
-  threads.reserve(n);
+  // Replicas 1..n-1 go to their devices' persistent threads, replica 0 runs here.
+  WaitGroup pending;
+  std::vector<size_t> here{0};
   for (size_t i = 1; i < n; ++i) {
-    try {
-      threads.emplace_back(work, i);
-    } catch (...) {
-      work(i);  // could not start a thread: run this replica here
+    TaskQueue* q = device_threads::queue(devs[i]);
+    if (q == nullptr || q == device_threads::current_worker_queue()) {
+      here.push_back(i);  // at exit, or our own device's queue: run this replica here
+      continue;
     }
+    pending.add();
+    q->push({UINT64_MAX, [&, i] {
+               work(i);
+               pending.done();
+             }});
   }
-  if (n > 0) work(0);
-  for (auto& t : threads) t.join();
+  if (n > 0)
+    for (size_t i : here) work(i);
+  pending.wait();
 
   for (size_t i = 0; i < n; ++i) {
     if (!errors[i]) continue;

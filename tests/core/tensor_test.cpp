@@ -287,7 +287,7 @@ TEST_CASE("bad view arguments raise errors naming the op and the shapes") {
   CHECK_THROWS_WITH(t.size(3), Contains("Tensor::size"));
 }
 
-TEST_CASE("views share the version counter; in-place ops bump it exactly once") {
+TEST_CASE("views share the version counter, in-place ops bump it exactly once") {
   NoGradGuard ng;
   Tensor t = zeros({2, 3}, kFloat64);
   Tensor v = t.view({3, 2});

@@ -48,7 +48,7 @@ TEST_CASE("sum, prod, amax and amin match the CPU", "[cuda][reduce]") {
   }
 }
 
-TEST_CASE("amax and amin propagate NaN; sums of empty dims are zero", "[cuda][reduce]") {
+TEST_CASE("amax and amin propagate NaN, sums of empty dims are zero", "[cuda][reduce]") {
   Tensor x = random_cpu({64, 300}, kFloat32);
   Tensor nan = native::full({1}, Scalar(NAN), kFloat32, kCPU);
   native::copy_(native::slice(native::select(x, 0, 5), 0, 100, 101, 1), nan);

@@ -57,7 +57,7 @@ TEST_CASE("device guards restore the previous device", "[cuda][runtime]") {
   CHECK(cuda::current_device() == 0);
 }
 
-TEST_CASE("each thread has its own current stream; StreamGuard restores it", "[cuda][runtime]") {
+TEST_CASE("each thread has its own current stream, StreamGuard restores it", "[cuda][runtime]") {
   CHECK(cuda::get_current_stream(0).is_default());
   cuda::Stream s = cuda::get_stream_from_pool(0);
   CHECK_FALSE(s.is_default());

@@ -145,7 +145,7 @@ TEST_CASE("structure version changes with registration and entry rewiring", "[nn
   CHECK(copy->structure_version() == net->structure_version());
 }
 
-TEST_CASE("shallow_copy shares tables; rewiring the copy leaves the original alone", "[nn][module]") {
+TEST_CASE("shallow_copy shares tables, rewiring the copy leaves the original alone", "[nn][module]") {
   auto net = std::make_shared<Net>();
   auto copy = std::dynamic_pointer_cast<Net>(net->shallow_copy());
   REQUIRE(copy);

@@ -52,7 +52,7 @@ TEST_CASE("Broadcast: under no-grad no output requires grad (test_broadcast_no_g
   for (auto& o : out) CHECK_FALSE(o.requires_grad());
 }
 
-TEST_CASE("Broadcast: backward sums on the source; unused outputs count as zeros") {
+TEST_CASE("Broadcast: backward sums on the source, unused outputs count as zeros") {
   Tensor a = randn({3}, f64().requires_grad());
   Tensor b = randn({2}, f64().requires_grad());
   Tensor frozen = randn({2}, f64());

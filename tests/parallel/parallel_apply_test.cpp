@@ -119,12 +119,15 @@ TEST_CASE("parallel_apply: a failure is rethrown naming the replica and device (
   CHECK_THROWS_WITH(parallel_apply({m3, m3, m3, m3}, in), Catch::StartsWith("in replica 1 on device cpu:1"));
 }
 
-TEST_CASE("parallel_apply: workers take the caller's grad mode; no thread outlives the call") {
+TEST_CASE("parallel_apply: workers take the caller's grad mode, calls start no threads (Note [Device threads])") {
   auto probe = std::make_shared<GradModeProbe>();
   std::vector<std::shared_ptr<nn::Module>> mods(4, probe);
-  const int before = thread_count();
   std::vector<Tensor> in;
   for (int i = 0; i < 4; ++i) in.push_back(ones({1}, TensorOptions().device(cpu(i))));
+  // start the device threads of cpu:0-3 (replica 0 runs on the caller); they persist from here on
+  parallel_apply(mods, in, {cpu(1), cpu(0), cpu(2), cpu(3)});
+  parallel_apply(mods, in, {cpu(0), cpu(1), cpu(2), cpu(3)});
+  const int before = thread_count();
   for (const Tensor& o : parallel_apply(mods, in, {cpu(0), cpu(1), cpu(2), cpu(3)})) CHECK(o.item<double>() == 1.0);
   {
     NoGradGuard ng;

@@ -95,7 +95,7 @@ TEST_CASE("replicate: buffers land on each replica's device (test_replicate_buff
   }
 }
 
-TEST_CASE("replicate: copies equal the original; only the source replica shares its storage (Replicate_MultiCUDA)") {
+TEST_CASE("replicate: copies equal the original, only the source replica shares its storage (Replicate_MultiCUDA)") {
   auto module = std::make_shared<nn::Linear>(3, 4, true, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1), cpu(2)});
   auto originals = all_tensors(*module);
@@ -112,7 +112,7 @@ TEST_CASE("replicate: copies equal the original; only the source replica shares 
   }
 }
 
-TEST_CASE("replicate: tied parameters and a child registered twice stay shared in each replica; None stays None") {
+TEST_CASE("replicate: tied parameters and a child registered twice stay shared in each replica, None stays None") {
   auto m = std::make_shared<Tied>();
   auto replicas = replicate(m, {cpu(0), cpu(1)});
   Tensor x = randn({3, 4}, f64());
@@ -155,7 +155,7 @@ TEST_CASE("replicate: gradients of every replica accumulate on the original leav
   for (int i = 0; i < 3; ++i) CHECK_FALSE(replicas[i]->weight().is_leaf());
 }
 
-TEST_CASE("replicate: replicas are marked; zero_grad and optimizers refuse them") {
+TEST_CASE("replicate: replicas are marked, zero_grad and optimizers refuse them") {
   auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1)});
   for (auto& r : replicas) {
@@ -166,7 +166,7 @@ TEST_CASE("replicate: replicas are marked; zero_grad and optimizers refuse them"
   CHECK_NOTHROW(optim::SGD(module->parameters(), optim::SGDOptions(0.1)));
 }
 
-TEST_CASE("replicate(detach = true): no graph; replica 0 holds the original tensors") {
+TEST_CASE("replicate(detach = true): no graph, replica 0 holds the original tensors") {
   auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1)}, /*detach=*/true);
   CHECK(replicas[0]->weight().is_same(module->weight()));
@@ -180,7 +180,7 @@ TEST_CASE("replicate(detach = true): no graph; replica 0 holds the original tens
   CHECK(r2[0]->weight().data_ptr() == module->weight().data_ptr());
 }
 
-TEST_CASE("replicate: frozen parameters give non-differentiable copies; buffers requiring grad are differentiable") {
+TEST_CASE("replicate: frozen parameters give non-differentiable copies, buffers requiring grad are differentiable") {
   auto net = std::make_shared<nn::Linear>(3, 2, true, f64());
   Tensor(net->bias()).requires_grad_(false);
   auto replicas = replicate(net, {cpu(0), cpu(1)});
@@ -220,7 +220,7 @@ TEST_CASE("replicate: the module must be on devices[0]") {
                         Catch::Contains("is on cpu:1"));
 }
 
-TEST_CASE("replicate: training flags follow the original; on_replicated runs on every replica") {
+TEST_CASE("replicate: training flags follow the original, on_replicated runs on every replica") {
   auto seq = std::make_shared<nn::Sequential>();
   seq->push_back(std::make_shared<nn::Linear>(2, 2, true, f64()));
   seq->push_back(std::make_shared<nn::Dropout>(0.5));

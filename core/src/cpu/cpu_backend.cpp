@@ -11,6 +11,7 @@
 #include "cpu/loop.h"
 #include "cpu/window.h"
 #include "wick/core/accumulate_type.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
 
 namespace wick::cpu {
@@ -252,6 +253,7 @@ void CpuBackend::scatter_add(const KernelTensor& out, int64_t dim, const KernelT
 
 void CpuBackend::gemm(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0) return;
+  apply_intra_op_threads();  // Note [CPU thread budgets]
   const auto ta = g.trans_a ? CblasTrans : CblasNoTrans;
   const auto tb = g.trans_b ? CblasTrans : CblasNoTrans;
   for (int64_t b = 0; b < g.batch; ++b) {

@@ -1,6 +1,8 @@
 #pragma once
 // The backward engine: iterative (no recursion, so graphs of any depth work), dependency
-// counted, one node at a time, each on its own device.
+// counted, each node on the thread of its device (Note [Device-parallel backward] in engine.cpp;
+// docs/autograd.md "Threads").
+#include <functional>
 #include <vector>
 
 #include "wick/autograd/node.h"
@@ -10,8 +12,23 @@ namespace wick::autograd {
 /// Back-propagates `grad_roots` from `roots`. When `inputs` is non-empty, returns the gradients
 /// of those inputs (and does not touch any .grad); otherwise accumulates into leaves' .grad.
 /// `keep_graph` keeps saved tensors for another backward; `create_graph` records the backward
-/// computation itself (for double backward).
+/// computation itself (for double backward). The first exception raised by any node is
+/// rethrown here, the node named in its message; the rest of that backward is then skipped.
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused);
+
+/// Queues `callback` to run once, on the thread that called backward, when the backward that is
+/// running now has run every node (torch's Variable._execution_engine.queue_callback). Call it
+/// from a hook or a node; StateError when no backward is running on this thread. Callbacks
+/// run in the order queued and may queue more; none run when the backward fails.
+void queue_callback(std::function<void()> callback);
+
+/// Limits the worker threads a backward uses besides its caller: -1 (the default) gives every
+/// device its worker thread; 0 runs every node on the calling thread; n > 0 gives a worker to
+/// the first n devices other than the caller's that a backward meets. Gradients are the same,
+/// bit for bit, whatever the setting (Note [Deterministic accumulation]).
+void set_max_worker_threads(int n);
+/// The current limit (see set_max_worker_threads).
+int max_worker_threads();
 
 }  // namespace wick::autograd

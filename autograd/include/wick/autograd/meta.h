@@ -1,7 +1,9 @@
 #pragma once
 // AutogradMeta: the per-tensor autograd state that TensorImpl holds opaquely.
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <vector>
 
 #include "wick/autograd/node.h"
 
@@ -20,7 +22,11 @@ struct AutogradMeta final : AutogradMetaBase {
   /// the base's history, and grad_fn is derived again (Note [Views and in-place ops]).
   Tensor view_base;
   uint32_t view_version = 0;
-  std::mutex mutex;  ///< guards grad_accumulator creation and grad accumulation
+  /// A leaf's gradient hooks and post-accumulate-grad hooks, in registration order, with ids
+  /// (Note [Gradient hooks]); guarded by `mutex`.
+  std::vector<std::pair<uint64_t, std::function<Tensor(const Tensor&)>>> hooks;
+  std::vector<std::pair<uint64_t, std::function<void(const Tensor&)>>> post_accumulate_grad_hooks;
+  std::mutex mutex;  ///< guards grad_accumulator creation, grad accumulation and the hooks
 };
 
 /// The tensor's meta, or nullptr.

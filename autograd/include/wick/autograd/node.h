@@ -3,6 +3,7 @@
 // its forward inputs (next_edges); input_nr selects which of that node's forward outputs.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,7 +59,22 @@ class Node : public std::enable_shared_from_this<Node> {
   void retain_grad_of(uint32_t output_nr, const Tensor& t) { retained_.push_back({output_nr, t.impl_ptr()}); }
   const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained() const { return retained_; }
 
+  /// A hook on the gradient of forward output `output_nr` (Tensor::register_hook on a non-leaf).
+  struct TensorPreHook {
+    uint64_t id;
+    uint32_t output_nr;
+    std::function<Tensor(const Tensor&)> fn;
+  };
+  /// Adds a hook; returns its id (hooks.cpp). Thread-safe.
+  uint64_t add_tensor_pre_hook(uint32_t output_nr, std::function<Tensor(const Tensor&)> fn);
+  /// Removes the hook with this id, if still there. Thread-safe.
+  void remove_tensor_pre_hook(uint64_t id);
+  /// A snapshot of the hooks in registration order (empty without taking a lock when none).
+  std::vector<TensorPreHook> tensor_pre_hooks() const;
+
  private:
+  std::vector<TensorPreHook> pre_hooks_;  // guarded by hooks.cpp's mutex
+  std::atomic<bool> has_pre_hooks_{false};
   std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
   std::vector<Edge> next_edges_;
   std::vector<OutputMeta> outputs_;

@@ -141,6 +141,7 @@ class DeviceGuard {
  private:
   Device prev_;
   bool active_ = false;
+  bool cpu_ = false;  ///< a CPU device: restores the thread's current CPU device (cpu_threads.h)
 };
 
 }  // namespace wick

@@ -12,8 +12,9 @@
 // it on.
 //
 // The mode is per thread (the x86 MXCSR register, AArch64's FPCR): it applies to the calling
-// thread and to threads it creates afterwards, such as parallel_apply's workers; threads that
-// already run (OpenBLAS's pool) keep theirs.
+// thread and to threads it creates afterwards; threads that already run (OpenBLAS's pool) keep
+// theirs. Work queued to the device threads (Note [Device threads]: parallel_apply's replicas,
+// backward nodes) runs with the mode of the thread that queued it.
 
 namespace wick {
 

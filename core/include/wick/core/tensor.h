@@ -9,12 +9,15 @@
 // grad mode is on and an input requires grad. The op methods below are therefore *declared*
 // here, with the class, and *defined* in autograd/ (libwick_autograd); code inside core calls
 // natives only, so core never depends on autograd. See docs/architecture.md.
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "wick/core/dim_vector.h"
+#include "wick/core/removable_handle.h"
 #include "wick/core/scalar.h"
 #include "wick/core/tensor_impl.h"
 #include "wick/core/tensor_options.h"
@@ -105,6 +108,25 @@ class Tensor {
   Tensor& detach_();
   /// Keeps .grad() for this non-leaf after backward.
   void retain_grad() const;
+  /// Registers `hook(grad)` to run each time the gradient with respect to this tensor is
+  /// computed (torch.Tensor.register_hook); a defined return value replaces the gradient for
+  /// everything downstream (.grad, retain_grad, the rest of backward). On a non-leaf the hook
+  /// belongs to the tensor's current grad_fn output, so it keeps firing for this value after a
+  /// later in-place op. Hooks never see an undefined (zero) gradient. StateError when the tensor
+  /// does not require grad. Note [Gradient hooks] in autograd/hooks.h.
+  RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  /// The same for a hook that returns nothing (it only observes the gradient).
+  template <class F>
+    requires std::is_void_v<std::invoke_result_t<F&, const Tensor&>>
+  RemovableHandle register_hook(F hook) const {
+    return register_hook(std::function<Tensor(const Tensor&)>([h = std::move(hook)](const Tensor& g) mutable {
+      h(g);
+      return Tensor();
+    }));
+  }
+  /// Registers `hook(leaf)` to run after backward has accumulated into this leaf's .grad
+  /// (torch.Tensor.register_post_accumulate_grad_hook). StateError on a non-leaf.
+  RemovableHandle register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
 
   // ---- views (defined in autograd/) ----
   Tensor view(IntArrayRef shape) const;

@@ -33,7 +33,8 @@ class DataParallel : public nn::Cloneable<DataParallel> {
  public:
   /// device_ids default to default_device_ids(); with none (no GPU and no devices named),
   /// forward is a plain call of the module. output_device defaults to device_ids[0]. With a
-  /// single device the module is moved there (as PyTorch).
+  /// single device the module is moved there (as PyTorch). With several, the cores are shared
+  /// out among its CPU devices (share_cpu_cores; Note [CPU thread budgets]).
   explicit DataParallel(std::shared_ptr<nn::Module> module, std::vector<Device> device_ids = {},
                         std::optional<Device> output_device = std::nullopt, int64_t dim = 0);
 

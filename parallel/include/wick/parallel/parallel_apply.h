@@ -1,16 +1,19 @@
 #pragma once
-// parallel_apply: run each replica on its own worker thread.
+// parallel_apply: run each replica on its device's worker thread.
 //
 // Note [parallel_apply threads]
-// One OS thread per replica (as PyTorch's Python parallel_apply), except that replica 0 runs on
-// the calling thread; with one replica nothing is started. Each worker makes its replica's
-// device current (DeviceGuard) and takes the caller's grad mode (thread-local), then calls
-// forward_value. All workers are joined before parallel_apply returns or throws, so no thread
-// outlives the call and nothing deadlocks on an exception. Failures are collected per replica;
-// the first by replica index is rethrown, keeping its class, as "in replica i on device d: <message>".
-// Modules must not share mutable state across replicas: replicate gives each replica its own
-// shells and tensors (replica 0's detached buffers are the original's, and only replica 0
-// touches them).
+// Replica 0 runs on the calling thread; every other replica is queued to the persistent worker
+// thread of its device (Note [Device threads], wick/core/device_threads.h), the same threads
+// that run the backward engine's nodes, so nothing is started per call. Replicas on one device
+// run one after the other on that device's worker (a replica on the caller's own worker runs on
+// the caller). Each task makes its replica's device current (DeviceGuard) and takes the
+// caller's grad mode (thread-local) and denormal mode, then calls forward_value. parallel_apply
+// returns or throws only after every replica has finished, so nothing outlives the call; a
+// caller that is itself a device worker keeps running its own queue while it waits (nested
+// parallel_apply cannot deadlock). Failures are collected per replica; the first by replica
+// index is rethrown, keeping its class, as "in replica i on device d: <message>". Modules must not share
+// mutable state across replicas: replicate gives each replica its own shells and tensors
+// (replica 0's detached buffers are the original's, and only replica 0 touches them).
 #include <memory>
 #include <type_traits>
 #include <vector>

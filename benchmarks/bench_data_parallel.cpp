@@ -1,0 +1,139 @@
+// DataParallel throughput on CPU devices, in one run: for the Fashion-MNIST demo's CNN
+// (examples/fashion_mnist_net.h) and an MLP 784-512-512-10, a training step at batch 128
+// (forward, cross-entropy, backward, Adam) in three configurations:
+//
+//   1 device, 1 thread        cpu:0, one intra-op (OpenBLAS) thread: the baseline
+//   DataParallel, 2 devices   cpu:0 and cpu:1, one thread each (replicas and backward nodes on
+//                             each device's thread, Note [Device-parallel backward])
+//   1 device, 2 threads       cpu:0, two OpenBLAS threads
+//
+// Configurations alternate in rounds, so load from other processes hits them alike; the median
+// round is reported, with each figure's ratio to the baseline. Usage:
+//   bench_data_parallel [--rounds N] [--steps N]     (defaults 5 and 20)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../examples/fashion_mnist_net.h"
+#include "wick/autograd/functions.h"
+#include "wick/core/cpu_threads.h"
+#include "wick/core/flush_denormal.h"
+#include "wick/core/generator.h"
+#include "wick/nn/optim/optim.h"
+#include "wick/parallel/data_parallel.h"
+
+using namespace wick;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int64_t kBatch = 128;
+const Device kCpu0("cpu:0"), kCpu1("cpu:1");
+
+std::shared_ptr<nn::Module> make_mlp() {
+  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(784, 512), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::Linear>(512, 512), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(512, 10)});
+}
+
+struct Config {
+  const char* name;
+  bool data_parallel;
+  int threads;  // intra-op threads per device
+};
+
+// One configuration of one model, ready to step.
+class Trainer {
+ public:
+  Trainer(const std::function<std::shared_ptr<nn::Module>()>& make, const Config& c) : config_(c) {
+    manual_seed(0);
+    net_ = make();
+    model_ = net_;
+    if (c.data_parallel) model_ = std::make_shared<parallel::DataParallel>(net_, std::vector<Device>{kCpu0, kCpu1});
+    opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
+    x_ = randn({kBatch, 1, 28, 28});
+    y_ = randint(0, 10, {kBatch});
+  }
+  // Images per second over `steps` steps.
+  double run(int steps) {
+    set_intra_op_threads(kCpu0, config_.threads);
+    set_intra_op_threads(kCpu1, config_.threads);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < steps; ++i) {
+      opt_->zero_grad();
+      Tensor loss = nn::F::cross_entropy(model_->forward_tensor(x_), y_);
+      loss.backward();
+      opt_->step();
+      (void)loss.item<float>();
+    }
+    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+    return static_cast<double>(steps * kBatch) / s;
+  }
+
+ private:
+  Config config_;
+  std::shared_ptr<nn::Module> net_, model_;
+  std::unique_ptr<optim::Optimizer> opt_;
+  Tensor x_, y_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string loadavg() {
+  std::ifstream f("/proc/loadavg");
+  std::string a;
+  f >> a;
+  return a.empty() ? "?" : a;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 5, steps = 20;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--steps")) steps = std::max(1, std::atoi(argv[i + 1]));
+  }
+  set_flush_denormal(true);  // as the demo (Note [Denormals])
+  const std::vector<Config> configs{{"1 device, 1 thread", false, 1},
+                                    {"DataParallel cpu:0,cpu:1, 1 thread each", true, 1},
+                                    {"1 device, 2 threads", false, 2}};
+  struct Model {
+    const char* name;
+    std::function<std::shared_ptr<nn::Module>()> make;
+  };
+  const std::vector<Model> models{{"CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
+                                  {"MLP (784-512-512-10)", make_mlp}};
+  std::printf("batch %lld, Adam, %d rounds of %d steps (median round), load average %s at start\n",
+              static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
+  for (const Model& m : models) {
+    std::vector<std::unique_ptr<Trainer>> trainers;
+    for (const Config& c : configs) {
+      trainers.push_back(std::make_unique<Trainer>(m.make, c));
+      trainers.back()->run(3);  // warm-up: threads, allocator caches
+    }
+    std::vector<std::vector<double>> ips(configs.size());
+    for (int r = 0; r < rounds; ++r)
+      for (size_t c = 0; c < configs.size(); ++c) ips[c].push_back(trainers[c]->run(steps));
+    std::printf("\n%s\n", m.name);
+    const double base = median(ips[0]);
+    for (size_t c = 0; c < configs.size(); ++c) {
+      const double v = median(ips[c]);
+      std::printf("  %-42s %8.0f images/s  %5.2fx   (rounds:", configs[c].name, v, v / base);
+      for (double x : ips[c]) std::printf(" %.0f", x);
+      std::printf(")\n");
+    }
+  }
+  std::printf("\nload average %s at the end\n", loadavg().c_str());
+  reset_intra_op_threads();
+  return 0;
+}

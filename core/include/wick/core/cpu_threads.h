@@ -1,0 +1,47 @@
+#pragma once
+// Intra-op thread budgets of CPU devices.
+//
+// Note [CPU thread budgets]
+// A CPU device's kernels run on the thread that calls them (a device worker, Note [Device
+// threads], or the caller of a backward or parallel_apply); the only intra-op parallelism is
+// OpenBLAS's GEMM, which uses the calling thread plus budget - 1 threads of OpenBLAS's own pool.
+// Each CPU device has a budget: set explicitly (set_intra_op_threads), else its share of the
+// cores from share_cpu_cores (DataParallel calls it with its device list: N CPU devices on C
+// cores get max(1, C / N) each, so N devices working at once never ask for more than C threads),
+// else 0, meaning "not managed": OpenBLAS keeps whatever OPENBLAS_NUM_THREADS or
+// openblas_set_num_threads said. A GEMM on a device with a budget makes OpenBLAS's thread count
+// equal to that budget first. OpenBLAS 0.3.21's count is process-wide (the per-thread setter
+// arrived in 0.3.27), so when devices with different budgets run GEMMs at the same time, each
+// GEMM uses the budget last set; shared-out budgets are equal, so the count is set once.
+// docs/autograd.md ("Threads") has the picture.
+#include <vector>
+
+#include "wick/core/device.h"
+
+namespace wick {
+
+/// The cores wick shares out (default std::thread::hardware_concurrency(), at least 1).
+int cpu_core_count();
+/// Overrides cpu_core_count() (n >= 1; 0 restores the default).
+void set_cpu_core_count(int n);
+
+/// Sets CPU device d's budget (n >= 1; 0 clears it, so the shared-out value applies again).
+void set_intra_op_threads(Device d, int n);
+/// d's budget: the explicit one, else its share from share_cpu_cores, else 0 (not managed).
+int intra_op_threads(Device d);
+/// Gives each distinct CPU device in `devices` max(1, cpu_core_count() / count) threads.
+void share_cpu_cores(const std::vector<Device>& devices);
+/// Forgets every budget (explicit and shared).
+void reset_intra_op_threads();
+
+/// The CPU device the calling thread works for (DeviceGuard sets it; cpu:0 by default).
+Device current_cpu_device();
+/// Makes OpenBLAS use the current CPU device's budget (no-op when it has none).
+void apply_intra_op_threads();
+
+namespace detail {
+/// Sets the calling thread's current CPU device, returning the previous one (DeviceGuard).
+Device exchange_current_cpu_device(Device d);
+}  // namespace detail
+
+}  // namespace wick

@@ -1,0 +1,161 @@
+// The persistent device threads (Note [Device threads] in device_threads.h).
+#include "wick/core/device_threads.h"
+
+#include <atomic>
+#include <map>
+#include <optional>
+#include <thread>
+
+#include "wick/core/backend.h"
+#include "wick/core/flush_denormal.h"
+
+namespace wick {
+
+namespace {
+
+thread_local TaskQueue* t_own_queue = nullptr;
+thread_local const Device* t_own_device = nullptr;
+
+struct Worker {
+  Device device;
+  TaskQueue queue;
+  std::thread thread;
+  bool stop = false;  // read by the worker only, after its stop task
+};
+
+class Pool {
+ public:
+  ~Pool() {
+    std::map<Device, std::unique_ptr<Worker>> workers;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      shut_down_ = true;
+      workers.swap(workers_);
+    }
+    for (auto& [_, w] : workers) {
+      Worker* raw = w.get();
+      w->queue.push({UINT64_MAX, [raw] { raw->stop = true; }});
+    }
+    for (auto& [_, w] : workers) w->thread.join();
+  }
+
+  TaskQueue* queue(Device d) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shut_down_) return nullptr;
+    auto it = workers_.find(d);
+    if (it != workers_.end()) return &it->second->queue;
+    auto w = std::make_unique<Worker>();
+    w->device = d;
+    Worker* raw = w.get();
+    w->thread = std::thread([raw] { run(raw); });
+    workers_.emplace(d, std::move(w));
+    return &raw->queue;
+  }
+
+  size_t size() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return workers_.size();
+  }
+
+ private:
+  static void run(Worker* w) {
+    t_own_queue = &w->queue;
+    t_own_device = &w->device;
+    std::optional<DeviceGuard> guard;
+    try {
+      guard.emplace(w->device);  // tasks set their device again; this only saves the switch
+    } catch (...) {
+    }
+    while (!w->stop) w->queue.run_one();
+  }
+
+  std::mutex mutex_;
+  std::map<Device, std::unique_ptr<Worker>> workers_;
+  bool shut_down_ = false;
+};
+
+std::atomic<Pool*> g_pool_alive{nullptr};  // null before first use and after the pool's destruction
+std::atomic<bool> g_pool_destroyed{false};  // set once at exit: pool() must not be called again
+
+Pool& pool() {
+  static struct Holder {
+    Pool pool;
+    Holder() { g_pool_alive = &pool; }
+    ~Holder() {
+      g_pool_alive = nullptr;
+      g_pool_destroyed = true;
+    }
+  } holder;
+  return holder.pool;
+}
+
+}  // namespace
+
+void TaskQueue::push(DeviceTask task) {
+  const bool ftz = flush_denormal();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push(Entry{task.priority, next_order_++, ftz, std::move(task.fn)});
+  }
+  cv_.notify_one();
+}
+
+void TaskQueue::run_one() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  cv_.wait(lock, [&] { return !queue_.empty(); });
+  Entry e = std::move(const_cast<Entry&>(queue_.top()));
+  queue_.pop();
+  lock.unlock();
+  if (!e.fn) return;
+  const bool prev = flush_denormal();
+  if (prev != e.flush_denormal) set_flush_denormal(e.flush_denormal);
+  try {
+    e.fn();
+  } catch (...) {  // a task reports its own failures (DeviceTask); keep the thread alive
+  }
+  if (prev != e.flush_denormal) set_flush_denormal(prev);
+}
+
+WaitGroup::WaitGroup() : helper_(t_own_queue) {}
+
+void WaitGroup::add(int64_t n) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  count_ += n;
+}
+
+void WaitGroup::done() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (--count_ == 0) {
+    cv_.notify_all();
+    if (helper_) helper_->push({UINT64_MAX, {}});  // wake the helping waiter
+  }
+}
+
+void WaitGroup::wait() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (helper_ && helper_ == t_own_queue) {
+    while (count_ > 0) {
+      lock.unlock();
+      helper_->run_one();
+      lock.lock();
+    }
+  } else {
+    cv_.wait(lock, [&] { return count_ == 0; });
+  }
+}
+
+namespace device_threads {
+
+TaskQueue* queue(Device device) {
+  if (g_pool_destroyed) return nullptr;
+  return pool().queue(device);
+}
+
+const Device* current_worker_device() { return t_own_device; }
+TaskQueue* current_worker_queue() { return t_own_queue; }
+size_t worker_count() { Pool* p = g_pool_alive.load();
+  return p ? p->size() : 0; }
+
+}  // namespace device_threads
+
+}  // namespace wick
