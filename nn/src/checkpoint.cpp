@@ -79,7 +79,7 @@ int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::s
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
   WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0, "load_checkpoint: {}: the epoch \"{}\" is not a "
-             "non-negative integer", path, s);
+             "non-negative integer", path, s.size() > 64 ? s.substr(0, 64) + "..." : s);
   return e;
 }
 
