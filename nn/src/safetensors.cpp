@@ -137,7 +137,7 @@ SafetensorsData parse(const Source& src) {
     try {
       bytes = checked_nbytes(e.shape, element_size(e.dtype), "safetensors");
     } catch (const ValueError& err) {
-      fail(what, fmt::format("{}: shape {} is too large (its element count, strides or byte size overflow)", field,
+      fail(what, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64", field,
                              json_preview(shape)));
     }
     const ordered_json& off = v["data_offsets"];
