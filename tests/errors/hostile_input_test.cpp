@@ -151,7 +151,7 @@ std::vector<Row> size_rows() {
        {"split_with_sizes", "9223372036854775807"}},
       {"matmul whose broadcast batch overflows", "ValueError",
        [] {
-         wick::matmul(wick::zeros({k40, 1, 1, 1}, f32()).expand({k40, 1, 1, 1}),
+         wick::matmul(wick::zeros({1, 1, 1, 1}, f32()).expand({k40, 1, 1, 1}),
                       wick::zeros({1, 1, 1, 1}, f32()).expand({1, k40, 1, 1}));
        },
        {"matmul", "[1099511627776, 1099511627776]"}},
