@@ -26,7 +26,8 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
       WICK_CHECK(d == dim || t.sizes()[d] == first.sizes()[d], "cat: sizes must match except in dim {}, but tensor {} "
                  "has shape [{}] and tensor 0 has [{}]", dim, i, fmt::join(t.sizes(), ", "), fmt::join(first.sizes(), ", "));
     dt = promote_types(dt, t.dtype());
-    total += t.sizes()[dim];
+    WICK_CHECK(!add_overflow(total, t.sizes()[dim], &total), "cat: the sizes in dim {} sum past int64 (tensor {} has "
+               "shape [{}])", dim, i, fmt::join(t.sizes(), ", "));
   }
   DimVector shape(first.sizes());
   shape[dim] = total;

@@ -34,6 +34,11 @@ ordered_json parse_json_limited(std::string_view text, const std::string& what, 
 }
 
 namespace {
+// A cut may split a UTF-8 sequence: dump it with replacement characters instead of throwing.
+std::string dump_lenient(const ordered_json& v) {
+  return v.dump(-1, ' ', /*ensure_ascii=*/false, ordered_json::error_handler_t::replace);
+}
+
 // Appends v's JSON text to out until out holds more than `budget` characters. Recursion is
 // bounded by the parse depth limit and by the budget (each level appends at least one char).
 void preview_into(const ordered_json& v, std::string& out, size_t budget) {
@@ -44,7 +49,7 @@ void preview_into(const ordered_json& v, std::string& out, size_t budget) {
     for (auto it = v.begin(); it != v.end() && out.size() <= budget; ++it) {
       if (!first) out += ',';
       first = false;
-      out += ordered_json(std::string(std::string_view(it.key()).substr(0, budget + 1))).dump();
+      out += dump_lenient(ordered_json(std::string(std::string_view(it.key()).substr(0, budget + 1))));
       out += ':';
       preview_into(it.value(), out, budget);
     }
@@ -59,9 +64,9 @@ void preview_into(const ordered_json& v, std::string& out, size_t budget) {
     }
     out += ']';
   } else if (v.is_string()) {
-    out += ordered_json(std::string(std::string_view(v.get_ref<const std::string&>()).substr(0, budget + 1))).dump();
+    out += dump_lenient(ordered_json(std::string(std::string_view(v.get_ref<const std::string&>()).substr(0, budget + 1))));
   } else {
-    out += v.dump();
+    out += dump_lenient(v);
   }
 }
 }  // namespace

@@ -294,7 +294,12 @@ std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,
   for (const auto& [k, v] : metadata) meta[k] = v;
   header["__metadata__"] = std::move(meta);
   // Compact, ASCII-only JSON, as Python's json.dumps(..., separators=(",", ":")).
-  std::string h = header.dump(-1, ' ', /*ensure_ascii=*/true);
+  std::string h;
+  try {
+    h = header.dump(-1, ' ', /*ensure_ascii=*/true);
+  } catch (const ordered_json::exception& e) {  // a name or metadata string that is not valid UTF-8
+    WICK_FAIL("save_safetensors: a tensor name or metadata entry is not valid UTF-8 ({})", e.what());
+  }
   h.append((8 - h.size() % 8) % 8, ' ');
   std::string out;
   out.reserve(8 + h.size() + offset);

@@ -149,6 +149,14 @@ std::vector<Row> size_rows() {
        {"narrow", "start 2", "9223372036854775807", "[4]"}},
       {"split_with_sizes whose sum overflows", "ValueError", [=] { wick::split_with_sizes(v4, {kMax, kMax, 2}, 0); },
        {"split_with_sizes", "9223372036854775807"}},
+      {"cat whose sizes sum past int64", "ValueError",
+       [] {
+         const Tensor big = wick::zeros({1}, f32()).expand({k62});
+         wick::cat({big, big});
+       },
+       {"cat", "sum past int64", "[4611686018427387904]"}},
+      {"pad that overflows a size", "ValueError", [=] { nn::functional::pad(v4, {kMax, 1}); },
+       {"pad", "9223372036854775807", "overflows"}},
       {"matmul whose broadcast batch overflows", "ValueError",
        [] {
          wick::matmul(wick::zeros({1, 1, 1, 1}, f32()).expand({k40, 1, 1, 1}),
@@ -288,6 +296,10 @@ std::vector<Row> file_rows() {
   const std::string long_dtype =
       safetensors_image(R"({"t":{"dtype":")" + std::string(1 << 20, 'Q') + R"(","shape":[1],"data_offsets":[0,4]}})",
                         "abcd");
+  std::string utf8;
+  for (int i = 0; i < 100; ++i) utf8 += "\xc3\xa9";  // 100 x U+00E9, 2 bytes each
+  const std::string utf8_shape = safetensors_image(R"({"t":{"dtype":"F32","shape":")" + utf8 +
+                                                   R"(","data_offsets":[0,4]}})", "abcd");
   std::string dims65 = "1";
   for (int i = 1; i < 65; ++i) dims65 += ",1";
   const std::string sixty_five =
@@ -332,6 +344,12 @@ std::vector<Row> file_rows() {
       {"a 1 MiB dtype string", "FormatError",
        [=] { serialize::parse_safetensors(long_dtype.data(), long_dtype.size(), "long-dtype"); },
        {"safetensors", "long-dtype", "QQQ..."}},
+      {"a shape that is a long UTF-8 string (the preview cuts inside a character)", "FormatError",
+       [=] { serialize::parse_safetensors(utf8_shape.data(), utf8_shape.size(), "utf8"); },
+       {"safetensors", "utf8", "shape must be an array", "..."}},
+      {"saving a tensor name that is not UTF-8", "ValueError",
+       [] { serialize::serialize_safetensors({{std::string("\xff\xfe"), wick::zeros({1}, f32())}}); },
+       {"save_safetensors", "UTF-8"}},
       {"a tensor of 65 dims", "FormatError",
        [=] { serialize::parse_safetensors(sixty_five.data(), sixty_five.size(), "dims"); },
        {"safetensors", "dims", "65 dims", "limit of 64"}},
