@@ -177,6 +177,8 @@ std::vector<Row> conversion_rows() {
        {"linspace", "1e+300", "int64"}},
       {"full of int64 with NaN", "ValueError", [] { wick::full({2}, std::nan(""), i64()); }, {"full", "nan", "int64", "[2]"}},
       {"full of int64 with 1e300", "ValueError", [] { wick::full({2}, 1e300, i64()); }, {"full", "1e+300", "int64"}},
+      {"fill_ of an int64 tensor with infinity", "ValueError",
+       [] { wick::zeros({3}, i64()).fill_(std::numeric_limits<double>::infinity()); }, {"fill_", "inf", "int64", "[3]"}},
       {"Scalar NaN to an integer", "ValueError", [] { (void)Scalar(std::nan("")).to_int(); }, {"Scalar", "nan"}},
       {"Scalar infinity to an integer", "ValueError",
        [] { (void)Scalar(std::numeric_limits<double>::infinity()).to<int64_t>(); }, {"Scalar", "inf"}},
