@@ -8,8 +8,10 @@ ARGS ?=
 BUILD_PACKAGES := cmake ninja-build g++ pkg-config catch2 libfmt-dev libopenblas-dev nlohmann-json3-dev \
                   zlib1g-dev libbenchmark-dev
 DEMO_PACKAGES := dataset-fashion-mnist
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+FUZZ_SECONDS ?= 600
 
-.PHONY: all deps demo-deps configure build test demo bench clean
+.PHONY: all deps demo-deps configure build test demo bench fuzz clean
 
 all: build
 
@@ -32,6 +34,12 @@ demo: demo-deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo
 	@$(BUILD_DIR)/examples/demo $(ARGS)
+
+# libFuzzer harnesses (clang, ASan + UBSan): replay the corpus, then fuzz each harness for
+# FUZZ_SECONDS (default 600). docs/hostile-input.md.
+fuzz:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(FUZZ_PACKAGES)
+	@JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_SECONDS)
 
 bench: build
 	@scripts/run-benchmarks.sh $(BUILD_DIR)

@@ -1,5 +1,6 @@
 // Public factories: natives plus requires_grad from TensorOptions.
 #include "op_helpers.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -44,8 +45,7 @@ Tensor from_blob(const void* data, IntArrayRef shape, TensorOptions o) {
 
 template <typename T>
 Tensor tensor(const std::vector<T>& values, IntArrayRef shape, TensorOptions o) {
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
+  const int64_t n = checked_numel(shape, "tensor");
   WICK_CHECK(n == static_cast<int64_t>(values.size()), "tensor: {} values do not fill shape [{}] ({} elements)",
              values.size(), fmt::join(shape, ", "), n);
   Tensor host = native::from_blob_copy(values.data(), shape, dtype_v<T>, kCPU);

@@ -35,7 +35,10 @@ DType dtype_from_safetensors_name(std::string_view s) {
     if (s == known)
       WICK_FAIL_T(NotImplementedError,
                   "safetensors: dtype \"{}\" is not supported by wick (supported: BOOL, I64, F32, F64)", s);
-  WICK_FAIL_T(FormatError, "safetensors: \"{}\" is not a safetensors dtype (wick reads BOOL, I64, F32, F64)", s);
+  // Quote a bounded prefix: the name comes from a file (Note [Loader limits] in wick/nn/loader_limits.h).
+  const std::string_view shown = s.substr(0, 64);
+  WICK_FAIL_T(FormatError, "safetensors: \"{}{}\" is not a safetensors dtype (wick reads BOOL, I64, F32, F64)", shown,
+              s.size() > shown.size() ? "..." : "");
 }
 
 }  // namespace wick

@@ -1,4 +1,5 @@
 // Elementwise front-ends: promotion, broadcasting, output allocation, then the backend kernel.
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -110,6 +111,9 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 void fill_(const Tensor& t, Scalar v) {
   WICK_CHECK(t.defined(), "fill_: the tensor is undefined");
+  // The kernel converts the double to the tensor's dtype: it must fit (Note [Checked sizes]).
+  WICK_CHECK(!v.is_floating() || !is_integral(t.dtype(), false) || double_fits_int64(v.to_double()),
+             "fill_: the value {} does not fit in {} (shape [{}])", v.to_double(), t.dtype(), fmt::join(t.sizes(), ", "));
   t.bump_version();
   if (t.numel()) backend(t.device()).fill(kernel_tensor(t), v.to_double());
 }

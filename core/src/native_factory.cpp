@@ -2,30 +2,33 @@
 #include <cmath>
 #include <cstring>
 
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/generator.h"
 #include "wick/core/native.h"
 
 namespace wick::native {
 
-namespace {
-void check_shape(IntArrayRef shape, const char* op) {
-  for (size_t i = 0; i < shape.size(); ++i)
-    WICK_CHECK(shape[i] >= 0, "{}: negative size {} in dim {} of shape [{}]", op, shape[i], i, fmt::join(shape, ", "));
-}
-}  // namespace
-
 Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, DType dtype, Device device) {
-  check_shape(shape, "empty_strided");
+  WICK_CHECK(shape.size() == strides.size(), "empty_strided: shape [{}] and strides [{}] have different lengths",
+             fmt::join(shape, ", "), fmt::join(strides, ", "));
+  const int64_t numel = checked_numel(shape, "empty_strided");
+  // extent = 1 + sum (size - 1) * stride elements (Note [Checked sizes]).
   int64_t extent = 1;
-  bool any_zero = false;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i] == 0) any_zero = true;
-    extent += (shape[i] - 1) * strides[i];
+  bool overflow = false;
+  for (size_t i = 0; i < shape.size() && numel; ++i) {
+    WICK_CHECK(strides[i] >= 0, "empty_strided: negative stride {} in dim {} (strides [{}])", strides[i], i,
+               fmt::join(strides, ", "));
+    int64_t span = 0;
+    overflow = overflow || mul_overflow(shape[i] - 1, strides[i], &span) || add_overflow(extent, span, &extent);
   }
-  if (any_zero) extent = 0;
+  if (numel == 0) extent = 0;
+  int64_t bytes = 0;
+  overflow = overflow || mul_overflow(extent, static_cast<int64_t>(element_size(dtype)), &bytes);
+  WICK_CHECK(!overflow, "empty_strided: shape [{}] with strides [{}] is too large: its extent in bytes overflows int64",
+             fmt::join(shape, ", "), fmt::join(strides, ", "));
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(extent) * element_size(dtype), device);
+  impl->storage = std::make_shared<Storage>(static_cast<size_t>(bytes), device);
   impl->sizes = DimVector(shape);
   impl->strides = DimVector(strides);
   impl->dtype = dtype;
@@ -34,11 +37,9 @@ Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, DType dtype, Device
 }
 
 Tensor empty(IntArrayRef shape, DType dtype, Device device) {
-  check_shape(shape, "empty");
-  int64_t n = 1;
-  for (auto s : shape) n *= s;
+  const size_t bytes = checked_nbytes(shape, element_size(dtype), "empty");
   auto impl = std::make_shared<TensorImpl>();
-  impl->storage = std::make_shared<Storage>(static_cast<size_t>(n) * element_size(dtype), device);
+  impl->storage = std::make_shared<Storage>(bytes, device);
   impl->sizes = DimVector(shape);
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
@@ -47,6 +48,9 @@ Tensor empty(IntArrayRef shape, DType dtype, Device device) {
 }
 
 Tensor full(IntArrayRef shape, Scalar value, DType dtype, Device device) {
+  // A floating value filled into an integer tensor must convert without undefined behaviour.
+  WICK_CHECK(!value.is_floating() || !is_integral(dtype, false) || double_fits_int64(value.to_double()),
+             "full: the value {} does not fit in {} (shape [{}])", value.to_double(), dtype, fmt::join(shape, ", "));
   Tensor t = empty(shape, dtype, device);
   if (t.numel()) backend(device).fill(kernel_tensor(t), value.to_double());
   return t;
@@ -62,7 +66,14 @@ Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, Device device)
   WICK_CHECK((st > 0 && b >= a) || (st < 0 && b <= a),
              "arange: the range [{}, {}) with step {} is empty in the wrong direction; check the sign of step", a, b,
              st);
-  const int64_t n = static_cast<int64_t>(std::ceil((b - a) / st));
+  WICK_CHECK(std::isfinite(a) && std::isfinite(b) && std::isfinite(st),
+             "arange: start={}, end={} and step={} must be finite", a, b, st);
+  const double count = std::ceil((b - a) / st);
+  WICK_CHECK(double_fits_int64(count), "arange: the range [{}, {}) with step {} has {} elements, too many for a tensor", a,
+             b, st, count);
+  WICK_CHECK(!is_integral(dtype, false) || (double_fits_int64(a) && double_fits_int64(b)),
+             "arange: start={} and end={} must fit in {}", a, b, dtype);
+  const int64_t n = static_cast<int64_t>(count);
   Tensor t = empty({n}, dtype, device);
   if (n) backend(device).arange(kernel_tensor(t), a, st);
   return t;
@@ -74,6 +85,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, Device device)
 // written reversed.
 Tensor linspace(double start, double end, int64_t steps, DType dtype, Device device) {
   WICK_CHECK(steps >= 0, "linspace: steps must be non-negative (got {})", steps);
+  WICK_CHECK(!is_integral(dtype, false) || (double_fits_int64(start) && double_fits_int64(end)),
+             "linspace: start={} and end={} must fit in {}", start, end, dtype);
   Tensor t = empty({steps}, dtype, device);
   if (steps == 1) backend(device).fill(kernel_tensor(t), start);
   if (steps <= 1) return t;

@@ -1,5 +1,6 @@
 // Joining, splitting and indexing: cat, stack, split, chunk, index_select, index_add, gather,
 // scatter_add.
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -25,7 +26,8 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
       WICK_CHECK(d == dim || t.sizes()[d] == first.sizes()[d], "cat: sizes must match except in dim {}, but tensor {} "
                  "has shape [{}] and tensor 0 has [{}]", dim, i, fmt::join(t.sizes(), ", "), fmt::join(first.sizes(), ", "));
     dt = promote_types(dt, t.dtype());
-    total += t.sizes()[dim];
+    WICK_CHECK(!add_overflow(total, t.sizes()[dim], &total), "cat: the sizes in dim {} sum past int64 (tensor {} has "
+               "shape [{}])", dim, i, fmt::join(t.sizes(), ", "));
   }
   DimVector shape(first.sizes());
   shape[dim] = total;
@@ -64,7 +66,8 @@ std::vector<Tensor> split_with_sizes(const Tensor& t, IntArrayRef sizes, int64_t
   int64_t total = 0;
   for (auto s : sizes) {
     WICK_CHECK(s >= 0, "split_with_sizes: negative size {} in [{}]", s, fmt::join(sizes, ", "));
-    total += s;
+    WICK_CHECK(!add_overflow(total, s, &total), "split_with_sizes: sizes [{}] sum past int64 but dim {} has size {}",
+               fmt::join(sizes, ", "), dim, t.sizes()[dim]);
   }
   WICK_CHECK(total == t.sizes()[dim], "split_with_sizes: sizes [{}] sum to {} but dim {} has size {}",
              fmt::join(sizes, ", "), total, dim, t.sizes()[dim]);
@@ -84,7 +87,11 @@ std::vector<Tensor> split(const Tensor& t, int64_t split_size, int64_t dim) {
   const int64_t n = t.sizes()[dim];
   std::vector<Tensor> out;
   if (n == 0) return {t};
-  for (int64_t off = 0; off < n; off += split_size) out.push_back(narrow(t, dim, off, std::min(split_size, n - off)));
+  for (int64_t off = 0; off < n;) {
+    const int64_t len = std::min(split_size, n - off);  // never off + split_size: it may overflow
+    out.push_back(narrow(t, dim, off, len));
+    off += len;
+  }
   return out;
 }
 
@@ -93,7 +100,7 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   WICK_CHECK_INDEX(t.dim() > 0, "chunk: cannot chunk a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "chunk");
   const int64_t n = t.sizes()[dim];
-  const int64_t size = (n + chunks - 1) / chunks;  // as torch.chunk: may give fewer chunks
+  const int64_t size = n / chunks + (n % chunks != 0);  // ceil(n / chunks), as torch.chunk: may give fewer chunks
   return split(t, std::max<int64_t>(size, 1), dim);
 }
 

@@ -1,4 +1,5 @@
 // matmul for every shape case of torch.matmul, built on one batched GEMM primitive.
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -54,8 +55,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   // Broadcast batch dims.
   DimVector ab(IntArrayRef(a.sizes().data(), a.dim() - 2)), bb(IntArrayRef(b.sizes().data(), b.dim() - 2));
   DimVector batch = broadcast_shapes(ab, bb, "matmul");
-  int64_t nb = 1;
-  for (auto s : batch) nb *= s;
+  const int64_t nb = checked_numel(batch, "matmul");
   DimVector ae = batch, be = batch;
   ae.push_back(m); ae.push_back(k);
   be.push_back(k); be.push_back(n);

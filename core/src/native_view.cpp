@@ -1,4 +1,5 @@
 // Views: new TensorImpls over the same storage, sharing the version counter. No copies.
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -64,7 +65,8 @@ DimVector infer_shape(IntArrayRef shape, int64_t numel, IntArrayRef from, const 
       infer = static_cast<int>(i);
     } else {
       WICK_CHECK(shape[i] >= 0, "{}: invalid size {} in shape [{}]", op, shape[i], fmt::join(shape, ", "));
-      known *= shape[i];
+      WICK_CHECK(!mul_overflow(known, shape[i], &known), "{}: shape [{}] is too large: its element count overflows int64",
+                 op, fmt::join(shape, ", "));
     }
   }
   if (infer >= 0) {
@@ -75,11 +77,15 @@ DimVector infer_shape(IntArrayRef shape, int64_t numel, IntArrayRef from, const 
     WICK_CHECK(known == numel, "{}: shape [{}] is invalid for a tensor of shape [{}] ({} elements)", op,
                fmt::join(shape, ", "), fmt::join(from, ", "), numel);
   }
+  checked_numel(out, op);  // the strides of an empty tensor's new shape must fit too (Note [Checked sizes])
   return out;
 }
 }  // namespace
 
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  WICK_CHECK(sizes.size() == strides.size(), "as_strided: sizes [{}] and strides [{}] have different lengths",
+             fmt::join(sizes, ", "), fmt::join(strides, ", "));
+  checked_numel(sizes, "as_strided");
   return make_view(t, DimVector(sizes), DimVector(strides), t.storage_offset() + offset);
 }
 
@@ -154,7 +160,7 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   dim = wrap_dim(dim, t.dim(), "narrow");
   const int64_t n = t.sizes()[dim];
   if (start < 0) start += n;
-  WICK_CHECK_INDEX(start >= 0 && length >= 0 && start + length <= n,
+  WICK_CHECK_INDEX(start >= 0 && length >= 0 && start <= n && length <= n - start,
              "narrow: start {} + length {} exceeds size {} of dim {} (shape [{}])", start, length, n, dim,
              fmt::join(t.sizes(), ", "));
   return slice(t, dim, start, start + length, 1);
@@ -196,6 +202,7 @@ Tensor expand(const Tensor& t, IntArrayRef shape) {
     sz[i] = want;
     st[i] = have == want ? t.strides()[i - off] : 0;
   }
+  checked_numel(sz, "expand");  // Note [Checked sizes]: a stride-0 view may not claim more elements than int64 counts
   return make_view(t, std::move(sz), std::move(st), t.storage_offset());
 }
 

@@ -45,7 +45,7 @@ struct Parts {
   bool has_optimizer = false;
 };
 
-Parts split(const SafetensorsData& data, const std::string& path) {
+Parts split(const SafetensorsData& data, const std::string& path, const char* op) {
   Parts p;
   auto it = data.metadata.find(kOptimizerMeta);
   p.has_optimizer = it != data.metadata.end();
@@ -53,7 +53,7 @@ Parts split(const SafetensorsData& data, const std::string& path) {
     try {
       p.optimizer.set_groups_json(it->second);
     } catch (const Error& e) {
-      rethrow_with_context(e, fmt::format("{}: the optimizer state is malformed: ", path));
+      rethrow_with_context(e, fmt::format("{} {}: the optimizer state is malformed: ", op, path));
     }
   }
   for (const auto& [k, t] : data.tensors) {
@@ -79,7 +79,7 @@ int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::s
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
   WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0, "load_checkpoint: {}: the epoch \"{}\" is not a "
-             "non-negative integer", path, s);
+             "non-negative integer", path, s.size() > 64 ? s.substr(0, 64) + "..." : s);
   return e;
 }
 
@@ -103,7 +103,7 @@ void save(const Module& m, const std::string& path, const std::map<std::string, 
 }
 
 LoadStateDictResult load(Module& m, const std::string& path, bool strict) {
-  Parts p = split(read(path, "load"), path);
+  Parts p = split(read(path, "load"), path, "load");
   try {
     return m.load_state_dict(p.model, strict);
   } catch (const Error& e) {
@@ -122,7 +122,7 @@ void load(optim::Optimizer& opt, const std::string& path) {
   SafetensorsData data = read(path, "load");
   WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
              kOptimizerMeta);
-  Parts p = split(data, path);
+  Parts p = split(data, path, "load");
   WICK_CHECK_FORMAT(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path, fmt::join(p.model.keys(), ", "));
   try {
     opt.load_state_dict(p.optimizer);
@@ -151,7 +151,7 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   info.metadata = data.metadata;
   WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)",
              path, kOptimizerMeta);
-  Parts p = split(data, path);
+  Parts p = split(data, path, "load_checkpoint");
   // Both loads validate before changing anything; if the second fails, the first is undone, so a
   // bad file leaves model and optimizer as they were.
   const optim::OptimizerStateDict opt_before = opt.state_dict();

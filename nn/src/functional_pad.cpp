@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/nn/functional.h"
 
@@ -20,7 +21,9 @@ Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value) {
   const size_t pairs = pad.size() / 2;
   for (size_t i = 0; i < pairs; ++i) {
     const size_t d = shape.size() - 1 - i;
-    const int64_t n = shape[d] + pad[2 * i] + pad[2 * i + 1];
+    int64_t n = 0;
+    WICK_CHECK(!add_overflow(shape[d], pad[2 * i], &n) && !add_overflow(n, pad[2 * i + 1], &n),
+               "pad: padding ({}, {}) of dim {} (size {}) overflows int64", pad[2 * i], pad[2 * i + 1], d, shape[d]);
     WICK_CHECK(n >= 0, "pad: padding ({}, {}) of dim {} (size {}) gives a negative size {}", pad[2 * i], pad[2 * i + 1],
                d, shape[d], n);
     shape[d] = n;

@@ -16,8 +16,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "json_limits.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/nn/loader_limits.h"
 
 namespace wick::serialize {
 
@@ -28,9 +31,10 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
-// The header may not exceed this (the reference implementation's limit): a corrupt length must
-// not make us allocate gigabytes before the JSON parser rejects it.
-constexpr uint64_t kMaxHeaderBytes = 100u * 1000u * 1000u;
+using detail::json_preview;
+
+// A name as error messages quote it: at most kMaxQuotedChars characters.
+std::string q(const std::string& name) { return detail::quote_prefix(name, kMaxQuotedChars); }
 
 // A source of bytes: a file (pread) or memory. `read` returns false when fewer than `n` bytes
 // were available at `offset`.
@@ -50,7 +54,7 @@ template <class E = FormatError>
 uint64_t as_u64(const ordered_json& v, const std::string& what, const std::string& field) {
   if (v.is_number_unsigned()) return v.get<uint64_t>();
   if (v.is_number_integer()) fail(what, fmt::format("{} has the negative value {}", field, v.get<int64_t>()));
-  fail(what, fmt::format("{} must be a non-negative integer, got {}", field, v.dump()));
+  fail(what, fmt::format("{} must be a non-negative integer, got {}", field, json_preview(v)));
 }
 
 struct Entry {
@@ -79,22 +83,16 @@ SafetensorsData parse(const Source& src) {
   const uint64_t data_start = 8 + n;
   const uint64_t data_size = src.size - data_start;
 
-  // Parse, rejecting duplicate top-level names (nlohmann would silently keep the last one).
+  // Parse with the depth limit (Note [Loader limits]), rejecting duplicate top-level names
+  // (nlohmann would silently keep the last one).
   std::set<std::string> names;
   std::string duplicate;
-  ordered_json::parser_callback_t cb = [&](int depth, ordered_json::parse_event_t ev, ordered_json& parsed) {
-    if (ev == ordered_json::parse_event_t::key && depth == 1 && parsed.is_string()) {
-      if (!names.insert(parsed.get<std::string>()).second && duplicate.empty()) duplicate = parsed.get<std::string>();
-    }
-    return true;
-  };
-  ordered_json h;
-  try {
-    h = ordered_json::parse(header, cb);
-  } catch (const ordered_json::exception& e) {
-    fail(what, fmt::format("the header is not valid JSON ({})", e.what()));
-  }
-  if (!duplicate.empty()) fail(what, fmt::format("the header names tensor \"{}\" more than once", duplicate));
+  const ordered_json h = detail::parse_json_limited(
+      header, fmt::format("safetensors: {}: the header", what), [&](int depth, const std::string& key) {
+        if (depth == 1 && !names.insert(key).second && duplicate.empty()) duplicate = key;
+      });
+  if (!duplicate.empty())
+    fail(what, fmt::format("the header names tensor \"{}\" more than once", detail::quote_prefix(duplicate, kMaxQuotedChars)));
   if (!h.is_object()) fail(what, fmt::format("the header must be a JSON object, got a {}", h.type_name()));
 
   SafetensorsData out;
@@ -106,46 +104,52 @@ SafetensorsData parse(const Source& src) {
       if (!v.is_object()) fail(what, fmt::format("__metadata__ must be an object of strings, got a {}", v.type_name()));
       for (auto m = v.begin(); m != v.end(); ++m) {
         if (!m.value().is_string())
-          fail(what, fmt::format("__metadata__[\"{}\"] must be a string, got {}", m.key(), m.value().dump()));
+          fail(what, fmt::format("__metadata__[\"{}\"] must be a string, got {}",
+                                 detail::quote_prefix(m.key(), kMaxQuotedChars), json_preview(m.value())));
         out.metadata[m.key()] = m.value().get<std::string>();
       }
       continue;
     }
-    const std::string field = fmt::format("tensor \"{}\"", key);
-    if (!v.is_object()) fail(what, fmt::format("{} must be described by an object, got {}", field, v.dump()));
+    const std::string field = fmt::format("tensor \"{}\"", detail::quote_prefix(key, kMaxQuotedChars));
+    if (!v.is_object()) fail(what, fmt::format("{} must be described by an object, got {}", field, json_preview(v)));
     for (const char* f : {"dtype", "shape", "data_offsets"})
       if (!v.contains(f)) fail(what, fmt::format("{} has no \"{}\" field", field, f));
     Entry e;
     e.name = key;
-    if (!v["dtype"].is_string()) fail(what, fmt::format("{}: dtype must be a string, got {}", field, v["dtype"].dump()));
+    if (!v["dtype"].is_string()) fail(what, fmt::format("{}: dtype must be a string, got {}", field, json_preview(v["dtype"])));
     try {
       e.dtype = dtype_from_safetensors_name(v["dtype"].get<std::string>());
     } catch (const Error& err) {
       rethrow_with_context(err, fmt::format("safetensors: {}: {}: ", what, field));
     }
     const ordered_json& shape = v["shape"];
-    if (!shape.is_array()) fail(what, fmt::format("{}: shape must be an array, got {}", field, shape.dump()));
-    // numel * element size, checked against overflow: each dim and the running product must
-    // stay below 2^62 (far beyond any file), so the multiplication cannot wrap.
-    constexpr uint64_t kLimit = uint64_t{1} << 62;
-    uint64_t bytes = element_size(e.dtype);
+    if (!shape.is_array()) fail(what, fmt::format("{}: shape must be an array, got {}", field, json_preview(shape)));
+    if (shape.size() > kMaxLoadedDims)
+      fail(what, fmt::format("{}: shape has {} dims, more than the limit of {}", field, shape.size(), kMaxLoadedDims));
     for (size_t i = 0; i < shape.size(); ++i) {
       const uint64_t d = as_u64(shape[i], what, fmt::format("{}: shape[{}]", field, i));
-      if (d >= kLimit || (d != 0 && bytes > kLimit / d))
-        fail(what, fmt::format("{}: shape {} is too large (its byte size overflows)", field, shape.dump()));
-      bytes *= d;
+      if (d > static_cast<uint64_t>(INT64_MAX))
+        fail(what, fmt::format("{}: shape[{}] = {} does not fit in int64", field, i, d));
       e.shape.push_back(static_cast<int64_t>(d));
+    }
+    // numel, strides and bytes, checked against overflow (Note [Checked sizes]).
+    uint64_t bytes = 0;
+    try {
+      bytes = checked_nbytes(e.shape, element_size(e.dtype), "safetensors");
+    } catch (const ValueError& err) {
+      fail(what, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64", field,
+                             json_preview(shape)));
     }
     const ordered_json& off = v["data_offsets"];
     if (!off.is_array() || off.size() != 2)
-      fail(what, fmt::format("{}: data_offsets must be an array [begin, end], got {}", field, off.dump()));
+      fail(what, fmt::format("{}: data_offsets must be an array [begin, end], got {}", field, json_preview(off)));
     e.begin = as_u64(off[0], what, field + ": data_offsets[0]");
     e.end = as_u64(off[1], what, field + ": data_offsets[1]");
     if (e.end < e.begin)
       fail(what, fmt::format("{}: data_offsets [{}, {}] end before they begin", field, e.begin, e.end));
     if (e.end - e.begin != bytes)
       fail(what, fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field,
-                             e.begin, e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), shape.dump(), bytes));
+                             e.begin, e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), json_preview(shape), bytes));
     if (e.end > data_size)
       fail(what, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
                              "file?)", field, e.begin, e.end, data_size));
@@ -162,11 +166,11 @@ SafetensorsData parse(const Source& src) {
   const Entry* prev = nullptr;
   for (const Entry* e : by_offset) {
     if (e->begin < pos)
-      fail(what, fmt::format("the data of tensor \"{}\" [{}, {}] overlaps that of tensor \"{}\" [{}, {}]", e->name,
-                             e->begin, e->end, prev->name, prev->begin, prev->end));
+      fail(what, fmt::format("the data of tensor \"{}\" [{}, {}] overlaps that of tensor \"{}\" [{}, {}]", q(e->name),
+                             e->begin, e->end, q(prev->name), prev->begin, prev->end));
     if (e->begin > pos)
       fail(what, fmt::format("the data section has a hole: bytes [{}, {}) before tensor \"{}\" belong to no tensor",
-                             pos, e->begin, e->name));
+                             pos, e->begin, q(e->name)));
     pos = e->end;
     prev = e;
   }
@@ -179,7 +183,7 @@ SafetensorsData parse(const Source& src) {
     Tensor t = native::empty(e.shape, e.dtype, kCPU);
     const size_t bytes = static_cast<size_t>(e.end - e.begin);
     if (bytes && !src.read(data_start + e.begin, t.data_ptr(), bytes))
-      fail(what, fmt::format("cannot read the data of tensor \"{}\" (truncated file?)", e.name));
+      fail(what, fmt::format("cannot read the data of tensor \"{}\" (truncated file?)", q(e.name)));
     if (e.dtype == kBool) {  // any nonzero byte is true; never let a C++ bool hold another value
       auto* p = static_cast<unsigned char*>(t.data_ptr());
       for (size_t i = 0; i < bytes; ++i) p[i] = p[i] != 0;
@@ -290,7 +294,12 @@ std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,
   for (const auto& [k, v] : metadata) meta[k] = v;
   header["__metadata__"] = std::move(meta);
   // Compact, ASCII-only JSON, as Python's json.dumps(..., separators=(",", ":")).
-  std::string h = header.dump(-1, ' ', /*ensure_ascii=*/true);
+  std::string h;
+  try {
+    h = header.dump(-1, ' ', /*ensure_ascii=*/true);
+  } catch (const ordered_json::exception& e) {  // a name or metadata string that is not valid UTF-8
+    WICK_FAIL("save_safetensors: a tensor name or metadata entry is not valid UTF-8 ({})", e.what());
+  }
   h.append((8 - h.size() % 8) % 8, ' ');
   std::string out;
   out.reserve(8 + h.size() + offset);

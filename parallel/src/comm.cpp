@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 #include "wick/parallel/communicator.h"
@@ -298,7 +299,9 @@ std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& dev
     for (size_t i = 0; i < chunk_sizes.size(); ++i) {
       WICK_CHECK(chunk_sizes[i] >= 0, "scatter: Expected non-negative chunk sizes, but chunk_sizes[{}] = {}", i,
                  chunk_sizes[i]);
-      total += chunk_sizes[i];
+      WICK_CHECK(!add_overflow(total, chunk_sizes[i], &total),
+                 "scatter: Expected chunk_sizes to sum to {} (the size of dim {} of the tensor), but chunk_sizes [{}] "
+                 "sum past int64", tensor.size(dim), dim, fmt::join(chunk_sizes, ", "));
     }
     WICK_CHECK(total == tensor.size(dim),
                "scatter: Expected chunk_sizes to sum to {} (the size of dim {} of the tensor), but they sum to {}",

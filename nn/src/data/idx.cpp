@@ -5,13 +5,16 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
 
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
+#include "wick/nn/loader_limits.h"
 
 namespace wick::data {
 
@@ -97,21 +100,43 @@ IdxArray read_idx(const std::string& path) {
   std::vector<uint8_t> dimbytes(static_cast<size_t>(ndims) * 4);
   WICK_CHECK_FORMAT(read_some(f.get(), dimbytes.data(), dimbytes.size(), path) == dimbytes.size(),
              "read_idx: {}: the file ends inside the header ({} dimensions declared)", path, ndims);
-  // Sizes are bounded by the 2^40 bytes cap before anything is allocated.
-  constexpr uint64_t kMaxBytes = uint64_t{1} << 40;
+  // Note [Loader limits]: the declared size is checked (overflow, kMaxIdxDataBytes) and, for a
+  // plain file, compared with the bytes actually there before anything is allocated; a gzip
+  // stream's buffer grows only as data really decompresses.
   uint64_t total = esize;
   for (int i = 0; i < ndims; ++i) {
     const uint8_t* b = &dimbytes[static_cast<size_t>(i) * 4];
     const uint64_t d = (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
     a.dims.push_back(static_cast<int64_t>(d));
-    WICK_CHECK_FORMAT(d == 0 || total <= kMaxBytes / d, "read_idx: {}: the dimensions [{}...] declare more than 1 TiB of data",
-               path, fmt::join(a.dims, ", "));
-    total *= d;
+    WICK_CHECK_FORMAT(!mul_overflow(total, d, &total) && total <= serialize::kMaxIdxDataBytes,
+                      "read_idx: {}: the dimensions [{}...] declare more than the limit of {} bytes of data", path,
+                      fmt::join(a.dims, ", "), serialize::kMaxIdxDataBytes);
   }
-  a.bytes.resize(total);
-  const size_t got = read_some(f.get(), a.bytes.data(), total, path);
-  WICK_CHECK_FORMAT(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} are present",
-             path, fmt::join(a.dims, ", "), total, got);
+  const uint64_t header = 4 + dimbytes.size();
+  if (gzdirect(f.get())) {  // a plain file: its size is the truth
+    const uint64_t present = static_cast<uint64_t>(st.st_size) - header;
+    WICK_CHECK_FORMAT(present >= total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but "
+                      "only {} are present", path, fmt::join(a.dims, ", "), total, present);
+    WICK_CHECK_FORMAT(present == total, "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] "
+                      "declare", path, total, fmt::join(a.dims, ", "));
+    a.bytes.resize(total);
+    const size_t got = read_some(f.get(), a.bytes.data(), total, path);
+    WICK_CHECK_FORMAT(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
+                      "could be read", path, fmt::join(a.dims, ", "), total, got);
+  } else {  // gzip: grow geometrically with what really decompresses
+    size_t got = 0;
+    while (got < total) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(total - got, std::max<size_t>(got, 1u << 20)));
+      a.bytes.resize(got + want);
+      const size_t r = read_some(f.get(), a.bytes.data() + got, want, path);
+      got += r;
+      if (r < want) break;
+    }
+    a.bytes.resize(got);
+    a.bytes.shrink_to_fit();
+    WICK_CHECK_FORMAT(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
+                      "are present", path, fmt::join(a.dims, ", "), total, got);
+  }
   uint8_t extra;
   WICK_CHECK_FORMAT(read_some(f.get(), &extra, 1, path) == 0,
              "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] declare", path, total,

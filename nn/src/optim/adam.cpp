@@ -20,17 +20,6 @@ OptionValues AdamOptions::values() const {
           {"maximize", maximize_ ? 1.0 : 0.0}};
 }
 
-void AdamOptions::set_values(const OptionValues& v) {
-  auto m = detail::read_options(v, {"lr", "beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize"}, "Adam");
-  lr_ = m["lr"];
-  beta1_ = m["beta1"];
-  beta2_ = m["beta2"];
-  eps_ = m["eps"];
-  weight_decay_ = m["weight_decay"];
-  amsgrad_ = m["amsgrad"] != 0;
-  maximize_ = m["maximize"] != 0;
-}
-
 namespace {
 void check_options(const AdamOptions& o, const char* name) {
   WICK_CHECK(o.lr() >= 0, "{}: invalid learning rate {} (must be >= 0)", name, o.lr());
@@ -40,6 +29,25 @@ void check_options(const AdamOptions& o, const char* name) {
   WICK_CHECK(o.weight_decay() >= 0, "{}: invalid weight_decay {} (must be >= 0)", name, o.weight_decay());
 }
 
+}  // namespace
+
+// Validates before changing anything: a loaded checkpoint with lr = -1 fails at load, not at the
+// first step() (Note [Checkpoint files]).
+void AdamOptions::set_values(const OptionValues& v) {
+  auto m = detail::read_options(v, {"lr", "beta1", "beta2", "eps", "weight_decay", "amsgrad", "maximize"}, "Adam");
+  AdamOptions o = *this;
+  o.lr_ = m["lr"];
+  o.beta1_ = m["beta1"];
+  o.beta2_ = m["beta2"];
+  o.eps_ = m["eps"];
+  o.weight_decay_ = m["weight_decay"];
+  o.amsgrad_ = m["amsgrad"] != 0;
+  o.maximize_ = m["maximize"] != 0;
+  check_options(o, "Adam options");
+  *this = o;
+}
+
+namespace {
 struct AdamScalars {
   double decay;        // AdamW: 1 - lr * wd
   double step_size;    // lr / (1 - beta1^t)

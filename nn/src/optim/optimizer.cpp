@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <cmath>
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
@@ -11,7 +12,9 @@
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/node.h"
+#include "../json_limits.h"
 #include "wick/core/error.h"
+#include "wick/nn/loader_limits.h"
 
 namespace wick::optim {
 
@@ -147,7 +150,9 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
   std::exception_ptr options_error;  // set_values' error, when it is the first problem
   if (dict.optimizer != name())
     problems.push_back(fmt::format("the state dict is for {} but this optimizer is {}",
-                                   dict.optimizer.empty() ? "an unnamed optimizer" : dict.optimizer, name()));
+                                   dict.optimizer.empty() ? "an unnamed optimizer"
+                                                           : serialize::detail::quote_prefix(dict.optimizer, serialize::kMaxQuotedChars),
+                                   name()));
   if (dict.param_groups.size() != groups_.size()) {
     problems.push_back(fmt::format("the state dict has {} parameter group(s) but this optimizer has {}",
                                    dict.param_groups.size(), groups_.size()));
@@ -195,7 +200,8 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
     }
     if (sname == "step" && has_step()) {
       double v = 0;
-      if (t.numel() != 1 || !(v = t.item<double>(), v >= 0 && v == static_cast<double>(static_cast<int64_t>(v)))) {
+      // Range-checked before the cast: a saved step of 1e300 or NaN is a bad file, not UB.
+      if (t.numel() != 1 || !(v = t.item<double>(), v >= 0 && v < 9007199254740992.0 && v == std::floor(v))) {
         problems.push_back(fmt::format("key \"{}\" should hold one non-negative whole number", key));
         continue;
       }
@@ -261,15 +267,12 @@ std::string OptimizerStateDict::groups_json() const {
 }
 
 void OptimizerStateDict::set_groups_json(const std::string& text) {
-  nlohmann::ordered_json j;
-  try {
-    j = nlohmann::ordered_json::parse(text);
-  } catch (const std::exception& e) {
-    WICK_FAIL_T(FormatError, "optimizer state: the parameter groups are not valid JSON ({})", e.what());
-  }
+  // Depth-limited: this JSON comes from a file (Note [Loader limits]).
+  const nlohmann::ordered_json j = serialize::detail::parse_json_limited(text, "optimizer state: the parameter groups");
   WICK_CHECK_FORMAT(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() && j.contains("param_groups") &&
                  j["param_groups"].is_array(),
-             "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}", text.substr(0, 200));
+             "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}",
+             serialize::detail::json_preview(j));
   std::vector<ParamGroupState> groups;
   for (const auto& gj : j["param_groups"]) {
     WICK_CHECK_FORMAT(gj.is_object() && gj.contains("params") && gj["params"].is_array(),
@@ -281,7 +284,8 @@ void OptimizerStateDict::set_groups_json(const std::string& text) {
     }
     for (const auto& [k, v] : gj.items()) {
       if (k == "params") continue;
-      WICK_CHECK_FORMAT(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number", k);
+      WICK_CHECK_FORMAT(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number, got {}",
+                        serialize::detail::quote_prefix(k, serialize::kMaxQuotedChars), serialize::detail::json_preview(v));
       g.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
     }
     groups.push_back(std::move(g));

@@ -17,7 +17,8 @@ inline std::unordered_map<std::string, double> read_options(const OptionValues& 
   std::unordered_map<std::string, double> m;
   std::vector<std::string> unknown, missing;
   for (const auto& [k, x] : v) {
-    if (std::find(names.begin(), names.end(), k) == names.end()) unknown.push_back(k);
+    if (std::find(names.begin(), names.end(), k) == names.end() && unknown.size() < 8)  // quote a few, briefly
+      unknown.push_back(k.size() > 64 ? k.substr(0, 64) + "..." : k);
     m[k] = x;
   }
   for (const auto& n : names)

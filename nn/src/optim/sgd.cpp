@@ -17,16 +17,6 @@ OptionValues SGDOptions::values() const {
           {"maximize", maximize_ ? 1.0 : 0.0}};
 }
 
-void SGDOptions::set_values(const OptionValues& v) {
-  auto m = detail::read_options(v, {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}, "SGD");
-  lr_ = m["lr"];
-  momentum_ = m["momentum"];
-  dampening_ = m["dampening"];
-  weight_decay_ = m["weight_decay"];
-  nesterov_ = m["nesterov"] != 0;
-  maximize_ = m["maximize"] != 0;
-}
-
 namespace {
 void check_options(const SGDOptions& o) {
   WICK_CHECK(o.lr() >= 0, "SGD: invalid learning rate {} (must be >= 0)", o.lr());
@@ -37,6 +27,23 @@ void check_options(const SGDOptions& o) {
              o.momentum(), o.dampening());
 }
 
+}  // namespace
+
+// Validates before changing anything (as AdamOptions::set_values).
+void SGDOptions::set_values(const OptionValues& v) {
+  auto m = detail::read_options(v, {"lr", "momentum", "dampening", "weight_decay", "nesterov", "maximize"}, "SGD");
+  SGDOptions o = *this;
+  o.lr_ = m["lr"];
+  o.momentum_ = m["momentum"];
+  o.dampening_ = m["dampening"];
+  o.weight_decay_ = m["weight_decay"];
+  o.nesterov_ = m["nesterov"] != 0;
+  o.maximize_ = m["maximize"] != 0;
+  check_options(o);
+  *this = o;
+}
+
+namespace {
 template <typename T>
 void sgd_loop(T* p, const T* g, T* buf, bool first, int64_t n, const SGDOptions& o) {
   const T wd = static_cast<T>(o.weight_decay()), mom = static_cast<T>(o.momentum());

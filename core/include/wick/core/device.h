@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "wick/core/error.h"
+
 namespace wick {
 
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
@@ -19,7 +21,13 @@ struct Device {
   int16_t index = 0;
 
   constexpr Device() = default;
-  constexpr Device(DeviceType t, int idx = 0) : type(t), index(static_cast<int16_t>(idx)) {}
+  /// Throws wick::ValueError unless 0 <= idx <= 32767 (never wraps into another device).
+  constexpr Device(DeviceType t, int idx = 0) : type(t), index(static_cast<int16_t>(idx)) {
+    if (idx < 0 || idx > 32767) [[unlikely]]
+      detail::throw_error<ValueError>(__FILE__, __LINE__,
+                                      fmt::format("Device: index {} is out of range for a {} device (expected 0..32767)",
+                                                  idx, t == DeviceType::CPU ? "cpu" : "cuda"));
+  }
   /// Parses "cpu", "cpu:3", "cuda", "cuda:1". Throws wick::ValueError on anything else.
   Device(std::string_view spec);  // NOLINT(google-explicit-constructor): LibTorch allows it
   Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT

@@ -2,10 +2,16 @@
 // Scalar: a number passed to an op (alpha, a fill value, the right operand of `t + 2.5`).
 // It remembers its category (bool, integer, floating) for dtype promotion, as a Python number
 // does in PyTorch ("wrapped numbers" take part in promotion only by category).
+//
+// A floating Scalar keeps only its double and an integer one only its int64, so no constructor
+// converts between them; a conversion asked for later (to_int, to<integer>) is checked: NaN, inf
+// or a value out of the target's range is a wick::ValueError, never undefined behaviour.
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "wick/core/dtype.h"
+#include "wick/core/error.h"
 
 namespace wick {
 
@@ -16,18 +22,32 @@ class Scalar {
   template <typename I, std::enable_if_t<std::is_integral_v<I> && !std::is_same_v<I, bool>, int> = 0>
   Scalar(I v) : d_(static_cast<double>(v)), i_(static_cast<int64_t>(v)), dtype_(DType::Int64) {}  // NOLINT
   template <typename F, std::enable_if_t<std::is_floating_point_v<F>, int> = 0>
-  Scalar(F v) : d_(static_cast<double>(v)), i_(static_cast<int64_t>(v)), dtype_(DType::Float64) {}  // NOLINT
+  Scalar(F v) : d_(static_cast<double>(v)), i_(0), dtype_(DType::Float64) {}  // NOLINT
 
   /// The category's widest type: Bool, Int64 or Float64.
   DType dtype() const { return dtype_; }
   bool is_floating() const { return dtype_ == DType::Float64; }
   double to_double() const { return d_; }
-  int64_t to_int() const { return i_; }
+  /// The value as int64, truncated toward zero; throws wick::ValueError for a floating value
+  /// that is NaN, infinite or out of int64's range.
+  int64_t to_int() const { return to<int64_t>(); }
+  /// The value as T (bool: nonzero; integer: truncated toward zero, range-checked; floating: as
+  /// static_cast). Throws wick::ValueError when a floating value does not fit an integer T.
   template <typename T>
   T to() const {
-    if constexpr (std::is_same_v<T, bool>) return dtype_ == DType::Float64 ? d_ != 0.0 : i_ != 0;
-    else if constexpr (std::is_integral_v<T>) return dtype_ == DType::Float64 ? static_cast<T>(d_) : static_cast<T>(i_);
-    else return dtype_ == DType::Float64 ? static_cast<T>(d_) : static_cast<T>(i_);
+    if constexpr (std::is_same_v<T, bool>) {
+      return dtype_ == DType::Float64 ? d_ != 0.0 : i_ != 0;
+    } else if constexpr (std::is_integral_v<T>) {
+      if (dtype_ != DType::Float64) return static_cast<T>(i_);
+      // The bounds of T as doubles: min is a power of two (exact); max + 1 is one too.
+      constexpr double lo = static_cast<double>(std::numeric_limits<T>::min());
+      constexpr double hi = static_cast<double>(std::numeric_limits<T>::max() / 2 + 1) * 2.0;
+      WICK_CHECK(d_ >= lo && d_ < hi, "Scalar: the floating value {} does not fit in an integer of {} bytes", d_,
+                 sizeof(T));
+      return static_cast<T>(d_);
+    } else {
+      return dtype_ == DType::Float64 ? static_cast<T>(d_) : static_cast<T>(i_);
+    }
   }
 
  private:

@@ -1,0 +1,34 @@
+#pragma once
+// The limits every wick loader enforces on its (untrusted) input.
+//
+// Note [Loader limits]
+// A file handed to a loader may come from anywhere, so no loader trusts a size, a count or a
+// nesting depth it reads before checking it:
+// - sizes and counts are checked against the bytes actually present before anything is
+//   allocated (a plain file against its size; a gzip stream is grown only as it really
+//   decompresses, up to kMaxIdxDataBytes);
+// - JSON (a safetensors header, the optimizer's metadata) is parsed by nlohmann's iterative
+//   parser with a callback that discards and flags any array or object nested deeper than
+//   kMaxJsonDepth, so nothing recurses on unbounded input (copying, dumping or destroying a
+//   value recurses once per level);
+// - sizes, element counts, byte counts and strides use checked arithmetic (Note [Checked sizes]);
+// - an error message quotes at most kMaxQuotedChars characters of a bad value.
+// Anything over a limit is a wick::FormatError naming the file, the limit and the value found.
+// docs/hostile-input.md lists the limits and what each bad input gets.
+#include <cstddef>
+#include <cstdint>
+
+namespace wick::serialize {
+
+/// The largest safetensors header accepted, in bytes (the reference implementation's limit).
+inline constexpr uint64_t kMaxHeaderBytes = 100u * 1000u * 1000u;
+/// The deepest JSON nesting accepted (a safetensors header needs 3, the optimizer metadata 4).
+inline constexpr int kMaxJsonDepth = 64;
+/// The most characters of a bad value that an error message quotes.
+inline constexpr size_t kMaxQuotedChars = 64;
+/// The most dimensions a loaded tensor may have.
+inline constexpr size_t kMaxLoadedDims = 64;
+/// The largest data section an IDX file may declare, in bytes (Fashion-MNIST's largest is 47 MB).
+inline constexpr uint64_t kMaxIdxDataBytes = uint64_t{1} << 34;
+
+}  // namespace wick::serialize

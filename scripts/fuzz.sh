@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (the `fuzz` preset: clang, ASan + UBSan), replays the committed
+# corpus and the hostile-input reproducers through each, then fuzzes each harness for SECONDS
+# (Note [Fuzzing] in fuzz/fuzz_util.h). Any crash, sanitizer report, escaping exception, OOM
+# (rss over 2 GiB) or timeout (10 s per input) fails the run; the input is left under
+# build/fuzz/work/artifacts/ (commit it to fuzz/corpus/<harness>/regression-<what> once fixed).
+# Usage: scripts/fuzz.sh [SECONDS per harness, default 600] [harness ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-600}
+shift || true
+harnesses=("$@")
+[ ${#harnesses[@]} -eq 0 ] && harnesses=(safetensors checkpoint idx)
+build=build/fuzz
+work=$build/work
+jobs=${JOBS:-$(nproc)}
+
+cmake --preset fuzz >/dev/null
+cmake --build $build -j "$jobs" --target fuzz_make_seeds $(printf 'fuzz_%s ' "${harnesses[@]}")
+rm -rf "$work/seeds"
+mkdir -p "$work/artifacts"
+"$build/fuzz/fuzz_make_seeds" "$work/seeds" >/dev/null
+
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+common=(-rss_limit_mb=2048 -timeout=10 -artifact_prefix="$work/artifacts/")
+status=0
+for h in "${harnesses[@]}"; do
+  bin=$build/fuzz/fuzz_$h
+  # 1. Replay every committed input in full (files, not directories: nothing is truncated).
+  mapfile -t inputs < <(find fuzz/corpus/$h tests/data/hostile "$work/seeds/$h" -type f ! -name '*.md' | sort)
+  echo "== fuzz_$h: replaying ${#inputs[@]} inputs =="
+  if ! "$bin" "${common[@]}" "${inputs[@]}" >"$work/$h-replay.log" 2>&1; then
+    tail -40 "$work/$h-replay.log"
+    echo "fuzz_$h: replay FAILED (log: $work/$h-replay.log)"
+    status=1
+    continue
+  fi
+  # 2. Fuzz for $secs seconds from the committed corpus and fresh seeds.
+  [ "$secs" -gt 0 ] || continue
+  mkdir -p "$work/corpus/$h"
+  max_len=16384
+  [ "$h" = idx ] && max_len=4096
+  echo "== fuzz_$h: fuzzing for $secs s =="
+  if "$bin" "${common[@]}" -max_total_time="$secs" -max_len=$max_len -dict=fuzz/json.dict -print_final_stats=1 \
+      "$work/corpus/$h" fuzz/corpus/$h "$work/seeds/$h" >"$work/$h.log" 2>&1; then
+    last=$(grep -E '^#[0-9]+' "$work/$h.log" | tail -1 || true)
+    execs=$(grep -E 'stat::number_of_executed_units' "$work/$h.log" | awk '{print $2}')
+    rate=$(grep -E 'stat::average_exec_per_sec' "$work/$h.log" | awk '{print $2}')
+    rss=$(grep -E 'stat::peak_rss_mb' "$work/$h.log" | awk '{print $2}')
+    echo "fuzz_$h: 0 crashes; $execs executions ($rate/s), peak rss $rss MB; last: $last"
+  else
+    grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$work/$h.log" | head -20
+    echo "fuzz_$h: FAILED (log: $work/$h.log)"
+    status=1
+  fi
+done
+exit $status
