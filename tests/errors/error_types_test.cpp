@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+#include "support/temp_dir.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -118,25 +119,7 @@ TensorOptions f32(Device d = Device("cpu:0")) { return TensorOptions(kFloat32).d
 TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).device(d); }
 TensorOptions i64() { return TensorOptions(kInt64); }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("wick-errors-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-  std::string write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(file(name), std::ios::binary) << bytes;
-    return file(name);
-  }
-};
+using TempDir = wick::test::TempDir;
 
 // A safetensors image: 8-byte little-endian header length, the JSON header, the data.
 std::string safetensors_image(const std::string& header, const std::string& data) {
@@ -511,13 +494,13 @@ TEST_CASE("typed errors: core") { check_rows(core_rows()); }
 TEST_CASE("typed errors: autograd") { check_rows(autograd_rows()); }
 TEST_CASE("typed errors: nn modules, functional, optimizers, state dicts") { check_rows(nn_rows()); }
 TEST_CASE("typed errors: files (safetensors, checkpoints, IDX)") {
-  TempDir dir;
+  TempDir dir("wick-errors-test");
   check_rows(file_rows(dir));
 }
 TEST_CASE("typed errors: parallel") { check_rows(parallel_rows()); }
 
 TEST_CASE("typed errors: the table covers at least 40 bad inputs") {
-  TempDir dir;
+  TempDir dir("wick-errors-test");
   const size_t n =
       core_rows().size() + autograd_rows().size() + nn_rows().size() + file_rows(dir).size() + parallel_rows().size();
   CHECK(n >= 40);

@@ -25,6 +25,7 @@
 #include <string>
 #include <typeinfo>
 #include <vector>
+#include "support/temp_dir.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -57,21 +58,7 @@ std::string class_of(const Error& e) {
   return "Error";
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("wick-hostile-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = wick::test::TempDir;
 
 // ---- the catalogue ----
 
@@ -506,14 +493,14 @@ TEST_CASE("hostile input: conversions of scalars, ranges and device indices are 
   check_rows(conversion_rows());
 }
 TEST_CASE("hostile input: optimizer options and state are validated at load") {
-  TempDir dir;
+  TempDir dir("wick-hostile-test");
   check_rows(optimizer_rows(dir));
 }
 TEST_CASE("hostile input: loaders reject deep JSON, false sizes and long values") { check_rows(file_rows()); }
 TEST_CASE("hostile input: parallel sizes and devices") { check_rows(parallel_rows()); }
 
 TEST_CASE("hostile input: the catalogue, with error_types_test.cpp's table, holds at least 100 bad calls") {
-  TempDir dir;
+  TempDir dir("wick-hostile-test");
   const size_t mine = size_rows().size() + conversion_rows().size() + optimizer_rows(dir).size() + file_rows().size() +
                       parallel_rows().size();
   // error_types_test.cpp's table holds 83 rows; this file adds the rest.
@@ -535,7 +522,7 @@ TEST_CASE("hostile input: the committed reproducers fail fast, within 1 s and 64
 
 TEST_CASE("hostile input: a model, optimizer and checkpoint still load after the limits") {
   // The limits reject only what is hostile: a real checkpoint round-trips.
-  TempDir dir;
+  TempDir dir("wick-hostile-test");
   auto lin = std::make_shared<nn::Linear>(3, 2, true, f64());
   optim::Adam opt(lin->parameters(), optim::AdamOptions(0.01));
   lin->forward(wick::ones({4, 3}, f64())).sum().backward();

@@ -18,26 +18,14 @@
 #include "wick/nn/nn.h"
 #include "wick/nn/optim/optim.h"
 #include "wick/nn/safetensors.h"
+#include "support/temp_dir.h"
 
 using namespace wick;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static int n = 0;
-    path = fs::temp_directory_path() / ("wick-ckpt-test-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path, fs::perms::owner_all, ec);
-    fs::remove_all(path, ec);
-  }
-  std::string file(const std::string& name) const { return (path / name).string(); }
-};
+using TempDir = wick::test::TempDir;
 
 std::shared_ptr<nn::Sequential> make_net(uint64_t seed, int64_t hidden = 5) {
   manual_seed(seed);
@@ -82,7 +70,7 @@ void train_steps(nn::Module& net, optim::Optimizer& opt, int steps) {
 }  // namespace
 
 TEST_CASE("checkpoint: save, load into a fresh model, evaluate: bit-identical", "[checkpoint]") {
-  TempDir dir;
+  TempDir dir("wick-ckpt-test");
   auto net = make_net(1);
   {  // move BatchNorm's running statistics away from their initial values
     NoGradGuard g;
@@ -113,7 +101,7 @@ TEST_CASE("checkpoint: save, load into a fresh model, evaluate: bit-identical", 
 }
 
 TEST_CASE("checkpoint: every mismatch is named and nothing changes", "[checkpoint]") {
-  TempDir dir;
+  TempDir dir("wick-ckpt-test");
   auto net = make_net(1);
   nn::StateDict good = net->state_dict();
   auto target = make_net(3);
@@ -174,7 +162,7 @@ TEST_CASE("checkpoint: every mismatch is named and nothing changes", "[checkpoin
 }
 
 TEST_CASE("checkpoint: a file cut off at every 64th byte fails cleanly and changes nothing", "[checkpoint]") {
-  TempDir dir;
+  TempDir dir("wick-ckpt-test");
   auto net = make_net(1);
   nn::save(*net, dir.file("full.safetensors"));
   const auto full = bytes_of(dir.file("full.safetensors"));
@@ -200,7 +188,7 @@ TEST_CASE("checkpoint: a file cut off at every 64th byte fails cleanly and chang
 }
 
 TEST_CASE("checkpoint: a failed save leaves the previous file intact", "[checkpoint]") {
-  TempDir dir;
+  TempDir dir("wick-ckpt-test");
   const std::string path = dir.file("model.safetensors");
   auto small = make_net(1);
   nn::save(*small, path);
@@ -245,7 +233,7 @@ TEST_CASE("checkpoint: a failed save leaves the previous file intact", "[checkpo
 }
 
 TEST_CASE("checkpoint: a training checkpoint resumes bit-identically", "[checkpoint]") {
-  TempDir dir;
+  TempDir dir("wick-ckpt-test");
   const std::string path = dir.file("train.safetensors");
   for (int kind = 0; kind < 2; ++kind) {
     INFO((kind == 0 ? "Adam" : "SGD"));
@@ -275,7 +263,7 @@ TEST_CASE("checkpoint: a training checkpoint resumes bit-identically", "[checkpo
 }
 
 TEST_CASE("checkpoint: a training checkpoint that does not fit changes neither model nor optimizer", "[checkpoint]") {
-  TempDir dir;
+  TempDir dir("wick-ckpt-test");
   auto net = make_net(1);
   optim::SGD sgd(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
   train_steps(*net, sgd, 2);
