@@ -25,6 +25,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 common=(-rss_limit_mb=2048 -timeout=10 -artifact_prefix="$work/artifacts/")
 status=0
+passed=0
+failed=0
 for h in "${harnesses[@]}"; do
   bin=$build/fuzz/fuzz_$h
   # 1. Replay every committed input in full (files, not directories: nothing is truncated).
@@ -34,10 +36,11 @@ for h in "${harnesses[@]}"; do
     tail -40 "$work/$h-replay.log"
     echo "fuzz_$h: replay FAILED (log: $work/$h-replay.log)"
     status=1
+    failed=$((failed + 1))
     continue
   fi
   # 2. Fuzz for $secs seconds from the committed corpus and fresh seeds.
-  [ "$secs" -gt 0 ] || continue
+  if [ "$secs" -le 0 ]; then passed=$((passed + 1)); continue; fi
   mkdir -p "$work/corpus/$h"
   max_len=16384
   [ "$h" = idx ] && max_len=4096
@@ -49,10 +52,14 @@ for h in "${harnesses[@]}"; do
     rate=$(grep -E 'stat::average_exec_per_sec' "$work/$h.log" | awk '{print $2}')
     rss=$(grep -E 'stat::peak_rss_mb' "$work/$h.log" | awk '{print $2}')
     echo "fuzz_$h: 0 crashes; $execs executions ($rate/s), peak rss $rss MB; last: $last"
+    passed=$((passed + 1))
   else
     grep -E 'ERROR|SUMMARY|Test unit written|==[0-9]+==' "$work/$h.log" | head -20
     echo "fuzz_$h: FAILED (log: $work/$h.log)"
     status=1
+    failed=$((failed + 1))
   fi
 done
+# One plain closing line for whoever reads the run: harnesses that passed and failed.
+echo "fuzz: $passed passed, $failed failed"
 exit $status

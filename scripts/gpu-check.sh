@@ -144,7 +144,7 @@ fi
 CTEST_OK=0
 if [ "$BUILD_ALL_RC" -eq 0 ] || [ -d "$BUILD/tests" ]; then
   # Everything except the GPU executable, which ran above.
-  run_step ctest 150 ctest --test-dir "$BUILD" -j "$JOBS" --timeout 120 --output-on-failure -E "^cuda: "
+  run_step ctest 150 ctest --test-dir "$BUILD" -j "$JOBS" --timeout 120 --output-on-failure -E "^cuda:"
   rc=$STEP_RC
   log="$OUT/ctest.log"
   line=$(grep -E "tests passed, [0-9]+ tests? failed out of" "$log" | tail -n 1)
