@@ -65,4 +65,21 @@ DeviceGuard::~DeviceGuard() {
   }
 }
 
+CurrentStreamScope::CurrentStreamScope(Device d, uintptr_t stream) : device_(d) {
+  if (d.is_cpu()) return;
+  Backend& b = backend(d);
+  prev_ = b.current_stream(d);
+  if (prev_ == stream) return;
+  b.set_current_stream(d, stream);
+  active_ = true;
+}
+
+CurrentStreamScope::~CurrentStreamScope() {
+  if (!active_) return;
+  try {
+    backend(device_).set_current_stream(device_, prev_);
+  } catch (...) {
+  }
+}
+
 }  // namespace wick

@@ -72,6 +72,16 @@ void CudaBackend::synchronize(Device d) {
   cuda::synchronize(d.index);
 }
 
+uintptr_t CudaBackend::current_stream(Device d) {
+  check_cuda_device(d, "current_stream");
+  return reinterpret_cast<uintptr_t>(get_current_stream(d.index).handle());
+}
+
+void CudaBackend::set_current_stream(Device d, uintptr_t stream) {
+  check_cuda_device(d, "set_current_stream");
+  cuda::set_current_stream(Stream(d.index, reinterpret_cast<void*>(stream)));
+}
+
 void CudaBackend::unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) {
   OpDevice g(out.data);
   kernels::unary(op, out, in, p0, p1);

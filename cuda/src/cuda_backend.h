@@ -12,6 +12,8 @@ class CudaBackend final : public Backend {
   void set_device(Device d) override;
   Device current_device() override;
   void synchronize(Device d) override;
+  uintptr_t current_stream(Device d) override;
+  void set_current_stream(Device d, uintptr_t stream) override;
 
   void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) override;
   void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) override;

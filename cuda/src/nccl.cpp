@@ -3,9 +3,11 @@
 
 #include <nccl.h>
 
+#include <exception>
 #include <map>
 #include <mutex>
 #include <set>
+#include <thread>
 
 #include "cuda_check.h"
 #include "stream_internal.h"
@@ -24,14 +26,48 @@ CommCache& comm_cache() {
   return *c;
 }
 
-// The communicators of an ordered device list, created once (ncclCommInitAll) and cached.
+// How many NcclGroupGuards the calling thread holds open (NCCL's group state is per thread).
+thread_local int group_depth = 0;
+
+// Note [Communicators outside groups]: inside ncclGroupStart/End, NCCL only queues a
+// communicator's initialisation, so a collective queued in the same group would see a
+// communicator with no ranks ("invalid root"), and a cache would keep handles that never became
+// valid. Communicators are therefore always created by a thread that holds no group: the caller
+// when it holds none, otherwise a short-lived helper thread. Only fully created ones are cached.
+std::vector<ncclComm_t> create_communicators(const std::vector<int>& devices) {
+  std::vector<ncclComm_t> comms(devices.size(), nullptr);
+  auto init = [&] {
+    const ncclResult_t r = ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data());
+    if (r != ncclSuccess) {
+      for (ncclComm_t& comm : comms)
+        if (comm) (void)ncclCommDestroy(comm);
+      WICK_NCCL_CHECK(r);
+    }
+  };
+  if (group_depth == 0) {
+    init();
+    return comms;
+  }
+  std::exception_ptr error;
+  std::thread helper([&] {
+    try {
+      init();
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  helper.join();
+  if (error) std::rethrow_exception(error);
+  return comms;
+}
+
+// The communicators of an ordered device list, created once and cached.
 const std::vector<ncclComm_t>& communicators(const std::vector<int>& devices) {
   CommCache& c = comm_cache();
   std::lock_guard<std::mutex> lock(c.mutex);
   auto it = c.comms.find(devices);
   if (it != c.comms.end()) return it->second;
-  std::vector<ncclComm_t> comms(devices.size(), nullptr);
-  WICK_NCCL_CHECK(ncclCommInitAll(comms.data(), static_cast<int>(devices.size()), devices.data()));
+  std::vector<ncclComm_t> comms = create_communicators(devices);
   return c.comms.emplace(devices, std::move(comms)).first->second;
 }
 
@@ -121,16 +157,20 @@ int nccl_version() {
 NcclGroupGuard::NcclGroupGuard() {
   WICK_NCCL_CHECK(ncclGroupStart());
   open_ = true;
+  ++group_depth;
 }
 
 void NcclGroupGuard::end() {
   if (!open_) return;
   open_ = false;
+  --group_depth;
   WICK_NCCL_CHECK(ncclGroupEnd());
 }
 
 NcclGroupGuard::~NcclGroupGuard() {
-  if (open_) (void)ncclGroupEnd();
+  if (!open_) return;
+  --group_depth;
+  (void)ncclGroupEnd();
 }
 
 void nccl_broadcast(std::vector<Tensor>& tensors) {

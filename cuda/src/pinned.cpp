@@ -1,5 +1,6 @@
 // Pinned host memory: a cache of cudaHostAlloc buffers, recycled once the copies that read
-// them have finished (Note [Copies] in docs/cuda.md).
+// them have finished (Note [Copies] in docs/cuda.md). Sizes are rounded up to powers of two, and
+// the cache keeps at most kMaxCachedBytes of free buffers; cuda::empty_cache() releases them all.
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -13,6 +14,14 @@
 namespace wick::cuda {
 
 namespace {
+constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+
+size_t round_pinned(size_t bytes) {
+  size_t size = 4096;
+  while (size < bytes) size *= 2;
+  return size;
+}
+
 struct Pending {
   void* ptr;
   size_t size;
@@ -22,7 +31,23 @@ struct Pending {
 struct PinnedCache {
   std::mutex mutex;
   std::unordered_map<size_t, std::vector<void*>> free;
+  size_t free_bytes = 0;  // bytes in `free`
   std::vector<Pending> pending;
+
+  // Keeps a buffer for reuse, or gives it back when the cache is full (caller holds the mutex).
+  void keep(void* p, size_t size) noexcept {
+    if (free_bytes + size > kMaxCachedBytes) {
+      (void)cudaFreeHost(p);
+      (void)cudaGetLastError();
+      return;
+    }
+    try {
+      free[size].push_back(p);
+      free_bytes += size;
+    } catch (...) {
+      (void)cudaFreeHost(p);
+    }
+  }
 
   // Moves buffers whose copies finished back to the free lists (caller holds the mutex).
   void collect() {
@@ -35,7 +60,7 @@ struct PinnedCache {
       }
       (void)cudaGetLastError();
       (void)cudaEventDestroy(pending[i].event);
-      free[pending[i].size].push_back(pending[i].ptr);
+      keep(pending[i].ptr, pending[i].size);
       pending[i] = pending.back();
       pending.pop_back();
     }
@@ -52,7 +77,7 @@ PinnedBuffer::PinnedBuffer(size_t bytes) {
   if (bytes == 0) return;
   WICK_CHECK_T(DeviceUnavailable, device_count() > 0, "PinnedBuffer: pinned host memory needs a CUDA device, and this machine has none ({})",
              unavailable_reason());
-  const size_t size = CachingAllocator::round_size(bytes);
+  const size_t size = round_pinned(bytes);
   PinnedCache& c = pinned_cache();
   {
     std::lock_guard<std::mutex> lock(c.mutex);
@@ -61,6 +86,7 @@ PinnedBuffer::PinnedBuffer(size_t bytes) {
     if (it != c.free.end() && !it->second.empty()) {
       data_ = it->second.back();
       it->second.pop_back();
+      c.free_bytes -= size;
       size_ = size;
       return;
     }
@@ -75,7 +101,7 @@ PinnedBuffer::~PinnedBuffer() {
   if (!data_) return;
   PinnedCache& c = pinned_cache();
   std::lock_guard<std::mutex> lock(c.mutex);
-  c.free[size_].push_back(data_);
+  c.keep(data_, size_);
 }
 
 PinnedBuffer::PinnedBuffer(PinnedBuffer&& o) noexcept : data_(o.data_), size_(o.size_) {
@@ -110,6 +136,20 @@ void PinnedBuffer::release_after(Stream s) {
   c.pending.push_back({data_, size_, e});
   data_ = nullptr;
   size_ = 0;
+}
+
+void release_pinned_cache() {
+  PinnedCache& c = pinned_cache();
+  std::lock_guard<std::mutex> lock(c.mutex);
+  c.collect();
+  for (auto& [size, buffers] : c.free) {
+    while (!buffers.empty()) {
+      WICK_CUDA_CHECK(cudaFreeHost(buffers.back()));  // throws: the rest stays cached and counted
+      buffers.pop_back();
+      c.free_bytes -= size;
+    }
+  }
+  c.free.clear();
 }
 
 bool is_pinned(const void* host) {

@@ -48,10 +48,14 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
   std::vector<nn::Value> results(n);
   std::vector<std::exception_ptr> errors(n);
   const bool grad_enabled = GradMode::is_enabled();
+  // Each replica runs on the caller's current stream of its device (Note [parallel_apply threads]).
+  std::vector<uintptr_t> streams(n);
+  for (size_t i = 0; i < n; ++i) streams[i] = backend(devs[i].type).current_stream(devs[i]);
   auto work = [&](size_t i) {
     try {
       AutoGradMode mode(grad_enabled);
       DeviceGuard guard(devs[i]);
+      CurrentStreamScope stream(devs[i], streams[i]);
       results[i] = modules[i]->forward_value(inputs[i]);
     } catch (...) {
       errors[i] = std::current_exception();

@@ -2,6 +2,7 @@
 // im2col/col2im versus the CPU backend.
 #include "cuda_test_util.h"
 #include "wick/core/backend.h"
+#include "wick/cuda/stream.h"
 
 using namespace wick;
 using namespace wick::cuda_test;
@@ -82,5 +83,34 @@ TEST_CASE("im2col and col2im match the CPU", "[cuda][linalg]") {
       backend(gpu()).col2im(g, cols_in_gpu.data_ptr(), im_gpu.data_ptr());
       check_close(im_gpu, im_cpu, 1e-5, 1e-6, fmt::format("col2im {} c{} h{} w{}", dt, s.c, s.h, s.w));
     }
+  }
+}
+
+TEST_CASE("matmuls on two streams of one thread each get their own cuBLAS workspace", "[cuda][linalg]") {
+  // Note [cuBLAS workspaces]: one handle per thread and device, used on two streams without a
+  // sync in between. With a shared workspace the two GEMMs could overwrite each other's scratch.
+  cuda::Stream s1 = cuda::get_stream_from_pool(0), s2 = cuda::get_stream_from_pool(0);
+  REQUIRE(s1 != s2);
+  Tensor a = random_cpu({384, 512}, kFloat32), b = random_cpu({512, 640}, kFloat32);
+  Tensor c = random_cpu({640, 256}, kFloat32), d = random_cpu({256, 384}, kFloat32);
+  Tensor ga = to_gpu(a), gb = to_gpu(b), gc = to_gpu(c), gd = to_gpu(d);
+  cuda::synchronize(0);
+  std::vector<Tensor> on1, on2;
+  for (int i = 0; i < 8; ++i) {
+    {
+      cuda::StreamGuard g(s1);
+      on1.push_back(native::matmul(ga, gb));
+    }
+    {
+      cuda::StreamGuard g(s2);
+      on2.push_back(native::matmul(gc, gd));
+    }
+  }
+  s1.synchronize();
+  s2.synchronize();
+  const Tensor want1 = native::matmul(a, b), want2 = native::matmul(c, d);
+  for (int i = 0; i < 8; ++i) {
+    check_close(on1[static_cast<size_t>(i)], want1, 1e-4, 1e-4, "stream 1");
+    check_close(on2[static_cast<size_t>(i)], want2, 1e-4, 1e-4, "stream 2");
   }
 }

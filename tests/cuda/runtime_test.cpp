@@ -82,8 +82,12 @@ TEST_CASE("events order streams and time work", "[cuda][runtime]") {
   cuda::Stream a = cuda::get_stream_from_pool(0), b = cuda::get_stream_from_pool(0);
   REQUIRE(a != b);
   cuda::Event start(/*timing=*/true), stop(/*timing=*/true);
+  // Load the fill kernel first: with lazy module loading, its first launch may wait for the
+  // device, and the busy kernel would be over before b.query() is asked.
+  (void)native::zeros({1000}, kFloat32, gpu());
+  cuda::synchronize(0);
   start.record(a);
-  cuda::busy_wait(a, 20000);
+  cuda::busy_wait(a, 300000);  // 0.3 s: far longer than any launch takes to be queued
   stop.record(a);
   stop.block(b);  // b now waits for a's busy kernel
   {
@@ -94,7 +98,7 @@ TEST_CASE("events order streams and time work", "[cuda][runtime]") {
   stop.synchronize();
   CHECK(stop.query());
   CHECK(stop.elapsed_ms(stop) == 0.0f);
-  CHECK(start.elapsed_ms(stop) >= 15.0f);
+  CHECK(start.elapsed_ms(stop) >= 250.0f);
   b.synchronize();
   CHECK(b.query());
   cuda::Event untimed;

@@ -73,6 +73,12 @@ class Backend {
   virtual Device current_device() = 0;
   /// Waits until all work queued on `d` finished.
   virtual void synchronize(Device d) = 0;
+  /// The calling thread's current stream on `d` as an opaque handle (0 for backends without
+  /// streams). Code that moves work to another thread (parallel_apply) reads it in the caller
+  /// and makes it current in the worker, so the work stays ordered with the caller's.
+  virtual uintptr_t current_stream(Device) { return 0; }
+  /// Makes `stream` (a handle from current_stream for `d`) current on `d` for the calling thread.
+  virtual void set_current_stream(Device, uintptr_t) {}
 
   /// out = op(in) elementwise; out and in share dtype and sizes (in may have stride 0).
   virtual void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) = 0;
@@ -142,6 +148,21 @@ class DeviceGuard {
   Device prev_;
   bool active_ = false;
   bool cpu_ = false;  ///< a CPU device: restores the thread's current CPU device (cpu_threads.h)
+};
+
+/// RAII: makes `stream` (a Backend::current_stream handle) current on `d` for the calling
+/// thread and restores the previous one; a no-op for backends without streams.
+class CurrentStreamScope {
+ public:
+  CurrentStreamScope(Device d, uintptr_t stream);
+  ~CurrentStreamScope();
+  CurrentStreamScope(const CurrentStreamScope&) = delete;
+  CurrentStreamScope& operator=(const CurrentStreamScope&) = delete;
+
+ private:
+  Device device_;
+  uintptr_t prev_ = 0;
+  bool active_ = false;
 };
 
 }  // namespace wick

@@ -18,7 +18,8 @@ Allocator& caching_allocator();
 MemoryStats memory_stats(int index);
 /// Sets peak = in_use on device `index`.
 void reset_peak_memory_stats(int index);
-/// Returns every cached, unused block of every device to the driver (tensors keep theirs).
+/// Returns every cached, unused block of every device to the driver (tensors keep theirs), and
+/// the free buffers of the pinned host cache.
 void empty_cache();
 
 /// Marks that `t`'s memory is used by work queued on `s` (a stream other than the one it was

@@ -6,8 +6,11 @@
 // thread of its device (Note [Device threads], wick/core/device_threads.h), the same threads
 // that run the backward engine's nodes, so nothing is started per call. Replicas on one device
 // run one after the other on that device's worker (a replica on the caller's own worker runs on
-// the caller). Each task makes its replica's device current (DeviceGuard) and takes the
-// caller's grad mode (thread-local) and denormal mode, then calls forward_value. parallel_apply
+// the caller). Each task makes its replica's device current (DeviceGuard), makes the caller's
+// current stream of that device current (CurrentStreamScope: on a GPU, work queued by the
+// replica stays ordered with the caller's, as PyTorch's workers do), takes the caller's grad
+// mode (thread-local) and denormal mode, then calls forward_value; the worker's own stream is
+// restored afterwards. parallel_apply
 // returns or throws only after every replica has finished, so nothing outlives the call; a
 // caller that is itself a device worker keeps running its own queue while it waits (nested
 // parallel_apply cannot deadlock). Failures are collected per replica; the first by replica
