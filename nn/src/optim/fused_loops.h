@@ -4,6 +4,7 @@
 // loop body has no branches (Note [Fused optimizer steps], docs/training.md).
 #include <cstdint>
 
+#include "wick/core/cpu_multiversion.h"
 #include "wick/core/optim_functors.h"
 
 namespace wick::optim::detail {
@@ -19,18 +20,30 @@ void dispatch_flags(F& f, bool b, Rest... rest) {
   else dispatch_flags<Bs..., false>(f, rest...);
 }
 
+/// One pass of SgdStep over n contiguous elements (SSE2 and AVX2 builds, Note [CPU multiversioning]).
+template <typename T, bool kWd, bool kMom, bool kNest, bool kFirst, bool kMax>
+WICK_CPU_MULTIVERSION void sgd_pass(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t n,
+                                    math::SgdScalars<T> s) {
+  const math::SgdStep<T, kWd, kMom, kNest, kFirst, kMax> step{s};
+  for (int64_t i = 0; i < n; ++i) step(p[i], g[i], kMom ? buf + i : nullptr);
+}
+
 /// p, g, buf: n contiguous elements each (buf null without momentum).
 template <typename T>
 void sgd_loop(T* p, const T* g, T* buf, int64_t n, const math::SgdScalars<T>& s, bool weight_decay, bool momentum,
               bool nesterov, bool first, bool maximize) {
   auto run = [&]<bool kWd, bool kMom, bool kNest, bool kFirst, bool kMax>() {
-    const math::SgdStep<T, kWd, kMom, kNest, kFirst, kMax> step{s};
-    T* __restrict pp = p;
-    const T* __restrict gg = g;
-    T* __restrict bb = buf;
-    for (int64_t i = 0; i < n; ++i) step(pp[i], gg[i], kMom ? bb + i : nullptr);
+    sgd_pass<T, kWd, kMom, kNest, kFirst, kMax>(p, g, buf, n, s);
   };
   dispatch_flags(run, weight_decay, momentum, nesterov && momentum, first && momentum, maximize);
+}
+
+/// One pass of AdamStep over n contiguous elements (SSE2 and AVX2 builds).
+template <typename T, bool kCoupled, bool kDecoupled, bool kAms, bool kMax>
+WICK_CPU_MULTIVERSION void adam_pass(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
+                                     T* __restrict vmax, int64_t n, math::AdamScalars<T> s) {
+  const math::AdamStep<T, kCoupled, kDecoupled, kAms, kMax> step{s};
+  for (int64_t i = 0; i < n; ++i) step(p[i], g[i], m[i], v[i], kAms ? vmax + i : nullptr);
 }
 
 /// p, g, m, v (and vmax with amsgrad): n contiguous elements each.
@@ -38,13 +51,7 @@ template <typename T>
 void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const math::AdamScalars<T>& s, bool coupled_wd,
                bool decoupled_wd, bool maximize) {
   auto run = [&]<bool kCoupled, bool kDecoupled, bool kAms, bool kMax>() {
-    const math::AdamStep<T, kCoupled, kDecoupled, kAms, kMax> step{s};
-    T* __restrict pp = p;
-    const T* __restrict gg = g;
-    T* __restrict mm = m;
-    T* __restrict vv = v;
-    T* __restrict xx = vmax;
-    for (int64_t i = 0; i < n; ++i) step(pp[i], gg[i], mm[i], vv[i], kAms ? xx + i : nullptr);
+    adam_pass<T, kCoupled, kDecoupled, kAms, kMax>(p, g, m, v, vmax, n, s);
   };
   dispatch_flags(run, coupled_wd, decoupled_wd, vmax != nullptr, maximize);
 }
