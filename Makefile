@@ -9,6 +9,8 @@ BUILD_PACKAGES := cmake ninja-build g++ pkg-config catch2 libfmt-dev libopenblas
                   zlib1g-dev libbenchmark-dev
 DEMO_PACKAGES := dataset-fashion-mnist
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+# make bench's baselines, plots and page-fault count: LibTorch (benchmarks/libtorch), PyTorch, gnuplot, perf.
+BENCH_PACKAGES := libtorch-dev python3-torch gnuplot-nox python3 linux-perf
 FUZZ_SECONDS ?= 600
 
 .PHONY: all deps demo-deps configure build test demo bench fuzz clean
@@ -41,7 +43,13 @@ fuzz:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(FUZZ_PACKAGES)
 	@JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_SECONDS)
 
-bench: build
+# Every benchmark, with the LibTorch and PyTorch baselines, into $(BUILD_DIR)/bench-report/
+# (report.md with ratio tables and PNG plots). Configures after installing the baselines, so that
+# CMake finds LibTorch.
+bench:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(BENCH_PACKAGES)
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@scripts/run-benchmarks.sh $(BUILD_DIR)
 
 clean:

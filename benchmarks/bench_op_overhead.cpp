@@ -88,6 +88,17 @@ void BM_add_1_forward_backward(benchmark::State& state) {
 }
 BENCHMARK(BM_add_1_forward_backward);
 
+// Op time against tensor size (the report's plot): a float32 add of n elements, n = 1 .. 2^20.
+void BM_add_size(benchmark::State& state) {
+  Tensor a = ones({state.range(0)}, kFloat32), b = ones({state.range(0)}, kFloat32);
+  for (auto _ : state) {
+    Tensor c = add(a, b);
+    benchmark::DoNotOptimize(c.impl());
+  }
+  state.SetBytesProcessed(state.iterations() * state.range(0) * 12);
+}
+BENCHMARK(BM_add_size)->RangeMultiplier(16)->Range(1, 1 << 20);
+
 }  // namespace
 
 BENCHMARK_MAIN();

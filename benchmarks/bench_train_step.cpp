@@ -62,8 +62,8 @@ void BM_Forward(benchmark::State& s) { forward_only(s); }
 
 }  // namespace
 
-BENCHMARK(BM_TrainStepAdam)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(BM_TrainStepSGD)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TrainStepAdam)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_TrainStepSGD)->Arg(16)->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_Forward)->Arg(64)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -2,8 +2,13 @@
 """One training step of the Fashion-MNIST demo's CNN in PyTorch (Debian's python3-torch 1.13):
 the same network as examples/fashion_mnist_net.h, batch 64, forward + cross-entropy + backward +
 optimizer step. Prints one line per optimizer: `<name> <ms per step>` (the median of --repeats
-timed blocks). Run by scripts/compare-train-step.sh with /usr/bin/python3."""
+timed blocks). Run by scripts/compare-train-step.sh with /usr/bin/python3.
+
+With --json FILE it also times the MLP 784-256-256-10 SGD step of benchmarks/bench_mlp_step.cpp
+and both steps at every batch of --batches, and writes them under the names of wick's
+benchmarks (BM_TrainStepAdam/64, BM_MlpStepSGD/64, ...), for scripts/run-benchmarks.sh."""
 import argparse
+import json
 import statistics
 import time
 
@@ -17,6 +22,27 @@ def make_net(c1=16, c2=32, hidden=128):
         nn.Conv2d(1, c1, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
         nn.Conv2d(c1, c2, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
         nn.Flatten(), nn.Linear(c2 * 7 * 7, hidden), nn.ReLU(), nn.Linear(hidden, 10))
+
+
+def make_mlp():
+    return nn.Sequential(nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(), nn.Linear(256, 10))
+
+
+def sweep(args):
+    """ms per step for every workload and batch, keyed by wick's benchmark names."""
+    out = {}
+    for batch in [int(b) for b in args.batches.split(",")]:
+        y = torch.randint(0, 10, (batch,))
+        for name, make, shape, make_opt in [
+                ("BM_TrainStepAdam", make_net, (batch, 1, 28, 28), lambda p: torch.optim.Adam(p, lr=1e-3)),
+                ("BM_TrainStepSGD", make_net, (batch, 1, 28, 28),
+                 lambda p: torch.optim.SGD(p, lr=0.05, momentum=0.9)),
+                ("BM_MlpStepSGD", make_mlp, (batch, 784), lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9))]:
+            torch.manual_seed(0)
+            net = make()
+            x = torch.randn(*shape)
+            out[f"{name}/{batch}"] = time_steps(net, make_opt(net.parameters()), x, y, args.min_time, args.repeats)
+    return out
 
 
 def time_steps(net, opt, x, y, min_time, repeats):
@@ -54,8 +80,15 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--min-time", type=float, default=0.5)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json", help="write the sweep over --batches (ms per step) to this file")
+    ap.add_argument("--batches", default="16,64,256")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if args.json:
+        result = {"torch_version": torch.__version__, "threads": args.threads, "ms_per_step": sweep(args)}
+        with open(args.json, "w") as f:
+            json.dump(result, f, indent=1)
+        return
     torch.manual_seed(0)
     x = torch.randn(args.batch, 1, 28, 28)
     y = torch.randint(0, 10, (args.batch,))

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # run-benchmarks.sh BUILD_DIR: runs every benchmark executable of a build (`make bench`) and
-# writes BUILD_DIR/bench-report/: one Google Benchmark JSON and console log per benchmark, and
-# report.md listing what ran, what failed and what is missing. Baselines that need other
-# programs (scripts/compare-train-step.sh for PyTorch) are reported as missing when absent,
-# never silently dropped. Exit status: 0 when every benchmark that exists ran.
+# writes BUILD_DIR/bench-report/: one Google Benchmark JSON and console log per benchmark, the
+# LibTorch baseline (BUILD_DIR/benchmarks/baseline_libtorch, built where libtorch-dev is
+# installed) and the PyTorch one (benchmarks/train_step_pytorch.py, python3-torch) on the same
+# workloads in the same run, and report.md: what ran, failed or is missing, then tables of ratios
+# and gnuplot plots (scripts/bench_report.py). A missing baseline is reported as missing, never
+# silently dropped. Everything runs with 1 thread (OMP_NUM_THREADS, OPENBLAS_NUM_THREADS,
+# WICK_BENCH_THREADS; override them in the environment). Exit status: 0 when every benchmark
+# that exists ran and every plot was drawn.
 set -u -o pipefail
 BUILD=${1:?usage: $0 BUILD_DIR}
 OUT="$BUILD/bench-report"
@@ -18,15 +22,20 @@ REPORT="$OUT/report.md"
   echo "|---|---|---|"
 } >"$REPORT"
 rc_all=0
-for name in bench_op_overhead bench_replicate bench_train_step bench_data_parallel bench_cuda; do
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} \
+  MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} WICK_BENCH_THREADS=${WICK_BENCH_THREADS:-1}
+for name in bench_op_overhead bench_mlp_step bench_train_step baseline_libtorch bench_replicate bench_data_parallel bench_cuda; do
   exe="$BUILD/benchmarks/$name"
   if [ ! -x "$exe" ]; then
-    echo "| $name | missing (not built in $BUILD) | |" >>"$REPORT"
+    if [ "$name" = baseline_libtorch ]; then
+      echo "| LibTorch baseline | missing (not built: install libtorch-dev, e.g. make bench, and reconfigure) | |" >>"$REPORT"
+    else
+      echo "| $name | missing (not built in $BUILD) | |" >>"$REPORT"
+    fi
     continue
   fi
   echo "== $name =="
-  if OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} \
-      "$exe" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json >"$OUT/$name.log" 2>&1; then
+  if "$exe" --benchmark_out="$OUT/$name.json" --benchmark_out_format=json >"$OUT/$name.log" 2>&1; then
     echo "| $name | ran | $name.json, $name.log |" >>"$REPORT"
   else
     rc=$?
@@ -37,10 +46,36 @@ for name in bench_op_overhead bench_replicate bench_train_step bench_data_parall
   tail -n 5 "$OUT/$name.log"
 done
 if command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
-  echo "| PyTorch baseline | available: run scripts/compare-train-step.sh $BUILD 1 | |" >>"$REPORT"
+  echo "== PyTorch baseline =="
+  root=$(cd "$(dirname "$0")/.." && pwd)
+  if /usr/bin/python3 "$root/benchmarks/train_step_pytorch.py" --threads "$WICK_BENCH_THREADS" \
+      --json "$OUT/pytorch.json" >"$OUT/pytorch.log" 2>&1; then
+    echo "| PyTorch baseline | ran | pytorch.json, pytorch.log |" >>"$REPORT"
+  else
+    echo "| PyTorch baseline | FAILED (exit $?) | pytorch.log |" >>"$REPORT"
+    rc_all=1
+  fi
 else
-  echo "| PyTorch baseline | missing (python3-torch not importable) | |" >>"$REPORT"
+  echo "| PyTorch baseline | missing (python3-torch not importable by /usr/bin/python3) | |" >>"$REPORT"
 fi
-echo "| LibTorch baseline, plots | missing (not written yet: issue on per-op speed) | |" >>"$REPORT"
+echo "== page faults =="
+if pf=$("$(dirname "$0")/check-page-faults.sh" "$BUILD" 2>&1); then
+  echo "| page faults of steady-state MLP steps | none grow: $pf | |" >>"$REPORT"
+else
+  rc=$?
+  if [ "$rc" -eq 2 ]; then
+    echo "| page faults of steady-state MLP steps | missing ($pf) | |" >>"$REPORT"
+  else
+    echo "| page faults of steady-state MLP steps | FAILED: $pf | |" >>"$REPORT"
+    rc_all=1
+  fi
+fi
+echo "$pf"
+if command -v /usr/bin/python3 >/dev/null; then
+  /usr/bin/python3 "$(dirname "$0")/bench_report.py" "$OUT" || rc_all=1
+else
+  echo "Ratios and plots: missing (no /usr/bin/python3)" >>"$REPORT"
+  rc_all=1
+fi
 echo "report: $REPORT"
 exit $rc_all

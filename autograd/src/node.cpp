@@ -52,6 +52,19 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf) : leaf_(leaf.impl_ptr()) { se
 
 Tensor AccumulateGrad::variable() const { return Tensor(leaf_.lock()); }
 
+namespace {
+// True when nothing but g references g's TensorImpl and storage. A fresh tensor's version
+// counter is an aliasing pointer that co-owns its storage (native_factory.cpp), so such a
+// storage counts two owners, g's storage and g's version counter; every other tensor on it (a
+// view, a saved copy) adds its own. (The check used to expect one owner and so copied every
+// gradient, the weight gradients of an MLP step included.)
+bool sole_owner(const Tensor& g) {
+  const TensorImpl& impl = *g.impl();
+  const bool version_co_owns = !impl.version.owner_before(impl.storage) && !impl.storage.owner_before(impl.version);
+  return g.impl_ptr().use_count() == 1 && impl.storage.use_count() == (version_co_owns ? 2 : 1);
+}
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor leaf = variable();
   if (!leaf.defined() || grads.empty() || !grads[0].defined()) return {};
@@ -67,7 +80,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   if (!m.grad.defined()) {
     if (GradMode::is_enabled()) {
       m.grad = g;  // create_graph: keep the graph
-    } else if (g.impl_ptr().use_count() == 1 && g.impl()->storage.use_count() == 1 && g.is_contiguous()) {
+    } else if (sole_owner(g) && g.is_contiguous()) {
       // Nothing else references this gradient or its memory: take it as it is. Later
       // accumulation into it in place cannot be seen elsewhere (as PyTorch's AccumulateGrad).
       m.grad = std::move(g);

@@ -28,7 +28,49 @@ void check_matmul_operand(const Tensor& t, const char* which) {
              "operand is {}", which, t.dtype());
   WICK_CHECK(t.dim() >= 1, "matmul: both operands need at least 1 dim, but the {} operand is 0-dim", which);
 }
+// out[m, n] (contiguous) = a[m, k] @ b[k, n] + beta * out, operands handed to GEMM as they lie
+// (transposed or with a leading dim) and copied only when no GEMM layout fits.
+void gemm_2d(const Tensor& out, const Tensor& a, const Tensor& b, double beta) {
+  const int64_t m = a.size(0), k = a.size(1), n = b.size(1);
+  if (out.numel() == 0) return;
+  if (k == 0) {
+    if (beta == 0) fill_(out, 0);
+    return;
+  }
+  GemmOperand ga = gemm_operand(a), gb = gemm_operand(b);
+  GemmArgs g{};
+  g.dtype = out.dtype();
+  g.batch = 1; g.m = m; g.n = n; g.k = k;
+  g.a = ga.t.data_ptr(); g.lda = ga.ld; g.stride_a = 0; g.trans_a = ga.trans;
+  g.b = gb.t.data_ptr(); g.ldb = gb.ld; g.stride_b = 0; g.trans_b = gb.trans;
+  g.c = out.data_ptr(); g.ldc = n; g.stride_c = m * n;
+  g.beta = beta;
+  backend(out.device()).gemm(g);
+}
 }  // namespace
+
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b) {
+  check_matmul_operand(a, "first");
+  check_matmul_operand(b, "second");
+  if (bias.defined()) check_same_device("addmm", {&bias, &a, &b});
+  else check_same_device("addmm", {&a, &b});
+  WICK_CHECK(a.dim() == 2 && b.dim() == 2, "addmm: expected 2-d operands, got shapes [{}] and [{}]",
+             fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "));
+  WICK_CHECK_TYPE(a.dtype() == b.dtype() && (!bias.defined() || bias.dtype() == a.dtype()),
+                  "addmm: operands must share one dtype, got {}, {} and bias {}", a.dtype(), b.dtype(),
+                  bias.defined() ? dtype_name(bias.dtype()) : "none");
+  WICK_CHECK(a.size(1) == b.size(0), "addmm: shapes [{}] and [{}] cannot be multiplied ({} != {} in the contracted dim)",
+             fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "), a.size(1), b.size(0));
+  Tensor out = empty({a.size(0), b.size(1)}, a.dtype(), a.device());
+  if (bias.defined()) {
+    const DimVector joint = broadcast_shapes(bias.sizes(), out.sizes(), "addmm");  // throws naming both shapes
+    WICK_CHECK(IntArrayRef(joint) == out.sizes(), "addmm: bias of shape [{}] does not broadcast to the output's [{}]",
+               fmt::join(bias.sizes(), ", "), fmt::join(out.sizes(), ", "));
+    if (out.numel()) copy_(out, bias);
+  }
+  gemm_2d(out, a, b, bias.defined() ? 1.0 : 0.0);
+  return out;
+}
 
 Tensor mm(const Tensor& a, const Tensor& b) {
   check_same_device("mm", {&a, &b});

@@ -115,6 +115,20 @@ Tensor softmax(const Tensor& t, int64_t dim) {
 Tensor log_softmax(const Tensor& t, int64_t dim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "log_softmax");
+  // Note [Fused log_softmax]: along a contiguous last dim the backend's fused row kernel does it
+  // in one pass per row; the composite below stays as its reference and for other layouts.
+  if (t.dim() > 0 && dim == t.dim() - 1 && t.is_contiguous() && t.numel() > 0) {
+    Tensor out = empty(t.sizes(), t.dtype(), t.device());
+    const int64_t cols = t.sizes()[dim];
+    if (backend(t.device()).log_softmax_rows(t.dtype(), t.numel() / cols, cols, t.data_ptr(), out.data_ptr()))
+      return out;
+  }
+  return log_softmax_composite(t, dim);
+}
+
+Tensor log_softmax_composite(const Tensor& t, int64_t dim) {
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
+  dim = wrap_dim(dim, t.dim(), "log_softmax");
   Tensor m = amax(t, {dim}, true);
   Tensor shifted = binary(BinaryOp::Sub, t, m);
   Tensor lse = unary(UnaryOp::Log, sum(unary(UnaryOp::Exp, shifted), {dim}, true));
@@ -138,5 +152,27 @@ Tensor arg_reduce(ArgReduceOp op, const Tensor& t, int64_t dim, bool keepdim, co
 
 Tensor argmax(const Tensor& t, int64_t dim, bool keepdim) { return arg_reduce(ArgReduceOp::ArgMax, t, dim, keepdim, "argmax"); }
 Tensor argmin(const Tensor& t, int64_t dim, bool keepdim) { return arg_reduce(ArgReduceOp::ArgMin, t, dim, keepdim, "argmin"); }
+
+}  // namespace wick::native
+
+namespace wick::native {
+
+Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim) {
+  check_same_device("log_softmax_backward", {&grad_out, &out});
+  WICK_CHECK(grad_out.sizes() == out.sizes() && grad_out.dtype() == out.dtype(),
+             "log_softmax_backward: the gradient ({} [{}]) must match the output ({} [{}])", grad_out.dtype(),
+             fmt::join(grad_out.sizes(), ", "), out.dtype(), fmt::join(out.sizes(), ", "));
+  dim = wrap_dim(dim, out.dim(), "log_softmax_backward");
+  if (out.dim() > 0 && dim == out.dim() - 1 && out.is_contiguous() && grad_out.is_contiguous() && out.numel() > 0) {
+    Tensor gi = empty(out.sizes(), out.dtype(), out.device());
+    const int64_t cols = out.sizes()[dim];
+    if (backend(out.device()).log_softmax_backward_rows(out.dtype(), out.numel() / cols, cols, grad_out.data_ptr(),
+                                                       out.data_ptr(), gi.data_ptr()))
+      return gi;
+  }
+  // g - exp(out) * sum(g, dim)
+  return binary(BinaryOp::Sub, grad_out,
+                binary(BinaryOp::Mul, unary(UnaryOp::Exp, out), sum(grad_out, {dim}, true)));
+}
 
 }  // namespace wick::native

@@ -30,8 +30,10 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
                "linear: bias must have shape [{}] (out_features), got {}", weight.size(0), shape_of(bias));
     WICK_CHECK_TYPE(bias.dtype() == weight.dtype(), "linear: bias is {} but weight is {}", bias.dtype(), weight.dtype());
   }
-  Tensor y = matmul(input, weight.t());
-  return bias.defined() ? add(y, bias) : y;
+  WICK_CHECK(input.device() == weight.device() && (!bias.defined() || bias.device() == weight.device()),
+             "linear: input is on {}, weight on {}{}{}: move them to one device with .to(device)", input.device(),
+             weight.device(), bias.defined() ? ", bias on " : "", bias.defined() ? fmt::format("{}", bias.device()) : "");
+  return wick::linear(input, weight, bias);
 }
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, Int2 padding, Int2 dilation,

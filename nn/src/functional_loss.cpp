@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/autograd/record.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 #include "wick/nn/functional.h"
@@ -127,6 +129,42 @@ Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
   }
   return losses;
 }
+// Note [Fused cross_entropy]
+// cross_entropy with a reduction and no label smoothing is one node: the forward takes the fused
+// log_softmax of the rows (Note [Fused log_softmax]) and sums -w_i logp[i, t_i]; the backward
+// writes d loss / d x = (softmax(x) - onehot(t)) * w_i * scale in one exp pass over the saved
+// log-probabilities plus one scatter of the targets, where the composite (log_softmax, gather,
+// mul, neg, sum, div) recorded six nodes and allocated a temporary in each. scale is g for a
+// sum and g / sum_i w_i for a mean (NaN when every target is ignored, as PyTorch). With
+// create_graph the backward is written on the differentiable ops instead, so double backward
+// works. The composite stays for label smoothing and reduction "none", and as the tests'
+// reference.
+Tensor fused_cross_entropy(const Tensor& x, const RowWeights& rw, Reduction reduction) {
+  const Tensor logp = native::log_softmax(x, 1);
+  const Tensor picked = native::squeeze(native::gather(logp, 1, native::unsqueeze(rw.safe, 1)), 1);
+  Tensor loss = native::unary(UnaryOp::Neg, native::sum(native::binary(BinaryOp::Mul, picked, rw.w), {}, false));
+  const Tensor denom = reduction == Reduction::Mean ? native::sum(rw.w, {}, false) : Tensor();
+  if (denom.defined()) loss = native::binary(BinaryOp::Div, loss, denom);
+  if (autograd::needs_grad({&x})) {
+    const DType dt = x.dtype();
+    autograd::record_function("CrossEntropyBackward", {x}, {loss}, [rw, denom, dt](const autograd::variable_list& g,
+                                                                                    const autograd::variable_list& s) {
+      // d loss / d x[i, c] = (softmax[i, c] - [c == t_i]) * w_i * scale
+      const Tensor scale = denom.defined() ? div(g[0], denom) : g[0];
+      const Tensor row_scale = unsqueeze(mul(rw.w, scale), 1);  // [M, 1]
+      const Tensor idx = unsqueeze(rw.safe, 1);
+      if (GradMode::is_enabled()) {  // create_graph: differentiable in x and g
+        const Tensor onehot = native::scatter_add(native::zeros(s[0].sizes(), dt, s[0].device()), 1, idx,
+                                                  native::ones({s[0].size(0), 1}, dt, s[0].device()));
+        return autograd::variable_list{mul(sub(wick::softmax(s[0], 1), onehot), row_scale)};
+      }
+      Tensor gi = native::unary(UnaryOp::Exp, s[1]);
+      native::binary_(BinaryOp::Mul, gi, row_scale);
+      return autograd::variable_list{native::scatter_add(gi, 1, idx, native::unary(UnaryOp::Neg, row_scale))};
+    }, {x, logp});
+  }
+  return loss;
+}
 }  // namespace
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
@@ -142,6 +180,9 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
              "cross_entropy: label_smoothing must be in [0, 1], got {}", label_smoothing);
   Rows r = as_rows("cross_entropy", input, target, ignore_index);
   check_class_weight("cross_entropy", weight, r);
+  if (label_smoothing == 0.0 && reduction != Reduction::None && !(weight.defined() && weight.requires_grad())) {
+    return fused_cross_entropy(r.input, row_weights(r, weight, ignore_index), reduction);
+  }
   r.input = wick::log_softmax(r.input, 1);
   const RowWeights rw = row_weights(r, weight, ignore_index);
   Tensor nll = nll_rows(r, rw, reduction);

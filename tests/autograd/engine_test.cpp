@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "support/allclose.h"
+
 using namespace wick;
 
 TEST_CASE("gradients accumulate into leaves across backward calls") {
@@ -169,4 +171,27 @@ TEST_CASE("a chain of 100000 ops that save their inputs is destroyed without bac
   z.sum().backward(Tensor(), /*retain_graph=*/true);
   CHECK(x.grad().defined());
   z = Tensor();
+}
+
+TEST_CASE("a leaf takes a gradient nothing else holds without a copy, and copies a shared one") {
+  // Sole owner: the gradient the hook sees becomes x.grad itself (no copy, no allocation).
+  Tensor x = randn({4, 3}).requires_grad_(true);
+  const void* seen = nullptr;
+  x.register_hook([&seen](const Tensor& g) {
+    seen = g.data_ptr();
+    return Tensor();
+  });
+  (x * 3.0).backward(ones({4, 3}));
+  CHECK(seen != nullptr);
+  CHECK(x.grad().data_ptr() == seen);
+  CHECK(test::values(x.grad()) == std::vector<double>(12, 3.0));
+  // Shared: add's backward hands one gradient to both inputs; each leaf gets its own copy.
+  Tensor a = randn({5}).requires_grad_(true), b = randn({5}).requires_grad_(true);
+  Tensor g = full({5}, 2.0);
+  add(a, b).backward(g);
+  CHECK(a.grad().data_ptr() != b.grad().data_ptr());
+  CHECK(a.grad().data_ptr() != g.data_ptr());
+  a.mutable_grad().add_(ones({5}));
+  CHECK(test::values(b.grad()) == std::vector<double>(5, 2.0));
+  CHECK(test::values(g) == std::vector<double>(5, 2.0));
 }

@@ -1,5 +1,6 @@
 #include "cpu/cpu_allocator.h"
 
+#include <bit>
 #include <cstdint>
 #include <cstdlib>
 
@@ -7,51 +8,97 @@
 
 namespace wick::cpu {
 
-CpuAllocator::CpuAllocator() : counters_(std::make_unique<Counters[]>(32768)) {}
-
 namespace {
 // Note [CPU block cache]
-// Blocks of 64 KiB and more (rounded up to 64 KiB steps) are kept after they are freed and
-// handed out again for the same rounded size, so that steady-state loops (a training step,
-// replicate every step) reuse warm pages instead of faulting fresh ones in: a freshly mapped
-// block costs about as much as copying into it. The threshold was 1 MiB; DataParallel halves
-// every activation, which put the demo CNN's batch-64 activations (0.2-0.8 MiB) under it, and
-// page faults then took 17% of a training step (perf); at 64 KiB a step of the demo CNN at batch
-// 128 runs about 1.4x faster on one device as well. At most 2 GiB (all CPU devices together) is cached; empty_cache(device) frees a
-// device's blocks; reserved = in_use + cached. The cache is off under AddressSanitizer, which
-// must see every free to catch use-after-free.
+// Every freed block goes back to its device's cache, in one of SizeClass's classes (64-byte steps
+// to 512 bytes, then four classes per power of two, so a block is at most 25% larger than
+// asked for), and the next request of that class on that device takes it back. A steady-state
+// loop (a training step, replicate every step) then reuses warm pages and calls neither malloc nor
+// free: a freshly mapped page costs about as much as copying into it, and glibc maps blocks of
+// 128 KiB and up afresh on every malloc and returns its heap's top to the system on free. The
+// cache used to keep only blocks of 64 KiB and up (1 MiB before that); an MLP step at batch 64
+// still faulted in pages on every step (15% of its time in perf), because glibc trimmed the
+// smaller blocks' heap.
+// Each device's cache has its own mutex: the device threads of a backward, the replicas of
+// DataParallel and the optimizer free from several threads at once. At most 2 GiB (all CPU
+// devices together) is cached; past it blocks go back to malloc. empty_cache(device) frees a
+// device's blocks; reserved = in_use + cached. The cache changes no result: a block is
+// uninitialised memory either way. It is off under AddressSanitizer, which must see every free
+// to catch use-after-free and leaks.
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kCacheEnabled = false;
 #else
 constexpr bool kCacheEnabled = true;
 #endif
-constexpr size_t kLargeBlock = size_t{1} << 16;
 constexpr int64_t kCacheLimit = int64_t{2} << 30;
-size_t round_large(size_t bytes) { return (bytes + 65535) & ~size_t{65535}; }
+constexpr size_t kLargestCached = size_t{1} << 60;  // larger requests fail in malloc anyway
+constexpr size_t kHeader = 63 + sizeof(void*);      // alignment slack and the malloc pointer
 
 // Device::index is an int16 and may be negative when built from an int (Device(kCPU-type, -1));
 // it indexes the counters, so it must be checked before any use.
 void check_index(Device device) {
   WICK_CHECK(device.index >= 0, "allocate: invalid CPU device {}: the index must be in [0, 32767]", device);
 }
+
+void free_block(void* p) { std::free(static_cast<void**>(p)[-1]); }  // the malloc'ed pointer
 }  // namespace
+
+int SizeClass::index(size_t bytes) {
+  if (bytes <= 512) return static_cast<int>((bytes + 63) / 64) - 1;
+  const int k = static_cast<int>(std::bit_width(bytes - 1)) - 1;  // 2^k < bytes <= 2^(k+1), k >= 9
+  const size_t step = size_t{1} << (k - 2);
+  const size_t j = (bytes - (size_t{1} << k) + step - 1) / step;  // 1..4
+  return 8 + (k - 9) * 4 + static_cast<int>(j) - 1;
+}
+
+size_t SizeClass::bytes(int i) {
+  if (i < 8) return static_cast<size_t>(i + 1) * 64;
+  const int k = 9 + (i - 8) / 4;
+  const size_t j = static_cast<size_t>((i - 8) % 4 + 1);
+  return (size_t{1} << k) + j * (size_t{1} << (k - 2));
+}
+
+CpuAllocator::CpuAllocator()
+    : counters_(std::make_unique<Counters[]>(32768)), caches_(std::make_unique<std::atomic<DeviceCache*>[]>(32768)) {}
+
+CpuAllocator::~CpuAllocator() {
+  for (int i = 0; i < 32768; ++i) {
+    DeviceCache* c = caches_[i].load();
+    if (!c) continue;
+    for (auto& blocks : c->blocks)
+      for (void* p : blocks) free_block(p);
+    delete c;
+  }
+}
+
+CpuAllocator::DeviceCache* CpuAllocator::cache_for(int index, bool create) {
+  DeviceCache* c = caches_[index].load(std::memory_order_acquire);
+  if (c || !create) return c;
+  auto fresh = std::make_unique<DeviceCache>();
+  if (caches_[index].compare_exchange_strong(c, fresh.get(), std::memory_order_acq_rel)) return fresh.release();
+  return c;  // another thread created it first
+}
 
 void* CpuAllocator::allocate(size_t bytes, Device device) {
   check_index(device);
   if (bytes == 0) return nullptr;
+  auto& c = counters_[device.index];
+  WICK_CHECK_T(OutOfMemoryError, bytes <= kLargestCached, "allocate: out of memory on {} asking for {} bytes", device,
+               bytes);
   // Note [CPU allocation]: aligned_alloc/memalign bypass glibc's per-thread cache (tcache) and
   // cost ~500 instructions per call, more than the rest of a small op. So over-allocate with
-  // malloc (cached), align by hand to 64 bytes, and keep malloc's pointer just below the block.
-  const bool large = kCacheEnabled && bytes >= kLargeBlock;
-  const size_t block = large ? round_large(bytes) : bytes;  // Note [CPU block cache]
-  void* p = large ? take_cached(block, device) : nullptr;
-  void* raw = p ? nullptr : std::malloc(block + 63 + sizeof(void*));
-  if (raw) {
-    const uintptr_t aligned = (reinterpret_cast<uintptr_t>(raw) + sizeof(void*) + 63) & ~uintptr_t{63};
-    p = reinterpret_cast<void*>(aligned);
-    static_cast<void**>(p)[-1] = raw;
+  // malloc, align by hand to 64 bytes, and keep malloc's pointer just below the block.
+  const int cls = kCacheEnabled ? SizeClass::index(bytes) : -1;
+  void* p = cls >= 0 ? take_cached(cls, device) : nullptr;
+  if (!p) {
+    const size_t block = cls >= 0 ? SizeClass::bytes(cls) : bytes;  // Note [CPU block cache]
+    void* raw = std::malloc(block + kHeader);
+    if (raw) {
+      const uintptr_t aligned = (reinterpret_cast<uintptr_t>(raw) + sizeof(void*) + 63) & ~uintptr_t{63};
+      p = reinterpret_cast<void*>(aligned);
+      static_cast<void**>(p)[-1] = raw;
+    }
   }
-  auto& c = counters_[device.index];
   WICK_CHECK_T(OutOfMemoryError, p != nullptr, "allocate: out of memory on {} asking for {} bytes ({} bytes in use there)", device,
              bytes, c.in_use.load());
   int64_t now = c.in_use.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) + static_cast<int64_t>(bytes);
@@ -65,10 +112,7 @@ void* CpuAllocator::allocate(size_t bytes, Device device) {
 
 void CpuAllocator::deallocate(void* p, size_t bytes, Device device) noexcept {
   if (!p) return;
-  const bool large = kCacheEnabled && bytes >= kLargeBlock;
-  if (!large || !give_to_cache(p, round_large(bytes), device)) {
-    std::free(static_cast<void**>(p)[-1]);  // the malloc'ed pointer (Note [CPU allocation])
-  }
+  if (!kCacheEnabled || !give_to_cache(p, SizeClass::index(bytes), device)) free_block(p);
   auto& c = counters_[device.index];
   c.in_use.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
   c.allocations.fetch_sub(1, std::memory_order_relaxed);
@@ -92,43 +136,57 @@ void CpuAllocator::reset_peak(Device device) {
   c.peak.store(c.in_use.load());
 }
 
-void* CpuAllocator::take_cached(size_t rounded, Device device) {
-  std::lock_guard<std::mutex> lock(cache_mutex_);
-  auto dev = cache_.find(device.index);
-  if (dev == cache_.end()) return nullptr;
-  auto it = dev->second.find(rounded);
-  if (it == dev->second.end() || it->second.empty()) return nullptr;
-  void* p = it->second.back();
-  it->second.pop_back();
-  cached_total_ -= static_cast<int64_t>(rounded);
-  counters_[device.index].cached.fetch_sub(static_cast<int64_t>(rounded), std::memory_order_relaxed);
+void* CpuAllocator::take_cached(int cls, Device device) {
+  DeviceCache* cache = cache_for(device.index, false);
+  if (!cache) return nullptr;
+  const int64_t size = static_cast<int64_t>(SizeClass::bytes(cls));
+  void* p = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    auto& blocks = cache->blocks[cls];
+    if (blocks.empty()) return nullptr;
+    p = blocks.back();
+    blocks.pop_back();
+  }
+  cached_total_.fetch_sub(size, std::memory_order_relaxed);
+  counters_[device.index].cached.fetch_sub(size, std::memory_order_relaxed);
   return p;
 }
 
-bool CpuAllocator::give_to_cache(void* p, size_t rounded, Device device) {
-  try {
-    std::lock_guard<std::mutex> lock(cache_mutex_);
-    if (cached_total_ + static_cast<int64_t>(rounded) > kCacheLimit) return false;
-    cache_[device.index][rounded].push_back(p);
-    cached_total_ += static_cast<int64_t>(rounded);
-  } catch (...) {  // bad_alloc growing the table: free the block instead
+bool CpuAllocator::give_to_cache(void* p, int cls, Device device) {
+  const int64_t size = static_cast<int64_t>(SizeClass::bytes(cls));
+  if (cached_total_.fetch_add(size, std::memory_order_relaxed) + size > kCacheLimit) {
+    cached_total_.fetch_sub(size, std::memory_order_relaxed);
     return false;
   }
-  counters_[device.index].cached.fetch_add(static_cast<int64_t>(rounded), std::memory_order_relaxed);
+  try {
+    DeviceCache* cache = cache_for(device.index, true);
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    cache->blocks[cls].push_back(p);
+  } catch (...) {  // bad_alloc growing the list: free the block instead
+    cached_total_.fetch_sub(size, std::memory_order_relaxed);
+    return false;
+  }
+  counters_[device.index].cached.fetch_add(size, std::memory_order_relaxed);
   return true;
 }
 
 void CpuAllocator::empty_cache(Device device) {
   check_index(device);
-  std::lock_guard<std::mutex> lock(cache_mutex_);
-  auto dev = cache_.find(device.index);
-  if (dev == cache_.end()) return;
-  for (auto& [rounded, blocks] : dev->second) {
-    for (void* p : blocks) std::free(static_cast<void**>(p)[-1]);
-    cached_total_ -= static_cast<int64_t>(rounded * blocks.size());
-    counters_[device.index].cached.fetch_sub(static_cast<int64_t>(rounded * blocks.size()), std::memory_order_relaxed);
+  DeviceCache* cache = cache_for(device.index, false);
+  if (!cache) return;
+  int64_t bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(cache->mutex);
+    for (int cls = 0; cls < SizeClass::kCount; ++cls) {
+      auto& blocks = cache->blocks[cls];
+      bytes += static_cast<int64_t>(SizeClass::bytes(cls) * blocks.size());
+      for (void* p : blocks) free_block(p);
+      std::vector<void*>().swap(blocks);
+    }
   }
-  cache_.erase(dev);
+  cached_total_.fetch_sub(bytes, std::memory_order_relaxed);
+  counters_[device.index].cached.fetch_sub(bytes, std::memory_order_relaxed);
 }
 
 }  // namespace wick::cpu

@@ -1,38 +1,53 @@
 #pragma once
 // The CPU devices' allocator: 64-byte aligned blocks from malloc, with per-device statistics,
-// and a cache of large blocks (Note [CPU block cache] in cpu_allocator.cpp).
+// and a per-device cache of freed blocks in size classes (Note [CPU block cache] in
+// cpu_allocator.cpp).
 #include <atomic>
 #include <memory>
 #include <mutex>
-#include <unordered_map>
 #include <vector>
 
 #include "wick/core/allocator.h"
 
 namespace wick::cpu {
 
+/// Size classes of the CPU block cache: 64-byte steps up to 512 bytes, then four classes per
+/// power of two (a block is at most 25% larger than asked for).
+struct SizeClass {
+  static constexpr int kCount = 8 + 4 * 55;  ///< up to 2^64 bytes
+  /// The class index of a request of `bytes` > 0 bytes.
+  static int index(size_t bytes);
+  /// The block size of class `i` (>= every request that maps to it).
+  static size_t bytes(int i);
+};
+
 class CpuAllocator final : public Allocator {
  public:
   CpuAllocator();
+  ~CpuAllocator() override;
   void* allocate(size_t bytes, Device device) override;
   void deallocate(void* p, size_t bytes, Device device) noexcept override;
   MemoryStats stats(Device device) const override;
   void reset_peak(Device device) override;
-  /// Frees the device's cached large blocks.
+  /// Frees the device's cached blocks.
   void empty_cache(Device device) override;
 
  private:
   struct Counters {
     std::atomic<int64_t> in_use{0}, peak{0}, allocations{0}, total{0}, cached{0};
   };
-  void* take_cached(size_t rounded, Device device);
-  bool give_to_cache(void* p, size_t rounded, Device device);
-  // Cached blocks per device index, by rounded size.
-  std::mutex cache_mutex_;
-  std::unordered_map<int, std::unordered_map<size_t, std::vector<void*>>> cache_;
-  int64_t cached_total_ = 0;
+  // One device's free blocks, by size class; created on the device's first free.
+  struct DeviceCache {
+    std::mutex mutex;
+    std::vector<void*> blocks[SizeClass::kCount];
+  };
+  DeviceCache* cache_for(int index, bool create);
+  void* take_cached(int cls, Device device);
+  bool give_to_cache(void* p, int cls, Device device);
+  std::atomic<int64_t> cached_total_{0};
   // One slot per possible CPU device index (Device::index is int16).
   std::unique_ptr<Counters[]> counters_;
+  std::unique_ptr<std::atomic<DeviceCache*>[]> caches_;
 };
 
 }  // namespace wick::cpu

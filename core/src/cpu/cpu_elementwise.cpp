@@ -4,6 +4,7 @@
 
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
+#include "wick/core/cpu_multiversion.h"
 #include "wick/core/generator.h"
 #include "wick/core/op_dispatch.h"
 
@@ -12,9 +13,10 @@ namespace wick::cpu {
 namespace {
 // Contiguous inner loops with no aliasing between output and inputs unless they are the same
 // array (in-place): the restrict-qualified version runs only when the ranges are disjoint, so
-// GCC vectorises it; relu/where/max become branch-free selects.
+// GCC vectorises it; relu/where/max become branch-free selects. Each is built for SSE2 and AVX2
+// (Note [CPU multiversioning]).
 template <typename R, typename T, typename F>
-void contiguous_unary(R* po, const T* pa, int64_t n, F fn, double p0, double p1) {
+WICK_CPU_MULTIVERSION void contiguous_unary(R* po, const T* pa, int64_t n, F fn, double p0, double p1) {
   if (static_cast<const void*>(po) == static_cast<const void*>(pa)) {
     for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], p0, p1);
     return;
@@ -24,7 +26,7 @@ void contiguous_unary(R* po, const T* pa, int64_t n, F fn, double p0, double p1)
   for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], p0, p1);
 }
 template <typename R, typename T, typename F>
-void contiguous_binary(R* po, const T* pa, const T* pb, int64_t n, F fn) {
+WICK_CPU_MULTIVERSION void contiguous_binary(R* po, const T* pa, const T* pb, int64_t n, F fn) {
   if (static_cast<const void*>(po) == static_cast<const void*>(pa) ||
       static_cast<const void*>(po) == static_cast<const void*>(pb)) {
     for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], pb[i]);
@@ -36,7 +38,7 @@ void contiguous_binary(R* po, const T* pa, const T* pb, int64_t n, F fn) {
   for (int64_t i = 0; i < n; ++i) o[i] = fn(a[i], b[i]);
 }
 template <typename R, typename T, typename F>
-void contiguous_binary_scalar(R* po, const T* pa, T b, int64_t n, F fn) {
+WICK_CPU_MULTIVERSION void contiguous_binary_scalar(R* po, const T* pa, T b, int64_t n, F fn) {
   if (static_cast<const void*>(po) == static_cast<const void*>(pa)) {
     for (int64_t i = 0; i < n; ++i) po[i] = fn(pa[i], b);
     return;

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "fused_loops.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -54,36 +55,6 @@ struct AdamScalars {
   double bc2_sqrt;     // sqrt(1 - beta2^t)
 };
 
-template <typename T>
-void adam_loop(T* p, const T* g, T* m, T* v, T* vmax, int64_t n, const AdamOptions& o, bool decoupled,
-               const AdamScalars& s) {
-  const T wd = static_cast<T>(o.weight_decay()), decay = static_cast<T>(s.decay);
-  const T b1 = static_cast<T>(o.beta1()), b2 = static_cast<T>(o.beta2());
-  const T a1 = static_cast<T>(1 - o.beta1()), a2 = static_cast<T>(1 - o.beta2());
-  const T bc2 = static_cast<T>(s.bc2_sqrt), eps = static_cast<T>(o.eps()), neg_step = static_cast<T>(-s.step_size);
-  const bool coupled_wd = !decoupled && o.weight_decay() != 0, decoupled_wd = decoupled && o.weight_decay() != 0;
-  for (int64_t i = 0; i < n; ++i) {
-    T gi = o.maximize() ? -g[i] : g[i];
-    T pi = p[i];
-    if (decoupled_wd) pi = pi * decay;
-    if (coupled_wd) gi = gi + wd * pi;
-    T mi = m[i] * b1;
-    mi = mi + a1 * gi;
-    T vi = v[i] * b2;
-    vi = vi + a2 * (gi * gi);
-    m[i] = mi;
-    v[i] = vi;
-    T denom;
-    if (vmax) {
-      T mx = vmax[i] > vi ? vmax[i] : vi;
-      vmax[i] = mx;
-      denom = std::sqrt(mx) / bc2 + eps;
-    } else {
-      denom = std::sqrt(vi) / bc2 + eps;
-    }
-    p[i] = pi + neg_step * (mi / denom);
-  }
-}
 }  // namespace
 
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
@@ -131,8 +102,15 @@ void Adam::step() {
       s.bc2_sqrt = std::sqrt(1 - std::pow(o.beta2(), static_cast<double>(t)));
       if (fused_cpu_ && fusable_cpu({&p, &g, &m, &v}, p.dtype()) && (!vmax || fusable_cpu({vmax}, p.dtype()))) {
         dispatch_floating(p.dtype(), "Adam.step", [&]<typename T>() {
-          adam_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), m.data_ptr<T>(), v.data_ptr<T>(),
-                       vmax ? vmax->data_ptr<T>() : nullptr, p.numel(), o, decoupled_, s);
+          const math::AdamScalars<T> sc{static_cast<T>(o.weight_decay()), static_cast<T>(s.decay),
+                                        static_cast<T>(o.beta1()),        static_cast<T>(o.beta2()),
+                                        static_cast<T>(1 - o.beta1()),    static_cast<T>(1 - o.beta2()),
+                                        static_cast<T>(s.bc2_sqrt),       static_cast<T>(o.eps()),
+                                        static_cast<T>(-s.step_size)};
+          const bool wd = o.weight_decay() != 0;
+          detail::adam_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), m.data_ptr<T>(), v.data_ptr<T>(),
+                               vmax ? vmax->data_ptr<T>() : nullptr, p.numel(), sc, wd && !decoupled_,
+                               wd && decoupled_, o.maximize());
         });
         for (Tensor* x : {&p, &m, &v}) x->bump_version();
         if (vmax) vmax->bump_version();

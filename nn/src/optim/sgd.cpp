@@ -1,7 +1,8 @@
-// SGD: PyTorch 1.13's _single_tensor_sgd, as a fused per-element loop on contiguous CPU tensors
+// SGD: PyTorch 1.13's _single_tensor_sgd, as one fused pass (math::SgdStep) over contiguous CPU tensors
 // and as tensor ops everywhere else.
 #include "wick/nn/optim/sgd.h"
 
+#include "fused_loops.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -43,25 +44,6 @@ void SGDOptions::set_values(const OptionValues& v) {
   *this = o;
 }
 
-namespace {
-template <typename T>
-void sgd_loop(T* p, const T* g, T* buf, bool first, int64_t n, const SGDOptions& o) {
-  const T wd = static_cast<T>(o.weight_decay()), mom = static_cast<T>(o.momentum());
-  const T damp = static_cast<T>(1 - o.dampening()), neg_lr = static_cast<T>(-o.lr());
-  const bool has_wd = o.weight_decay() != 0, has_mom = o.momentum() != 0;
-  for (int64_t i = 0; i < n; ++i) {
-    T d = o.maximize() ? -g[i] : g[i];
-    if (has_wd) d = d + wd * p[i];
-    if (has_mom) {
-      T b = first ? d : buf[i] * mom;
-      if (!first) b = b + damp * d;
-      buf[i] = b;
-      d = o.nesterov() ? d + mom * b : b;
-    }
-    p[i] = p[i] + neg_lr * d;
-  }
-}
-}  // namespace
 
 SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : SGD(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
 
@@ -92,7 +74,10 @@ void SGD::step() {
       ++st.step;
       if (fused_cpu_ && fusable_cpu({&p, &g}, p.dtype()) && (!buf || fusable_cpu({buf}, p.dtype()))) {
         dispatch_floating(p.dtype(), "SGD.step", [&]<typename T>() {
-          sgd_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), buf ? buf->data_ptr<T>() : nullptr, first, p.numel(), o);
+          const math::SgdScalars<T> sc{static_cast<T>(o.weight_decay()), static_cast<T>(o.momentum()),
+                                       static_cast<T>(1 - o.dampening()), static_cast<T>(-o.lr())};
+          detail::sgd_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), buf ? buf->data_ptr<T>() : nullptr, p.numel(), sc,
+                              o.weight_decay() != 0, o.momentum() != 0, o.nesterov(), first, o.maximize());
         });
         p.bump_version();
         if (buf) buf->bump_version();

@@ -109,6 +109,9 @@ Tensor log_softmax(const Tensor& a, int64_t dim);
 // ---- linear algebra ----
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
+/// input @ weight^T + bias (bias optional) for input [*, in], weight [out, in], bias [out]: one
+/// GEMM with the bias added through beta = 1, one node (Note [GEMM without copies]).
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
 
 // ---- shape (views where PyTorch gives views) ----
 Tensor view(const Tensor& a, IntArrayRef shape);

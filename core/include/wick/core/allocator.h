@@ -3,7 +3,7 @@
 //
 // Every device (cpu:0, cpu:1, ..., cuda:0, ...) keeps its own statistics, so a test can check
 // that replicate put its copies where it claimed to. CUDA's caching allocator reports through
-// the same API (reserved > in_use there; equal on CPU devices).
+// the same API; on both, reserved = in_use + the bytes cached for reuse.
 #include <cstddef>
 #include <cstdint>
 
@@ -29,7 +29,7 @@ class Allocator {
   virtual void deallocate(void* p, size_t bytes, Device device) noexcept = 0;
   virtual MemoryStats stats(Device device) const = 0;
   virtual void reset_peak(Device device) = 0;
-  /// Returns cached, unused memory to the system (a no-op for CPU devices).
+  /// Returns cached, unused memory to the system (CPU: Note [CPU block cache]).
   virtual void empty_cache(Device) {}
 };
 
@@ -37,7 +37,7 @@ class Allocator {
 MemoryStats memory_stats(Device device);
 /// Sets peak = in_use for one device.
 void reset_peak_memory(Device device);
-/// Frees cached blocks of one device (CUDA); a no-op for CPU devices.
+/// Frees the cached blocks of one device (CPU or CUDA).
 void empty_cache(Device device);
 
 }  // namespace wick

@@ -79,12 +79,22 @@ Tensor argmin(const Tensor& t, int64_t dim, bool keepdim);
 Tensor var(const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim);
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim);
 Tensor softmax(const Tensor& t, int64_t dim);
+/// log_softmax; fused along a contiguous last dim (Note [Fused log_softmax]).
 Tensor log_softmax(const Tensor& t, int64_t dim);
+/// log_softmax composed of amax, exp, sum and log: the fused kernels' reference.
+Tensor log_softmax_composite(const Tensor& t, int64_t dim);
+/// log_softmax's backward from its output: grad_out - exp(out) * sum(grad_out, dim), fused along
+/// a contiguous last dim.
+Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim);
 
 // ---- linear algebra ----
 /// torch.matmul for every shape case (1-d, 2-d, batched, broadcast batch).
 Tensor matmul(const Tensor& a, const Tensor& b);
 Tensor mm(const Tensor& a, const Tensor& b);
+/// bias + a @ b for 2-d a [m, k] and b [k, n] of one dtype (torch.addmm with beta = alpha = 1);
+/// bias (optional) broadcasts to [m, n] and is written first, then GEMM adds into it (beta = 1):
+/// no temporary and no second pass over the output. Transposed operands go to GEMM as they lie.
+Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b);
 
 // ---- joining and indexing ----
 Tensor cat(const std::vector<Tensor>& ts, int64_t dim);
