@@ -9,9 +9,10 @@ BUILD_PACKAGES := cmake ninja-build g++ pkg-config catch2 libfmt-dev libopenblas
                   zlib1g-dev libbenchmark-dev
 DEMO_PACKAGES := dataset-fashion-mnist
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
+DOCS_PACKAGES := graphviz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps demo-deps configure build test demo bench fuzz clean
+.PHONY: all deps demo-deps configure build test demo bench fuzz docs clean
 
 all: build
 
@@ -40,6 +41,13 @@ demo: demo-deps
 fuzz:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(FUZZ_PACKAGES)
 	@JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_SECONDS)
+
+# The tour's pictures (docs/tour/img/*.svg), drawn by the examples and rendered with Graphviz.
+docs:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DOCS_PACKAGES)
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target tour_01_tensor tour_02_autograd tour_03_module explain_replicate
+	@scripts/render-docs.sh $(BUILD_DIR)
 
 bench: build
 	@scripts/run-benchmarks.sh $(BUILD_DIR)
