@@ -11,9 +11,10 @@ DEMO_PACKAGES := dataset-fashion-mnist
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # make bench's baselines, plots and page-fault count: LibTorch (benchmarks/libtorch), PyTorch, gnuplot, perf.
 BENCH_PACKAGES := libtorch-dev python3-torch gnuplot-nox python3 linux-perf
+DOCS_PACKAGES := graphviz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps demo-deps configure build test demo bench fuzz clean
+.PHONY: all deps demo-deps configure build test demo bench fuzz docs clean
 
 all: build
 
@@ -51,6 +52,13 @@ bench:
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS)
 	@scripts/run-benchmarks.sh $(BUILD_DIR)
+
+# The tour's pictures (docs/tour/img/*.svg), drawn by the examples and rendered with Graphviz.
+docs:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DOCS_PACKAGES)
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target tour_01_tensor tour_02_autograd tour_03_module explain_replicate
+	@scripts/render-docs.sh $(BUILD_DIR)
 
 clean:
 	rm -rf build

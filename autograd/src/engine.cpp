@@ -34,12 +34,15 @@
 #include <unordered_set>
 #include <utility>
 
+#include "anomaly_check.h"
 #include "graph_task.h"
 #include "hooks_internal.h"
+#include "wick/autograd/anomaly.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/backend.h"
+#include "wick/core/trace.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -115,6 +118,11 @@ void finish_one(GraphTask& gt) {
 void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<Node>& node, InputBuffer&& inputs) {
   GraphTask& gt = *gt_ptr;
   Node* n = node.get();
+  auto trace_event = profiler::RecordScope::named("backward", [n] { return n->name(); });  // Note [Tracer]
+  if (trace_event.active()) [[unlikely]] {
+    trace_event.set_args(fmt::format("\"sequence_nr\": {}", n->sequence_nr()));
+    profiler::finish_flow(n->trace_flow());
+  }
   CurrentTask current(&gt);
   AutoGradMode mode(gt.create_graph);
   DeviceGuard guard(n->device());
@@ -147,6 +155,7 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
     bool any = false;
     for (auto& g : grads) any = any || g.defined();
     if (any) outs = n->apply(std::move(grads));
+    if (AnomalyMode::is_enabled()) detail::check_anomaly(*n, outs);  // Note [Anomaly mode]
     if (!gt.keep_graph) n->release_variables();
   }
 

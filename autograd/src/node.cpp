@@ -1,9 +1,12 @@
 #include "wick/autograd/node.h"
 
+#include "anomaly_check.h"
+#include "wick/autograd/anomaly.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
+#include "wick/core/trace.h"
 #include "wick/core/native.h"
 
 namespace wick::autograd {
@@ -18,7 +21,10 @@ std::atomic<uint64_t> g_next_sequence_nr{0};
 thread_local std::vector<std::shared_ptr<Node>>* g_pending = nullptr;
 }  // namespace
 
-Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {}
+Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
+  if (AnomalyMode::is_enabled()) detail::record_anomaly_metadata(*this);  // Note [Anomaly mode]
+  if (profiler::enabled()) trace_flow_ = profiler::current_flow();       // Note [Tracer]
+}
 
 Node::~Node() {
   std::vector<std::shared_ptr<Node>> local;

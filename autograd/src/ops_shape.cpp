@@ -17,6 +17,7 @@ void detail::mark_view(const Tensor& out, const Tensor& in) {
   m.is_view = true;
   m.view_base = im && im->is_view && im->view_base.defined() ? im->view_base : in;
   m.view_version = out.version();
+  if (m.grad_fn) m.grad_fn->set_creates_view(true);
 }
 
 namespace {

@@ -31,6 +31,13 @@ void FunctionNode::release_variables() {
   for (SavedTensor& s : saved_) s.reset();
 }
 
+std::vector<const SavedTensor*> FunctionNode::saved_tensors() const {
+  std::vector<const SavedTensor*> r;
+  r.reserve(saved_.size());
+  for (const SavedTensor& s : saved_) r.push_back(&s);
+  return r;
+}
+
 std::shared_ptr<Node> record(const std::shared_ptr<Node>& node, const std::vector<Tensor>& inputs,
                              const std::vector<Tensor>& outputs) {
   std::vector<Edge> edges;

@@ -4,7 +4,9 @@
 #include "wick/config.h"
 #include "wick/core/backend.h"
 #include "wick/core/cpu_threads.h"
+#include "trace_backend.h"
 #include "wick/core/error.h"
+#include "wick/core/trace.h"
 
 // Defined by libwick_cuda when it is linked (Note [Backend registration]).
 extern "C" void wick_cuda_register_backend() __attribute__((weak));
@@ -24,7 +26,8 @@ void register_backend(DeviceType type, Backend* b) {
   g_cuda.store(b);
 }
 
-Backend& backend(DeviceType type) {
+namespace {
+Backend& untraced_backend(DeviceType type) {
   if (type == DeviceType::CPU) [[likely]]
     return cpu::cpu_backend();
   Backend* b = g_cuda.load(std::memory_order_acquire);
@@ -37,6 +40,13 @@ Backend& backend(DeviceType type) {
              "wick was built without CUDA support: cuda devices cannot be used. Rebuild with the CUDA "
              "toolkit installed (cmake -DWICK_CUDA=ON) to use them.");
   return *b;
+}
+}  // namespace
+
+Backend& backend(DeviceType type) {
+  if (profiler::enabled()) [[unlikely]]  // Note [Tracer]: the one branch per primitive when off
+    return profiler::detail::traced_backend(type, untraced_backend(type));
+  return untraced_backend(type);
 }
 
 MemoryStats memory_stats(Device device) { return backend(device).allocator().stats(device); }

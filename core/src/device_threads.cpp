@@ -8,6 +8,9 @@
 
 #include "wick/core/backend.h"
 #include "wick/core/flush_denormal.h"
+#include "wick/core/trace.h"
+
+#include <fmt/format.h>
 
 namespace wick {
 
@@ -61,6 +64,7 @@ class Pool {
   static void run(Worker* w) {
     t_own_queue = &w->queue;
     t_own_device = &w->device;
+    profiler::set_thread_name(fmt::format("device thread {}", w->device));  // Note [Tracer]
     std::optional<DeviceGuard> guard;
     try {
       guard.emplace(w->device);  // tasks set their device again; this only saves the switch

@@ -7,6 +7,7 @@
 
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
+#include "wick/core/trace.h"
 #include "wick/core/native.h"
 #include "wick/parallel/communicator.h"
 
@@ -20,6 +21,17 @@ std::string devices_str(const std::vector<Device>& ds) {
   std::string s;
   for (size_t i = 0; i < ds.size(); ++i) s += (i ? ", " : "") + ds[i].str();
   return "[" + s + "]";
+}
+
+// Tracer args of a transfer (Note [Tracer]): bytes of the defined inputs, and the devices.
+size_t bytes_of(const std::vector<Tensor>& ts) {
+  size_t n = 0;
+  for (const Tensor& t : ts)
+    if (t.defined()) n += t.nbytes();
+  return n;
+}
+std::string transfer_args(size_t bytes, const std::vector<Device>& devices) {
+  return fmt::format("\"bytes\": {}, \"devices\": \"{}\"", bytes, devices_str(devices));
 }
 
 void check_defined(const Tensor& t, const char* op, size_t i) {
@@ -126,6 +138,7 @@ std::vector<std::vector<size_t>> bucket_indices(const std::vector<Tensor>& tenso
 }
 
 std::vector<Tensor> broadcast(const Tensor& tensor, const std::vector<Device>& devices) {
+  profiler::RecordScope trace_event("comm", "broadcast", [&] { return transfer_args(bytes_of({tensor}), devices); });
   WICK_CHECK(tensor.defined(), "broadcast: the source tensor is undefined");
   WICK_CHECK(!devices.empty(), "broadcast: Expected at least one device to broadcast to");
   std::vector<Tensor> out(devices.size());
@@ -179,6 +192,7 @@ std::vector<Tensor> broadcast_out(const Tensor& tensor, const std::vector<Tensor
 
 std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& tensors,
                                                      const std::vector<Device>& devices, size_t buffer_size) {
+  profiler::RecordScope trace_event("comm", "broadcast_coalesced", [&] { return transfer_args(bytes_of(tensors), devices); });
   WICK_CHECK(!devices.empty(), "broadcast_coalesced: Expected at least one device to broadcast to");
   for (size_t i = 0; i < tensors.size(); ++i) {
     check_defined(tensors[i], "broadcast_coalesced", i);
@@ -209,6 +223,7 @@ std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& 
 }
 
 Tensor reduce_add(const std::vector<Tensor>& tensors, Device destination) {
+  profiler::RecordScope trace_event("comm", "reduce_add", [&] { return transfer_args(bytes_of(tensors), {destination}); });
   WICK_CHECK(!tensors.empty(), "reduce_add: Expected at least one tensor to reduce");
   std::vector<Device> devices;
   int root = -1;
@@ -235,6 +250,11 @@ Tensor reduce_add(const std::vector<Tensor>& tensors, Device destination) {
 
 std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>& inputs, Device destination,
                                          size_t buffer_size) {
+  profiler::RecordScope trace_event("comm", "reduce_add_coalesced", [&] {
+    size_t bytes = 0;
+    for (const auto& list : inputs) bytes += bytes_of(list);
+    return transfer_args(bytes, {destination});
+  });
   WICK_CHECK(!inputs.empty(), "reduce_add_coalesced: Expected at least one list of tensors to reduce");
   const std::vector<Tensor>& first = inputs[0];
   std::vector<Device> devices;
@@ -286,6 +306,7 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
 
 std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& devices,
                             const std::vector<int64_t>& chunk_sizes, int64_t dim) {
+  profiler::RecordScope trace_event("comm", "scatter", [&] { return transfer_args(bytes_of({tensor}), devices); });
   WICK_CHECK(tensor.defined(), "scatter: the tensor to scatter is undefined");
   WICK_CHECK(!devices.empty(), "scatter: Expected at least one device to scatter to");
   WICK_CHECK_INDEX(tensor.dim() > 0, "scatter: cannot scatter a 0-dim tensor; expected at least one dimension");
@@ -344,6 +365,7 @@ std::vector<Tensor> scatter_out(const Tensor& tensor, const std::vector<Tensor>&
 }
 
 Tensor gather(const std::vector<Tensor>& tensors, int64_t dim, Device destination) {
+  profiler::RecordScope trace_event("comm", "gather", [&] { return transfer_args(bytes_of(tensors), {destination}); });
   const int64_t d = gather_dim(tensors, dim, "gather");
   DimVector sizes(tensors[0].sizes());
   sizes[static_cast<size_t>(d)] = 0;

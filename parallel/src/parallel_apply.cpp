@@ -9,6 +9,7 @@
 #include "wick/core/backend.h"
 #include "wick/core/device_threads.h"
 #include "wick/core/error.h"
+#include "wick/core/trace.h"
 
 namespace wick::parallel {
 
@@ -56,6 +57,9 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
       AutoGradMode mode(grad_enabled);
       DeviceGuard guard(devs[i]);
       CurrentStreamScope stream(devs[i], streams[i]);
+      auto trace_event = profiler::RecordScope::named(  // Note [Tracer]
+          "parallel", [&] { return fmt::format("replica {} forward on {}", i, devs[i]); });
+      profiler::FlowScope flow("replica forward -> backward");
       results[i] = modules[i]->forward_value(inputs[i]);
     } catch (...) {
       errors[i] = std::current_exception();

@@ -9,6 +9,7 @@
 
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
+#include "wick/core/trace.h"
 #include "wick/parallel/comm.h"
 #include "wick/parallel/functions.h"
 
@@ -249,6 +250,9 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
   WICK_CHECK(module != nullptr, "replicate: the module is null");
   if (devices.empty()) return {};
   const double t0 = profile ? cpu_seconds() : 0;
+  // Note [Tracer]: the call and each phase as events.
+  profiler::RecordScope trace_call("replicate", "replicate", [&] { return fmt::format("\"devices\": {}", devices.size()); });
+  profiler::RecordScope trace_phase("replicate", "replicate: index maps");
 
   // 1. Index maps (cached), and this call's tensors.
   bool hit = false;
@@ -293,12 +297,16 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
     }
   }
   const double t1 = profile ? cpu_seconds() : 0;
+  trace_phase.end();
+  profiler::RecordScope trace_broadcast("replicate", "replicate: broadcast");
 
   // 2. The broadcasts.
   auto param_copies = broadcast_group(params, devices, !detach);
   auto buffer_rg_copies = broadcast_group(buffers_rg, devices, true);
   auto buffer_copies = broadcast_group(buffers_not_rg, devices, false);
   const double t2 = profile ? cpu_seconds() : 0;
+  trace_broadcast.end();
+  profiler::RecordScope trace_shells("replicate", "replicate: shells");
 
   // 3. Shells (fresh copies of the originals as they are now), rewired; 4. on_replicated.
   const size_t n = plan->modules.size();
@@ -338,6 +346,24 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
     for (const Tensor& p : params) bytes += p.nbytes();
     for (const Tensor& b : buffers) bytes += b.nbytes();
     profile->bytes_moved = bytes * (devices.size() - 1);
+  }
+  return out;
+}
+
+ReplicateIndexMaps replicate_index_maps(const std::shared_ptr<Module>& module) {
+  WICK_CHECK(module != nullptr, "replicate_index_maps: the module is null");
+  const std::shared_ptr<Plan> plan = build_plan(module);  // not cached: a read-only view
+  ReplicateIndexMaps out;
+  out.params.resize(plan->num_params);
+  out.buffers.resize(plan->num_buffers);
+  for (size_t i = 0; i < plan->modules.size(); ++i) {
+    const Module& m = *plan->modules[i];
+    const Plan::Maps& maps = plan->maps[i];
+    out.modules.push_back({&m, maps.children, maps.params, maps.buffers});
+    for (size_t k = 0; k < maps.params.size(); ++k)
+      if (maps.params[k] >= 0) out.params[static_cast<size_t>(maps.params[k])] = m.parameter_table()[k].value;
+    for (size_t k = 0; k < maps.buffers.size(); ++k)
+      if (maps.buffers[k] >= 0) out.buffers[static_cast<size_t>(maps.buffers[k])] = m.buffer_table()[k].value;
   }
   return out;
 }

@@ -8,6 +8,7 @@
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/trace.h"
 
 namespace wick::optim {
 
@@ -75,6 +76,7 @@ std::vector<std::string> Adam::state_names(const OptimizerOptions& o) const {
 }
 
 void Adam::step() {
+  profiler::RecordScope trace_event("optimizer", "Adam.step");  // Note [Tracer]
   NoGradGuard no_grad;
   const char* nm = decoupled_ ? "AdamW" : "Adam";
   check_state_fits(nm);

@@ -6,6 +6,7 @@
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/trace.h"
 
 namespace wick::optim {
 
@@ -58,6 +59,7 @@ std::vector<std::string> SGD::state_names(const OptimizerOptions& o) const {
 }
 
 void SGD::step() {
+  profiler::RecordScope trace_event("optimizer", "SGD.step");  // Note [Tracer]
   NoGradGuard no_grad;
   check_state_fits("SGD");
   for (auto& group : param_groups()) {

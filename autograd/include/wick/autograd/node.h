@@ -13,6 +13,8 @@
 namespace wick::autograd {
 
 class Node;
+class SavedTensor;
+class AnomalyMetadata;
 using variable_list = std::vector<Tensor>;
 
 struct Edge {
@@ -41,6 +43,19 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual std::string name() const = 0;
   /// Frees saved tensors after a backward that did not retain the graph.
   virtual void release_variables() {}
+  /// The tensors this node saved for backward, for inspection (autograd::to_dot); empty by
+  /// default. Pointers stay valid while the node lives.
+  virtual std::vector<const SavedTensor*> saved_tensors() const { return {}; }
+  /// True for the node of a view op: its gradient flows to the tensor whose memory the output
+  /// views (to_dot draws that edge dashed). Set by the view ops.
+  bool creates_view() const { return creates_view_; }
+  /// Where the node was created, when it was created in anomaly mode (Note [Anomaly mode]).
+  const std::shared_ptr<const AnomalyMetadata>& anomaly_metadata() const { return anomaly_; }
+  void set_anomaly_metadata(std::shared_ptr<const AnomalyMetadata> m) { anomaly_ = std::move(m); }
+  /// The tracer's flow open when the node was created (a replica's forward; 0: none), which the
+  /// engine finishes when it runs the node (Note [Tracer] in wick/core/trace.h).
+  uint64_t trace_flow() const { return trace_flow_; }
+  void set_creates_view(bool v) { creates_view_ = v; }
 
   const std::vector<Edge>& next_edges() const { return next_edges_; }
   void set_next_edges(std::vector<Edge> e) { next_edges_ = std::move(e); }
@@ -79,6 +94,9 @@ class Node : public std::enable_shared_from_this<Node> {
   std::vector<Edge> next_edges_;
   std::vector<OutputMeta> outputs_;
   uint64_t sequence_nr_;
+  bool creates_view_ = false;
+  std::shared_ptr<const AnomalyMetadata> anomaly_;
+  uint64_t trace_flow_ = 0;
 };
 
 /// Accumulates incoming gradients into a leaf tensor's .grad.

@@ -25,6 +25,7 @@ class FunctionNode final : public Node {
   std::string name() const override { return name_; }
   void release_variables() override;
   void save(const Tensor& t, bool is_output) { saved_.emplace_back(t, is_output); }
+  std::vector<const SavedTensor*> saved_tensors() const override;
 
  private:
   std::string name_;

@@ -23,6 +23,13 @@ class SavedTensor {
   Tensor unpack(const std::string& node) const;
   void reset();
   bool defined() const { return defined_; }
+  /// True when the tensor was freed after a backward without retain_graph.
+  bool released() const { return released_; }
+  /// True when it was saved as an output of the node that saved it.
+  bool is_output() const { return is_output_; }
+  /// The saved data, without the version check or history (for inspection: to_dot); undefined
+  /// once released.
+  const Tensor& peek() const { return data_; }
 
  private:
   Tensor data_;

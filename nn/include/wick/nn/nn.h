@@ -3,6 +3,7 @@
 // layers, nn::functional (alias nn::F) and nn::init.
 #include "wick/core/generator.h"
 #include "wick/nn/cloneable.h"
+#include "wick/nn/dot.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
 #include "wick/nn/module.h"

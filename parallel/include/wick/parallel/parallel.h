@@ -5,6 +5,7 @@
 #include "wick/parallel/comm.h"
 #include "wick/parallel/communicator.h"
 #include "wick/parallel/data_parallel.h"
+#include "wick/parallel/explain.h"
 #include "wick/parallel/functions.h"
 #include "wick/parallel/parallel_apply.h"
 #include "wick/parallel/replicate.h"

@@ -78,6 +78,18 @@ std::vector<std::shared_ptr<T>> replicate(const std::shared_ptr<T>& module, cons
   return out;
 }
 
+/// Step 1's index maps of `module`, as replicate builds them (for explain_replicate and tests):
+/// modules in pre-order, each once; for each module, each table entry's index (-1: None).
+struct ReplicateIndexMaps {
+  struct Row {
+    const nn::Module* module = nullptr;
+    std::vector<int32_t> children, params, buffers;  ///< table entry -> index (-1: None)
+  };
+  std::vector<Row> modules;  ///< modules[i].module is module index i; [0] is the root
+  std::vector<Tensor> params, buffers;  ///< index -> the original tensor
+};
+ReplicateIndexMaps replicate_index_maps(const std::shared_ptr<nn::Module>& module);
+
 /// Frees the cached index maps and idle replica modules (Note [Replicas are fresh copies]).
 /// Only memory: results never depend on it.
 void clear_replicate_cache();
