@@ -52,6 +52,10 @@ class MpiWork final : public Work {
 
 namespace {
 
+// How long a collective is polled back to back (yielding the core between polls) before the
+// polls are spaced out (Note [The communication thread]).
+constexpr auto kSpinFor = std::chrono::milliseconds(100);
+
 MPI_Datatype mpi_type(DType d) {
   switch (d) {
     case kFloat32: return MPI_FLOAT;
@@ -154,12 +158,13 @@ void MpiProcessGroup::thread_main(std::promise<void> started) {
 void MpiProcessGroup::wait_or_abort(void* request, const std::string& what) {
   auto* req = static_cast<MPI_Request*>(request);
   const auto start = std::chrono::steady_clock::now();
-  auto pause = std::chrono::microseconds(2);
-  for (int polls = 0;; ++polls) {
+  auto pause = std::chrono::microseconds(50);
+  for (;;) {
     int done = 0;
     MPI_Test(req, &done, MPI_STATUS_IGNORE);
     if (done) return;
-    if (std::chrono::steady_clock::now() - start > timeout_) {
+    const auto waited = std::chrono::steady_clock::now() - start;
+    if (waited > timeout_) {
       std::fprintf(stderr,
                    "wick.distributed: rank %d of %d: %s did not finish within %.3f s (a rank stalled, died, or called a "
                    "different collective); aborting the job\n",
@@ -168,11 +173,11 @@ void MpiProcessGroup::wait_or_abort(void* request, const std::string& what) {
       MPI_Abort(MPI_COMM_WORLD, 3);
       std::_Exit(3);  // MPI_Abort does not return; never continue past a timeout
     }
-    if (polls < 64) {
+    if (waited < kSpinFor) {
       std::this_thread::yield();
     } else {
       std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::microseconds(200));
+      pause = std::min(pause * 2, std::chrono::microseconds(1000));
     }
   }
 }

@@ -7,10 +7,12 @@
 // call. One thread per group therefore owns MPI entirely: it initializes it (MPI_THREAD_FUNNELED
 // is enough, since no other thread calls MPI), runs the queued collectives one after another in
 // the order they were called (the order every rank agrees on), and finalizes MPI. While a
-// collective is in flight it polls MPI_Test with a short sleep between polls (growing to 200
-// microseconds), so the thread keeps the transfer moving without taking a core from the ranks'
-// compute: on a machine with as many ranks as cores a spinning poll would halve the compute.
-// The same loop enforces the timeout.
+// collective is in flight it polls MPI_Test back to back, yielding the core after each poll, so
+// a transfer that needs many progress calls (shared-memory fragments, the rounds of a ring)
+// moves at full speed when the core is free, while a compute thread that wants the core gets it
+// at once. After 100 ms (a slow peer, a barrier while another rank works alone) the polls are
+// spaced out with sleeps growing to 1 ms, so a long wait costs no CPU. The same loop enforces
+// the timeout.
 #include <condition_variable>
 #include <deque>
 #include <functional>
