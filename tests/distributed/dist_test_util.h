@@ -5,6 +5,7 @@
 // group's timeout (30 s here) aborts the job, never a hang.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <cstring>
 
 #include <wick/wick.h>
@@ -15,12 +16,14 @@
 namespace wick::test {
 
 /// The default group, started on first use and kept for the whole test run (MPI starts once
-/// per process); destroyed at exit.
+/// per process); destroyed at exit. Its timeout is 30 s, or WICK_TEST_DIST_TIMEOUT_MS (the fault
+/// tests shorten it).
 inline distributed::ProcessGroup& world() {
   static struct Holder {
     Holder() {
       distributed::InitOptions o;
       o.timeout = std::chrono::seconds(30);
+      if (const char* ms = std::getenv("WICK_TEST_DIST_TIMEOUT_MS")) o.timeout = std::chrono::milliseconds(std::atoll(ms));
       distributed::init_process_group(o);
     }
     ~Holder() { distributed::destroy_process_group(); }
