@@ -124,9 +124,57 @@ void DistributedDataParallel::sync_buffers() {
   for (auto& w : works) w->wait();
 }
 
+// Note [Join]
+// Ranks with uneven amounts of data. While join is enabled, each training forward of a rank
+// still training starts with all_reduce([1, sync]) (sync: 1 unless inside no_sync); a joined
+// rank loops on all_reduce([0, 0]). A sum of 0 active ranks means every rank has joined: all
+// leave the loop together. Otherwise the joined rank runs what the active ranks' iteration
+// runs: the buffer broadcast (broadcast_buffers), then, when they synchronise, every bucket's
+// all_reduce with zeros (Reducer::shadow_backward). Last, the ranks all-gather how many
+// iterations each trained and copy the parameters and buffers of the one that trained longest
+// (the highest such rank) to all, so the models agree again (optimizer states do not: each
+// rank's optimizer stepped only while it trained).
+void DistributedDataParallel::enable_join() {
+  join_enabled_ = true;
+  trained_iterations_ = 0;
+}
+
+void DistributedDataParallel::announce_active() {
+  Tensor flags = from_blob(std::vector<int64_t>{1, reducer_->sync() ? 1 : 0}.data(), {2}, kInt64);
+  options_.process_group->all_reduce(flags)->wait();
+  ++trained_iterations_;
+}
+
+void DistributedDataParallel::join() {
+  WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
+  ProcessGroup& group = *options_.process_group;
+  for (;;) {
+    Tensor flags = zeros({2}, kInt64);
+    group.all_reduce(flags)->wait();
+    const auto f = flags.to_vector<int64_t>();
+    if (f[0] == 0) break;  // every rank has joined
+    if (options_.broadcast_buffers) sync_buffers();
+    if (f[1] > 0) reducer_->shadow_backward();
+  }
+  std::vector<Tensor> counts;
+  for (int r = 0; r < group.size(); ++r) counts.push_back(empty({1}, kInt64));
+  group.all_gather(counts, full({1}, trained_iterations_, kInt64))->wait();
+  int source = 0;
+  for (int r = 0; r < group.size(); ++r)
+    if (counts[r].item<int64_t>() >= counts[source].item<int64_t>()) source = r;
+  NoGradGuard no_grad;
+  std::vector<std::shared_ptr<Work>> works;
+  for (const auto& p : module().parameters()) works.push_back(group.broadcast(p, source));
+  for (const auto& b : module().buffers())
+    if (b.defined()) works.push_back(group.broadcast(b, source));
+  for (auto& w : works) w->wait();
+  join_enabled_ = false;
+}
+
 nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {
   const bool grad = GradMode::is_enabled();
   if (grad) reducer_->prepare_for_forward();
+  if (grad && join_enabled_ && is_training()) announce_active();
   if (options_.broadcast_buffers && is_training()) sync_buffers();
   nn::Value out = module().forward_value(args);
   if (grad && reducer_->sync()) {

@@ -227,6 +227,17 @@ void Reducer::finalize_backward() {
     if (!ready_[i]) unfinished_.push_back(i);
 }
 
+void Reducer::shadow_backward() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<Work>> works;
+  for (auto& b : buckets_) {
+    b.flat.zero_();
+    works.push_back(group_->all_reduce(b.flat, ReduceOp::Sum));
+  }
+  if (find_unused_) works.push_back(group_->all_reduce(zeros({static_cast<int64_t>(params_.size())}, kFloat64)));
+  for (auto& w : works) w->wait();
+}
+
 CommStats Reducer::stats() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return stats_;

@@ -35,6 +35,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void set_sync(bool on);
 
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
+  /// For a joined rank: the collectives one synchronised backward of the others runs, with
+  /// zero gradients (every bucket in order, then the used map with find_unused_parameters).
+  void shadow_backward();
   CommStats stats() const;
   void reset_stats();
 

@@ -232,3 +232,48 @@ TEST_CASE("ddp: buffers come from rank 0 at construction and before each trainin
   quiet.forward(x);
   if (g.size() > 1) CHECK_FALSE(test::same_on_every_rank(other->running_mean()));
 }
+
+TEST_CASE("ddp: join with uneven inputs, nothing hangs and every rank ends with the longest trainer's model", "[mpi]") {
+  // PyTorch's _run_uneven_inputs_test idea: rank r has 3 + r batches. While some ranks have
+  // joined, the others' gradients are averaged over the whole world (joined ranks add zeros).
+  auto& g = test::world();
+  const int64_t local = 2, max_iters = 3 + g.size() - 1;
+  auto iters = [](int r) { return int64_t{3} + r; };
+  manual_seed(31);
+  auto reference = make_mlp();
+  manual_seed(31);
+  auto net = make_mlp();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  optim::SGD opt_ref(reference->parameters(), optim::SGDOptions(0.2));
+  optim::SGD opt(net->parameters(), optim::SGDOptions(0.2));
+  manual_seed(32);
+  const Tensor x = randn({max_iters, local * g.size(), 5}, kFloat64), y = randn({max_iters, local * g.size(), 3}, kFloat64);
+  for (int64_t i = 0; i < max_iters; ++i) {  // the truth: one process, the active ranks' rows
+    opt_ref.zero_grad();
+    Tensor total;
+    for (int r = 0; r < g.size(); ++r) {
+      if (i >= iters(r)) continue;
+      Tensor l = nn::F::mse_loss(reference->forward_tensor(x[i].narrow(0, r * local, local)),
+                                 y[i].narrow(0, r * local, local));
+      total = total.defined() ? total + l : l;
+    }
+    total.div(g.size()).backward();
+    opt_ref.step();
+  }
+  ddp.enable_join();
+  for (int64_t i = 0; i < iters(g.rank()); ++i) {
+    opt.zero_grad();
+    nn::F::mse_loss(ddp.forward(mine(x[i], local)), mine(y[i], local)).backward();
+    opt.step();
+  }
+  ddp.join();
+  const auto p = net->parameters(), ref = reference->parameters();
+  for (size_t k = 0; k < p.size(); ++k) {
+    CHECK_ALLCLOSE(p[k], ref[k], 1e-12, 0.0);
+    CHECK(test::same_on_every_rank(p[k]));
+  }
+  // The group is still in step.
+  Tensor one = ones({1}, kFloat64);
+  g.all_reduce(one)->wait();
+  CHECK(one.item<double>() == g.size());
+}

@@ -17,8 +17,9 @@
 //    backward leaves its bucket unreduced, and the next forward raises a StateError naming it.
 //    With the flag, parameters no rank used keep .grad as it was (undefined when it was) and
 //    locally unused ones get the other ranks' average;
-//  - that every rank calls forward and backward the same number of times: a rank that stops
-//    early leaves the others waiting until the timeout aborts the job;
+//  - that every rank calls forward and backward the same number of times: without
+//    enable_join()/join() (Note [Join]) a rank that stops early leaves the others waiting until
+//    the timeout aborts the job;
 //  - anything about parameters changed in place between ranks after construction.
 //
 // Note [Gradient buckets and overlap]
@@ -104,16 +105,29 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   };
   [[nodiscard]] NoSyncGuard no_sync() const { return NoSyncGuard(reducer_); }
 
+  /// Uneven inputs (PyTorch's `with Join([ddp])`, Note [Join]). Call enable_join() on every
+  /// rank before the training loop: from then on each training forward (grad mode on) first
+  /// tells the other ranks that this rank is still training. A rank whose data has run out
+  /// calls join(): it shadows the collectives of the ranks still training, contributing zero
+  /// gradients (the average stays over the world size, PyTorch's default), until every rank
+  /// has joined; then every rank gets the parameters and buffers of the rank that trained
+  /// longest. Every training forward of an enabled rank must be followed by its backward.
+  void enable_join();
+  void join();
+
   CommStats comm_stats() const;
   void reset_comm_stats();
   std::string extra_repr() const override;
 
  private:
   void sync_buffers();
+  void announce_active();
 
   nn::ChildSlot<nn::Module> module_;
   DistributedDataParallelOptions options_;
   std::shared_ptr<detail::Reducer> reducer_;
+  bool join_enabled_ = false;
+  int64_t trained_iterations_ = 0;  // training forwards since enable_join()
 };
 
 }  // namespace wick::distributed
