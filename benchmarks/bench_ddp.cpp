@@ -125,9 +125,12 @@ int main(int argc, char** argv) {
   int rounds = 5, steps = 20;
   std::string json;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--steps")) steps = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--json")) json = argv[i + 1];
+    if (!std::strcmp(argv[i], "--rounds"))
+      rounds = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--steps"))
+      steps = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--json"))
+      json = argv[i + 1];
   }
   auto group = distributed::init_process_group();
   const int world = group->size(), rank = group->rank();
@@ -144,9 +147,10 @@ int main(int argc, char** argv) {
   const std::vector<Model> models{{"CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
                                   {"MLP (784-512-512-10)", make_mlp}};
   if (lead)
-    std::printf("%d processes, %lld images per worker per step, Adam, %d rounds of %d steps (median round), load "
-                "average %s at start\n",
-                world, static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
+    std::printf(
+        "%d processes, %lld images per worker per step, Adam, %d rounds of %d steps (median round), load "
+        "average %s at start\n",
+        world, static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
   std::string out = "{\"world\": " + std::to_string(world) + ", \"models\": [";
   for (size_t mi = 0; mi < models.size(); ++mi) {
     const Model& m = models[mi];
@@ -185,12 +189,14 @@ int main(int argc, char** argv) {
       line(("DataParallel, " + std::to_string(world) + " CPU devices x 1 thread").c_str(), ips_dp, t_dp, world);
       line(("DDP, " + std::to_string(world) + " processes x 1 thread").c_str(), ips_ddp, t_ddp, world);
       std::printf("  DDP vs DataParallel: %.2fx\n", ips_ddp / ips_dp);
-      std::printf("  DDP all-reduce (rank 0): %lld buckets per step, %.1f ms per step in all-reduces, %.1f ms of it "
-                  "exposed after backward: %.0f%% hidden behind backward\n",
-                  static_cast<long long>(stats.buckets / std::max<int64_t>(stats.backwards, 1)),
-                  1e3 * stats.allreduce_seconds / std::max<int64_t>(stats.backwards, 1),
-                  1e3 * stats.exposed_wait_seconds / std::max<int64_t>(stats.backwards, 1), 100 * hidden);
-      out += std::string(mi ? ", " : "") + "{\"name\": \"" + m.name + "\", \"single_ips\": " + std::to_string(ips_single) +
+      std::printf(
+          "  DDP all-reduce (rank 0): %lld buckets per step, %.1f ms per step in all-reduces, %.1f ms of it "
+          "exposed after backward: %.0f%% hidden behind backward\n",
+          static_cast<long long>(stats.buckets / std::max<int64_t>(stats.backwards, 1)),
+          1e3 * stats.allreduce_seconds / std::max<int64_t>(stats.backwards, 1),
+          1e3 * stats.exposed_wait_seconds / std::max<int64_t>(stats.backwards, 1), 100 * hidden);
+      out += std::string(mi ? ", " : "") + "{\"name\": \"" + m.name +
+             "\", \"single_ips\": " + std::to_string(ips_single) +
              ", \"data_parallel_ips\": " + std::to_string(ips_dp) + ", \"ddp_ips\": " + std::to_string(ips_ddp) +
              ", \"ddp_speedup\": " + std::to_string(ips_ddp / ips_single) +
              ", \"ddp_vs_data_parallel\": " + std::to_string(ips_ddp / ips_dp) +

@@ -15,8 +15,8 @@
 
 #include "fashion_mnist_net.h"
 #include "wick/autograd/functions.h"
-#include "wick/config.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/config.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
@@ -46,7 +46,7 @@ struct Options {
   int threads = 0;          // 0: every core
   int64_t train_limit = 0;  // 0: all 60000 training images
   bool keep_denormals = false;
-  bool ddp = false;       // DistributedDataParallel, one process per rank (mpirun)
+  bool ddp = false;      // DistributedDataParallel, one process per rank (mpirun)
   double timeout = 600;  // seconds a collective may take before the job is aborted
 };
 
@@ -174,7 +174,8 @@ std::pair<double, double> evaluate(nn::Module& model, const data::Split& test, D
   NoGradGuard no_grad;
   model.eval();
   const int64_t n_all = test.labels.size(0), lo = n_all * rank / world, hi = n_all * (rank + 1) / world;
-  data::BatchLoader loader(test.images.narrow(0, lo, hi - lo), test.labels.narrow(0, lo, hi - lo), {.batch_size = 1000});
+  data::BatchLoader loader(test.images.narrow(0, lo, hi - lo), test.labels.narrow(0, lo, hi - lo),
+                           {.batch_size = 1000});
   int64_t correct = 0;
   double loss = 0;
   for (const auto& b : loader.epoch(0)) {
@@ -212,7 +213,8 @@ int run(Options o) {
   }
 #else
   if (o.ddp) {
-    std::fprintf(stderr, "demo: --ddp needs wick built with MPI (apt-get install openmpi-bin libopenmpi-dev, then rebuild)\n");
+    std::fprintf(stderr,
+                 "demo: --ddp needs wick built with MPI (apt-get install openmpi-bin libopenmpi-dev, then rebuild)\n");
     return 1;
   }
 #endif
@@ -227,8 +229,9 @@ int run(Options o) {
   int64_t cpu_devices = 0;
   for (const auto& d : o.devices) cpu_devices += d.is_cpu();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = o.threads > 0 ? o.threads
-                                    : std::max(1, cores / (static_cast<int>(std::max<int64_t>(cpu_devices, 1)) * local_ranks));
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : std::max(1, cores / (static_cast<int>(std::max<int64_t>(cpu_devices, 1)) * local_ranks));
   for (const auto& d : o.devices)
     if (d.is_cpu()) set_intra_op_threads(d, threads);
   // Tasks queued to the device threads carry this mode with them (Note [Denormals]).
@@ -261,8 +264,10 @@ int run(Options o) {
   if (o.devices.size() > 1) model = std::make_shared<parallel::DataParallel>(net, o.devices);
   // (With --ddp the wrapper comes after a resume, below: it copies rank 0's parameters.)
   std::unique_ptr<optim::Optimizer> opt;
-  if (o.optimizer == "adam") opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(o.lr));
-  else opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(o.lr).momentum(0.9).nesterov(true));
+  if (o.optimizer == "adam")
+    opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(o.lr));
+  else
+    opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(o.lr).momentum(0.9).nesterov(true));
   optim::CosineAnnealingLR schedule(*opt, o.epochs);
 
   int64_t start_epoch = 0;
@@ -278,7 +283,8 @@ int run(Options o) {
       return 1;
     }
     schedule.resume(start_epoch, {o.lr});
-    if (lead) std::printf("resumed from %s after epoch %lld\n", o.checkpoint.c_str(), static_cast<long long>(start_epoch));
+    if (lead)
+      std::printf("resumed from %s after epoch %lld\n", o.checkpoint.c_str(), static_cast<long long>(start_epoch));
   }
 #if WICK_WITH_DISTRIBUTED
   if (group) model = std::make_shared<distributed::DistributedDataParallel>(net);
@@ -286,8 +292,10 @@ int run(Options o) {
 
   size_t nparams = 0;
   for (const auto& p : net->parameters()) nparams += static_cast<size_t>(p.numel());
-  if (lead) std::printf("Fashion-MNIST: %lld training and %lld test images from %s\n", static_cast<long long>(train.images.size(0)),
-              static_cast<long long>(test.images.size(0)), o.data.c_str());
+  if (lead)
+    std::printf("Fashion-MNIST: %lld training and %lld test images from %s\n",
+                static_cast<long long>(train.images.size(0)), static_cast<long long>(test.images.size(0)),
+                o.data.c_str());
   std::string devices;
   for (const auto& d : o.devices) devices += (devices.empty() ? "" : ",") + d.str();
   if (world > 1) devices = fmt::format("cpu:0 of each of {} processes", world);
@@ -295,10 +303,12 @@ int run(Options o) {
     std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s%s\n",
                 nparams, o.optimizer.c_str(), o.lr, static_cast<long long>(o.epochs),
                 static_cast<long long>(o.batch_size), threads,
-                o.ddp ? "DistributedDataParallel over" : o.devices.size() > 1 ? "DataParallel over" : "device",
+                o.ddp                  ? "DistributedDataParallel over"
+                : o.devices.size() > 1 ? "DataParallel over"
+                                       : "device",
                 devices.c_str(), flushing ? ", denormals flushed to zero" : "");
-  if (lead && start_epoch >= o.epochs) std::printf("nothing to do: the checkpoint already finished %lld epochs\n",
-                                           static_cast<long long>(start_epoch));
+  if (lead && start_epoch >= o.epochs)
+    std::printf("nothing to do: the checkpoint already finished %lld epochs\n", static_cast<long long>(start_epoch));
 
   const bool tty = ::isatty(STDOUT_FILENO);
   data::BatchLoader loader(train.images, train.labels, {.batch_size = o.batch_size, .shuffle = true, .seed = o.seed});
@@ -355,8 +365,10 @@ int run(Options o) {
                 loss_sum / static_cast<double>(seen), test_loss, 100 * acc, train_secs,
                 static_cast<double>(seen) / train_secs);
     nn::save_checkpoint(o.checkpoint, *net, *opt, epoch + 1,
-                        {{"demo.optimizer", o.optimizer}, {"demo.lr", std::to_string(o.lr)},
-                         {"demo.batch_size", std::to_string(o.batch_size)}, {"demo.seed", std::to_string(o.seed)}});
+                        {{"demo.optimizer", o.optimizer},
+                         {"demo.lr", std::to_string(o.lr)},
+                         {"demo.batch_size", std::to_string(o.batch_size)},
+                         {"demo.seed", std::to_string(o.seed)}});
     std::printf("checkpoint saved to %s\n", o.checkpoint.c_str());
     std::fflush(stdout);
   }

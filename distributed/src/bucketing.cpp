@@ -24,8 +24,8 @@ std::vector<std::vector<size_t>> compute_bucket_assignment_by_size(const std::ve
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     WICK_CHECK(t.defined(), "compute_bucket_assignment_by_size: tensor {} is undefined", i);
-    const auto key = std::make_pair(static_cast<int>(t.dtype()),
-                                    std::make_pair(static_cast<int>(t.device().type), static_cast<int>(t.device().index)));
+    const auto key = std::make_pair(static_cast<int>(t.dtype()), std::make_pair(static_cast<int>(t.device().type),
+                                                                                static_cast<int>(t.device().index)));
     Open& b = open[key];
     b.indices.push_back(i);
     b.bytes += static_cast<int64_t>(t.nbytes());

@@ -6,9 +6,9 @@
 #include <unordered_set>
 
 #include "reducer.h"
+#include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
-#include "wick/autograd/functions.h"
 #include "wick/distributed/init.h"
 
 namespace wick::distributed {
@@ -26,7 +26,8 @@ std::string shape_str(const int64_t* row) {
   return s + (row[2] > 4 ? ", ...]" : "]");
 }
 
-void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params, const std::vector<std::string>& names) {
+void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
+                            const std::vector<std::string>& names) {
   const int world = group.size();
   Tensor count = full({1}, static_cast<int64_t>(params.size()), kInt64);
   std::vector<Tensor> counts;
@@ -59,10 +60,11 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
       const int64_t* a = ref + i * kFieldsPerParam;
       const int64_t* b = other + i * kFieldsPerParam;
       if (std::equal(a, a + kFieldsPerParam, b)) continue;
-      WICK_FAIL("DistributedDataParallel: parameter {} ('{}' here) is {} {} on rank {} but {} {} on rank 0; every rank "
-                "must wrap the same model (same parameters in the same order, shapes and dtypes)",
-                i, names[i], dtype_name(static_cast<DType>(b[0])), shape_str(b), r,
-                dtype_name(static_cast<DType>(a[0])), shape_str(a));
+      WICK_FAIL(
+          "DistributedDataParallel: parameter {} ('{}' here) is {} {} on rank {} but {} {} on rank 0; every rank "
+          "must wrap the same model (same parameters in the same order, shapes and dtypes)",
+          i, names[i], dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
+          shape_str(a));
     }
   }
 }
@@ -106,9 +108,9 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
     for (auto& w : works) w->wait();
   }
   const auto cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);
-  reducer_ = std::make_shared<detail::Reducer>(std::move(params), std::move(names), options_.process_group,
-                                               std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)},
-                                               options_.find_unused_parameters);
+  reducer_ = std::make_shared<detail::Reducer>(
+      std::move(params), std::move(names), options_.process_group,
+      std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)}, options_.find_unused_parameters);
   reducer_->install_hooks();
 }
 

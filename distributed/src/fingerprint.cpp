@@ -18,8 +18,10 @@ Fingerprint make_fingerprint(CollectiveKind kind, int64_t sequence, const Tensor
   f.ndim = t.dim();
   f.numel = t.numel();
   for (int64_t d = 0; d < t.dim(); ++d) {
-    if (d < Fingerprint::kMaxDims) f.sizes[d] = t.size(d);
-    else f.sizes[Fingerprint::kMaxDims - 1] = f.sizes[Fingerprint::kMaxDims - 1] * 31 + t.size(d);
+    if (d < Fingerprint::kMaxDims)
+      f.sizes[d] = t.size(d);
+    else
+      f.sizes[Fingerprint::kMaxDims - 1] = f.sizes[Fingerprint::kMaxDims - 1] * 31 + t.size(d);
   }
   return f;
 }
@@ -28,10 +30,14 @@ namespace {
 
 const char* kind_name(int64_t k) {
   switch (static_cast<CollectiveKind>(k)) {
-    case CollectiveKind::AllReduce: return "all_reduce";
-    case CollectiveKind::Broadcast: return "broadcast";
-    case CollectiveKind::AllGather: return "all_gather";
-    case CollectiveKind::Barrier: return "barrier";
+    case CollectiveKind::AllReduce:
+      return "all_reduce";
+    case CollectiveKind::Broadcast:
+      return "broadcast";
+    case CollectiveKind::AllGather:
+      return "all_gather";
+    case CollectiveKind::Barrier:
+      return "barrier";
   }
   return "unknown collective";
 }
@@ -50,7 +56,8 @@ std::string describe(const Fingerprint& f) {
   s += fmt::format(" #{}", f.sequence);
   if (f.dtype < 0) return s;
   std::string shape = "[";
-  for (int64_t d = 0; d < f.ndim && d < Fingerprint::kMaxDims; ++d) shape += fmt::format("{}{}", d ? ", " : "", f.sizes[d]);
+  for (int64_t d = 0; d < f.ndim && d < Fingerprint::kMaxDims; ++d)
+    shape += fmt::format("{}{}", d ? ", " : "", f.sizes[d]);
   if (f.ndim > Fingerprint::kMaxDims) shape += ", ...";
   shape += "]";
   return s + fmt::format(" {} {} on {}", dtype_name(static_cast<DType>(f.dtype)), shape,
@@ -65,11 +72,14 @@ std::string compare_fingerprints(const std::vector<Fingerprint>& all) {
     if (!same(all[r], all[0])) differ = true;
   }
   if (refused.empty() && !differ) return {};
-  std::string msg = fmt::format("{}: the ranks' calls do not match:", describe(all[0]).substr(0, describe(all[0]).find(' ')));
+  std::string msg =
+      fmt::format("{}: the ranks' calls do not match:", describe(all[0]).substr(0, describe(all[0]).find(' ')));
   for (size_t r = 0; r < all.size(); ++r)
-    msg += fmt::format("\n  rank {}: {}{}", r, describe(all[r]), all[r].refused ? " (refused its arguments: see that rank's error)" : "");
-  msg += "\nEvery rank must call the same collectives in the same order, with tensors of the same shape, dtype and "
-         "device type; nothing was sent.";
+    msg += fmt::format("\n  rank {}: {}{}", r, describe(all[r]),
+                       all[r].refused ? " (refused its arguments: see that rank's error)" : "");
+  msg +=
+      "\nEvery rank must call the same collectives in the same order, with tensors of the same shape, dtype and "
+      "device type; nothing was sent.";
   return msg;
 }
 

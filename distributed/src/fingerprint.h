@@ -22,9 +22,9 @@ struct Fingerprint {
   static constexpr int kMaxDims = 8;
   int64_t kind = 0;
   int64_t sequence = 0;
-  int64_t refused = 0;   // 1: this rank rejected its own arguments (it has the detailed error)
-  int64_t detail = 0;    // the reduce op of all_reduce, the root of broadcast
-  int64_t dtype = -1;    // -1: no tensor (barrier)
+  int64_t refused = 0;  // 1: this rank rejected its own arguments (it has the detailed error)
+  int64_t detail = 0;   // the reduce op of all_reduce, the root of broadcast
+  int64_t dtype = -1;   // -1: no tensor (barrier)
   int64_t device_type = -1;
   int64_t ndim = 0;
   int64_t numel = 0;

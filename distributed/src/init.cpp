@@ -17,8 +17,10 @@ bool g_ever_started = false;  // MPI starts once per process
 
 std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  WICK_CHECK_STATE(!g_group, "init_process_group: the default process group is already running (rank {} of {}); "
-                   "call destroy_process_group() first", g_group ? g_group->rank() : 0, g_group ? g_group->size() : 0);
+  WICK_CHECK_STATE(!g_group,
+                   "init_process_group: the default process group is already running (rank {} of {}); "
+                   "call destroy_process_group() first",
+                   g_group ? g_group->rank() : 0, g_group ? g_group->size() : 0);
   WICK_CHECK_STATE(!g_ever_started,
                    "init_process_group: a process group was destroyed earlier in this process, and MPI cannot be "
                    "started twice in one process; keep one group for the life of the program");

@@ -1,16 +1,15 @@
 #include "mpi_process_group.h"
 
+#include <fmt/format.h>
 #include <mpi.h>
 
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 
-#include <fmt/format.h>
-
+#include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
-#include "wick/autograd/functions.h"
 
 namespace wick::distributed::detail {
 
@@ -58,10 +57,14 @@ constexpr auto kSpinFor = std::chrono::milliseconds(100);
 
 MPI_Datatype mpi_type(DType d) {
   switch (d) {
-    case kFloat32: return MPI_FLOAT;
-    case kFloat64: return MPI_DOUBLE;
-    case kInt64: return MPI_INT64_T;
-    case kBool: return MPI_C_BOOL;
+    case kFloat32:
+      return MPI_FLOAT;
+    case kFloat64:
+      return MPI_DOUBLE;
+    case kInt64:
+      return MPI_INT64_T;
+    case kBool:
+      return MPI_C_BOOL;
   }
   WICK_FAIL_T(TypeError, "ProcessGroup (mpi): no MPI type for dtype {}", d);
 }
@@ -165,10 +168,11 @@ void MpiProcessGroup::wait_or_abort(void* request, const std::string& what) {
     if (done) return;
     const auto waited = std::chrono::steady_clock::now() - start;
     if (waited > timeout_) {
-      std::fprintf(stderr,
-                   "wick.distributed: rank %d of %d: %s did not finish within %.3f s (a rank stalled, died, or called a "
-                   "different collective); aborting the job\n",
-                   rank_, size_, what.c_str(), static_cast<double>(timeout_.count()) / 1000.0);
+      std::fprintf(
+          stderr,
+          "wick.distributed: rank %d of %d: %s did not finish within %.3f s (a rank stalled, died, or called a "
+          "different collective); aborting the job\n",
+          rank_, size_, what.c_str(), static_cast<double>(timeout_.count()) / 1000.0);
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 3);
       std::_Exit(3);  // MPI_Abort does not return; never continue past a timeout
@@ -235,11 +239,15 @@ std::shared_ptr<Work> MpiProcessGroup::all_reduce(const Tensor& tensor, ReduceOp
     };
     task.finish = [buf, t = tensor, op, size = size_]() mutable {
       if (op == ReduceOp::Avg) {
-        if (buf.dtype() == kFloat32) divide<float>(buf, size);
-        else divide<double>(buf, size);
+        if (buf.dtype() == kFloat32)
+          divide<float>(buf, size);
+        else
+          divide<double>(buf, size);
       }
-      if (!buf.is_same(t)) t.copy_(buf);
-      else t.bump_version();
+      if (!buf.is_same(t))
+        t.copy_(buf);
+      else
+        t.bump_version();
     };
   } catch (const Error&) {
     task.refusal = std::current_exception();
@@ -262,8 +270,10 @@ std::shared_ptr<Work> MpiProcessGroup::broadcast(const Tensor& tensor, int root)
       MPI_Ibcast(buf.data_ptr(), count, type, root, MPI_COMM_WORLD, static_cast<MPI_Request*>(req));
     };
     task.finish = [buf, t = tensor]() mutable {
-      if (!buf.is_same(t)) t.copy_(buf);
-      else t.bump_version();
+      if (!buf.is_same(t))
+        t.copy_(buf);
+      else
+        t.bump_version();
     };
   } catch (const Error&) {
     task.refusal = std::current_exception();
@@ -283,7 +293,8 @@ std::shared_ptr<Work> MpiProcessGroup::all_gather(const std::vector<Tensor>& out
       const Tensor& o = outputs[r];
       WICK_CHECK(o.defined() && o.sizes() == input.sizes() && o.dtype() == input.dtype() && o.is_cpu(),
                  "all_gather: output {} must be a CPU {} tensor of shape {} like the input, got {}", r, input.dtype(),
-                 shape_of(input), o.defined() ? fmt::format("{} {} on {}", o.dtype(), shape_of(o), o.device()) : "undefined");
+                 shape_of(input),
+                 o.defined() ? fmt::format("{} {} on {}", o.dtype(), shape_of(o), o.device()) : "undefined");
     }
     const MPI_Datatype type = mpi_type(input.dtype());
     const int64_t n = input.numel();

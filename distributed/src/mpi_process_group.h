@@ -51,9 +51,9 @@ class MpiProcessGroup final : public ProcessGroup {
   /// One queued collective (public for the .cpp's helpers).
   struct Task {
     Fingerprint fingerprint;
-    std::exception_ptr refusal;                  // this rank's own error, when it refused
-    std::function<void(void* request)> start;    // posts the nonblocking MPI call
-    std::function<void()> finish;                // after completion: unstage, average
+    std::exception_ptr refusal;                // this rank's own error, when it refused
+    std::function<void(void* request)> start;  // posts the nonblocking MPI call
+    std::function<void()> finish;              // after completion: unstage, average
     std::shared_ptr<MpiWork> work;
   };
 

@@ -6,10 +6,10 @@
 #include <unordered_set>
 
 #include "wick/autograd/engine.h"
+#include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/node.h"
 #include "wick/core/error.h"
-#include "wick/autograd/functions.h"
 #include "wick/distributed/bucketing.h"
 
 namespace wick::distributed::detail {
@@ -18,7 +18,9 @@ using Clock = std::chrono::steady_clock;
 
 Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
                  std::vector<int64_t> size_limits, bool find_unused_parameters)
-    : params_(std::move(params)), names_(std::move(names)), group_(std::move(group)),
+    : params_(std::move(params)),
+      names_(std::move(names)),
+      group_(std::move(group)),
       find_unused_(find_unused_parameters) {
   // Reverse registration order: roughly the order backward produces the gradients.
   std::vector<Tensor> reversed(params_.rbegin(), params_.rend());
@@ -218,8 +220,10 @@ void Reducer::finalize_backward() {
       const size_t p = buckets_[b].params[k];
       if (find_unused_ && global_used[p] == 0) continue;  // no rank used it: .grad stays as it was
       Tensor& param = params_[p];
-      if (param.grad().defined()) param.mutable_grad().copy_(slot(b, k));
-      else param.set_grad(slot(b, k).clone());
+      if (param.grad().defined())
+        param.mutable_grad().copy_(slot(b, k));
+      else
+        param.set_grad(slot(b, k).clone());
     }
   }
   unfinished_.clear();

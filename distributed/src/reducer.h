@@ -69,13 +69,13 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
 
   mutable std::mutex mutex_;
   bool sync_ = true;
-  bool in_backward_ = false;       // the end-of-backward callback is queued
-  bool unused_marked_ = false;     // the unused parameters of this iteration were marked ready
-  size_t next_bucket_ = 0;         // the next bucket to launch
-  std::vector<char> ready_;        // per param, this backward
-  std::vector<char> used_;         // per param: got a gradient on this rank, this backward
-  std::vector<char> unused_;       // per param: not reached from the last forward's outputs
-  std::vector<size_t> unfinished_; // params that got no gradient in the last backward
+  bool in_backward_ = false;        // the end-of-backward callback is queued
+  bool unused_marked_ = false;      // the unused parameters of this iteration were marked ready
+  size_t next_bucket_ = 0;          // the next bucket to launch
+  std::vector<char> ready_;         // per param, this backward
+  std::vector<char> used_;          // per param: got a gradient on this rank, this backward
+  std::vector<char> unused_;        // per param: not reached from the last forward's outputs
+  std::vector<size_t> unfinished_;  // params that got no gradient in the last backward
   CommStats stats_;
 };
 

@@ -1,10 +1,10 @@
 // PyTorch's ComputeBucketAssignmentTest (test/distributed/test_c10d_common.py), ported: the
 // same tensors and limits, the same expected buckets.
-#include <catch2/catch.hpp>
+#include "wick/distributed/bucketing.h"
 
 #include <wick/wick.h>
 
-#include "wick/distributed/bucketing.h"
+#include <catch2/catch.hpp>
 
 using namespace wick;
 using distributed::compute_bucket_assignment_by_size;
@@ -38,7 +38,8 @@ TEST_CASE("bucket assignment: multi limit, multi dtype", "[bucketing]") {
 }
 
 TEST_CASE("bucket assignment: tensors on two devices never share a bucket", "[bucketing]") {
-  std::vector<Tensor> t = {empty({10}, TensorOptions(kFloat32).device(Device("cpu:0"))), empty({10}, TensorOptions(kFloat32).device(Device("cpu:1"))),
+  std::vector<Tensor> t = {empty({10}, TensorOptions(kFloat32).device(Device("cpu:0"))),
+                           empty({10}, TensorOptions(kFloat32).device(Device("cpu:1"))),
                            empty({10}, TensorOptions(kFloat32).device(Device("cpu:0")))};
   CHECK(compute_bucket_assignment_by_size(t, {1000}) == Buckets{{0, 2}, {1}});
 }

@@ -26,9 +26,7 @@ DistributedDataParallelOptions tiny_buckets() {
 }
 
 // Rank r's rows of a global batch.
-Tensor mine(const Tensor& global, int64_t local) {
-  return global.narrow(0, test::world().rank() * local, local);
-}
+Tensor mine(const Tensor& global, int64_t local) { return global.narrow(0, test::world().rank() * local, local); }
 
 // fc1 always, fc2 when asked, fc3 never.
 class Branchy : public nn::Cloneable<Branchy> {
@@ -47,7 +45,9 @@ class Branchy : public nn::Cloneable<Branchy> {
   nn::ChildSlot<nn::Linear> fc1_, fc2_, fc3_;
 };
 
-Tensor call(nn::Module& m, const Tensor& x, bool flag) { return m.forward_value({nn::Value(x), nn::Value(flag)}).tensor(); }
+Tensor call(nn::Module& m, const Tensor& x, bool flag) {
+  return m.forward_value({nn::Value(x), nn::Value(flag)}).tensor();
+}
 
 }  // namespace
 
@@ -247,7 +247,8 @@ TEST_CASE("ddp: join with uneven inputs, nothing hangs and every rank ends with 
   optim::SGD opt_ref(reference->parameters(), optim::SGDOptions(0.2));
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.2));
   manual_seed(32);
-  const Tensor x = randn({max_iters, local * g.size(), 5}, kFloat64), y = randn({max_iters, local * g.size(), 3}, kFloat64);
+  const Tensor x = randn({max_iters, local * g.size(), 5}, kFloat64),
+               y = randn({max_iters, local * g.size(), 3}, kFloat64);
   for (int64_t i = 0; i < max_iters; ++i) {  // the truth: one process, the active ranks' rows
     opt_ref.zero_grad();
     Tensor total;

@@ -3,12 +3,11 @@
 // ranks, tests/CMakeLists.txt). Every rank runs the same cases in the same order, so their
 // collectives line up; a failed REQUIRE on one rank leaves the others waiting until the
 // group's timeout (30 s here) aborts the job, never a hang.
-#include <catch2/catch.hpp>
+#include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <cstring>
-
-#include <wick/wick.h>
 
 #include "support/allclose.h"
 #include "wick/distributed/distributed.h"
@@ -23,7 +22,8 @@ inline distributed::ProcessGroup& world() {
     Holder() {
       distributed::InitOptions o;
       o.timeout = std::chrono::seconds(30);
-      if (const char* ms = std::getenv("WICK_TEST_DIST_TIMEOUT_MS")) o.timeout = std::chrono::milliseconds(std::atoll(ms));
+      if (const char* ms = std::getenv("WICK_TEST_DIST_TIMEOUT_MS"))
+        o.timeout = std::chrono::milliseconds(std::atoll(ms));
       distributed::init_process_group(o);
     }
     ~Holder() { distributed::destroy_process_group(); }

@@ -108,8 +108,10 @@ TEST_CASE("process group: mismatched shapes or dtypes fail on every rank, then t
     FAIL("expected a ValueError");
   } catch (const ValueError& e) {
     const std::string msg = e.what();
-    if (r == 0) CHECK_THAT(msg, Catch::Contains("output tensors"));
-    else CHECK_THAT(msg, Catch::Contains("rank 0: all_gather #") && Catch::Contains("refused"));
+    if (r == 0)
+      CHECK_THAT(msg, Catch::Contains("output tensors"));
+    else
+      CHECK_THAT(msg, Catch::Contains("rank 0: all_gather #") && Catch::Contains("refused"));
   }
   // Still in step afterwards.
   Tensor ok = ones({2}, kFloat64);
