@@ -6,7 +6,7 @@ JOBS ?= $(shell nproc)
 ARGS ?=
 
 BUILD_PACKAGES := cmake ninja-build g++ pkg-config catch2 libfmt-dev libopenblas-dev nlohmann-json3-dev \
-                  zlib1g-dev libbenchmark-dev
+                  zlib1g-dev libbenchmark-dev openmpi-bin libopenmpi-dev
 DEMO_PACKAGES := dataset-fashion-mnist
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # make bench's baselines, plots and page-fault count: LibTorch (benchmarks/libtorch), PyTorch, gnuplot, perf.
@@ -14,7 +14,10 @@ BENCH_PACKAGES := libtorch-dev python3-torch gnuplot-nox python3 linux-perf
 DOCS_PACKAGES := graphviz
 FUZZ_SECONDS ?= 600
 
-.PHONY: all deps demo-deps configure build test demo bench fuzz docs clean
+RANKS ?= 2
+MPIRUN := mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none
+
+.PHONY: all deps demo-deps configure build test demo demo-ddp bench fuzz docs clean
 
 all: build
 
@@ -37,6 +40,13 @@ demo: demo-deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo
 	@$(BUILD_DIR)/examples/demo $(ARGS)
+
+# The demo with DistributedDataParallel over RANKS (default 2) CPU processes on this machine,
+# launched by mpirun (docs/distributed.md; ARGS as for `make demo`, e.g. ARGS=--resume).
+demo-ddp: demo-deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo
+	@$(MPIRUN) -np $(RANKS) $(BUILD_DIR)/examples/demo --ddp $(ARGS)
 
 # libFuzzer harnesses (clang, ASan + UBSan): replay the corpus, then fuzz each harness for
 # FUZZ_SECONDS (default 600). docs/hostile-input.md.

@@ -1,12 +1,14 @@
 // Trains a small CNN on Fashion-MNIST (examples/fashion_mnist_net.h) and reports the test
 // accuracy after each epoch. `make demo` builds and runs it; `demo --help` lists the options.
 // docs/training.md walks through it: data, model, loop, checkpoints, figures.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "fashion_mnist_net.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/config.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
@@ -21,6 +24,9 @@
 #include "wick/nn/data/data.h"
 #include "wick/nn/optim/optim.h"
 #include "wick/parallel/data_parallel.h"
+#if WICK_WITH_DISTRIBUTED
+#include "wick/distributed/distributed.h"
+#endif
 
 using namespace wick;
 using Clock = std::chrono::steady_clock;
@@ -40,6 +46,8 @@ struct Options {
   int threads = 0;          // 0: every core
   int64_t train_limit = 0;  // 0: all 60000 training images
   bool keep_denormals = false;
+  bool ddp = false;      // DistributedDataParallel, one process per rank (mpirun)
+  double timeout = 600;  // seconds a collective may take before the job is aborted
 };
 
 void usage(FILE* f) {
@@ -62,6 +70,11 @@ void usage(FILE* f) {
                "  --train-limit N     train on the first N images only (for quick runs)\n"
                "  --keep-denormals    compute with denormal floats instead of flushing them to zero (slower\n"
                "                      once Adam's moments of unused weights decay that far; see docs/training.md)\n"
+               "  --ddp               train with wick::distributed::DistributedDataParallel, one process per rank:\n"
+               "                      mpirun -np 2 demo --ddp (`make demo-ddp`); each batch is split across the\n"
+               "                      ranks, rank 0 prints and saves the checkpoints, every rank loads on --resume\n"
+               "  --timeout S         with --ddp: seconds a collective may wait for a stalled or dead rank before\n"
+               "                      the job is aborted (default 600)\n"
                "  --help              this text\n",
                data::kFashionMnistDir);
 }
@@ -126,6 +139,10 @@ Options parse(int argc, char** argv) {
       o.threads = static_cast<int>(number(i));
     } else if (a == "--train-limit") {
       o.train_limit = static_cast<int64_t>(number(i));
+    } else if (a == "--ddp") {
+      o.ddp = true;
+    } else if (a == "--timeout") {
+      o.timeout = number(i);
     } else if (a == "--keep-denormals") {
       o.keep_denormals = true;
     } else {
@@ -147,11 +164,18 @@ void progress(int64_t epoch, int64_t epochs, int64_t done, int64_t total, double
   std::fflush(stdout);
 }
 
-// Test accuracy and mean loss, in batches of 1000, without gradients.
-std::pair<double, double> evaluate(nn::Module& model, const data::Split& test, Device device) {
+// Adds a few numbers over every rank of a DDP job, in place (nothing to do in one process).
+using SumOverRanks = std::function<void(std::vector<double>&)>;
+
+// Test accuracy and mean loss, in batches of 1000, without gradients. In a DDP job each rank
+// evaluates its share of the test set and the counts are summed over the ranks.
+std::pair<double, double> evaluate(nn::Module& model, const data::Split& test, Device device, int rank, int world,
+                                   const SumOverRanks& sum_over_ranks) {
   NoGradGuard no_grad;
   model.eval();
-  data::BatchLoader loader(test.images, test.labels, {.batch_size = 1000});
+  const int64_t n_all = test.labels.size(0), lo = n_all * rank / world, hi = n_all * (rank + 1) / world;
+  data::BatchLoader loader(test.images.narrow(0, lo, hi - lo), test.labels.narrow(0, lo, hi - lo),
+                           {.batch_size = 1000});
   int64_t correct = 0;
   double loss = 0;
   for (const auto& b : loader.epoch(0)) {
@@ -161,11 +185,40 @@ std::pair<double, double> evaluate(nn::Module& model, const data::Split& test, D
     correct += logits.argmax(1).eq(y).sum().item<int64_t>();
   }
   model.train();
-  const double n = static_cast<double>(test.labels.size(0));
-  return {static_cast<double>(correct) / n, loss / n};
+  std::vector<double> totals = {static_cast<double>(correct), loss};
+  sum_over_ranks(totals);
+  const double n = static_cast<double>(n_all);
+  return {totals[0] / n, totals[1] / n};
 }
 
 int run(Options o) {
+  // A DDP job: one process per rank, each on cpu:0 with its share of every batch.
+  int rank = 0, world = 1, local_ranks = 1;
+  SumOverRanks sum_over_ranks = [](std::vector<double>&) {};
+#if WICK_WITH_DISTRIBUTED
+  std::shared_ptr<distributed::ProcessGroup> group;
+  if (o.ddp) {
+    distributed::InitOptions init;
+    init.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+    group = distributed::init_process_group(init);
+    rank = group->rank();
+    world = group->size();
+    if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) local_ranks = std::max(1, std::atoi(local));
+    o.devices = {Device("cpu:0")};
+    sum_over_ranks = [group](std::vector<double>& v) {
+      Tensor t = from_blob(v.data(), {static_cast<int64_t>(v.size())}, kFloat64);
+      group->all_reduce(t)->wait();
+      v = t.to_vector<double>();
+    };
+  }
+#else
+  if (o.ddp) {
+    std::fprintf(stderr,
+                 "demo: --ddp needs wick built with MPI (apt-get install openmpi-bin libopenmpi-dev, then rebuild)\n");
+    return 1;
+  }
+#endif
+  const bool lead = rank == 0;  // prints and saves checkpoints
   if (o.devices.empty()) {
     o.devices = parallel::default_device_ids();
     if (o.devices.empty()) o.devices = {Device("cpu:0"), Device("cpu:1")};
@@ -176,7 +229,9 @@ int run(Options o) {
   int64_t cpu_devices = 0;
   for (const auto& d : o.devices) cpu_devices += d.is_cpu();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const int threads = o.threads > 0 ? o.threads : std::max(1, cores / static_cast<int>(std::max<int64_t>(cpu_devices, 1)));
+  const int threads = o.threads > 0
+                          ? o.threads
+                          : std::max(1, cores / (static_cast<int>(std::max<int64_t>(cpu_devices, 1)) * local_ranks));
   for (const auto& d : o.devices)
     if (d.is_cpu()) set_intra_op_threads(d, threads);
   // Tasks queued to the device threads carry this mode with them (Note [Denormals]).
@@ -207,9 +262,12 @@ int run(Options o) {
   // not leaves; docs/training.md).
   std::shared_ptr<nn::Module> model = net;
   if (o.devices.size() > 1) model = std::make_shared<parallel::DataParallel>(net, o.devices);
+  // (With --ddp the wrapper comes after a resume, below: it copies rank 0's parameters.)
   std::unique_ptr<optim::Optimizer> opt;
-  if (o.optimizer == "adam") opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(o.lr));
-  else opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(o.lr).momentum(0.9).nesterov(true));
+  if (o.optimizer == "adam")
+    opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(o.lr));
+  else
+    opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(o.lr).momentum(0.9).nesterov(true));
   optim::CosineAnnealingLR schedule(*opt, o.epochs);
 
   int64_t start_epoch = 0;
@@ -225,21 +283,32 @@ int run(Options o) {
       return 1;
     }
     schedule.resume(start_epoch, {o.lr});
-    std::printf("resumed from %s after epoch %lld\n", o.checkpoint.c_str(), static_cast<long long>(start_epoch));
+    if (lead)
+      std::printf("resumed from %s after epoch %lld\n", o.checkpoint.c_str(), static_cast<long long>(start_epoch));
   }
+#if WICK_WITH_DISTRIBUTED
+  if (group) model = std::make_shared<distributed::DistributedDataParallel>(net);
+#endif
 
   size_t nparams = 0;
   for (const auto& p : net->parameters()) nparams += static_cast<size_t>(p.numel());
-  std::printf("Fashion-MNIST: %lld training and %lld test images from %s\n", static_cast<long long>(train.images.size(0)),
-              static_cast<long long>(test.images.size(0)), o.data.c_str());
+  if (lead)
+    std::printf("Fashion-MNIST: %lld training and %lld test images from %s\n",
+                static_cast<long long>(train.images.size(0)), static_cast<long long>(test.images.size(0)),
+                o.data.c_str());
   std::string devices;
   for (const auto& d : o.devices) devices += (devices.empty() ? "" : ",") + d.str();
-  std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s%s\n",
-              nparams, o.optimizer.c_str(), o.lr, static_cast<long long>(o.epochs), static_cast<long long>(o.batch_size),
-              threads, o.devices.size() > 1 ? "DataParallel over" : "device", devices.c_str(),
-              flushing ? ", denormals flushed to zero" : "");
-  if (start_epoch >= o.epochs) std::printf("nothing to do: the checkpoint already finished %lld epochs\n",
-                                           static_cast<long long>(start_epoch));
+  if (world > 1) devices = fmt::format("cpu:0 of each of {} processes", world);
+  if (lead)
+    std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s%s\n",
+                nparams, o.optimizer.c_str(), o.lr, static_cast<long long>(o.epochs),
+                static_cast<long long>(o.batch_size), threads,
+                o.ddp                  ? "DistributedDataParallel over"
+                : o.devices.size() > 1 ? "DataParallel over"
+                                       : "device",
+                devices.c_str(), flushing ? ", denormals flushed to zero" : "");
+  if (lead && start_epoch >= o.epochs)
+    std::printf("nothing to do: the checkpoint already finished %lld epochs\n", static_cast<long long>(start_epoch));
 
   const bool tty = ::isatty(STDOUT_FILENO);
   data::BatchLoader loader(train.images, train.labels, {.batch_size = o.batch_size, .shuffle = true, .seed = o.seed});
@@ -252,18 +321,31 @@ int run(Options o) {
     double loss_sum = 0;
     int64_t seen = 0;
     for (const auto& b : loader.epoch(epoch)) {
-      Tensor x = b.inputs.to(device), y = b.targets.to(device);
+      Tensor x = b.inputs, y = b.targets;
+      const int64_t rows = x.size(0);
+      if (world > 1) {  // this rank's share; every rank sees the same batch, so all skip alike
+        if (rows < world) continue;
+        const int64_t lo = rows * rank / world, hi = rows * (rank + 1) / world;
+        x = x.narrow(0, lo, hi - lo);
+        y = y.narrow(0, lo, hi - lo);
+      }
+      x = x.to(device);
+      y = y.to(device);
       opt->zero_grad();
-      Tensor loss = nn::F::cross_entropy(model->forward_tensor(x), y);
+      // sum / rows * world: DDP averages over the ranks, which makes it the whole batch's mean
+      // even when the shares differ by a row.
+      Tensor loss = world > 1 ? nn::F::cross_entropy(model->forward_tensor(x), y, {}, nn::Reduction::Sum)
+                                    .mul(static_cast<double>(world) / static_cast<double>(rows))
+                              : nn::F::cross_entropy(model->forward_tensor(x), y);
       loss.backward();
       opt->step();
-      loss_sum += loss.item<double>() * static_cast<double>(x.size(0));
-      seen += x.size(0);
+      loss_sum += loss.item<double>() * static_cast<double>(rows) / world;  // this rank's sum
+      seen += rows;
       const auto now = Clock::now();
       const bool last = b.index + 1 == loader.size();
-      if (last || now - last_draw > std::chrono::milliseconds(tty ? 200 : 10000)) {
+      if (lead && (last || now - last_draw > std::chrono::milliseconds(tty ? 200 : 10000))) {
         const double secs = std::chrono::duration<double>(now - t0).count();
-        progress(epoch + 1, o.epochs, b.index + 1, loader.size(), loss_sum / static_cast<double>(seen),
+        progress(epoch + 1, o.epochs, b.index + 1, loader.size(), loss_sum * world / static_cast<double>(seen),
                  static_cast<double>(seen) / secs);
         if (!tty) std::printf("\n");
         last_draw = now;
@@ -271,20 +353,26 @@ int run(Options o) {
     }
     const double train_secs = std::chrono::duration<double>(Clock::now() - t0).count();
     schedule.step();
-    auto [acc, test_loss] = evaluate(*model, test, device);
+    auto [acc, test_loss] = evaluate(o.ddp ? *net : *model, test, device, rank, world, sum_over_ranks);
     accuracy = acc;
+    std::vector<double> train_loss = {loss_sum};
+    sum_over_ranks(train_loss);
+    loss_sum = train_loss[0];
+    if (!lead) continue;
     if (tty) std::printf("\n");
     std::printf("epoch %lld/%lld: train loss %.4f, test loss %.4f, test accuracy %.2f%%, %.1f s (%.0f img/s)\n",
                 static_cast<long long>(epoch + 1), static_cast<long long>(o.epochs),
                 loss_sum / static_cast<double>(seen), test_loss, 100 * acc, train_secs,
                 static_cast<double>(seen) / train_secs);
     nn::save_checkpoint(o.checkpoint, *net, *opt, epoch + 1,
-                        {{"demo.optimizer", o.optimizer}, {"demo.lr", std::to_string(o.lr)},
-                         {"demo.batch_size", std::to_string(o.batch_size)}, {"demo.seed", std::to_string(o.seed)}});
+                        {{"demo.optimizer", o.optimizer},
+                         {"demo.lr", std::to_string(o.lr)},
+                         {"demo.batch_size", std::to_string(o.batch_size)},
+                         {"demo.seed", std::to_string(o.seed)}});
     std::printf("checkpoint saved to %s\n", o.checkpoint.c_str());
     std::fflush(stdout);
   }
-  if (start_epoch < o.epochs)
+  if (lead && start_epoch < o.epochs)
     std::printf("done: test accuracy %.2f%% after %lld epochs, %.1f s total\n", 100 * accuracy,
                 static_cast<long long>(o.epochs), std::chrono::duration<double>(Clock::now() - run_start).count());
   return 0;

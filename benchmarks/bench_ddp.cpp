@@ -1,0 +1,214 @@
+// DistributedDataParallel throughput on CPU processes, in one run under mpirun:
+//
+//   mpirun -np 2 bench_ddp [--rounds N] [--steps N] [--json PATH]     (defaults 5, 20)
+//
+// For the Fashion-MNIST demo's CNN (examples/fashion_mnist_net.h) and an MLP 784-512-512-10, a
+// training step (forward, cross-entropy, backward, Adam) with 128 images per worker, in three
+// configurations:
+//
+//   1 process, 1 thread     rank 0 alone on cpu:0, one OpenBLAS thread: the baseline
+//   DataParallel            rank 0 alone, cpu:0..cpu:N-1 with one thread each, batch 128 * N
+//   DDP                     every rank, cpu:0 with one thread, 128 images per rank
+//
+// While rank 0 runs the single-process configurations the other ranks wait in a barrier whose
+// communication thread sleeps between polls (Note [The communication thread]), so they leave
+// the cores to rank 0. Configurations alternate in rounds, so load from other processes hits
+// them alike; the median round is reported with its ratio to the baseline. For DDP it also
+// reports how much of the all-reduce time was hidden behind backward: 1 - (time the end of
+// backward waited for the buckets) / (time the buckets' all-reduces took).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../examples/fashion_mnist_net.h"
+#include "wick/autograd/functions.h"
+#include "wick/core/cpu_threads.h"
+#include "wick/core/flush_denormal.h"
+#include "wick/core/generator.h"
+#include "wick/distributed/distributed.h"
+#include "wick/nn/optim/optim.h"
+#include "wick/parallel/data_parallel.h"
+
+using namespace wick;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr int64_t kBatch = 128;  // per worker
+
+std::shared_ptr<nn::Module> make_mlp() {
+  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
+      std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(784, 512), std::make_shared<nn::ReLU>(),
+      std::make_shared<nn::Linear>(512, 512), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(512, 10)});
+}
+
+enum class Kind { Single, DataParallel, Ddp };
+
+// One configuration of one model, ready to step.
+class Trainer {
+ public:
+  Trainer(const std::function<std::shared_ptr<nn::Module>()>& make, Kind kind, int world) : kind_(kind) {
+    manual_seed(0);
+    net_ = make();
+    model_ = net_;
+    int64_t batch = kBatch;
+    if (kind == Kind::DataParallel) {
+      for (int d = 0; d < world; ++d) devices_.emplace_back(DeviceType::CPU, d);
+      model_ = std::make_shared<parallel::DataParallel>(net_, devices_);
+      batch = kBatch * world;
+    } else {
+      devices_ = {Device("cpu:0")};
+    }
+    if (kind == Kind::Ddp) {
+      ddp_ = std::make_shared<distributed::DistributedDataParallel>(net_);
+      model_ = ddp_;
+    }
+    opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
+    x_ = randn({batch, 1, 28, 28});
+    y_ = randint(0, 10, {batch});
+  }
+  // Seconds per step over `steps` steps.
+  double run(int steps) {
+    for (const auto& d : devices_) set_intra_op_threads(d, 1);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < steps; ++i) {
+      opt_->zero_grad();
+      Tensor loss = nn::F::cross_entropy(model_->forward_tensor(x_), y_);
+      loss.backward();
+      opt_->step();
+      (void)loss.item<float>();
+    }
+    return std::chrono::duration<double>(Clock::now() - t0).count() / steps;
+  }
+  distributed::DistributedDataParallel* ddp() const { return ddp_.get(); }
+
+ private:
+  Kind kind_;
+  std::vector<Device> devices_;
+  std::shared_ptr<nn::Module> net_, model_;
+  std::shared_ptr<distributed::DistributedDataParallel> ddp_;
+  std::unique_ptr<optim::Optimizer> opt_;
+  Tensor x_, y_;
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::string loadavg() {
+  std::ifstream f("/proc/loadavg");
+  std::string a;
+  f >> a;
+  return a.empty() ? "?" : a;
+}
+
+// The slowest rank's value (the step of a DDP job ends when every rank's does).
+double max_over_ranks(distributed::ProcessGroup& g, double v) {
+  std::vector<Tensor> all;
+  for (int r = 0; r < g.size(); ++r) all.push_back(empty({1}, kFloat64));
+  g.all_gather(all, full({1}, v, kFloat64))->wait();
+  double m = v;
+  for (const auto& t : all) m = std::max(m, t.item<double>());
+  return m;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 5, steps = 20;
+  std::string json;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--rounds"))
+      rounds = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--steps"))
+      steps = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--json"))
+      json = argv[i + 1];
+  }
+  auto group = distributed::init_process_group();
+  const int world = group->size(), rank = group->rank();
+  const bool lead = rank == 0;
+  if (world < 2) {
+    std::fprintf(stderr, "bench_ddp: run it with at least 2 processes: mpirun -np 2 bench_ddp\n");
+    return 2;
+  }
+  set_flush_denormal(true);  // as the demo (Note [Denormals])
+  struct Model {
+    const char* name;
+    std::function<std::shared_ptr<nn::Module>()> make;
+  };
+  const std::vector<Model> models{{"CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
+                                  {"MLP (784-512-512-10)", make_mlp}};
+  if (lead)
+    std::printf(
+        "%d processes, %lld images per worker per step, Adam, %d rounds of %d steps (median round), load "
+        "average %s at start\n",
+        world, static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
+  std::string out = "{\"world\": " + std::to_string(world) + ", \"models\": [";
+  for (size_t mi = 0; mi < models.size(); ++mi) {
+    const Model& m = models[mi];
+    std::unique_ptr<Trainer> single, dp;
+    if (lead) {
+      single = std::make_unique<Trainer>(m.make, Kind::Single, world);
+      dp = std::make_unique<Trainer>(m.make, Kind::DataParallel, world);
+      single->run(3);  // warm-up: threads, allocator caches
+      dp->run(3);
+    }
+    Trainer ddp(m.make, Kind::Ddp, world);
+    ddp.run(3);
+    ddp.ddp()->reset_comm_stats();
+    std::vector<double> t_single, t_dp, t_ddp;
+    for (int r = 0; r < rounds; ++r) {
+      group->barrier()->wait();
+      if (lead) {
+        t_single.push_back(single->run(steps));
+        t_dp.push_back(dp->run(steps));
+      }
+      group->barrier()->wait();
+      t_ddp.push_back(max_over_ranks(*group, ddp.run(steps)));
+    }
+    const auto stats = ddp.ddp()->comm_stats();
+    const double hidden = stats.allreduce_seconds > 0 ? 1 - stats.exposed_wait_seconds / stats.allreduce_seconds : 0;
+    if (lead) {
+      const double ips_single = kBatch / median(t_single), ips_dp = kBatch * world / median(t_dp),
+                   ips_ddp = kBatch * world / median(t_ddp);
+      std::printf("\n%s\n", m.name);
+      auto line = [&](const char* name, double ips, const std::vector<double>& t, int per) {
+        std::printf("  %-40s %8.0f images/s  %5.2fx   (rounds, images/s:", name, ips, ips / ips_single);
+        for (double s : t) std::printf(" %.0f", kBatch * per / s);
+        std::printf(")\n");
+      };
+      line("1 process, 1 thread", ips_single, t_single, 1);
+      line(("DataParallel, " + std::to_string(world) + " CPU devices x 1 thread").c_str(), ips_dp, t_dp, world);
+      line(("DDP, " + std::to_string(world) + " processes x 1 thread").c_str(), ips_ddp, t_ddp, world);
+      std::printf("  DDP vs DataParallel: %.2fx\n", ips_ddp / ips_dp);
+      std::printf(
+          "  DDP all-reduce (rank 0): %lld buckets per step, %.1f ms per step in all-reduces, %.1f ms of it "
+          "exposed after backward: %.0f%% hidden behind backward\n",
+          static_cast<long long>(stats.buckets / std::max<int64_t>(stats.backwards, 1)),
+          1e3 * stats.allreduce_seconds / std::max<int64_t>(stats.backwards, 1),
+          1e3 * stats.exposed_wait_seconds / std::max<int64_t>(stats.backwards, 1), 100 * hidden);
+      out += std::string(mi ? ", " : "") + "{\"name\": \"" + m.name +
+             "\", \"single_ips\": " + std::to_string(ips_single) +
+             ", \"data_parallel_ips\": " + std::to_string(ips_dp) + ", \"ddp_ips\": " + std::to_string(ips_ddp) +
+             ", \"ddp_speedup\": " + std::to_string(ips_ddp / ips_single) +
+             ", \"ddp_vs_data_parallel\": " + std::to_string(ips_ddp / ips_dp) +
+             ", \"allreduce_hidden_fraction\": " + std::to_string(hidden) + "}";
+    }
+  }
+  out += "]}\n";
+  if (lead) {
+    std::printf("\nload average %s at the end\n", loadavg().c_str());
+    if (!json.empty()) std::ofstream(json) << out;
+  }
+  reset_intra_op_threads();
+  distributed::destroy_process_group();
+  return 0;
+}

@@ -1,0 +1,133 @@
+#pragma once
+// DistributedDataParallel: one process per device, gradients averaged across the processes
+// during backward (torch.nn.parallel.DistributedDataParallel).
+//
+// Note [What DistributedDataParallel promises]
+// Construction checks that every rank's module has the same parameters (count, names' order,
+// shapes, dtypes) and copies rank 0's parameters and buffers to every rank. After each
+// backward outside no_sync(), every parameter's .grad holds the average over the ranks of the
+// gradients they computed (accumulated .grad included), identical bit for bit on every rank.
+// So, with the same optimizer on every rank, training with a per-rank batch of B on N ranks
+// equals training one process on the N*B samples with a mean loss, and the parameters stay
+// identical across ranks. It does not promise:
+//  - batch statistics across ranks: BatchNorm normalizes with its rank's batch (no
+//    SyncBatchNorm); buffers are copied from rank 0 at each training forward
+//    (broadcast_buffers), so the other ranks' buffer updates are discarded;
+//  - unused parameters without find_unused_parameters: a parameter that gets no gradient in a
+//    backward leaves its bucket unreduced, and the next forward raises a StateError naming it.
+//    With the flag, parameters no rank used keep .grad as it was (undefined when it was) and
+//    locally unused ones get the other ranks' average;
+//  - that every rank calls forward and backward the same number of times: without
+//    enable_join()/join() (Note [Join]) a rank that stops early leaves the others waiting until
+//    the timeout aborts the job;
+//  - anything about parameters changed in place between ranks after construction.
+//
+// Note [Gradient buckets and overlap]
+// The parameters that require grad are assigned to buckets (bucketing.h) in reverse order, a
+// 1 MiB first bucket then bucket_cap_mb. Each bucket is one flat tensor. A post-accumulate-
+// grad hook on every parameter copies its .grad, scaled by 1/world size, into its slot of the
+// bucket; when a bucket's last slot is filled and every earlier bucket has been launched, its
+// all_reduce(sum) is queued to the process group's communication thread, which runs it while
+// backward goes on. A callback queued at the first hook runs when backward ends: it waits for
+// the buckets in order and copies each slot back into .grad. Buckets launch strictly in bucket
+// order on every rank, so the ranks' collectives always line up.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wick/distributed/process_group.h"
+#include "wick/nn/cloneable.h"
+#include "wick/nn/value.h"
+
+namespace wick::distributed {
+
+namespace detail {
+class Reducer;
+}
+
+struct DistributedDataParallelOptions {
+  /// The cap of every bucket after the first, in MiB (PyTorch's bucket_cap_mb).
+  double bucket_cap_mb = 25;
+  /// The cap of the first bucket in bytes (PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES).
+  int64_t first_bucket_bytes = 1024 * 1024;
+  /// Copy rank 0's buffers to every rank before each forward in training mode.
+  bool broadcast_buffers = true;
+  /// Find the parameters a forward did not use, so that backward still completes the buckets.
+  bool find_unused_parameters = false;
+  /// The group to reduce over; null: the default group (init_process_group()).
+  std::shared_ptr<ProcessGroup> process_group;
+};
+
+/// Time spent on gradient communication, summed over the backwards since construction (or
+/// reset_comm_stats()). Read it between iterations.
+struct CommStats {
+  int64_t backwards = 0;            ///< synchronised backwards counted
+  int64_t buckets = 0;              ///< bucket all-reduces run
+  double allreduce_seconds = 0;     ///< from each bucket's launch to its completion, summed
+  double exposed_wait_seconds = 0;  ///< time the end-of-backward callback waited for them
+};
+
+class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
+ public:
+  /// Wraps `module` (already on its device). Collective: every rank must construct it at the
+  /// same point. ValueError naming the first parameter that differs when the ranks' modules do
+  /// not match; StateError when no process group is running.
+  explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, DistributedDataParallelOptions options = {});
+
+  /// Runs the module on this rank's inputs (and, before that, the checks and the buffer
+  /// broadcast of Note [What DistributedDataParallel promises]).
+  nn::Value forward_value(const std::vector<nn::Value>& args) override;
+  /// One tensor in, one tensor out.
+  Tensor forward(const Tensor& input);
+
+  nn::Module& module() const { return *child_ptr(module_); }
+  std::shared_ptr<nn::Module> module_ptr() const { return child_ptr(module_); }
+  ProcessGroup& process_group() const { return *options_.process_group; }
+  const DistributedDataParallelOptions& options() const { return options_; }
+
+  /// The buckets, as indices into module().parameters() (those that require grad), in bucket
+  /// order (Note [Bucket assignment]).
+  const std::vector<std::vector<size_t>>& bucket_indices() const;
+
+  /// RAII: while alive, backward only accumulates into .grad, without communication
+  /// (torch's `with ddp.no_sync():`). The first backward after it averages everything
+  /// accumulated.
+  class NoSyncGuard {
+   public:
+    explicit NoSyncGuard(std::shared_ptr<detail::Reducer> reducer);
+    ~NoSyncGuard();
+    NoSyncGuard(const NoSyncGuard&) = delete;
+    NoSyncGuard& operator=(const NoSyncGuard&) = delete;
+
+   private:
+    std::shared_ptr<detail::Reducer> reducer_;
+    bool previous_;
+  };
+  [[nodiscard]] NoSyncGuard no_sync() const { return NoSyncGuard(reducer_); }
+
+  /// Uneven inputs (PyTorch's `with Join([ddp])`, Note [Join]). Call enable_join() on every
+  /// rank before the training loop: from then on each training forward (grad mode on) first
+  /// tells the other ranks that this rank is still training. A rank whose data has run out
+  /// calls join(): it shadows the collectives of the ranks still training, contributing zero
+  /// gradients (the average stays over the world size, PyTorch's default), until every rank
+  /// has joined; then every rank gets the parameters and buffers of the rank that trained
+  /// longest. Every training forward of an enabled rank must be followed by its backward.
+  void enable_join();
+  void join();
+
+  CommStats comm_stats() const;
+  void reset_comm_stats();
+  std::string extra_repr() const override;
+
+ private:
+  void sync_buffers();
+  void announce_active();
+
+  nn::ChildSlot<nn::Module> module_;
+  DistributedDataParallelOptions options_;
+  std::shared_ptr<detail::Reducer> reducer_;
+  bool join_enabled_ = false;
+  int64_t trained_iterations_ = 0;  // training forwards since enable_join()
+};
+
+}  // namespace wick::distributed

@@ -1,0 +1,44 @@
+#pragma once
+// The default process group: init_process_group() / destroy_process_group(), as
+// torch.distributed's, for jobs launched by mpirun (one process per device).
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "wick/distributed/process_group.h"
+
+namespace wick::distributed {
+
+struct InitOptions {
+  /// "mpi" (CPU tensors). "nccl" is not built yet (docs/distributed.md).
+  std::string backend = "mpi";
+  /// How long one collective may take before the job is aborted (Note [Collectives and their
+  /// contract]). torch's NCCL default.
+  std::chrono::milliseconds timeout = std::chrono::minutes(10);
+};
+
+/// Starts the default group. Rank and world size come from the launcher: under mpirun (or
+/// srun, or any PMIx launcher) MPI_Init reads them from the environment it set up; a process
+/// started without a launcher is rank 0 of 1. StateError when a group is already running or
+/// one was destroyed before (MPI cannot start twice in one process); ValueError for an unknown
+/// backend; BackendError when MPI fails to start.
+std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options = {});
+
+/// True between init_process_group() and destroy_process_group().
+bool is_initialized();
+
+/// The default group; StateError before init_process_group().
+ProcessGroup& default_group();
+/// The default group's shared handle; StateError before init_process_group().
+std::shared_ptr<ProcessGroup> default_group_ptr();
+
+/// default_group().rank() / size().
+int get_rank();
+int get_world_size();
+
+/// Finishes every queued collective, stops the communication thread and finalizes MPI. Safe to
+/// call when no group is running. Holders of the group's handle keep an object whose calls
+/// raise StateError.
+void destroy_process_group();
+
+}  // namespace wick::distributed

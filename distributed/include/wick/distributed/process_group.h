@@ -1,0 +1,69 @@
+#pragma once
+// ProcessGroup: the collectives that the ranks of one job run together (torch.distributed's
+// ProcessGroup), and Work, the handle of one collective in flight.
+//
+// Note [Collectives and their contract]
+// * Every rank calls the same collectives in the same order. A collective is queued to the
+//   group's communication thread and returns a Work at once; the tensors it names must stay
+//   untouched (not read, not written) until work->wait() returns.
+// * Before moving any data the ranks exchange a fingerprint of the call (Note [Collective
+//   fingerprints], fingerprint.h): collective kind, sequence number, dtype, device, shape, root.
+//   When they disagree, or when one rank refused its own arguments, EVERY rank's Work fails with
+//   the same wick::Error naming the ranks and what each passed, and no rank waits for data.
+// * A collective that does not finish within the group's timeout ends the whole job: the rank
+//   that notices prints the collective, its sequence number, the rank and the tensor sizes to
+//   stderr and calls MPI_Abort (mpirun then stops every rank). A stalled or dead peer therefore
+//   never leaves the others waiting forever.
+// * all_reduce results are identical, bit for bit, on every rank (the engine reduces each
+//   element once and hands the result out).
+#include <chrono>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "wick/core/tensor.h"
+
+namespace wick::distributed {
+
+/// The reduction of all_reduce. Avg is the sum divided by the world size (floating point only).
+enum class ReduceOp { Sum, Avg };
+
+/// The handle of one collective in flight (torch's Work).
+class Work {
+ public:
+  virtual ~Work() = default;
+  /// Blocks until the collective has finished; rethrows its error (a wick::Error) if it failed.
+  virtual void wait() = 0;
+  /// True once the collective has finished, successfully or not. Never blocks.
+  virtual bool is_completed() const = 0;
+  /// Seconds the backend spent on it, from taking it off its queue (fingerprint exchange
+  /// included) to completion; 0 until completed.
+  virtual double seconds() const = 0;
+};
+
+/// The collectives of one group of processes.
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+  /// This process's rank in [0, size()).
+  virtual int rank() const = 0;
+  /// The number of processes.
+  virtual int size() const = 0;
+  /// "mpi", "nccl".
+  virtual std::string backend_name() const = 0;
+  /// How long one collective may take before the job is aborted.
+  virtual std::chrono::milliseconds timeout() const = 0;
+
+  /// Reduces `tensor` element-wise over every rank, in place on every rank.
+  virtual std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum) = 0;
+  /// Copies rank `root`'s `tensor` into every other rank's `tensor` (same shape and dtype).
+  virtual std::shared_ptr<Work> broadcast(const Tensor& tensor, int root = 0) = 0;
+  /// outputs[r] receives rank r's `input`; `outputs` holds size() tensors of input's shape,
+  /// dtype and device.
+  virtual std::shared_ptr<Work> all_gather(const std::vector<Tensor>& outputs, const Tensor& input) = 0;
+  /// Completes once every rank has called it.
+  virtual std::shared_ptr<Work> barrier() = 0;
+};
+
+}  // namespace wick::distributed

@@ -1,0 +1,201 @@
+#include "wick/distributed/distributed_data_parallel.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <unordered_set>
+
+#include "reducer.h"
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/error.h"
+#include "wick/distributed/init.h"
+
+namespace wick::distributed {
+
+namespace {
+
+// Every rank's description of its parameters, all-gathered: [count] first, then per parameter
+// [dtype, device type, ndim, numel, size0..size3]. Every rank compares the same data and raises
+// the same error.
+constexpr int64_t kFieldsPerParam = 8;
+
+std::string shape_str(const int64_t* row) {
+  std::string s = "[";
+  for (int64_t d = 0; d < row[2] && d < 4; ++d) s += fmt::format("{}{}", d ? ", " : "", row[4 + d]);
+  return s + (row[2] > 4 ? ", ...]" : "]");
+}
+
+void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
+                            const std::vector<std::string>& names) {
+  const int world = group.size();
+  Tensor count = full({1}, static_cast<int64_t>(params.size()), kInt64);
+  std::vector<Tensor> counts;
+  for (int r = 0; r < world; ++r) counts.push_back(empty({1}, kInt64));
+  group.all_gather(counts, count)->wait();
+  for (int r = 1; r < world; ++r)
+    WICK_CHECK(counts[r].item<int64_t>() == counts[0].item<int64_t>(),
+               "DistributedDataParallel: rank {} has {} parameters that require grad but rank 0 has {}; every rank "
+               "must wrap the same model",
+               r, counts[r].item<int64_t>(), counts[0].item<int64_t>());
+  const int64_t n = static_cast<int64_t>(params.size());
+  Tensor mine = zeros({std::max<int64_t>(n, 1), kFieldsPerParam}, kInt64);
+  int64_t* m = mine.data_ptr<int64_t>();
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor& p = params[i];
+    int64_t* row = m + i * kFieldsPerParam;
+    row[0] = static_cast<int64_t>(p.dtype());
+    row[1] = static_cast<int64_t>(p.device().type);
+    row[2] = p.dim();
+    row[3] = p.numel();
+    for (int64_t d = 0; d < p.dim() && d < 4; ++d) row[4 + d] = p.size(d);
+  }
+  std::vector<Tensor> all;
+  for (int r = 0; r < world; ++r) all.push_back(empty(mine.sizes(), kInt64));
+  group.all_gather(all, mine)->wait();
+  const int64_t* ref = all[0].data_ptr<int64_t>();
+  for (int r = 1; r < world; ++r) {
+    const int64_t* other = all[r].data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t* a = ref + i * kFieldsPerParam;
+      const int64_t* b = other + i * kFieldsPerParam;
+      if (std::equal(a, a + kFieldsPerParam, b)) continue;
+      WICK_FAIL(
+          "DistributedDataParallel: parameter {} ('{}' here) is {} {} on rank {} but {} {} on rank 0; every rank "
+          "must wrap the same model (same parameters in the same order, shapes and dtypes)",
+          i, names[i], dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
+          shape_str(a));
+    }
+  }
+}
+
+}  // namespace
+
+DistributedDataParallel::NoSyncGuard::NoSyncGuard(std::shared_ptr<detail::Reducer> reducer)
+    : reducer_(std::move(reducer)), previous_(reducer_->sync()) {
+  reducer_->set_sync(false);
+}
+
+DistributedDataParallel::NoSyncGuard::~NoSyncGuard() { reducer_->set_sync(previous_); }
+
+DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> module,
+                                                 DistributedDataParallelOptions options)
+    : options_(std::move(options)) {
+  WICK_CHECK(module != nullptr, "DistributedDataParallel: the module is null");
+  WICK_CHECK(options_.bucket_cap_mb > 0 && std::isfinite(options_.bucket_cap_mb),
+             "DistributedDataParallel: bucket_cap_mb must be positive, got {}", options_.bucket_cap_mb);
+  WICK_CHECK(options_.first_bucket_bytes > 0, "DistributedDataParallel: first_bucket_bytes must be positive, got {}",
+             options_.first_bucket_bytes);
+  if (!options_.process_group) options_.process_group = default_group_ptr();
+  module_ = register_module("module", module);
+  ProcessGroup& group = *options_.process_group;
+
+  std::vector<Tensor> params;
+  std::vector<std::string> names;
+  std::unordered_set<const TensorImpl*> seen;  // tied parameters count once
+  for (const auto& [name, p] : module->named_parameters()) {
+    if (!p.defined() || !p.requires_grad() || !seen.insert(p.impl()).second) continue;
+    params.push_back(p);
+    names.push_back(name);
+  }
+  verify_same_parameters(group, params, names);
+  {
+    NoGradGuard no_grad;
+    std::vector<std::shared_ptr<Work>> works;
+    for (const auto& p : module->parameters()) works.push_back(group.broadcast(p, 0));
+    for (const auto& b : module->buffers())
+      if (b.defined()) works.push_back(group.broadcast(b, 0));
+    for (auto& w : works) w->wait();
+  }
+  const auto cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);
+  reducer_ = std::make_shared<detail::Reducer>(
+      std::move(params), std::move(names), options_.process_group,
+      std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)}, options_.find_unused_parameters);
+  reducer_->install_hooks();
+}
+
+const std::vector<std::vector<size_t>>& DistributedDataParallel::bucket_indices() const {
+  return reducer_->bucket_indices();
+}
+
+void DistributedDataParallel::sync_buffers() {
+  std::vector<std::shared_ptr<Work>> works;
+  NoGradGuard no_grad;
+  for (const auto& b : module().buffers())
+    if (b.defined()) works.push_back(options_.process_group->broadcast(b, 0));
+  for (auto& w : works) w->wait();
+}
+
+// Note [Join]
+// Ranks with uneven amounts of data. While join is enabled, each training forward of a rank
+// still training starts with all_reduce([1, sync]) (sync: 1 unless inside no_sync); a joined
+// rank loops on all_reduce([0, 0]). A sum of 0 active ranks means every rank has joined: all
+// leave the loop together. Otherwise the joined rank runs what the active ranks' iteration
+// runs: the buffer broadcast (broadcast_buffers), then, when they synchronise, every bucket's
+// all_reduce with zeros (Reducer::shadow_backward). Last, the ranks all-gather how many
+// iterations each trained and copy the parameters and buffers of the one that trained longest
+// (the highest such rank) to all, so the models agree again (optimizer states do not: each
+// rank's optimizer stepped only while it trained).
+void DistributedDataParallel::enable_join() {
+  join_enabled_ = true;
+  trained_iterations_ = 0;
+}
+
+void DistributedDataParallel::announce_active() {
+  Tensor flags = from_blob(std::vector<int64_t>{1, reducer_->sync() ? 1 : 0}.data(), {2}, kInt64);
+  options_.process_group->all_reduce(flags)->wait();
+  ++trained_iterations_;
+}
+
+void DistributedDataParallel::join() {
+  WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
+  ProcessGroup& group = *options_.process_group;
+  for (;;) {
+    Tensor flags = zeros({2}, kInt64);
+    group.all_reduce(flags)->wait();
+    const auto f = flags.to_vector<int64_t>();
+    if (f[0] == 0) break;  // every rank has joined
+    if (options_.broadcast_buffers) sync_buffers();
+    if (f[1] > 0) reducer_->shadow_backward();
+  }
+  std::vector<Tensor> counts;
+  for (int r = 0; r < group.size(); ++r) counts.push_back(empty({1}, kInt64));
+  group.all_gather(counts, full({1}, trained_iterations_, kInt64))->wait();
+  int source = 0;
+  for (int r = 0; r < group.size(); ++r)
+    if (counts[r].item<int64_t>() >= counts[source].item<int64_t>()) source = r;
+  NoGradGuard no_grad;
+  std::vector<std::shared_ptr<Work>> works;
+  for (const auto& p : module().parameters()) works.push_back(group.broadcast(p, source));
+  for (const auto& b : module().buffers())
+    if (b.defined()) works.push_back(group.broadcast(b, source));
+  for (auto& w : works) w->wait();
+  join_enabled_ = false;
+}
+
+nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {
+  const bool grad = GradMode::is_enabled();
+  if (grad) reducer_->prepare_for_forward();
+  if (grad && join_enabled_ && is_training()) announce_active();
+  if (options_.broadcast_buffers && is_training()) sync_buffers();
+  nn::Value out = module().forward_value(args);
+  if (grad && reducer_->sync()) {
+    std::vector<Tensor> outputs;
+    out.for_each_tensor([&](const Tensor& t) { outputs.push_back(t); });
+    reducer_->prepare_for_backward(outputs);
+  }
+  return out;
+}
+
+Tensor DistributedDataParallel::forward(const Tensor& input) { return forward_value({nn::Value(input)}).tensor(); }
+
+CommStats DistributedDataParallel::comm_stats() const { return reducer_->stats(); }
+void DistributedDataParallel::reset_comm_stats() { reducer_->reset_stats(); }
+
+std::string DistributedDataParallel::extra_repr() const {
+  return fmt::format("world_size={}, rank={}, buckets={}, bucket_cap_mb={}, find_unused_parameters={}",
+                     options_.process_group->size(), options_.process_group->rank(), bucket_indices().size(),
+                     options_.bucket_cap_mb, options_.find_unused_parameters);
+}
+
+}  // namespace wick::distributed

@@ -1,0 +1,255 @@
+#include "reducer.h"
+
+#include <fmt/format.h>
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "wick/autograd/engine.h"
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/autograd/node.h"
+#include "wick/core/error.h"
+#include "wick/distributed/bucketing.h"
+
+namespace wick::distributed::detail {
+
+using Clock = std::chrono::steady_clock;
+
+Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
+                 std::vector<int64_t> size_limits, bool find_unused_parameters)
+    : params_(std::move(params)),
+      names_(std::move(names)),
+      group_(std::move(group)),
+      find_unused_(find_unused_parameters) {
+  // Reverse registration order: roughly the order backward produces the gradients.
+  std::vector<Tensor> reversed(params_.rbegin(), params_.rend());
+  const auto assignment = compute_bucket_assignment_by_size(reversed, size_limits);
+  where_.resize(params_.size());
+  for (const auto& indices : assignment) {
+    Bucket b;
+    int64_t numel = 0;
+    for (size_t r : indices) {
+      const size_t p = params_.size() - 1 - r;
+      where_[p] = {buckets_.size(), b.params.size()};
+      b.params.push_back(p);
+      b.offsets.push_back(numel);
+      numel += params_[p].numel();
+    }
+    const Tensor& first = params_[b.params.front()];
+    b.flat = zeros({numel}, TensorOptions(first.dtype()).device(first.device()));
+    bucket_params_.push_back(b.params);
+    buckets_.push_back(std::move(b));
+  }
+  ready_.assign(params_.size(), 0);
+  used_.assign(params_.size(), 0);
+  unused_.assign(params_.size(), 0);
+  reset_iteration_locked();
+}
+
+Reducer::~Reducer() {
+  for (auto& h : hooks_) h.remove();
+}
+
+void Reducer::install_hooks() {
+  std::weak_ptr<Reducer> weak = weak_from_this();
+  for (size_t i = 0; i < params_.size(); ++i) {
+    hooks_.push_back(params_[i].register_post_accumulate_grad_hook([weak, i](const Tensor&) {
+      if (auto self = weak.lock()) self->on_gradient_ready(i);
+    }));
+  }
+}
+
+Tensor Reducer::slot(size_t bucket, size_t k) const {
+  const Bucket& b = buckets_[bucket];
+  const Tensor& p = params_[b.params[k]];
+  return b.flat.narrow(0, b.offsets[k], p.numel()).view(p.sizes());
+}
+
+bool Reducer::sync() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return sync_;
+}
+
+void Reducer::set_sync(bool on) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  sync_ = on;
+}
+
+void Reducer::reset_iteration_locked() {
+  std::fill(ready_.begin(), ready_.end(), 0);
+  std::fill(used_.begin(), used_.end(), 0);
+  for (auto& b : buckets_) {
+    b.pending = b.params.size();
+    b.work.reset();
+  }
+  next_bucket_ = 0;
+  in_backward_ = false;
+  unused_marked_ = false;
+}
+
+void Reducer::prepare_for_forward() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (in_backward_) reset_iteration_locked();  // a backward failed before its end callback ran
+  if (unfinished_.empty()) return;
+  std::string names;
+  for (size_t k = 0; k < unfinished_.size() && k < 8; ++k)
+    names += fmt::format("{}'{}' (index {})", k ? ", " : "", names_[unfinished_[k]], unfinished_[k]);
+  if (unfinished_.size() > 8) names += fmt::format(" and {} more", unfinished_.size() - 8);
+  unfinished_.clear();  // reported once; the next iteration starts clean
+  WICK_FAIL_T(StateError,
+              "DistributedDataParallel: the previous backward on rank {} produced no gradient for parameter(s) {}, so "
+              "their buckets were never reduced and the gradients of this step would be wrong. If your forward does "
+              "not use every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; "
+              "otherwise make sure the loss depends on every parameter's output.",
+              group_->rank(), names);
+}
+
+void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
+  if (!find_unused_) return;
+  std::unordered_map<const TensorImpl*, size_t> index;
+  for (size_t i = 0; i < params_.size(); ++i) index.emplace(params_[i].impl(), i);
+  std::vector<char> reached(params_.size(), 0);
+  std::vector<autograd::Node*> stack;
+  std::unordered_set<autograd::Node*> seen;
+  for (const auto& out : outputs) {
+    if (!out.defined()) continue;
+    if (auto it = index.find(out.impl()); it != index.end()) reached[it->second] = 1;
+    if (auto fn = out.grad_fn(); fn && seen.insert(fn.get()).second) stack.push_back(fn.get());
+  }
+  while (!stack.empty()) {
+    autograd::Node* node = stack.back();
+    stack.pop_back();
+    if (auto* acc = dynamic_cast<autograd::AccumulateGrad*>(node)) {
+      Tensor leaf = acc->variable();
+      if (leaf.defined())
+        if (auto it = index.find(leaf.impl()); it != index.end()) reached[it->second] = 1;
+      continue;
+    }
+    for (const auto& e : node->next_edges())
+      if (e.function && seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t i = 0; i < params_.size(); ++i) unused_[i] = !reached[i];
+}
+
+void Reducer::on_gradient_ready(size_t index) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!sync_) return;  // no_sync(): .grad just accumulates
+  if (!in_backward_) {
+    in_backward_ = true;
+    std::weak_ptr<Reducer> weak = weak_from_this();
+    autograd::queue_callback([weak] {
+      if (auto self = weak.lock()) self->finalize_backward();
+    });
+    if (find_unused_ && !unused_marked_) {
+      unused_marked_ = true;
+      for (size_t i = 0; i < params_.size(); ++i)
+        if (unused_[i] && i != index) mark_ready_locked(i, false);
+    }
+  }
+  WICK_CHECK_STATE(!ready_[index],
+                   "DistributedDataParallel: parameter '{}' received a second gradient in one backward (a re-entrant "
+                   "backward or a backward of a graph retained from an earlier one); DDP reduces each parameter "
+                   "once per backward",
+                   names_[index]);
+  mark_ready_locked(index, true);
+}
+
+void Reducer::mark_ready_locked(size_t index, bool has_grad) {
+  if (ready_[index]) return;
+  ready_[index] = 1;
+  used_[index] = has_grad;
+  const auto [b, k] = where_[index];
+  NoGradGuard no_grad;
+  Tensor s = slot(b, k);
+  const Tensor& g = params_[index].grad();
+  if (has_grad && g.defined()) {
+    s.copy_(g);
+    s.mul_(1.0 / static_cast<double>(group_->size()));
+  } else {
+    s.zero_();
+  }
+  if (--buckets_[b].pending == 0) launch_ready_buckets_locked();
+}
+
+void Reducer::launch_ready_buckets_locked() {
+  while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
+    Bucket& b = buckets_[next_bucket_++];
+    b.launched = Clock::now();
+    b.work = group_->all_reduce(b.flat, ReduceOp::Sum);
+  }
+}
+
+void Reducer::finalize_backward() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  struct Reset {  // whatever happens below, the next iteration starts clean
+    Reducer* r;
+    ~Reset() { r->reset_iteration_locked(); }
+  } reset{this};
+  // Parameters the graph walk thought used but that got no gradient (a branch whose gradient
+  // was undefined) are unused too.
+  if (find_unused_)
+    for (size_t i = 0; i < params_.size(); ++i)
+      if (!ready_[i]) mark_ready_locked(i, false);
+  std::vector<double> global_used;
+  if (find_unused_) {
+    Tensor used = empty({static_cast<int64_t>(params_.size())}, kFloat64);
+    double* u = used.data_ptr<double>();
+    for (size_t i = 0; i < params_.size(); ++i) u[i] = used_[i] ? 1.0 : 0.0;
+    group_->all_reduce(used, ReduceOp::Sum)->wait();
+    global_used.assign(u, u + params_.size());
+  }
+  const auto wait_start = Clock::now();
+  std::exception_ptr failure;
+  for (size_t b = 0; b < next_bucket_; ++b) {
+    try {
+      buckets_[b].work->wait();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+    stats_.allreduce_seconds += buckets_[b].work->seconds();
+  }
+  stats_.exposed_wait_seconds += std::chrono::duration<double>(Clock::now() - wait_start).count();
+  stats_.buckets += static_cast<int64_t>(next_bucket_);
+  stats_.backwards += 1;
+  if (failure) std::rethrow_exception(failure);
+  NoGradGuard no_grad;
+  for (size_t b = 0; b < next_bucket_; ++b) {
+    for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
+      const size_t p = buckets_[b].params[k];
+      if (find_unused_ && global_used[p] == 0) continue;  // no rank used it: .grad stays as it was
+      Tensor& param = params_[p];
+      if (param.grad().defined())
+        param.mutable_grad().copy_(slot(b, k));
+      else
+        param.set_grad(slot(b, k).clone());
+    }
+  }
+  unfinished_.clear();
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!ready_[i]) unfinished_.push_back(i);
+}
+
+void Reducer::shadow_backward() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::shared_ptr<Work>> works;
+  for (auto& b : buckets_) {
+    b.flat.zero_();
+    works.push_back(group_->all_reduce(b.flat, ReduceOp::Sum));
+  }
+  if (find_unused_) works.push_back(group_->all_reduce(zeros({static_cast<int64_t>(params_.size())}, kFloat64)));
+  for (auto& w : works) w->wait();
+}
+
+CommStats Reducer::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return stats_;
+}
+
+void Reducer::reset_stats() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  stats_ = {};
+}
+
+}  // namespace wick::distributed::detail

@@ -1,0 +1,82 @@
+#pragma once
+// Reducer: the gradient buckets of one DistributedDataParallel and the per-backward state that
+// fills, launches and unpacks them (Note [Gradient buckets and overlap]).
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "wick/core/removable_handle.h"
+#include "wick/distributed/distributed_data_parallel.h"
+
+namespace wick::distributed::detail {
+
+class Reducer : public std::enable_shared_from_this<Reducer> {
+ public:
+  /// `params` (with their dotted names) in registration order; they must all require grad.
+  Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
+          std::vector<int64_t> size_limits, bool find_unused_parameters);
+  ~Reducer();
+  Reducer(const Reducer&) = delete;
+  Reducer& operator=(const Reducer&) = delete;
+
+  /// Registers the hooks (needs shared_from_this, so not in the constructor).
+  void install_hooks();
+
+  /// At the start of a forward with grad mode on: StateError naming the parameters that got no
+  /// gradient in the last synchronised backward (without find_unused_parameters).
+  void prepare_for_forward();
+  /// At the end of such a forward, with its outputs: with find_unused_parameters, walks their
+  /// graph to find the parameters the forward did not use.
+  void prepare_for_backward(const std::vector<Tensor>& outputs);
+
+  bool sync() const;
+  void set_sync(bool on);
+
+  const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
+  /// For a joined rank: the collectives one synchronised backward of the others runs, with
+  /// zero gradients (every bucket in order, then the used map with find_unused_parameters).
+  void shadow_backward();
+  CommStats stats() const;
+  void reset_stats();
+
+ private:
+  struct Bucket {
+    Tensor flat;                   // the bucket: one flat tensor of its dtype and device
+    std::vector<size_t> params;    // indices into params_
+    std::vector<int64_t> offsets;  // each param's first element in flat
+    size_t pending = 0;            // params not ready yet in this backward
+    std::shared_ptr<Work> work;
+    std::chrono::steady_clock::time_point launched;
+  };
+
+  void on_gradient_ready(size_t index);
+  void mark_ready_locked(size_t index, bool has_grad);
+  void launch_ready_buckets_locked();
+  void finalize_backward();
+  void reset_iteration_locked();
+  Tensor slot(size_t bucket, size_t k) const;
+
+  std::vector<Tensor> params_;
+  std::vector<std::string> names_;
+  std::shared_ptr<ProcessGroup> group_;
+  bool find_unused_;
+  std::vector<std::vector<size_t>> bucket_params_;
+  std::vector<Bucket> buckets_;
+  std::vector<std::pair<size_t, size_t>> where_;  // param -> (bucket, position in bucket)
+  std::vector<RemovableHandle> hooks_;
+
+  mutable std::mutex mutex_;
+  bool sync_ = true;
+  bool in_backward_ = false;        // the end-of-backward callback is queued
+  bool unused_marked_ = false;      // the unused parameters of this iteration were marked ready
+  size_t next_bucket_ = 0;          // the next bucket to launch
+  std::vector<char> ready_;         // per param, this backward
+  std::vector<char> used_;          // per param: got a gradient on this rank, this backward
+  std::vector<char> unused_;        // per param: not reached from the last forward's outputs
+  std::vector<size_t> unfinished_;  // params that got no gradient in the last backward
+  CommStats stats_;
+};
+
+}  // namespace wick::distributed::detail

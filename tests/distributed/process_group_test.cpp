@@ -1,0 +1,126 @@
+// The collectives of the MPI process group, on every rank (run by mpirun with 2 and 3 ranks).
+// Expected values are hand-computed from each rank's known contribution.
+#include "dist_test_util.h"
+
+using namespace wick;
+using RO = distributed::ReduceOp;
+
+TEST_CASE("process group: rank and size come from the launcher", "[mpi]") {
+  auto& g = test::world();
+  CHECK(g.size() >= 1);
+  CHECK(g.rank() >= 0);
+  CHECK(g.rank() < g.size());
+  CHECK(g.backend_name() == "mpi");
+  if (const char* size = std::getenv("OMPI_COMM_WORLD_SIZE")) CHECK(g.size() == std::atoi(size));
+  if (const char* rank = std::getenv("OMPI_COMM_WORLD_RANK")) CHECK(g.rank() == std::atoi(rank));
+}
+
+TEST_CASE("process group: all_reduce sums and averages, in place, on every rank", "[mpi]") {
+  auto& g = test::world();
+  const int n = g.size(), r = g.rank();
+  // rank r contributes (r + 1) * [1, 2, 3]: the sum is n (n + 1) / 2 * [1, 2, 3].
+  Tensor t = test::vec({1.0, 2.0, 3.0}).mul(r + 1);
+  auto work = g.all_reduce(t, RO::Sum);
+  work->wait();
+  CHECK(work->is_completed());
+  const double s = n * (n + 1) / 2.0;
+  CHECK(t.to_vector<double>() == std::vector<double>{s, 2 * s, 3 * s});
+
+  Tensor f = full({4}, static_cast<double>(r + 1), kFloat32);
+  g.all_reduce(f, RO::Avg)->wait();
+  CHECK(f.to_vector<float>() == std::vector<float>(4, static_cast<float>(s / n)));
+
+  Tensor i = full({2}, static_cast<int64_t>(r), kInt64);
+  g.all_reduce(i)->wait();
+  CHECK(i.to_vector<int64_t>() == std::vector<int64_t>(2, static_cast<int64_t>(n * (n - 1) / 2)));
+
+  Tensor b = full({2}, r == n - 1, kBool);  // logical or
+  g.all_reduce(b)->wait();
+  CHECK(b.to_vector<bool>() == std::vector<bool>{true, true});
+}
+
+TEST_CASE("process group: a non-contiguous tensor is reduced through a staging copy", "[mpi]") {
+  auto& g = test::world();
+  Tensor base = arange(0, 6, 1, TensorOptions(kFloat64)).view({2, 3}).mul(g.rank() + 1);
+  Tensor t = base.t();  // [3, 2], not contiguous
+  REQUIRE_FALSE(t.is_contiguous());
+  g.all_reduce(t)->wait();
+  const double s = g.size() * (g.size() + 1) / 2.0;
+  CHECK(base.to_vector<double>() == std::vector<double>{0, s, 2 * s, 3 * s, 4 * s, 5 * s});
+}
+
+TEST_CASE("process group: broadcast and all_gather", "[mpi]") {
+  auto& g = test::world();
+  const int n = g.size(), r = g.rank();
+  const int root = n - 1;
+  Tensor t = full({3}, static_cast<double>(r * 10), kFloat64);
+  g.broadcast(t, root)->wait();
+  CHECK(t.to_vector<double>() == std::vector<double>(3, root * 10.0));
+
+  Tensor mine = test::vec({static_cast<double>(r), static_cast<double>(-r)});
+  std::vector<Tensor> all;
+  for (int k = 0; k < n; ++k) all.push_back(empty({2}, kFloat64));
+  g.all_gather(all, mine)->wait();
+  for (int k = 0; k < n; ++k) CHECK(all[k].to_vector<double>() == std::vector<double>{double(k), double(-k)});
+  g.barrier()->wait();
+}
+
+TEST_CASE("process group: many collectives in flight complete in call order", "[mpi]") {
+  auto& g = test::world();
+  std::vector<Tensor> ts;
+  std::vector<std::shared_ptr<distributed::Work>> works;
+  for (int k = 0; k < 20; ++k) {
+    ts.push_back(full({k + 1}, static_cast<double>(k), kFloat64));
+    works.push_back(g.all_reduce(ts.back()));
+  }
+  for (int k = 0; k < 20; ++k) {
+    works[k]->wait();
+    CHECK(ts[k].to_vector<double>() == std::vector<double>(k + 1, static_cast<double>(k * g.size())));
+  }
+}
+
+TEST_CASE("process group: mismatched shapes or dtypes fail on every rank, then the group works on", "[mpi]") {
+  auto& g = test::world();
+  const int r = g.rank();
+  // The last rank passes one more element: every rank gets the same ValueError.
+  Tensor t = zeros({r == g.size() - 1 ? 4 : 3}, kFloat64);
+  try {
+    g.all_reduce(t)->wait();
+    FAIL("expected a ValueError");
+  } catch (const ValueError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("all_reduce"));
+    CHECK_THAT(msg, Catch::Contains("[3]"));
+    CHECK_THAT(msg, Catch::Contains(fmt::format("rank {}: all_reduce(sum) #", g.size() - 1)));
+    CHECK_THAT(msg, Catch::Contains("[4]"));
+  }
+  CHECK(t.to_vector<double>() == std::vector<double>(t.numel(), 0.0));  // nothing was sent
+
+  Tensor d = zeros({2}, r == 0 ? kFloat32 : kFloat64);
+  CHECK_THROWS_AS(g.broadcast(d, 0)->wait(), ValueError);
+
+  // One rank refuses its own arguments (a wrong number of outputs): it gets its own error, the
+  // others an error that points at it.
+  std::vector<Tensor> outs;
+  for (int k = 0; k < g.size() + (r == 0 ? 1 : 0); ++k) outs.push_back(empty({1}, kFloat64));
+  try {
+    g.all_gather(outs, zeros({1}, kFloat64))->wait();
+    FAIL("expected a ValueError");
+  } catch (const ValueError& e) {
+    const std::string msg = e.what();
+    if (r == 0)
+      CHECK_THAT(msg, Catch::Contains("output tensors"));
+    else
+      CHECK_THAT(msg, Catch::Contains("rank 0: all_gather #") && Catch::Contains("refused"));
+  }
+  // Still in step afterwards.
+  Tensor ok = ones({2}, kFloat64);
+  g.all_reduce(ok)->wait();
+  CHECK(ok.to_vector<double>() == std::vector<double>(2, g.size()));
+}
+
+TEST_CASE("process group: a bad root is refused on that rank and fails everywhere", "[mpi]") {
+  auto& g = test::world();
+  Tensor t = zeros({1}, kFloat64);
+  CHECK_THROWS_AS(g.broadcast(t, g.size())->wait(), Error);
+}
