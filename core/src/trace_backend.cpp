@@ -53,6 +53,8 @@ class TracingBackend final : public Backend {
     RecordScope s("op", "synchronize");
     b_.synchronize(d);
   }
+  uintptr_t current_stream(Device d) override { return b_.current_stream(d); }
+  void set_current_stream(Device d, uintptr_t stream) override { b_.set_current_stream(d, stream); }
   void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) override {
     auto s = scope(op_name("unary", kUnary, op), shapes({&out, &in}));
     b_.unary(op, out, in, p0, p1);
@@ -135,6 +137,17 @@ class TracingBackend final : public Backend {
                            void* grad_image) override {
     auto s = scope("max_pool2d_backward", geometry(g));
     b_.max_pool2d_backward(g, grad_out, indices, grad_image);
+  }
+  bool log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) override {
+    auto s = scope("log_softmax_rows", fmt::format("\"rows\": {}, \"cols\": {}, \"dtype\": \"{}\"", rows, cols,
+                                                   dtype_name(dtype)));
+    return b_.log_softmax_rows(dtype, rows, cols, in, out);
+  }
+  bool log_softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out, const void* out,
+                                 void* grad_in) override {
+    auto s = scope("log_softmax_backward_rows", fmt::format("\"rows\": {}, \"cols\": {}, \"dtype\": \"{}\"", rows,
+                                                            cols, dtype_name(dtype)));
+    return b_.log_softmax_backward_rows(dtype, rows, cols, grad_out, out, grad_in);
   }
 
  private:

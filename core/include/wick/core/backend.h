@@ -62,6 +62,8 @@ struct Im2ColArgs {
       dilation_h, dilation_w, out_h, out_w;
 };
 
+// Every method is pure virtual, those with an obvious "nothing to do" answer included: a backend
+// that wraps another (the tracer's, core/src/trace_backend.cpp) then cannot silently drop one.
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -76,9 +78,9 @@ class Backend {
   /// The calling thread's current stream on `d` as an opaque handle (0 for backends without
   /// streams). Code that moves work to another thread (parallel_apply) reads it in the caller
   /// and makes it current in the worker, so the work stays ordered with the caller's.
-  virtual uintptr_t current_stream(Device) { return 0; }
+  virtual uintptr_t current_stream(Device d) = 0;
   /// Makes `stream` (a handle from current_stream for `d`) current on `d` for the calling thread.
-  virtual void set_current_stream(Device, uintptr_t) {}
+  virtual void set_current_stream(Device d, uintptr_t stream) = 0;
 
   /// out = op(in) elementwise; out and in share dtype and sizes (in may have stride 0).
   virtual void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) = 0;
@@ -130,15 +132,11 @@ class Backend {
   /// Fused log_softmax along the last dim of contiguous rows x cols arrays (cols > 0; in may be
   /// out), math::log_softmax_row per row. Returns false where the backend has no fused kernel:
   /// the front-end then composes it (amax, exp, sum, log), the reference it is tested against.
-  virtual bool log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) {
-    return false;
-  }
+  virtual bool log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) = 0;
   /// grad_in = grad_out - exp(out) * sum(grad_out) along the last dim of contiguous rows x cols
   /// arrays (log_softmax's backward); false where not fused, as log_softmax_rows.
   virtual bool log_softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out,
-                                         const void* out, void* grad_in) {
-    return false;
-  }
+                                         const void* out, void* grad_in) = 0;
 };
 
 /// The backend for a device type; throws wick::DeviceUnavailable ("wick was built without CUDA
