@@ -21,12 +21,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
+#include "round_stats.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/flush_denormal.h"
@@ -97,17 +97,8 @@ class Trainer {
   Tensor x_, y_;
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::string loadavg() {
-  std::ifstream f("/proc/loadavg");
-  std::string a;
-  f >> a;
-  return a.empty() ? "?" : a;
-}
+using wick_bench::loadavg;
+using wick_bench::median;
 
 // The slowest rank's value (the step of a DDP job ends when every rank's does).
 double max_over_ranks(distributed::ProcessGroup& g, double v) {

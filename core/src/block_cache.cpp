@@ -109,25 +109,33 @@ void BlockCache::wait_all_events() {
   }
 }
 
-bool BlockCache::release_segment(Block* b) {
+// The free blocks of `pool` that span a whole segment (the only ones that can go back).
+std::vector<BlockCache::Block*> BlockCache::whole_segments(const Pool& pool) {
+  std::vector<Block*> whole;
+  for (Block* b : pool)
+    if (!b->prev && !b->next) whole.push_back(b);
+  return whole;
+}
+
+void BlockCache::release_segment(Block* b) {
   memory_.release(b->ptr, b->size);  // throws: b stays cached and counted
   pool_of(b).erase(b);
   stats_.reserved -= static_cast<int64_t>(b->size);
   --segments_;
   all_.erase(b);
   delete b;
-  return true;
 }
 
 // Releases cached whole segments of `pool` totalling at least `size`: the smallest single
 // segment that is large enough, else the largest ones until enough. False if not possible.
 bool BlockCache::release_for(Pool& pool, size_t size) {
-  std::vector<Block*> whole;
-  for (Block* b : pool)
-    if (!b->prev && !b->next) whole.push_back(b);
+  std::vector<Block*> whole = whole_segments(pool);
   std::sort(whole.begin(), whole.end(), [](const Block* a, const Block* b) { return a->size < b->size; });
   auto fit = std::find_if(whole.begin(), whole.end(), [&](const Block* b) { return b->size >= size; });
-  if (fit != whole.end()) return release_segment(*fit);
+  if (fit != whole.end()) {
+    release_segment(*fit);
+    return true;
+  }
   size_t total = 0;
   for (Block* b : whole) total += b->size;
   if (total < size) return false;
@@ -142,12 +150,8 @@ bool BlockCache::release_for(Pool& pool, size_t size) {
 }
 
 void BlockCache::release_all() {
-  for (Pool* pool : {&small_, &large_}) {
-    std::vector<Block*> whole;
-    for (Block* b : *pool)
-      if (!b->prev && !b->next) whole.push_back(b);
-    for (Block* b : whole) release_segment(b);
-  }
+  for (Pool* pool : {&small_, &large_})
+    for (Block* b : whole_segments(*pool)) release_segment(b);
 }
 
 BlockCache::Block* BlockCache::reserve_segment(size_t size, StreamId stream, bool small) {

@@ -55,6 +55,15 @@ namespace {
 // polls are spaced out (Note [The communication thread]).
 constexpr auto kSpinFor = std::chrono::milliseconds(100);
 
+// After a collective wrote into `buf`: the result reaches the caller's tensor `t` (a copy when
+// `buf` was a contiguous staging copy, else a version bump, as any in-place write).
+void write_back(const Tensor& buf, Tensor& t) {
+  if (!buf.is_same(t))
+    t.copy_(buf);
+  else
+    t.bump_version();
+}
+
 MPI_Datatype mpi_type(DType d) {
   switch (d) {
     case kFloat32:
@@ -244,10 +253,7 @@ std::shared_ptr<Work> MpiProcessGroup::all_reduce(const Tensor& tensor, ReduceOp
         else
           divide<double>(buf, size);
       }
-      if (!buf.is_same(t))
-        t.copy_(buf);
-      else
-        t.bump_version();
+      write_back(buf, t);
     };
   } catch (const Error&) {
     task.refusal = std::current_exception();
@@ -270,10 +276,7 @@ std::shared_ptr<Work> MpiProcessGroup::broadcast(const Tensor& tensor, int root)
       MPI_Ibcast(buf.data_ptr(), count, type, root, MPI_COMM_WORLD, static_cast<MPI_Request*>(req));
     };
     task.finish = [buf, t = tensor]() mutable {
-      if (!buf.is_same(t))
-        t.copy_(buf);
-      else
-        t.bump_version();
+      write_back(buf, t);
     };
   } catch (const Error&) {
     task.refusal = std::current_exception();

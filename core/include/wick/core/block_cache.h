@@ -123,7 +123,8 @@ class BlockCache {
   void return_to_pool(Block* b);
   void process_events();
   void wait_all_events();
-  bool release_segment(Block* b);  // b spans a whole segment and is free
+  static std::vector<Block*> whole_segments(const Pool& pool);
+  void release_segment(Block* b);  // b spans a whole segment and is free
   bool release_for(Pool& pool, size_t size);
   void release_all();
   Block* reserve_segment(size_t size, StreamId stream, bool small);
