@@ -42,21 +42,29 @@ std::string dot_cluster_id(const Device& d) {
 
 namespace {
 
-// Every node reachable from the roots, in sequence-number order (creation order).
+// Every node reachable from the roots, in a depth-first post-order over next_edges (each node
+// after everything it feeds from, edges in input order, roots in the order given). The order
+// depends only on the graph's shape: sequence numbers would not do, since replicas' forwards
+// run on their device threads at once and interleave their creation order.
 std::vector<Node*> reachable_nodes(const std::vector<Edge>& root_edges) {
-  std::vector<Node*> nodes, stack;
+  std::vector<Node*> nodes;
+  std::vector<std::pair<Node*, size_t>> stack;  // (node, next edge to visit); iterative for deep graphs
   std::unordered_set<const Node*> seen;
-  for (const Edge& e : root_edges)
-    if (e.function && seen.insert(e.function.get()).second) stack.push_back(e.function.get());
-  while (!stack.empty()) {  // iterative: deep graphs must not overflow the stack
-    Node* n = stack.back();
-    stack.pop_back();
-    nodes.push_back(n);
-    for (const Edge& e : n->next_edges())
-      if (e.function && seen.insert(e.function.get()).second) stack.push_back(e.function.get());
+  for (const Edge& root : root_edges) {
+    if (!root.function || !seen.insert(root.function.get()).second) continue;
+    stack.emplace_back(root.function.get(), 0);
+    while (!stack.empty()) {
+      auto& [n, next] = stack.back();
+      const std::vector<Edge>& edges = n->next_edges();
+      if (next < edges.size()) {
+        Node* child = edges[next++].function.get();
+        if (child && seen.insert(child).second) stack.emplace_back(child, 0);
+        continue;
+      }
+      nodes.push_back(n);
+      stack.pop_back();
+    }
   }
-  std::sort(nodes.begin(), nodes.end(),
-            [](const Node* a, const Node* b) { return a->sequence_nr() < b->sequence_nr(); });
   return nodes;
 }
 

@@ -65,12 +65,37 @@ TEST_CASE("autograd to_dot: one cluster per device, edge labels are input indice
   wick::test::emit_dot("two_devices.dot", dot);
   CHECK(dot.find("subgraph \"cluster_cpu_0\"") != std::string::npos);
   CHECK(dot.find("subgraph \"cluster_cpu_1\"") != std::string::npos);
-  // Nodes in creation order: n0 MulBackward, n1 AccumulateGrad(a), n2 ToCopyBackward, n3 SubBackward.
-  CHECK(dot.find("n0 [label=\"MulBackward\"") != std::string::npos);
-  CHECK(dot.find("n1 [label=\"a\\n[2] float32\"") != std::string::npos);
-  CHECK(dot.find("n1 -> n0 [label=\"0\"]") != std::string::npos);  // a is mul's input 0
+  // Nodes in post-order from the root: n0 AccumulateGrad(a), n1 MulBackward, n2 ToCopyBackward,
+  // n3 SubBackward.
+  CHECK(dot.find("n0 [label=\"a\\n[2] float32\"") != std::string::npos);
+  CHECK(dot.find("n1 [label=\"MulBackward\"") != std::string::npos);
+  CHECK(dot.find("n0 -> n1 [label=\"0\"]") != std::string::npos);  // a is mul's input 0
   CHECK(dot.find("n2 -> n3 [label=\"1\"]") != std::string::npos);  // b is sub's input 1
   CHECK(dot.find("saved") == std::string::npos);
+}
+
+TEST_CASE("autograd to_dot: ids do not depend on the order the nodes were created in") {
+  // The same graph, its two branches built in opposite orders (as two replicas' forwards on their
+  // device threads may interleave): the drawings are byte-identical.
+  auto draw = [](bool left_first) {
+    Tensor x = ones({2}, TensorOptions().requires_grad(true));
+    Tensor y = ones({2}, TensorOptions().requires_grad(true));
+    Tensor left, right;
+    if (left_first) {
+      left = mul(x, full({2}, 2.0));
+      right = exp(y);
+    } else {
+      right = exp(y);
+      left = mul(x, full({2}, 2.0));
+    }
+    autograd::DotOptions o;
+    o.names = {{"x", x}, {"y", y}};
+    return autograd::to_dot({add(left, right)}, o);
+  };
+  const std::string a = draw(true), b = draw(false);
+  CHECK(a == b);
+  CHECK(a.find("n1 [label=\"MulBackward\"") != std::string::npos);
+  CHECK(a.find("n3 [label=\"ExpBackward\"") != std::string::npos);
 }
 
 TEST_CASE("autograd to_dot: a root that does not require grad is drawn alone") {

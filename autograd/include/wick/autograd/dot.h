@@ -4,10 +4,13 @@
 //
 // Note [Deterministic DOT ids]
 // Every picture wick draws (autograd::to_dot, nn::to_dot, parallel::explain_replicate) names its
-// nodes from stable facts, never from pointers: backward nodes are numbered n0, n1, ... in the
-// order of their sequence numbers (creation order), modules m0, m1, ... in pre-order, tensors by
-// their index in a walk. The same program therefore draws byte-identical DOT in every run, which
-// is what lets tests compare a drawing with a checked-in golden file (tests/data/dot/).
+// nodes from stable facts, never from pointers or timing: backward nodes are numbered n0, n1, ...
+// in a depth-first post-order from the roots (each node after the nodes it feeds from, edges in
+// input order), modules m0, m1, ... in pre-order, tensors by their index in a walk. Sequence
+// numbers (creation order) would not do: the replicas' forwards run on their device threads at
+// once, so their nodes' creation order changes from run to run. The same program therefore draws
+// byte-identical DOT in every run, under any scheduling, which is what lets tests compare a
+// drawing with a checked-in golden file (tests/data/dot/).
 #include <string>
 #include <utility>
 #include <vector>
