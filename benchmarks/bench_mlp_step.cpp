@@ -3,7 +3,7 @@
 // the eight GEMMs such a step must do (three forward, three weight gradients, two input
 // gradients; the first layer's input needs none), called straight on OpenBLAS with the layouts
 // a framework that copies nothing would use. Read wick's step as a ratio to that bound.
-// benchmarks/baseline_libtorch.cpp and benchmarks/train_step_pytorch.py time the same step.
+// benchmarks/libtorch/baseline_libtorch.cpp and benchmarks/train_step_pytorch.py time the same step.
 //
 // Threads: OpenBLAS gets WICK_BENCH_THREADS (default 1) threads.
 #include <benchmark/benchmark.h>

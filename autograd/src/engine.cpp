@@ -1,4 +1,4 @@
-// The backward engine (DESIGN section 3): dependency counting, then ready nodes run on the
+// The backward engine (docs/autograd.md, "The engine"): dependency counting, then ready nodes run on the
 // thread of their device. No recursion anywhere, so graph depth is bounded by memory, not by
 // the stack.
 //

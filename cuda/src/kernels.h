@@ -8,7 +8,7 @@
 
 namespace wick::cuda::kernels {
 
-// unary.cu (dispatch), unary_float.cu, unary_int.cu
+// unary_float.cu, unary_int.cu (unary dispatches on the dtype in cuda_backend.cpp)
 void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1);
 void unary_floating(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1);
 void unary_integral(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1);

@@ -1,6 +1,6 @@
 // For every nn module of the library: shallow-copy it, rewire the copy's tables to fresh tensors,
 // and check that the copy computes with the new tensors and the original with the old ones
-// (the property replicate relies on; DESIGN section 4).
+// (the property replicate relies on; docs/modules.md, "Why tables and slots: replication").
 #include <catch2/catch.hpp>
 
 #include "nn_test_util.h"

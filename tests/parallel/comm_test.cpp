@@ -1,5 +1,7 @@
-// comm on CPU devices: ports of PyTorch's TestCudaComm (test_cuda_multigpu.py) cases 36-43 of
-// pytorch-parallel.md, plus the bucketing rule and the communicator registry.
+// comm on CPU devices: ports of PyTorch's TestCudaComm (test_cuda_multigpu.py: test_broadcast,
+// test_broadcast_coalesced and its _dense_only and _empty_tensors forms, test_reduce_add,
+// test_reduce_add_coalesced, test_scatter and test_gather with their dim forms), plus the
+// bucketing rule and the communicator registry.
 #include <catch2/catch.hpp>
 
 #include <atomic>

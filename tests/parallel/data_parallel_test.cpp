@@ -1,5 +1,5 @@
 // DataParallel and data_parallel on CPU devices: the non-CUDA-only cases of PyTorch's
-// test_data_parallel.py and LibTorch's parallel.cpp (pytorch-parallel.md 2.1 and 2.4).
+// test_data_parallel.py (TestDataParallel) and LibTorch's test/cpp/api/parallel.cpp (ParallelTest).
 #include <catch2/catch.hpp>
 
 #include <wick/nn/nn.h>

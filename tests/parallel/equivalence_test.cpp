@@ -1,4 +1,4 @@
-// The promise (DESIGN section 5): DataParallel over 1, 2, 3 and 4 CPU devices gives the same
+// The promise (docs/parallel.md, "DataParallel: what it promises"): DataParallel over 1, 2, 3 and 4 CPU devices gives the same
 // loss and the same gradients on the original parameters as the plain module on the whole
 // batch, within 1e-12 relative in float64. Also: no two replicas share storage, only the source
 // replica shares with the original, every replica tensor is on its replica's device.

@@ -1,5 +1,8 @@
-// The differentiable comm functions on CPU devices: pytorch-parallel.md cases 19, 21, 33-35,
-// 47, 48, and double backward through all four.
+// The differentiable comm functions on CPU devices: ports of PyTorch's test_scatter and
+// test_gather (test_data_parallel.py), test_broadcast_double_backwards,
+// test_broadcast_not_requiring_grad and test_broadcast_no_grad (test_nn.py), LibTorch's
+// DifferentiableScatter and DifferentiableGather (ParallelTest), and double backward through all
+// four.
 #include <catch2/catch.hpp>
 
 #include "parallel/parallel_test_util.h"

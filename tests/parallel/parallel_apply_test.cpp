@@ -1,4 +1,6 @@
-// parallel_apply on CPU devices: pytorch-parallel.md cases 4, 6, 11 (grad mode), 50, 51, and
+// parallel_apply on CPU devices: ports of PyTorch's test_parallel_apply,
+// test_parallel_apply_passes_exception and test_data_parallel_no_grad (grad mode), LibTorch's
+// ParallelApply and ParallelApplyWithDifferentOutputDevice (ParallelTest), and
 // the thread guarantees (no leaked thread, the first failure by replica index).
 #include <catch2/catch.hpp>
 

@@ -1,4 +1,5 @@
-// replicate on CPU devices: pytorch-parallel.md cases 23, 24, 27-ish, 49, plus the index-map
+// replicate on CPU devices: ports of PyTorch's test_replicate, test_replicate_buffers and
+// test_save_replica_module (test_data_parallel.py) and LibTorch's Replicate (ParallelTest), plus the index-map
 // properties (tied weights, shared children, None entries), storage and device placement,
 // replica marks, the index-map cache.
 #include <catch2/catch.hpp>

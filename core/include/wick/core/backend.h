@@ -1,5 +1,5 @@
 #pragma once
-// Backend: the per-device-type primitives every op front-end is built from (DESIGN section 2).
+// Backend: the per-device-type primitives every op front-end is built from (docs/architecture.md, "Backends").
 //
 // The CPU backend lives in core/src/cpu; the CUDA backend in cuda/ implements the same interface.
 // Front-ends (core/src/native_*.cpp) check arguments, broadcast, promote and allocate, then call
@@ -89,7 +89,7 @@ class Backend {
   /// out = cond ? a : b; cond is bool, a/b/out share dtype.
   virtual void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b) = 0;
   /// dst = src (same sizes), converting dtype; both on this backend's devices (cross-device
-  /// copies between two device types go through copy_between in core/src/copy.cpp).
+  /// copies between two device types go through copy_between in core/src/native_copy.cpp).
   virtual void copy(const KernelTensor& dst, const KernelTensor& src) = 0;
   /// Copies `bytes` contiguous bytes host->device (to_device) or device->host.
   virtual void copy_bytes_host(void* dst, const void* src, size_t bytes, Device device, bool to_device) = 0;

@@ -1,9 +1,12 @@
 #pragma once
-// Communicator: how comm moves bytes between devices (DESIGN section 5).
+// Communicator: how comm moves bytes between devices (docs/parallel.md, "Choosing a communicator").
 //
 // Note [Choosing a communicator]
-// comm (comm.h) never copies or sums across devices itself; it asks select_communicator() for
-// the implementation that fits the devices taking part, then hands it whole buckets:
+// comm (comm.h) never broadcasts or sums across devices itself; for broadcast, reduce_add and
+// their coalesced forms it asks select_communicator() for the implementation that fits the
+// devices taking part, then hands it whole buckets. (scatter and gather are not collectives
+// here: they copy each chunk to or from its device with the backends' copy (native::copy_),
+// one point-to-point copy per device, and never reach a Communicator.) The implementations:
 //  - an NCCL communicator, when one is registered (builds with CUDA register it lazily, see
 //    nccl_communicator.cpp), every device of the call is a CUDA device, the devices are
 //    pairwise distinct and NCCL supports the dtype. Everything comm hands it is a dense,

@@ -1,5 +1,5 @@
 #pragma once
-// The parallel layer (DESIGN section 5; docs/parallel.md): comm and its Communicator, the
+// The parallel layer (docs/parallel.md): comm and its Communicator, the
 // differentiable Broadcast / ReduceAddCoalesced / Scatter / Gather, replicate, parallel_apply,
 // scatter/gather of argument trees, DataParallel.
 #include "wick/parallel/comm.h"

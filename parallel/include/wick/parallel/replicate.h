@@ -1,6 +1,6 @@
 #pragma once
 // replicate: copies of a module on several devices that share the original's structure and
-// send their gradients back to it (DESIGN section 5; docs/parallel.md walks an example).
+// send their gradients back to it (docs/parallel.md, "replicate, step by step", walks an example).
 //
 // Note [replicate through index maps]
 //  1. Index maps by identity: the module tree in pre-order, each module once (a child registered
