@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "support/allclose.h"
+#include "support/devices.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -171,9 +172,41 @@ TEST_CASE("rand, randn and randint have roughly the right statistics") {
   CHECK_THROWS_WITH(randint(3, 3, {2}), Contains("randint") && Contains("low < high"));
 }
 
-TEST_CASE("float32 rand never rounds up to its upper bound") {
+TEST_CASE("the uniform map never returns its upper bound, at the rounding boundary") {
+  // Driven through the shared functor (Note [Random affine maps]) with the largest uniform the
+  // generator can draw (all 64 random bits set: u = 1 - 2^-53) and with the bit patterns just
+  // below it, where the cast to float32 starts rounding up to the bound.
+  const uint64_t all_ones = ~uint64_t{0};
+  CHECK(math::uniform_from_bits(all_ones) == 1.0 - 0x1.0p-53);
+  CHECK(math::uniform_from_bits(0) == 0.0);
+  const std::vector<std::pair<double, double>> bounds = {{0.0, 1.0}, {1.0, 2.0},  {-3.0, 7.0},
+                                                         {0.1, 0.3}, {-1.0, -0.5}, {1e6, 1e6 + 1.0}};
+  for (auto [a, b] : bounds) {
+    CAPTURE(a, b);
+    // float32: the worst case is clamped to exactly the largest float below b.
+    CHECK(math::uniform_in<float>(math::uniform_from_bits(all_ones), a, b) ==
+          std::nextafter(static_cast<float>(b), -INFINITY));
+    // The 2^20 largest draws (every u within 2^-33 of 1), in both precisions.
+    for (uint64_t k = 0; k < (uint64_t{1} << 20); ++k) {
+      const double u = math::uniform_from_bits(all_ones - (k << 11));
+      const float f = math::uniform_in<float>(u, a, b);
+      const double d = math::uniform_in<double>(u, a, b);
+      if (!(f < static_cast<float>(b)) || !(f >= static_cast<float>(a)) || !(d < b) || !(d >= a)) {
+        FAIL("out of [a, b) at u = 1 - " << k << " * 2^-53: float " << f << ", double " << d);
+      }
+    }
+  }
+  // A double bound hit by rounding: 1 + (1 - 2^-53) is a tie that rounds to 2.
+  CHECK(1.0 + (1.0 - 0x1.0p-53) == 2.0);
+  CHECK(math::uniform_in<double>(1.0 - 0x1.0p-53, 1.0, 2.0) == std::nextafter(2.0, 0.0));
+  // Away from the bound the map is the plain affine map.
+  CHECK(math::uniform_in<float>(0.25, -3.0, 7.0) == -0.5f);
+  CHECK(math::uniform_in<double>(0.5, 0.1, 0.3) == 0.1 + (0.3 - 0.1) * 0.5);
+}
+
+TEST_CASE("float32 rand never rounds up to its upper bound, on every device") {
   // A uniform double within 2^-25 of 1 rounds to 1.0f; find a counter that draws one and check
-  // that the float32 kernel still returns a value below 1.
+  // that every device's float32 kernel still returns a value below 1, and the same value.
   const uint64_t seed = 42;
   uint64_t counter = 0;
   bool found = false;
@@ -184,10 +217,15 @@ TEST_CASE("float32 rand never rounds up to its upper bound") {
     }
   }
   REQUIRE(found);
-  Tensor t = native::empty({1}, kFloat32);
-  backend(kCPU).random(native::kernel_tensor(t), RandomKind::Uniform, 0.0, 1.0, seed, counter);
-  CHECK(t.item<float>() < 1.0f);
-  CHECK(t.item<float>() > 0.99f);
+  for (const Device& d : test::test_devices()) {
+    CAPTURE(d);
+    DeviceGuard guard(d);
+    Tensor t = native::empty({1}, kFloat32, d);
+    backend(d).random(native::kernel_tensor(t), RandomKind::Uniform, 0.0, 1.0, seed, counter);
+    const float v = t.to(kCPU).item<float>();
+    CHECK(v < 1.0f);
+    CHECK(v == std::nextafter(1.0f, 0.0f));
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -171,30 +171,7 @@ void CpuBackend::random(const KernelTensor& out, RandomKind kind, double a, doub
   for (auto s : out.sizes) n *= s;
   dispatch(out.dtype, "random", [&]<typename T>() {
     T* o = reinterpret_cast<T*>(out.data);
-    for (int64_t i = 0; i < n; ++i) {
-      const uint64_t c = offset + static_cast<uint64_t>(i);
-      double v = 0;
-      switch (kind) {
-        case RandomKind::Uniform:
-          v = a + (b - a) * math::random_uniform(seed, c);
-          // A double just below b can round up to b in float32: keep the interval half-open.
-          if constexpr (std::is_floating_point_v<T>) {
-            if (static_cast<T>(v) >= static_cast<T>(b) && b > a)
-              v = std::nextafter(static_cast<T>(b), static_cast<T>(a));
-          }
-          break;
-        case RandomKind::Normal:
-          v = a + b * math::random_normal(seed, c);
-          break;
-        case RandomKind::RandInt:
-          v = a + std::floor(math::random_uniform(seed, c) * (b - a));
-          break;
-        case RandomKind::Bernoulli:
-          v = math::random_uniform(seed, c) < a ? 1.0 : 0.0;
-          break;
-      }
-      o[i] = static_cast<T>(v);
-    }
+    for (int64_t i = 0; i < n; ++i) o[i] = math::random_value<T>(kind, a, b, seed, offset + static_cast<uint64_t>(i));
   });
 }
 

@@ -16,6 +16,7 @@
 #include "wick/core/device.h"
 #include "wick/core/dtype.h"
 #include "wick/core/kernel_layout.h"
+#include "wick/core/random_functors.h"
 
 namespace wick {
 
@@ -28,7 +29,6 @@ enum class BinaryOp : int8_t {
 };
 enum class ReduceOp : int8_t { Sum, Prod, Max, Min };
 enum class ArgReduceOp : int8_t { ArgMax, ArgMin };
-enum class RandomKind : int8_t { Uniform, Normal, RandInt, Bernoulli };
 
 /// True for comparisons and logical ops, whose output is bool.
 constexpr bool binary_op_returns_bool(BinaryOp op) { return op >= BinaryOp::Eq; }

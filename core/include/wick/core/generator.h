@@ -31,14 +31,24 @@ uint64_t random_bits(uint64_t seed, uint64_t counter) {
   z = (z ^ (z >> 29)) * 0xBF58476D1CE4E5B9ull;
   return z ^ (z >> 32);
 }
-/// Uniform double in [0, 1) from 53 random bits.
+/// Uniform double in [0, 1) from the top 53 of 64 random bits: all ones gives 1 - 2^-53, the
+/// largest value (tests drive the maps with it).
+#if defined(__CUDACC__)
+__host__ __device__ __forceinline__
+#else
+inline
+#endif
+double uniform_from_bits(uint64_t bits) {
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+/// Uniform double in [0, 1) from counter `counter`.
 #if defined(__CUDACC__)
 __host__ __device__ __forceinline__
 #else
 inline
 #endif
 double random_uniform(uint64_t seed, uint64_t counter) {
-  return static_cast<double>(random_bits(seed, counter) >> 11) * 0x1.0p-53;
+  return uniform_from_bits(random_bits(seed, counter));
 }
 /// Standard normal from counter `counter` (Box-Muller on two hashed uniforms).
 #if defined(__CUDACC__)
