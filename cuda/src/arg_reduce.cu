@@ -20,15 +20,7 @@ __device__ __forceinline__ void combine(T& bv, int64_t& bi, T v, int64_t i) {
     bi = i;
     return;
   }
-  const bool bn = bv != bv, vn = v != v;
-  bool take;
-  if (bn || vn)
-    take = (bn && vn) ? i < bi : vn;
-  else if (IsMax)
-    take = v > bv || (v == bv && i < bi);
-  else
-    take = v < bv || (v == bv && i < bi);
-  if (take) {
+  if (math::arg_take<T, IsMax>(bv, bi, v, i)) {  // Note [Reduction rules]
     bv = v;
     bi = i;
   }

@@ -28,7 +28,7 @@ __global__ void max_pool2d_kernel(Im2ColArgs g, const T* im, T* out, int64_t* in
         if (iw < 0 || iw >= g.width) continue;
         const int64_t at = ih * g.width + iw;
         const T v = plane[at];
-        if (best_at < 0 || v > best || v != v) {
+        if (best_at < 0 || math::pool_take(best, v)) {  // Note [Reduction rules]
           best = v;
           best_at = at;
         }

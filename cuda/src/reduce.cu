@@ -17,30 +17,11 @@
 namespace wick::cuda {
 
 namespace {
+// Note [Reduction rules] (wick/core/reduce_functors.h): the CPU's identity and combine.
 template <typename A, ReduceOp Op>
 struct Combine {
-  __device__ __forceinline__ static A init() {
-    if constexpr (Op == ReduceOp::Sum)
-      return A(0);
-    else if constexpr (Op == ReduceOp::Prod)
-      return A(1);
-    else if constexpr (Op == ReduceOp::Max)
-      return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
-                                                  : std::numeric_limits<A>::lowest();
-    else
-      return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max();
-  }
-  // r is the running value, v the new one; NaN sticks once in r.
-  __device__ __forceinline__ static A apply(A r, A v) {
-    if constexpr (Op == ReduceOp::Sum)
-      return r + v;
-    else if constexpr (Op == ReduceOp::Prod)
-      return r * v;
-    else if constexpr (Op == ReduceOp::Max)
-      return (v != v || v > r) ? v : r;
-    else
-      return (v != v || v < r) ? v : r;
-  }
+  __device__ __forceinline__ static A init() { return math::ReduceRule<A, Op>::identity(); }
+  __device__ __forceinline__ static A apply(A r, A v) { return math::ReduceRule<A, Op>::combine(r, v); }
 };
 
 // Offsets of the kept (outer) dims: operand 0 = out, operand 1 = in. Inner: the reduced dims of in.

@@ -54,12 +54,13 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
   }
   dispatch(in.dtype, "reduce", [&]<typename T>() {
     using A = math::acc_type<T>;
+    // The rule's identity and combine: Note [Reduction rules] (wick/core/reduce_functors.h).
     A init{};
     switch (op) {
-      case ReduceOp::Sum: init = A(0); break;
-      case ReduceOp::Prod: init = A(1); break;
-      case ReduceOp::Max: init = std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity() : std::numeric_limits<A>::lowest(); break;
-      case ReduceOp::Min: init = std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity() : std::numeric_limits<A>::max(); break;
+      case ReduceOp::Sum: init = math::ReduceRule<A, ReduceOp::Sum>::identity(); break;
+      case ReduceOp::Prod: init = math::ReduceRule<A, ReduceOp::Prod>::identity(); break;
+      case ReduceOp::Max: init = math::ReduceRule<A, ReduceOp::Max>::identity(); break;
+      case ReduceOp::Min: init = math::ReduceRule<A, ReduceOp::Min>::identity(); break;
     }
     std::vector<A> acc(static_cast<size_t>(out_n), init);
     KernelTensor acc_k = with_strides(in, in.sizes, acc_strides);
@@ -90,11 +91,10 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       });
     };
     switch (op) {
-      case ReduceOp::Sum: run([](A r, A v) { return static_cast<A>(r + v); }); break;
-      case ReduceOp::Prod: run([](A r, A v) { return static_cast<A>(r * v); }); break;
-      // NaN propagates: a NaN operand wins, and once r is NaN comparisons keep it.
-      case ReduceOp::Max: run([](A r, A v) { return (v != v || v > r) ? v : r; }); break;
-      case ReduceOp::Min: run([](A r, A v) { return (v != v || v < r) ? v : r; }); break;
+      case ReduceOp::Sum: run(math::ReduceRule<A, ReduceOp::Sum>::combine); break;
+      case ReduceOp::Prod: run(math::ReduceRule<A, ReduceOp::Prod>::combine); break;
+      case ReduceOp::Max: run(math::ReduceRule<A, ReduceOp::Max>::combine); break;
+      case ReduceOp::Min: run(math::ReduceRule<A, ReduceOp::Min>::combine); break;
     }
     // Write into out (any strides) from the contiguous accumulator.
     KernelTensor src;
@@ -139,8 +139,9 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const Kerne
           const T* row = x + j * inner;
           for (int64_t i = 0; i < inner; ++i) {
             const T v = row[i], bv = best[static_cast<size_t>(i)];
-            // A NaN wins at its first occurrence and then stays.
-            const bool better = bv == bv && (op == ArgReduceOp::ArgMax ? (v > bv || v != v) : (v < bv || v != v));
+            // Note [Reduction rules]: a NaN wins at its first occurrence and then stays.
+            const bool better = op == ArgReduceOp::ArgMax ? math::arg_take_later<T, true>(bv, v)
+                                                          : math::arg_take_later<T, false>(bv, v);
             best[static_cast<size_t>(i)] = better ? v : bv;
             idx[i] = better ? j : idx[i];
           }
@@ -163,8 +164,9 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const Kerne
         T bv = x[0];
         for (int64_t j = 1; j < len; ++j) {
           T v = x[j * st_in];
-          if (bv != bv) break;  // NaN wins, first occurrence
-          bool better = op == ArgReduceOp::ArgMax ? (v > bv || v != v) : (v < bv || v != v);
+          if (bv != bv) break;  // NaN wins, first occurrence (Note [Reduction rules])
+          const bool better = op == ArgReduceOp::ArgMax ? math::arg_take_later<T, true>(bv, v)
+                                                        : math::arg_take_later<T, false>(bv, v);
           if (better) {
             bv = v;
             best = j;

@@ -63,7 +63,7 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
             // Branch-free select through masks: on random data `take` is unpredictable, and a
             // branch there costs more than the whole update.
             const T v = plane[base + ow * SW], b = best[ow];
-            const Bits take = -static_cast<Bits>((v > b) | (v != v));  // v != v: NaN
+            const Bits take = -static_cast<Bits>(math::pool_take(b, v));  // Note [Reduction rules]
             best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
             const int64_t m = -static_cast<int64_t>(take & 1);
             at[ow] = ((base + ow * SW) & m) | (at[ow] & ~m);

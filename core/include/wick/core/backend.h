@@ -17,6 +17,7 @@
 #include "wick/core/dtype.h"
 #include "wick/core/kernel_layout.h"
 #include "wick/core/random_functors.h"
+#include "wick/core/reduce_functors.h"
 
 namespace wick {
 
@@ -27,8 +28,6 @@ enum class UnaryOp : int8_t {
 enum class BinaryOp : int8_t {
   Add, Sub, Mul, Div, Pow, Maximum, Minimum, ReluBackward, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
 };
-enum class ReduceOp : int8_t { Sum, Prod, Max, Min };
-enum class ArgReduceOp : int8_t { ArgMax, ArgMin };
 
 /// True for comparisons and logical ops, whose output is bool.
 constexpr bool binary_op_returns_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
