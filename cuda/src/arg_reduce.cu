@@ -66,7 +66,7 @@ __global__ void arg_reduce_kernel(detail::DeviceLayout<2> L, int64_t n_out, int6
 void kernels::arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) {
   KernelTensor in0 = in;
   in0.sizes = out.sizes;
-  const auto L = detail::layout_of<2>({&out, &in0});
+  const auto L = layout_of<2>({&out, &in0});
   if (L.numel == 0) return;
   const int64_t len = in.sizes[static_cast<size_t>(dim)], st_in = in.strides[static_cast<size_t>(dim)];
   const auto D = detail::to_device_layout(L);

@@ -18,7 +18,7 @@ struct CastApply {
 }  // namespace
 
 void kernels::copy(const KernelTensor& dst, const KernelTensor& src) {
-  const auto L = detail::layout_of<2>({&dst, &src});
+  const auto L = layout_of<2>({&dst, &src});
   if (L.numel == 0) return;
   if (dst.dtype == src.dtype && detail::is_dense(L)) {
     // Same dtype, both dense: a plain device-to-device memcpy (full copy bandwidth).

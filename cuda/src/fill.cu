@@ -39,7 +39,7 @@ struct ArangeApply {
 }  // namespace
 
 void kernels::where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b) {
-  const auto L = detail::layout_of<4>({&out, &cond, &a, &b});
+  const auto L = layout_of<4>({&out, &cond, &a, &b});
   dispatch(out.dtype, "where", [&]<typename T>() {
     detail::launch_elementwise<4>(
         L, WhereApply<T>{reinterpret_cast<T*>(out.data), reinterpret_cast<const bool*>(cond.data),
@@ -48,7 +48,7 @@ void kernels::where(const KernelTensor& out, const KernelTensor& cond, const Ker
 }
 
 void kernels::fill(const KernelTensor& dst, double value) {
-  const auto L = detail::layout_of<1>({&dst});
+  const auto L = layout_of<1>({&dst});
   dispatch(dst.dtype, "fill", [&]<typename T>() {
     detail::launch_elementwise<1>(L, FillApply<T>{reinterpret_cast<T*>(dst.data), static_cast<T>(value)});
   });

@@ -77,14 +77,6 @@ bool is_dense(const StridedLayout<N>& L) {
   return true;
 }
 
-/// The coalesced layout of operands that share ops[0]'s sizes.
-template <int N>
-StridedLayout<N> layout_of(const KernelTensor* const (&ops)[N]) {
-  IntArrayRef strides[N];
-  for (int k = 0; k < N; ++k) strides[k] = ops[k]->strides;
-  return make_layout<N>(ops[0]->sizes, strides);
-}
-
 template <typename Apply>
 __global__ void contiguous_kernel(int64_t n, Apply f) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x * kUnroll;

@@ -11,6 +11,7 @@
 #include "cpu/loop.h"
 #include "cpu/window.h"
 #include "wick/core/accumulate_type.h"
+#include "wick/core/indexed_layout.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
 
@@ -178,79 +179,48 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const Kerne
   });
 }
 
-void CpuBackend::index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) {
-  KernelTensor in0 = in, idx = index;
-  in0.sizes = out.sizes;
-  in0.strides[dim] = 0;
-  idx.sizes = out.sizes;
-  idx.strides = DimVector(out.sizes.size(), 0);
-  idx.strides[dim] = index.strides[0];
-  auto L = layout_of<3>({&out, &in0, &idx});
-  const int64_t sd = in.strides[dim];
-  dispatch(out.dtype, "index_select", [&]<typename T>() {
-    T* po = reinterpret_cast<T*>(out.data);
-    const T* pi = reinterpret_cast<const T*>(in.data);
-    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      for (int64_t i = 0; i < n; ++i)
-        po[off[0] + i * st[0]] = pi[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd];
+namespace {
+// The two loops of Note [Indexed kernels] (wick/core/indexed_layout.h builds the layouts).
+// read:  out[o0] = data[o1 + index[o2] * stride_dim]
+void read_indexed(const IndexedLayout& I, DType dtype, const char* op, char* out, const char* data, const char* index) {
+  dispatch(dtype, op, [&]<typename T>() {
+    T* po = reinterpret_cast<T*>(out);
+    const T* pd = reinterpret_cast<const T*>(data);
+    const int64_t* px = reinterpret_cast<const int64_t*>(index);
+    const int64_t sd = I.stride_dim;
+    for_each_row(I.layout, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i) po[off[0] + i * st[0]] = pd[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd];
     });
   });
+}
+// write: data[o1 + index[o2] * stride_dim] += src[o0], in layout order.
+void add_indexed(const IndexedLayout& I, DType dtype, const char* op, const char* src, char* data, const char* index) {
+  dispatch(dtype, op, [&]<typename T>() {
+    const T* ps = reinterpret_cast<const T*>(src);
+    T* pd = reinterpret_cast<T*>(data);
+    const int64_t* px = reinterpret_cast<const int64_t*>(index);
+    const int64_t sd = I.stride_dim;
+    for_each_row(I.layout, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for (int64_t i = 0; i < n; ++i) pd[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd] += ps[off[0] + i * st[0]];
+    });
+  });
+}
+}  // namespace
+
+void CpuBackend::index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) {
+  read_indexed(index_select_layout(out, in, dim, index), out.dtype, "index_select", out.data, in.data, index.data);
 }
 
 void CpuBackend::index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) {
-  KernelTensor out0 = out, idx = index;
-  out0.sizes = src.sizes;
-  out0.strides[dim] = 0;
-  idx.sizes = src.sizes;
-  idx.strides = DimVector(src.sizes.size(), 0);
-  idx.strides[dim] = index.strides[0];
-  auto L = layout_of<3>({&src, &out0, &idx});
-  const int64_t sd = out.strides[dim];
-  dispatch(out.dtype, "index_add", [&]<typename T>() {
-    T* po = reinterpret_cast<T*>(out.data);
-    const T* ps = reinterpret_cast<const T*>(src.data);
-    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      for (int64_t i = 0; i < n; ++i)
-        po[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd] += ps[off[0] + i * st[0]];
-    });
-  });
+  add_indexed(index_add_layout(out, dim, index, src), out.dtype, "index_add", src.data, out.data, index.data);
 }
 
 void CpuBackend::gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) {
-  KernelTensor in0 = in;
-  in0.sizes = out.sizes;
-  in0.strides[dim] = 0;
-  auto L = layout_of<3>({&out, &in0, &index});
-  const int64_t sd = in.strides[dim];
-  dispatch(out.dtype, "gather", [&]<typename T>() {
-    T* po = reinterpret_cast<T*>(out.data);
-    const T* pi = reinterpret_cast<const T*>(in.data);
-    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      for (int64_t i = 0; i < n; ++i)
-        po[off[0] + i * st[0]] = pi[off[1] + i * st[1] + px[off[2] + i * st[2]] * sd];
-    });
-  });
+  read_indexed(gather_layout(out, in, dim, index), out.dtype, "gather", out.data, in.data, index.data);
 }
 
 void CpuBackend::scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) {
-  KernelTensor out0 = out, src0 = src;
-  out0.sizes = index.sizes;
-  out0.strides[dim] = 0;
-  src0.sizes = index.sizes;
-  auto L = layout_of<3>({&index, &out0, &src0});
-  const int64_t sd = out.strides[dim];
-  dispatch(out.dtype, "scatter_add", [&]<typename T>() {
-    T* po = reinterpret_cast<T*>(out.data);
-    const T* ps = reinterpret_cast<const T*>(src.data);
-    const int64_t* px = reinterpret_cast<const int64_t*>(index.data);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      for (int64_t i = 0; i < n; ++i)
-        po[off[1] + i * st[1] + px[off[0] + i * st[0]] * sd] += ps[off[2] + i * st[2]];
-    });
-  });
+  add_indexed(scatter_add_layout(out, dim, index, src), out.dtype, "scatter_add", src.data, out.data, index.data);
 }
 
 void CpuBackend::gemm(const GemmArgs& g) {

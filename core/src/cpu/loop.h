@@ -32,12 +32,4 @@ void for_each_row(const StridedLayout<N>& L, F&& inner) {
   }
 }
 
-/// Layout for operands that share `sizes` (KernelTensor sizes of operand 0).
-template <int N>
-StridedLayout<N> layout_of(const KernelTensor* const (&ops)[N]) {
-  IntArrayRef strides[N];
-  for (int k = 0; k < N; ++k) strides[k] = ops[k]->strides;
-  return make_layout<N>(ops[0]->sizes, strides);
-}
-
 }  // namespace wick::cpu

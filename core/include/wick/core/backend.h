@@ -41,6 +41,16 @@ struct KernelTensor {
   Device device;
 };
 
+/// The coalesced layout (make_layout) of operands that share ops[0]'s sizes; CPU loops and CUDA
+/// launches alike.
+template <int N>
+StridedLayout<N> layout_of(const KernelTensor* const (&ops)[N]) {
+  IntArrayRef strides[N];
+  for (int k = 0; k < N; ++k) strides[k] = ops[k]->strides;
+  return make_layout<N>(ops[0]->sizes, strides);
+}
+
+
 /// A batched, row-major GEMM: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b], with
 /// op(A[b]) of shape m x k and op(B[b]) of shape k x n. Leading dims and batch strides are in
 /// elements; C is m x n with leading dim ldc.
