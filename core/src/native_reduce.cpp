@@ -4,6 +4,7 @@
 
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/stubs.h"
 
 namespace wick::native {
 
@@ -115,13 +116,15 @@ Tensor softmax(const Tensor& t, int64_t dim) {
 Tensor log_softmax(const Tensor& t, int64_t dim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "log_softmax");
-  // Note [Fused log_softmax]: along a contiguous last dim the backend's fused row kernel does it
-  // in one pass per row; the composite below stays as its reference and for other layouts.
+  // Note [Fused log_softmax]: along a contiguous last dim a backend's fused row kernel (a stub,
+  // Note [Dispatch stubs]) does it in one pass per row; the composite below stays as its reference and for other layouts.
   if (t.dim() > 0 && dim == t.dim() - 1 && t.is_contiguous() && t.numel() > 0) {
     Tensor out = empty(t.sizes(), t.dtype(), t.device());
     const int64_t cols = t.sizes()[dim];
-    if (backend(t.device()).log_softmax_rows(t.dtype(), t.numel() / cols, cols, t.data_ptr(), out.data_ptr()))
+    if (stubs::log_softmax_rows.find(t.device().type)) {
+      stubs::log_softmax_rows(t.device().type, t.dtype(), t.numel() / cols, cols, t.data_ptr(), out.data_ptr());
       return out;
+    }
   }
   return log_softmax_composite(t, dim);
 }
@@ -166,9 +169,11 @@ Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t d
   if (out.dim() > 0 && dim == out.dim() - 1 && out.is_contiguous() && grad_out.is_contiguous() && out.numel() > 0) {
     Tensor gi = empty(out.sizes(), out.dtype(), out.device());
     const int64_t cols = out.sizes()[dim];
-    if (backend(out.device()).log_softmax_backward_rows(out.dtype(), out.numel() / cols, cols, grad_out.data_ptr(),
-                                                       out.data_ptr(), gi.data_ptr()))
+    if (stubs::log_softmax_backward_rows.find(out.device().type)) {
+      stubs::log_softmax_backward_rows(out.device().type, out.dtype(), out.numel() / cols, cols, grad_out.data_ptr(),
+                                       out.data_ptr(), gi.data_ptr());
       return gi;
+    }
   }
   // g - exp(out) * sum(g, dim)
   return binary(BinaryOp::Sub, grad_out,

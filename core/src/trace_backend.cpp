@@ -138,17 +138,6 @@ class TracingBackend final : public Backend {
     auto s = scope("max_pool2d_backward", geometry(g));
     b_.max_pool2d_backward(g, grad_out, indices, grad_image);
   }
-  bool log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) override {
-    auto s = scope("log_softmax_rows", fmt::format("\"rows\": {}, \"cols\": {}, \"dtype\": \"{}\"", rows, cols,
-                                                   dtype_name(dtype)));
-    return b_.log_softmax_rows(dtype, rows, cols, in, out);
-  }
-  bool log_softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out, const void* out,
-                                 void* grad_in) override {
-    auto s = scope("log_softmax_backward_rows", fmt::format("\"rows\": {}, \"cols\": {}, \"dtype\": \"{}\"", rows,
-                                                            cols, dtype_name(dtype)));
-    return b_.log_softmax_backward_rows(dtype, rows, cols, grad_out, out, grad_in);
-  }
 
  private:
   static RecordScope scope(const std::string& name, std::string args) {

@@ -37,8 +37,6 @@ class CudaBackend final : public Backend {
   void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
                            void* grad_image) override;
   // No fused CUDA kernel yet: the front-end composes log_softmax (docs/cuda.md).
-  bool log_softmax_rows(DType, int64_t, int64_t, const void*, void*) override { return false; }
-  bool log_softmax_backward_rows(DType, int64_t, int64_t, const void*, const void*, void*) override { return false; }
 };
 
 /// cuBLAS GEMM on the current device and stream (blas.cpp).

@@ -19,8 +19,15 @@ namespace wick::cpu {
 
 // Never destroyed: tensors held in static objects (caches, user globals) are freed after every
 // function-local static has been destroyed, and their storage still needs the allocator.
+void register_cpu_stubs();  // cpu_softmax.cpp
+
 Backend& cpu_backend() {
-  static CpuBackend* b = new CpuBackend;
+  // The CPU's fused kernels go into their stubs when the backend is first set up (Note
+  // [Dispatch stubs]).
+  static CpuBackend* b = [] {
+    register_cpu_stubs();
+    return new CpuBackend;
+  }();
   return *b;
 }
 

@@ -36,9 +36,6 @@ class CpuBackend final : public Backend {
                            void* grad_image) override;
   uintptr_t current_stream(Device) override { return 0; }  // CPU devices have no streams
   void set_current_stream(Device, uintptr_t) override {}
-  bool log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) override;
-  bool log_softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out, const void* out,
-                                 void* grad_in) override;
 
  private:
   CpuAllocator allocator_;

@@ -138,14 +138,6 @@ class Backend {
   /// output, its grad_out added at its index. Overlapping windows sum in a fixed order.
   virtual void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
                                    void* grad_image) = 0;
-  /// Fused log_softmax along the last dim of contiguous rows x cols arrays (cols > 0; in may be
-  /// out), math::log_softmax_row per row. Returns false where the backend has no fused kernel:
-  /// the front-end then composes it (amax, exp, sum, log), the reference it is tested against.
-  virtual bool log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) = 0;
-  /// grad_in = grad_out - exp(out) * sum(grad_out) along the last dim of contiguous rows x cols
-  /// arrays (log_softmax's backward); false where not fused, as log_softmax_rows.
-  virtual bool log_softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out,
-                                         const void* out, void* grad_in) = 0;
 };
 
 /// The backend for a device type; throws wick::DeviceUnavailable ("wick was built without CUDA

@@ -1,0 +1,9 @@
+// The fused kernels' dispatch tables (Note [Dispatch stubs], wick/core/stubs.h).
+#include "wick/core/stubs.h"
+
+namespace wick::stubs {
+
+DispatchStub<LogSoftmaxRowsFn> log_softmax_rows("log_softmax_rows");
+DispatchStub<LogSoftmaxBackwardRowsFn> log_softmax_backward_rows("log_softmax_backward_rows");
+
+}  // namespace wick::stubs
