@@ -12,12 +12,13 @@ FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # make bench's baselines, plots and page-fault count: LibTorch (benchmarks/libtorch), PyTorch, gnuplot, perf.
 BENCH_PACKAGES := libtorch-dev python3-torch gnuplot-nox python3 linux-perf
 DOCS_PACKAGES := graphviz
+FORMAT_PACKAGES := clang-format-14
 FUZZ_SECONDS ?= 600
 
 RANKS ?= 2
 MPIRUN := mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none
 
-.PHONY: all deps demo-deps configure build test demo demo-ddp bench fuzz docs clean
+.PHONY: all deps demo-deps configure build test demo demo-ddp bench fuzz docs format format-check clean
 
 all: build
 
@@ -69,6 +70,15 @@ docs:
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target tour_01_tensor tour_02_autograd tour_03_module explain_replicate
 	@scripts/render-docs.sh $(BUILD_DIR)
+
+# clang-format-14 over every C++/CUDA source (format), or only check it (format-check, as CI).
+format:
+	@scripts/install-deps.sh $(FORMAT_PACKAGES)
+	@scripts/format.sh
+
+format-check:
+	@scripts/install-deps.sh $(FORMAT_PACKAGES)
+	@scripts/format.sh --check
 
 clean:
 	rm -rf build
