@@ -37,9 +37,8 @@ constexpr int64_t kBatch = 128;
 const Device kCpu0("cpu:0"), kCpu1("cpu:1");
 
 std::shared_ptr<nn::Module> make_mlp() {
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(784, 512), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Linear>(512, 512), std::make_shared<nn::ReLU>(), std::make_shared<nn::Linear>(512, 10)});
+  return nn::Sequential(nn::Flatten(), nn::Linear(784, 512), nn::ReLU(), nn::Linear(512, 512), nn::ReLU(),
+                        nn::Linear(512, 10));
 }
 
 struct Config {

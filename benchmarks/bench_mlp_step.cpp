@@ -26,11 +26,9 @@ int threads() {
 
 constexpr int kIn = 784, kHidden = 256, kOut = 10;
 
-std::shared_ptr<wick::nn::Sequential> make_mlp() {
+wick::nn::Sequential make_mlp() {
   using namespace wick::nn;
-  return std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Linear>(kIn, kHidden), std::make_shared<ReLU>(), std::make_shared<Linear>(kHidden, kHidden),
-      std::make_shared<ReLU>(), std::make_shared<Linear>(kHidden, kOut)});
+  return Sequential(Linear(kIn, kHidden), ReLU(), Linear(kHidden, kHidden), ReLU(), Linear(kHidden, kOut));
 }
 
 void BM_MlpStepSGD(benchmark::State& state) {
@@ -43,7 +41,7 @@ void BM_MlpStepSGD(benchmark::State& state) {
   wick::Tensor y = wick::randint(0, kOut, {batch});
   for (auto _ : state) {
     opt.zero_grad();
-    wick::Tensor loss = wick::nn::F::cross_entropy(net->forward(x), y);
+    wick::Tensor loss = wick::nn::F::cross_entropy(net(x), y);
     loss.backward();
     opt.step();
     benchmark::DoNotOptimize(loss.item<float>());

@@ -47,50 +47,51 @@ struct Clock {
 };
 
 std::shared_ptr<nn::Module> linear_tree(int n) {
-  auto seq = std::make_shared<nn::Sequential>();
-  for (int i = 0; i < n; ++i) seq->push_back(std::make_shared<nn::Linear>(64, 64));
+  auto seq = nn::Sequential();
+  for (int i = 0; i < n; ++i) seq->push_back(nn::Linear(64, 64));
   return seq;
 }
 
-std::shared_ptr<nn::Module> conv_bn(int64_t in, int64_t out, int64_t k, int64_t stride, std::shared_ptr<nn::Sequential> s) {
-  s->push_back(std::make_shared<nn::Conv2d>(in, out, k, stride, k / 2, 1, false));
-  s->push_back(std::make_shared<nn::BatchNorm2d>(out));
+std::shared_ptr<nn::Module> conv_bn(int64_t in, int64_t out, int64_t k, int64_t stride,
+                                    std::shared_ptr<nn::SequentialImpl> s) {
+  s->push_back(nn::Conv2d(nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false)));
+  s->push_back(nn::BatchNorm2d(out));
   return s;
 }
 
 // A Bottleneck: conv1x1-bn-conv3x3-bn-conv1x1-bn (+ downsample conv1x1-bn) + relu.
 std::shared_ptr<nn::Module> bottleneck(int64_t in, int64_t width, int64_t stride, bool downsample) {
-  auto block = std::make_shared<nn::Sequential>();
-  block->push_back("conv1", std::make_shared<nn::Conv2d>(in, width, 1, 1, 0, 1, false));
-  block->push_back("bn1", std::make_shared<nn::BatchNorm2d>(width));
-  block->push_back("conv2", std::make_shared<nn::Conv2d>(width, width, 3, stride, 1, 1, false));
-  block->push_back("bn2", std::make_shared<nn::BatchNorm2d>(width));
-  block->push_back("conv3", std::make_shared<nn::Conv2d>(width, width * 4, 1, 1, 0, 1, false));
-  block->push_back("bn3", std::make_shared<nn::BatchNorm2d>(width * 4));
-  block->push_back("relu", std::make_shared<nn::ReLU>());
-  if (downsample) block->push_back("downsample", conv_bn(in, width * 4, 1, stride, std::make_shared<nn::Sequential>()));
+  auto block = nn::Sequential();
+  block->push_back("conv1", nn::Conv2d(nn::Conv2dOptions(in, width, 1).bias(false)));
+  block->push_back("bn1", nn::BatchNorm2d(width));
+  block->push_back("conv2", nn::Conv2d(nn::Conv2dOptions(width, width, 3).stride(stride).padding(1).bias(false)));
+  block->push_back("bn2", nn::BatchNorm2d(width));
+  block->push_back("conv3", nn::Conv2d(nn::Conv2dOptions(width, width * 4, 1).bias(false)));
+  block->push_back("bn3", nn::BatchNorm2d(width * 4));
+  block->push_back("relu", nn::ReLU());
+  if (downsample) block->push_back("downsample", conv_bn(in, width * 4, 1, stride, nn::Sequential()));
   return block;
 }
 
 std::shared_ptr<nn::Module> resnet50() {
-  auto net = std::make_shared<nn::Sequential>();
-  net->push_back("conv1", std::make_shared<nn::Conv2d>(3, 64, 7, 2, 3, 1, false));
-  net->push_back("bn1", std::make_shared<nn::BatchNorm2d>(64));
-  net->push_back("relu", std::make_shared<nn::ReLU>());
-  net->push_back("maxpool", std::make_shared<nn::MaxPool2d>(3, 2, 1));
+  auto net = nn::Sequential();
+  net->push_back("conv1", nn::Conv2d(nn::Conv2dOptions(3, 64, 7).stride(2).padding(3).bias(false)));
+  net->push_back("bn1", nn::BatchNorm2d(64));
+  net->push_back("relu", nn::ReLU());
+  net->push_back("maxpool", nn::MaxPool2d(nn::MaxPool2dOptions(3).stride(2).padding(1)));
   int64_t in = 64;
   const int64_t blocks[4] = {3, 4, 6, 3}, widths[4] = {64, 128, 256, 512};
   for (int l = 0; l < 4; ++l) {
-    auto layer = std::make_shared<nn::Sequential>();
+    auto layer = nn::Sequential();
     for (int64_t b = 0; b < blocks[l]; ++b) {
       layer->push_back(bottleneck(in, widths[l], b == 0 && l > 0 ? 2 : 1, b == 0));
       in = widths[l] * 4;
     }
     net->push_back("layer" + std::to_string(l + 1), layer);
   }
-  net->push_back("avgpool", std::make_shared<nn::AdaptiveAvgPool2d>(1));
-  net->push_back("flatten", std::make_shared<nn::Flatten>());
-  net->push_back("fc", std::make_shared<nn::Linear>(2048, 1000));
+  net->push_back("avgpool", nn::AdaptiveAvgPool2d(1));
+  net->push_back("flatten", nn::Flatten());
+  net->push_back("fc", nn::Linear(2048, 1000));
   return net;
 }
 

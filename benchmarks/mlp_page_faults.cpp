@@ -26,15 +26,13 @@ int main(int argc, char** argv) {
   const int steps = argc > 2 ? std::atoi(argv[2]) : 1000;
   using namespace wick::nn;
   wick::manual_seed(0);
-  auto net = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Linear>(784, 256), std::make_shared<ReLU>(), std::make_shared<Linear>(256, 256),
-      std::make_shared<ReLU>(), std::make_shared<Linear>(256, 10)});
+  Sequential net(Linear(784, 256), ReLU(), Linear(256, 256), ReLU(), Linear(256, 10));
   wick::optim::SGD opt(net->parameters(), wick::optim::SGDOptions(0.01).momentum(0.9));
   const wick::Tensor x = wick::randn({64, 784});
   const wick::Tensor y = wick::randint(0, 10, {64});
   auto step = [&] {
     opt.zero_grad();
-    wick::Tensor loss = F::cross_entropy(net->forward(x), y);
+    wick::Tensor loss = F::cross_entropy(net(x), y);
     loss.backward();
     opt.step();
     return loss.item<float>();

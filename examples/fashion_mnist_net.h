@@ -19,13 +19,11 @@ struct NetConfig {
   int64_t c1 = 16, c2 = 32, hidden = 128;
 };
 
-inline std::shared_ptr<wick::nn::Sequential> make_net(const NetConfig& c = {}) {
+inline wick::nn::Sequential make_net(const NetConfig& c = {}) {
   using namespace wick::nn;
-  return std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Conv2d>(1, c.c1, 3, 1, 1), std::make_shared<MaxPool2d>(2), std::make_shared<ReLU>(),
-      std::make_shared<Conv2d>(c.c1, c.c2, 3, 1, 1), std::make_shared<MaxPool2d>(2), std::make_shared<ReLU>(),
-      std::make_shared<Flatten>(), std::make_shared<Linear>(c.c2 * 7 * 7, c.hidden), std::make_shared<ReLU>(),
-      std::make_shared<Linear>(c.hidden, 10)});
+  return Sequential(Conv2d(Conv2dOptions(1, c.c1, 3).padding(1)), MaxPool2d(2), ReLU(),
+                    Conv2d(Conv2dOptions(c.c1, c.c2, 3).padding(1)), MaxPool2d(2), ReLU(), Flatten(),
+                    Linear(c.c2 * 7 * 7, c.hidden), ReLU(), Linear(c.hidden, 10));
 }
 
 }  // namespace fashion

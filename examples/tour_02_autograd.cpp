@@ -13,13 +13,10 @@ using namespace wick;
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : ".";
   std::filesystem::create_directories(dir);
-  auto net = std::make_shared<nn::Sequential>();
-  net->push_back("fc1", std::make_shared<nn::Linear>(3, 4));
-  net->push_back("act", std::make_shared<nn::ReLU>());
-  net->push_back("fc2", std::make_shared<nn::Linear>(4, 2));
+  nn::Sequential net({{"fc1", nn::Linear(3, 4)}, {"act", nn::ReLU()}, {"fc2", nn::Linear(4, 2)}});
 
   Tensor x = ones({5, 3});
-  Tensor y = net->forward(x).view({10});
+  Tensor y = net(x).view({10});
   Tensor loss = nn::F::mse_loss(y, zeros({10}));
 
   autograd::DotOptions o = nn::dot_options(*net);  // leaves named fc1.weight, ...

@@ -7,13 +7,8 @@
 namespace wick::fuzz {
 
 struct Model {
-  std::shared_ptr<nn::Sequential> net = std::make_shared<nn::Sequential>();
-  Model() {
-    const TensorOptions f32(kFloat32);
-    net->push_back("fc1", std::make_shared<nn::Linear>(3, 4, true, f32));
-    net->push_back("bn", std::make_shared<nn::BatchNorm1d>(4));
-    net->push_back("fc2", std::make_shared<nn::Linear>(4, 2, false, f32));
-  }
+  nn::Sequential net{
+      {"fc1", nn::Linear(3, 4)}, {"bn", nn::BatchNorm1d(4)}, {"fc2", nn::Linear(nn::LinearOptions(4, 2).bias(false))}};
   /// kind 0: SGD with momentum and Nesterov; kind 1: Adam with amsgrad.
   std::unique_ptr<optim::Optimizer> optimizer(int kind) const {
     if (kind == 0) return std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));

@@ -13,6 +13,7 @@
 #include "wick/autograd/node.h"
 #include "wick/core/native.h"
 #include "wick/nn/cloneable.h"
+#include "wick/nn/module_holder.h"
 
 namespace wick::nn {
 
@@ -47,6 +48,14 @@ std::string short_type_name(const std::type_info& info) {
   const size_t colon = full.rfind("::", lt == std::string::npos ? std::string::npos : lt);
   return colon == std::string::npos ? full : full.substr(colon + 2);
 }
+
+std::string module_type_name(const std::type_info& info) {
+  std::string n = short_type_name(info);
+  // LibTorch's convention: the class LinearImpl is the module Linear (WICK_MODULE's holder).
+  constexpr std::string_view kImpl = "Impl";
+  if (n.size() > kImpl.size() && n.ends_with(kImpl)) n.resize(n.size() - kImpl.size());
+  return n;
+}
 }  // namespace detail
 
 namespace {
@@ -74,7 +83,10 @@ Module::Module(const Module& other)
       children_(other.children_),
       training_(other.training_),
       replica_(false),
-      structure_version_(other.structure_version_) {}
+      structure_version_(other.structure_version_),
+      type_ops_(other.type_ops_) {
+  detail::note_module_copied(&other, this);
+}
 
 namespace {
 // True while assign_members_from runs on this thread: Module's copy assignment (reached through
@@ -103,7 +115,28 @@ bool Module::assign_members_from(const Module& other) {
   return assign_from(other);
 }
 
-std::string Module::name() const { return detail::short_type_name(typeid(*this)); }
+std::shared_ptr<Module> Module::shallow_copy() const {
+  const detail::ModuleTypeOps* ops = type_ops_;
+  WICK_CHECK_TYPE(ops != nullptr && *ops->type == typeid(*this),
+                  "{}.shallow_copy: the module's type cannot be copied (replicate, DataParallel and clone copy "
+                  "modules). Derive {} from wick::nn::Cloneable<{}> (it copies through the copy constructor), or "
+                  "create it through its WICK_MODULE holder, which supplies the copy",
+                  name(), detail::short_type_name(typeid(*this)), detail::short_type_name(typeid(*this)));
+  WICK_CHECK_TYPE(ops->shallow_copy != nullptr,
+                  "{}.shallow_copy: {} is not copy-constructible, so replicate cannot copy it. Keep tensors and "
+                  "child modules in the module's tables and make every other member copyable (no "
+                  "std::unique_ptr, std::mutex, references, ...)",
+                  name(), detail::short_type_name(typeid(*this)));
+  return ops->shallow_copy(*this);
+}
+
+bool Module::assign_from(const Module& other) {
+  const detail::ModuleTypeOps* ops = type_ops_;
+  if (ops == nullptr || *ops->type != typeid(*this)) return false;
+  return ops->assign_from(*this, other);
+}
+
+std::string Module::name() const { return detail::module_type_name(typeid(*this)); }
 
 void Module::bump_structure() { structure_version_ = next_structure_version(); }
 
@@ -116,6 +149,7 @@ std::shared_ptr<Module> Module::self_ptr() const {
 // ---- the generic call ----
 
 Value Module::forward_value(const std::vector<Value>& args) {
+  if (type_ops_ != nullptr && *type_ops_->type == typeid(*this)) return type_ops_->forward_value(*this, args);
   WICK_FAIL_T(NotImplementedError, "{}: forward_value is not implemented. Cloneable<T> adapts a single, non-overloaded "
             "T::forward(...) automatically; a module with an overloaded or templated forward must "
             "override `Value forward_value(const std::vector<Value>& args)`",

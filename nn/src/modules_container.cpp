@@ -15,36 +15,32 @@ size_t wrap_index(int64_t i, size_t size, const char* who) {
 
 // ---- Sequential ----
 
-Sequential::Sequential(std::initializer_list<std::shared_ptr<Module>> modules) {
+SequentialImpl::SequentialImpl(const std::vector<std::shared_ptr<Module>>& modules) {
   for (const auto& m : modules) push_back(m);
 }
 
-Sequential::Sequential(const std::vector<std::shared_ptr<Module>>& modules) {
-  for (const auto& m : modules) push_back(m);
-}
-
-Sequential::Sequential(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named) {
+SequentialImpl::SequentialImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named) {
   for (const auto& [n, m] : named) push_back(n, m);
 }
 
-void Sequential::push_back(std::shared_ptr<Module> module) { push_back(std::to_string(size()), std::move(module)); }
+void SequentialImpl::push_back(std::shared_ptr<Module> module) { push_back(std::to_string(size()), std::move(module)); }
 
-void Sequential::push_back(std::string name, std::shared_ptr<Module> module) {
+void SequentialImpl::push_back(std::string name, std::shared_ptr<Module> module) {
   WICK_CHECK(module != nullptr, "Sequential: child '{}' is null; Sequential holds modules only", name);
   register_module(std::move(name), std::move(module));
 }
 
-std::shared_ptr<Module> Sequential::operator[](int64_t i) const {
+std::shared_ptr<Module> SequentialImpl::operator[](int64_t i) const {
   return child_table()[wrap_index(i, size(), "Sequential")].value;
 }
 
-Tensor Sequential::forward(const Tensor& input) {
+Tensor SequentialImpl::forward(const Tensor& input) {
   Tensor x = input;
   for (const auto& c : child_table()) x = c.value->forward_tensor(x);
   return x;
 }
 
-Value Sequential::forward_value(const std::vector<Value>& args) {
+Value SequentialImpl::forward_value(const std::vector<Value>& args) {
   const auto& table = child_table();
   if (table.empty()) {
     WICK_CHECK(args.size() == 1, "Sequential: an empty Sequential returns its single argument, but got {} arguments",
@@ -58,27 +54,23 @@ Value Sequential::forward_value(const std::vector<Value>& args) {
 
 // ---- ModuleList ----
 
-ModuleList::ModuleList(std::initializer_list<std::shared_ptr<Module>> modules) {
+ModuleListImpl::ModuleListImpl(const std::vector<std::shared_ptr<Module>>& modules) {
   for (const auto& m : modules) push_back(m);
 }
 
-ModuleList::ModuleList(const std::vector<std::shared_ptr<Module>>& modules) {
-  for (const auto& m : modules) push_back(m);
-}
-
-void ModuleList::push_back(std::shared_ptr<Module> module) {
+void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
   register_module(std::to_string(size()), std::move(module));
 }
 
-void ModuleList::extend(const ModuleList& other) {
+void ModuleListImpl::extend(const ModuleListImpl& other) {
   for (const auto& m : other.items()) push_back(m);
 }
 
-std::shared_ptr<Module> ModuleList::operator[](int64_t i) const {
+std::shared_ptr<Module> ModuleListImpl::operator[](int64_t i) const {
   return child_table()[wrap_index(i, size(), "ModuleList")].value;
 }
 
-std::vector<std::shared_ptr<Module>> ModuleList::items() const {
+std::vector<std::shared_ptr<Module>> ModuleListImpl::items() const {
   std::vector<std::shared_ptr<Module>> out;
   out.reserve(size());
   for (const auto& c : child_table()) out.push_back(c.value);
@@ -87,27 +79,27 @@ std::vector<std::shared_ptr<Module>> ModuleList::items() const {
 
 // ---- ModuleDict ----
 
-ModuleDict::ModuleDict(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named) {
+ModuleDictImpl::ModuleDictImpl(const std::vector<std::pair<std::string, std::shared_ptr<Module>>>& named) {
   for (const auto& [n, m] : named) insert(n, m);
 }
 
-void ModuleDict::insert(std::string name, std::shared_ptr<Module> module) {
+void ModuleDictImpl::insert(std::string name, std::shared_ptr<Module> module) {
   register_module(std::move(name), std::move(module));
 }
 
-bool ModuleDict::contains(const std::string& name) const {
+bool ModuleDictImpl::contains(const std::string& name) const {
   for (const auto& c : child_table())
     if (c.name == name) return true;
   return false;
 }
 
-std::shared_ptr<Module> ModuleDict::operator[](const std::string& name) const {
+std::shared_ptr<Module> ModuleDictImpl::operator[](const std::string& name) const {
   for (const auto& c : child_table())
     if (c.name == name) return c.value;
   WICK_FAIL_T(IndexError, "ModuleDict: no key '{}' (keys: {})", name, fmt::join(keys(), ", "));
 }
 
-std::vector<std::string> ModuleDict::keys() const {
+std::vector<std::string> ModuleDictImpl::keys() const {
   std::vector<std::string> out;
   for (const auto& c : child_table()) out.push_back(c.name);
   return out;

@@ -26,33 +26,27 @@ void default_init(const Tensor& weight, const Tensor& bias) {
 }
 }  // namespace
 
-Linear::Linear(int64_t in_features, int64_t out_features, bool bias, TensorOptions options)
-    : in_features_(in_features), out_features_(out_features) {
-  WICK_CHECK(in_features >= 0 && out_features >= 0, "Linear: in_features ({}) and out_features ({}) must be >= 0",
-             in_features, out_features);
-  weight_ = register_parameter("weight", wick::empty({out_features, in_features}, plain(options)));
-  bias_ = register_parameter("bias", bias ? wick::empty({out_features}, plain(options)) : Tensor());
+LinearImpl::LinearImpl(const LinearOptions& options, TensorOptions tensor_options) : options_(options) {
+  const int64_t in = options.in_features(), out = options.out_features();
+  WICK_CHECK(in >= 0 && out >= 0, "Linear: in_features ({}) and out_features ({}) must be >= 0", in, out);
+  weight_ = register_parameter("weight", wick::empty({out, in}, plain(tensor_options)));
+  bias_ = register_parameter("bias", options.bias() ? wick::empty({out}, plain(tensor_options)) : Tensor());
   reset_parameters();
 }
 
-void Linear::reset_parameters() { default_init(weight(), bias()); }
+void LinearImpl::reset_parameters() { default_init(weight(), bias()); }
 
-Tensor Linear::forward(const Tensor& input) { return F::linear(input, weight(), bias()); }
+Tensor LinearImpl::forward(const Tensor& input) { return F::linear(input, weight(), bias()); }
 
-std::string Linear::extra_repr() const {
-  return fmt::format("in_features={}, out_features={}, bias={}", in_features_, out_features_,
+std::string LinearImpl::extra_repr() const {
+  return fmt::format("in_features={}, out_features={}, bias={}", in_features(), out_features(),
                      detail::py_bool(bias().defined()));
 }
 
-Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride, Int2 padding, Int2 dilation,
-               bool bias, int64_t groups, TensorOptions options)
-    : in_channels_(in_channels),
-      out_channels_(out_channels),
-      groups_(groups),
-      kernel_size_(kernel_size),
-      stride_(stride),
-      padding_(padding),
-      dilation_(dilation) {
+Conv2dImpl::Conv2dImpl(const Conv2dOptions& options, TensorOptions tensor_options) : options_(options) {
+  const int64_t in_channels = options.in_channels(), out_channels = options.out_channels(), groups = options.groups();
+  const Int2 kernel_size = options.kernel_size(), stride = options.stride(), dilation = options.dilation();
+  const Int2 padding = this->padding();
   WICK_CHECK(in_channels > 0 && out_channels > 0, "Conv2d: in_channels ({}) and out_channels ({}) must be positive",
              in_channels, out_channels);
   WICK_CHECK(kernel_size.h > 0 && kernel_size.w > 0 && stride.h > 0 && stride.w > 0 && dilation.h > 0 &&
@@ -63,36 +57,42 @@ Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2
   WICK_CHECK(groups > 0 && in_channels % groups == 0 && out_channels % groups == 0,
              "Conv2d: groups ({}) must be positive and divide in_channels ({}) and out_channels ({})", groups,
              in_channels, out_channels);
+  WICK_CHECK_NOT_IMPLEMENTED(padding_mode() != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
+                             "Conv2d: padding=same needs stride 1 (as PyTorch), got stride {}",
+                             detail::py_int2(stride, true));
   weight_ = register_parameter(
-      "weight", wick::empty({out_channels, in_channels / groups, kernel_size.h, kernel_size.w}, plain(options)));
-  bias_ = register_parameter("bias", bias ? wick::empty({out_channels}, plain(options)) : Tensor());
+      "weight", wick::empty({out_channels, in_channels / groups, kernel_size.h, kernel_size.w}, plain(tensor_options)));
+  bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels}, plain(tensor_options)) : Tensor());
   reset_parameters();
 }
 
-Conv2d::Conv2d(int64_t in_channels, int64_t out_channels, Int2 kernel_size, Int2 stride, PaddingMode padding,
-               Int2 dilation, bool bias, int64_t groups, TensorOptions options)
-    : Conv2d(in_channels, out_channels, kernel_size, stride, 0, dilation, bias, groups, options) {
-  WICK_CHECK_NOT_IMPLEMENTED(padding != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
-             "Conv2d: padding=same needs stride 1 (as PyTorch), got stride {}", detail::py_int2(stride, true));
-  padding_mode_ = padding;
+Int2 Conv2dImpl::padding() const {
+  const Int2* p = std::get_if<Int2>(&options_.padding());
+  return p ? *p : Int2(0);
 }
 
-void Conv2d::reset_parameters() { default_init(weight(), bias()); }
-
-Tensor Conv2d::forward(const Tensor& input) {
-  if (padding_mode_) return F::conv2d(input, weight(), bias(), stride_, *padding_mode_, dilation_, groups_);
-  return F::conv2d(input, weight(), bias(), stride_, padding_, dilation_, groups_);
+std::optional<PaddingMode> Conv2dImpl::padding_mode() const {
+  const PaddingMode* p = std::get_if<PaddingMode>(&options_.padding());
+  return p ? std::optional<PaddingMode>(*p) : std::nullopt;
 }
 
-std::string Conv2d::extra_repr() const {
-  std::string s = fmt::format("{}, {}, kernel_size={}, stride={}", in_channels_, out_channels_,
-                              detail::py_int2(kernel_size_, true), detail::py_int2(stride_, true));
-  if (padding_mode_)
-    s += *padding_mode_ == PaddingMode::Same ? ", padding=same" : ", padding=valid";
-  else if (!(padding_ == Int2(0)))
-    s += ", padding=" + detail::py_int2(padding_, true);
-  if (!(dilation_ == Int2(1))) s += ", dilation=" + detail::py_int2(dilation_, true);
-  if (groups_ != 1) s += fmt::format(", groups={}", groups_);
+void Conv2dImpl::reset_parameters() { default_init(weight(), bias()); }
+
+Tensor Conv2dImpl::forward(const Tensor& input) {
+  if (const auto mode = padding_mode())
+    return F::conv2d(input, weight(), bias(), stride(), *mode, dilation(), groups());
+  return F::conv2d(input, weight(), bias(), stride(), padding(), dilation(), groups());
+}
+
+std::string Conv2dImpl::extra_repr() const {
+  std::string s = fmt::format("{}, {}, kernel_size={}, stride={}", in_channels(), out_channels(),
+                              detail::py_int2(kernel_size(), true), detail::py_int2(stride(), true));
+  if (const auto mode = padding_mode())
+    s += *mode == PaddingMode::Same ? ", padding=same" : ", padding=valid";
+  else if (!(padding() == Int2(0)))
+    s += ", padding=" + detail::py_int2(padding(), true);
+  if (!(dilation() == Int2(1))) s += ", dilation=" + detail::py_int2(dilation(), true);
+  if (groups() != 1) s += fmt::format(", groups={}", groups());
   if (!bias().defined()) s += ", bias=False";
   return s;
 }

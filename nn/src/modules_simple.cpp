@@ -9,80 +9,78 @@
 
 namespace wick::nn {
 
-MaxPool2d::MaxPool2d(Int2 kernel_size, Int2 stride, Int2 padding, Int2 dilation, bool ceil_mode)
-    : kernel_size_(kernel_size),
-      stride_(stride == Int2(0) ? kernel_size : stride),
-      padding_(padding),
-      dilation_(dilation),
-      ceil_mode_(ceil_mode) {}
+MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions& options) : options_(options) {}
 
-Tensor MaxPool2d::forward(const Tensor& input) {
-  return F::max_pool2d(input, kernel_size_, stride_, padding_, dilation_, ceil_mode_);
+Tensor MaxPool2dImpl::forward(const Tensor& input) {
+  const auto& o = options_;
+  return F::max_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
 }
 
-std::string MaxPool2d::extra_repr() const {
-  return fmt::format("kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}", detail::py_int2(kernel_size_),
-                     detail::py_int2(stride_), detail::py_int2(padding_), detail::py_int2(dilation_),
-                     detail::py_bool(ceil_mode_));
+std::string MaxPool2dImpl::extra_repr() const {
+  const auto& o = options_;
+  return fmt::format("kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}",
+                     detail::py_int2(o.kernel_size()), detail::py_int2(o.stride()), detail::py_int2(o.padding()),
+                     detail::py_int2(o.dilation()), detail::py_bool(o.ceil_mode()));
 }
 
-AvgPool2d::AvgPool2d(Int2 kernel_size, Int2 stride, Int2 padding, bool ceil_mode, bool count_include_pad)
-    : kernel_size_(kernel_size),
-      stride_(stride == Int2(0) ? kernel_size : stride),
-      padding_(padding),
-      ceil_mode_(ceil_mode),
-      count_include_pad_(count_include_pad) {}
+AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions& options) : options_(options) {}
 
-Tensor AvgPool2d::forward(const Tensor& input) {
-  return F::avg_pool2d(input, kernel_size_, stride_, padding_, ceil_mode_, count_include_pad_);
+Tensor AvgPool2dImpl::forward(const Tensor& input) {
+  const auto& o = options_;
+  return F::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad());
 }
 
-std::string AvgPool2d::extra_repr() const {
-  return fmt::format("kernel_size={}, stride={}, padding={}", detail::py_int2(kernel_size_), detail::py_int2(stride_),
-                     detail::py_int2(padding_));
+std::string AvgPool2dImpl::extra_repr() const {
+  const auto& o = options_;
+  return fmt::format("kernel_size={}, stride={}, padding={}", detail::py_int2(o.kernel_size()),
+                     detail::py_int2(o.stride()), detail::py_int2(o.padding()));
 }
 
-AdaptiveAvgPool2d::AdaptiveAvgPool2d(Int2 output_size) : output_size_(output_size) {}
+AdaptiveAvgPool2dImpl::AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options_(options) {}
 
-Tensor AdaptiveAvgPool2d::forward(const Tensor& input) { return F::adaptive_avg_pool2d(input, output_size_); }
-
-std::string AdaptiveAvgPool2d::extra_repr() const {
-  return fmt::format("output_size={}", detail::py_int2(output_size_));
+Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
+  return F::adaptive_avg_pool2d(input, options_.output_size());
 }
 
-Dropout::Dropout(double p) : p_(p) {
-  WICK_CHECK(p >= 0.0 && p <= 1.0, "Dropout: probability p must be in [0, 1], got {}", p);
+std::string AdaptiveAvgPool2dImpl::extra_repr() const {
+  return fmt::format("output_size={}", detail::py_int2(options_.output_size()));
 }
 
-Tensor Dropout::forward(const Tensor& input) { return F::dropout(input, p_, is_training()); }
-
-std::string Dropout::extra_repr() const { return fmt::format("p={}, inplace=False", detail::py_float(p_)); }
-
-Tensor ReLU::forward(const Tensor& input) { return F::relu(input); }
-
-GELU::GELU(std::string approximate) : approximate_(std::move(approximate)) {
-  WICK_CHECK(approximate_ == "none" || approximate_ == "tanh", "GELU: approximate must be 'none' or 'tanh', got '{}'",
-             approximate_);
+DropoutImpl::DropoutImpl(const DropoutOptions& options) : options_(options) {
+  WICK_CHECK(p() >= 0.0 && p() <= 1.0, "Dropout: probability p must be in [0, 1], got {}", p());
 }
 
-Tensor GELU::forward(const Tensor& input) { return F::gelu(input, approximate_); }
+Tensor DropoutImpl::forward(const Tensor& input) { return F::dropout(input, p(), is_training()); }
 
-std::string GELU::extra_repr() const { return fmt::format("approximate='{}'", approximate_); }
+std::string DropoutImpl::extra_repr() const { return fmt::format("p={}, inplace=False", detail::py_float(p())); }
 
-Tensor Tanh::forward(const Tensor& input) { return F::tanh(input); }
+Tensor ReLUImpl::forward(const Tensor& input) { return F::relu(input); }
 
-Tensor Sigmoid::forward(const Tensor& input) { return F::sigmoid(input); }
+GELUImpl::GELUImpl(GELUOptions options) : options_(std::move(options)) {
+  const std::string& a = options_.approximate();
+  WICK_CHECK(a == "none" || a == "tanh", "GELU: approximate must be 'none' or 'tanh', got '{}'", a);
+}
 
-Softmax::Softmax(int64_t dim) : dim_(dim) {}
+Tensor GELUImpl::forward(const Tensor& input) { return F::gelu(input, options_.approximate()); }
 
-Tensor Softmax::forward(const Tensor& input) { return F::softmax(input, dim_); }
+std::string GELUImpl::extra_repr() const { return fmt::format("approximate='{}'", options_.approximate()); }
 
-std::string Softmax::extra_repr() const { return fmt::format("dim={}", dim_); }
+Tensor TanhImpl::forward(const Tensor& input) { return F::tanh(input); }
 
-Flatten::Flatten(int64_t start_dim, int64_t end_dim) : start_dim_(start_dim), end_dim_(end_dim) {}
+Tensor SigmoidImpl::forward(const Tensor& input) { return F::sigmoid(input); }
 
-Tensor Flatten::forward(const Tensor& input) { return flatten(input, start_dim_, end_dim_); }
+SoftmaxImpl::SoftmaxImpl(const SoftmaxOptions& options) : options_(options) {}
 
-std::string Flatten::extra_repr() const { return fmt::format("start_dim={}, end_dim={}", start_dim_, end_dim_); }
+Tensor SoftmaxImpl::forward(const Tensor& input) { return F::softmax(input, options_.dim()); }
+
+std::string SoftmaxImpl::extra_repr() const { return fmt::format("dim={}", options_.dim()); }
+
+FlattenImpl::FlattenImpl(const FlattenOptions& options) : options_(options) {}
+
+Tensor FlattenImpl::forward(const Tensor& input) { return flatten(input, options_.start_dim(), options_.end_dim()); }
+
+std::string FlattenImpl::extra_repr() const {
+  return fmt::format("start_dim={}, end_dim={}", options_.start_dim(), options_.end_dim());
+}
 
 }  // namespace wick::nn

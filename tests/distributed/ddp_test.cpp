@@ -10,11 +10,12 @@ namespace {
 
 const TensorOptions kF64 = TensorOptions(kFloat64);
 
-std::shared_ptr<nn::Sequential> make_mlp() {
+std::shared_ptr<nn::SequentialImpl> make_mlp() {
   using namespace nn;
-  return std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Linear>(5, 8, true, kF64), std::make_shared<Tanh>(), std::make_shared<Linear>(8, 8, true, kF64),
-      std::make_shared<Tanh>(), std::make_shared<Linear>(8, 3, true, kF64)});
+  return Sequential(std::make_shared<nn::LinearImpl>(5, 8, kF64), std::make_shared<nn::TanhImpl>(),
+                    std::make_shared<nn::LinearImpl>(8, 8, kF64), std::make_shared<nn::TanhImpl>(),
+                    std::make_shared<nn::LinearImpl>(8, 3, kF64))
+      .ptr();
 }
 
 // Options that put every parameter in its own bucket.
@@ -32,9 +33,9 @@ Tensor mine(const Tensor& global, int64_t local) { return global.narrow(0, test:
 class Branchy : public nn::Cloneable<Branchy> {
  public:
   Branchy() {
-    fc1_ = register_module("fc1", std::make_shared<nn::Linear>(4, 3, true, kF64));
-    fc2_ = register_module("fc2", std::make_shared<nn::Linear>(4, 3, true, kF64));
-    fc3_ = register_module("fc3", std::make_shared<nn::Linear>(4, 3, true, kF64));
+    fc1_ = register_module("fc1", std::make_shared<nn::LinearImpl>(4, 3, kF64));
+    fc2_ = register_module("fc2", std::make_shared<nn::LinearImpl>(4, 3, kF64));
+    fc3_ = register_module("fc3", std::make_shared<nn::LinearImpl>(4, 3, kF64));
   }
   Tensor forward(const Tensor& x, bool use_fc2) {
     Tensor h = child(fc1_).forward(x);
@@ -42,7 +43,7 @@ class Branchy : public nn::Cloneable<Branchy> {
   }
 
  private:
-  nn::ChildSlot<nn::Linear> fc1_, fc2_, fc3_;
+  nn::ChildSlot<nn::LinearImpl> fc1_, fc2_, fc3_;
 };
 
 Tensor call(nn::Module& m, const Tensor& x, bool flag) {
@@ -198,7 +199,7 @@ TEST_CASE("ddp: mismatched parameters are a ValueError on every rank", "[mpi]") 
   auto& g = test::world();
   const bool last = g.rank() == g.size() - 1;
   try {
-    DistributedDataParallel ddp(std::make_shared<nn::Linear>(4, last ? 3 : 2, true, kF64));
+    DistributedDataParallel ddp(std::make_shared<nn::LinearImpl>(4, last ? 3 : 2, kF64));
     FAIL("expected a ValueError");
   } catch (const ValueError& e) {
     const std::string msg = e.what();
@@ -207,12 +208,13 @@ TEST_CASE("ddp: mismatched parameters are a ValueError on every rank", "[mpi]") 
     CHECK_THAT(msg, Catch::Contains("[3, 4]"));
     CHECK_THAT(msg, Catch::Contains(fmt::format("rank {}", g.size() - 1)));
   }
-  CHECK_THROWS_AS(DistributedDataParallel(std::make_shared<nn::Linear>(4, 2, !last, kF64)), ValueError);
+  CHECK_THROWS_AS(DistributedDataParallel(std::make_shared<nn::LinearImpl>(nn::LinearOptions(4, 2).bias(!last), kF64)),
+                  ValueError);
 }
 
 TEST_CASE("ddp: buffers come from rank 0 at construction and before each training forward", "[mpi]") {
   auto& g = test::world();
-  auto bn = std::make_shared<nn::BatchNorm1d>(3, 1e-5, 0.1, true, true, kF64);
+  auto bn = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), kF64);
   NoGradGuard no_grad;
   Tensor(bn->running_mean()).fill_(static_cast<double>(g.rank() + 1));
   DistributedDataParallel ddp(bn);
@@ -224,7 +226,7 @@ TEST_CASE("ddp: buffers come from rank 0 at construction and before each trainin
   ddp.forward(x);
   CHECK(test::same_on_every_rank(bn->running_mean()));
 
-  auto other = std::make_shared<nn::BatchNorm1d>(3, 1e-5, 0.1, true, true, kF64);
+  auto other = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), kF64);
   DistributedDataParallelOptions o;
   o.broadcast_buffers = false;
   DistributedDataParallel quiet(other, o);

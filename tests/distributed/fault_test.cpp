@@ -23,9 +23,10 @@ std::string checkpoint_path() {
   return std::string(dir ? dir : ".") + "/fault.ckpt.safetensors";
 }
 
-std::shared_ptr<nn::Sequential> small_net() {
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(6, 16), std::make_shared<nn::Tanh>(), std::make_shared<nn::Linear>(16, 2)});
+std::shared_ptr<nn::SequentialImpl> small_net() {
+  return nn::Sequential(std::make_shared<nn::LinearImpl>(6, 16), std::make_shared<nn::TanhImpl>(),
+                        std::make_shared<nn::LinearImpl>(16, 2))
+      .ptr();
 }
 
 }  // namespace

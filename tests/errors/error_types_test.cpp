@@ -238,7 +238,7 @@ std::vector<Row> autograd_rows() {
 
 std::vector<Row> nn_rows() {
   namespace F = nn::functional;
-  auto lin = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   auto replica = parallel::replicate(lin, {cpu(0), cpu(1)})[1];
   return {
       row<ValueError>("linear with the wrong in_features",
@@ -258,7 +258,8 @@ std::vector<Row> nn_rows() {
           },
           {"conv2d", "padding=same", "stride"}),
       row<NotImplementedError>("Conv2d padding=same with a stride",
-                               [] { nn::Conv2d(1, 1, 3, 2, nn::PaddingMode::Same); }, {"Conv2d", "padding=same"}),
+                               [] { nn::Conv2d(nn::Conv2dOptions(1, 1, 3).stride(2).padding(nn::PaddingMode::Same)); },
+                               {"Conv2d", "padding=same"}),
       row<IndexError>("a class index out of range",
                       [] {
                         F::cross_entropy(wick::zeros({2, 3}, f64()), wick::tensor(std::vector<int64_t>{0, 7}, {2}));
@@ -281,7 +282,7 @@ std::vector<Row> nn_rows() {
       row<IndexError>("a Sequential index out of range",
                       [=] {
                         nn::Sequential seq;
-                        seq.push_back("l", lin);
+                        seq->push_back("l", lin);
                         seq[5];
                       },
                       {"Sequential", "index 5", "1 children"}),
@@ -359,7 +360,7 @@ std::vector<Row> nn_rows() {
 }
 
 std::vector<Row> file_rows(const TempDir& dir) {
-  auto lin = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   const std::string truncated =
       dir.write("truncated.safetensors", safetensors_image(std::string(40, ' '), "").substr(0, 20));
   const std::string f16 = dir.write(
@@ -370,7 +371,7 @@ std::vector<Row> file_rows(const TempDir& dir) {
   const std::string model_file = dir.file("model.safetensors");
   nn::save(*lin, model_file);
   const std::string other_model = dir.file("other.safetensors");
-  nn::save(nn::Linear(3, 2, false, f64()), other_model);
+  nn::save(nn::Linear(nn::LinearOptions(3, 2).bias(false), f64()), other_model);
   const std::string bad_magic = dir.write("bad-magic-idx1-ubyte", std::string("\x01\x02\x08\x01", 4));
   const std::string short_idx =
       dir.write("short-idx1-ubyte", std::string("\x00\x00\x08\x01\x00\x00\x00\x05\x01\x02", 10));
@@ -414,7 +415,7 @@ std::vector<Row> parallel_rows() {
   const std::vector<Device> two{cpu(0), cpu(1)};
   return {
       row<ValueError>("replicate a module that is not on devices[0]",
-                      [=] { parallel::replicate(std::make_shared<nn::Linear>(3, 2, true, f64(cpu(1))), two); },
+                      [=] { parallel::replicate(std::make_shared<nn::LinearImpl>(3, 2, f64(cpu(1))), two); },
                       {"replicate", "devices[0] (cpu:0)", "cpu:1"}),
       row<IndexError>("scatter a 0-dim tensor", [=] { comm::scatter(wick::zeros({}, f32()), two); },
                       {"scatter", "0-dim"}),
@@ -463,14 +464,14 @@ std::vector<Row> parallel_rows() {
       row<ValueError>(
           "parallel_apply with more modules than inputs",
           [=] {
-            auto m = std::make_shared<nn::Linear>(3, 2, true, f32());
+            auto m = std::make_shared<nn::LinearImpl>(3, 2, f32());
             parallel::parallel_apply(std::vector<std::shared_ptr<nn::Module>>{m, m}, std::vector<Tensor>{a}, two);
           },
           {"parallel_apply", "modules 2", "inputs 1"}),
       row<TypeError>(
           "a replica that fails keeps its error's class",
           [=] {
-            auto m = std::make_shared<nn::Linear>(3, 2, true, f32());
+            auto m = std::make_shared<nn::LinearImpl>(3, 2, f32());
             auto replicas = parallel::replicate(m, two);
             parallel::parallel_apply(replicas, std::vector<Tensor>{a, wick::zeros({2, 3}, f64(cpu(1)))}, two);
           },
@@ -478,7 +479,7 @@ std::vector<Row> parallel_rows() {
       row<ValueError>("DataParallel of a module that is not on device_ids[0]",
                       [=] {
                         auto dp = std::make_shared<parallel::DataParallel>(
-                            std::make_shared<nn::Linear>(3, 2, true, f32(cpu(1))), two);
+                            std::make_shared<nn::LinearImpl>(3, 2, f32(cpu(1))), two);
                         dp->forward(a);
                       },
                       {"device_ids[0]", "cpu:0", "cpu:1"}),
@@ -515,7 +516,7 @@ TEST_CASE("typed errors: no GPU is a DeviceUnavailable, and probes catch only th
     SUCCEED("this machine has a GPU");
     return;
   }
-  auto m = std::make_shared<nn::Linear>(3, 2, true, f32());
+  auto m = std::make_shared<nn::LinearImpl>(3, 2, f32());
   check_rows({row<DeviceUnavailable>("data_parallel with no devices at all",
                                      [=] {
                                        parallel::data_parallel(m, wick::zeros({2, 3}, f32()));

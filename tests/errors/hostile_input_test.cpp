@@ -189,7 +189,7 @@ std::string write_optimizer_file(const TempDir& dir, const std::string& name, co
 }
 
 struct Model {
-  std::shared_ptr<nn::Linear> lin = std::make_shared<nn::Linear>(3, 2, true, f64());
+  std::shared_ptr<nn::LinearImpl> lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
 };
 
 std::vector<Row> optimizer_rows(const TempDir& dir) {
@@ -442,7 +442,7 @@ struct Repro {
 };
 
 std::vector<Repro> reproducers() {
-  auto lin = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   auto sgd = [lin] { return optim::SGD(lin->parameters(), optim::SGDOptions(0.1)); };
   const std::string deep = kHostile + "deep-header.safetensors";
   const std::string deep_meta = kHostile + "deep-optimizer-metadata.safetensors";
@@ -523,13 +523,13 @@ TEST_CASE("hostile input: the committed reproducers fail fast, within 1 s and 64
 TEST_CASE("hostile input: a model, optimizer and checkpoint still load after the limits") {
   // The limits reject only what is hostile: a real checkpoint round-trips.
   TempDir dir("wick-hostile-test");
-  auto lin = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   optim::Adam opt(lin->parameters(), optim::AdamOptions(0.01));
   lin->forward(wick::ones({4, 3}, f64())).sum().backward();
   opt.step();
   const std::string path = dir.file("ckpt.safetensors");
   nn::save_checkpoint(path, *lin, opt, 3);
-  auto lin2 = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto lin2 = std::make_shared<nn::LinearImpl>(3, 2, f64());
   optim::Adam opt2(lin2->parameters(), optim::AdamOptions(0.5));
   const nn::CheckpointInfo info = nn::load_checkpoint(path, *lin2, opt2);
   CHECK(info.epoch == 3);

@@ -27,11 +27,13 @@ namespace {
 
 using TempDir = wick::test::TempDir;
 
-std::shared_ptr<nn::Sequential> make_net(uint64_t seed, int64_t hidden = 5) {
+std::shared_ptr<nn::SequentialImpl> make_net(uint64_t seed, int64_t hidden = 5) {
   manual_seed(seed);
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Conv2d>(1, 4, 3, 1, 1), std::make_shared<nn::BatchNorm2d>(4), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::MaxPool2d>(2), std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(4 * 4 * 4, hidden)});
+  return nn::Sequential(std::make_shared<nn::Conv2dImpl>(nn::Conv2dOptions(1, 4, 3).padding(1)),
+                        std::make_shared<nn::BatchNorm2dImpl>(4), std::make_shared<nn::ReLUImpl>(),
+                        std::make_shared<nn::MaxPool2dImpl>(2), std::make_shared<nn::FlattenImpl>(),
+                        std::make_shared<nn::LinearImpl>(4 * 4 * 4, hidden))
+      .ptr();
 }
 
 Tensor input() {

@@ -97,14 +97,14 @@ TEST_CASE("conv2d groups: checks, module shape and printing", "[nn][conv]") {
                     Catch::Contains("must divide both"));
   CHECK_THROWS_WITH(F::conv2d(x, wick::ones({6, 4, 3, 3}, kFloat64), {}, 1, 0, 1, 0),
                     Catch::Contains("groups must be positive"));
-  wick::nn::Conv2d conv(4, 6, 3, 1, 1, 1, true, 2);
-  CHECK(conv.weight().sizes() == IntArrayRef({6, 2, 3, 3}));
-  CHECK(conv.groups() == 2);
-  CHECK(conv.extra_repr() == "4, 6, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), groups=2");
+  wick::nn::Conv2d conv(nn::Conv2dOptions(4, 6, 3).padding(1).groups(2));
+  CHECK(conv->weight().sizes() == IntArrayRef({6, 2, 3, 3}));
+  CHECK(conv->groups() == 2);
+  CHECK(conv->extra_repr() == "4, 6, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1), groups=2");
   // PyTorch's default init bound for the bias: 1 / sqrt(fan_in), fan_in = 4 / 2 * 3 * 3 = 18.
-  for (double v : values(conv.bias())) CHECK(std::abs(v) <= 1.0 / std::sqrt(18.0));
-  CHECK(conv.forward(wick::zeros({1, 4, 5, 5})).sizes() == IntArrayRef({1, 6, 5, 5}));
-  CHECK_THROWS_WITH(wick::nn::Conv2d(4, 6, 3, 1, 0, 1, true, 4), Catch::Contains("groups (4)"));
+  for (double v : values(conv->bias())) CHECK(std::abs(v) <= 1.0 / std::sqrt(18.0));
+  CHECK(conv->forward(wick::zeros({1, 4, 5, 5})).sizes() == IntArrayRef({1, 6, 5, 5}));
+  CHECK_THROWS_WITH(wick::nn::Conv2d(nn::Conv2dOptions(4, 6, 3).groups(4)), Catch::Contains("groups (4)"));
 }
 
 TEST_CASE("pad: constant padding and cropping, by hand and gradchecked", "[nn][conv]") {
@@ -171,8 +171,9 @@ TEST_CASE("conv2d padding=same keeps the size and matches a direct convolution",
   Tensor x = wick::randn({1, 2, 5, 5}, kFloat64), wt = wick::randn({3, 2, 3, 3}, kFloat64);
   CHECK(values(F::conv2d(x, wt, {}, 1, nn::kValid)) == values(F::conv2d(x, wt)));
   CHECK_THROWS_WITH(F::conv2d(x, wt, {}, 2, nn::kSame), Catch::Contains("stride 1"));
-  wick::nn::Conv2d same(2, 3, nn::Int2(2, 4), 1, nn::kSame);
-  CHECK(same.forward(x.to(kFloat32)).sizes() == IntArrayRef({1, 3, 5, 5}));
-  CHECK(same.extra_repr() == "2, 3, kernel_size=(2, 4), stride=(1, 1), padding=same");
-  CHECK_THROWS_WITH(wick::nn::Conv2d(2, 3, 3, 2, nn::kSame), Catch::Contains("stride 1"));
+  wick::nn::Conv2d same(nn::Conv2dOptions(2, 3, nn::Int2(2, 4)).padding(nn::kSame));
+  CHECK(same->forward(x.to(kFloat32)).sizes() == IntArrayRef({1, 3, 5, 5}));
+  CHECK(same->extra_repr() == "2, 3, kernel_size=(2, 4), stride=(1, 1), padding=same");
+  CHECK_THROWS_WITH(wick::nn::Conv2d(nn::Conv2dOptions(2, 3, 3).stride(2).padding(nn::kSame)),
+                    Catch::Contains("stride 1"));
 }

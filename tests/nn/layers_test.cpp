@@ -13,81 +13,81 @@ using wick::test::values;
 
 TEST_CASE("BatchNorm running statistics follow PyTorch's update rule", "[nn][batchnorm]") {
   const double m = 0.3;
-  BatchNorm1d bn(2, 1e-5, m, true, true, kFloat64);
+  BatchNorm1d bn(BatchNorm1dOptions(2).momentum(m), kFloat64);
   // Batch of 4 for channel 0: 1, 2, 3, 6 (mean 3, biased var 3.5, unbiased var 14/3).
   Tensor x = wick::tensor(std::vector<double>{1, 10, 2, 20, 3, 30, 6, 40}, {4, 2}, kFloat64);
-  Tensor y = bn.forward(x);
-  CHECK(bn.num_batches_tracked().item<int64_t>() == 1);
+  Tensor y = bn->forward(x);
+  CHECK(bn->num_batches_tracked().item<int64_t>() == 1);
   const double rm0 = (1 - m) * 0 + m * 3.0, rv0 = (1 - m) * 1 + m * (14.0 / 3.0);
   const double rm1 = m * 25.0, rv1 = (1 - m) + m * (500.0 / 3.0);  // 10,20,30,40: mean 25, unbiased var 500/3
-  CHECK_ALLCLOSE(bn.running_mean(), wick::tensor({rm0, rm1}, kFloat64), 1e-14, 0);
-  CHECK_ALLCLOSE(bn.running_var(), wick::tensor({rv0, rv1}, kFloat64), 1e-14, 0);
+  CHECK_ALLCLOSE(bn->running_mean(), wick::tensor({rm0, rm1}, kFloat64), 1e-14, 0);
+  CHECK_ALLCLOSE(bn->running_var(), wick::tensor({rv0, rv1}, kFloat64), 1e-14, 0);
   // Training output normalizes with the biased batch variance.
   CHECK(values(y)[0] == Approx((1 - 3.0) / std::sqrt(3.5 + 1e-5)).epsilon(1e-12));
   // A second step compounds.
-  bn.forward(x * 2.0);
-  CHECK(bn.num_batches_tracked().item<int64_t>() == 2);
-  CHECK(values(bn.running_mean())[0] == Approx((1 - m) * rm0 + m * 6.0).epsilon(1e-14));
-  CHECK(values(bn.running_var())[0] == Approx((1 - m) * rv0 + m * 4 * 14.0 / 3.0).epsilon(1e-14));
+  bn->forward(x * 2.0);
+  CHECK(bn->num_batches_tracked().item<int64_t>() == 2);
+  CHECK(values(bn->running_mean())[0] == Approx((1 - m) * rm0 + m * 6.0).epsilon(1e-14));
+  CHECK(values(bn->running_var())[0] == Approx((1 - m) * rv0 + m * 4 * 14.0 / 3.0).epsilon(1e-14));
   // Eval mode uses the running statistics and does not update them.
-  bn.eval();
-  Tensor ye = bn.forward(x);
-  CHECK(bn.num_batches_tracked().item<int64_t>() == 2);
-  const double rmean = values(bn.running_mean())[0], rvar = values(bn.running_var())[0];
+  bn->eval();
+  Tensor ye = bn->forward(x);
+  CHECK(bn->num_batches_tracked().item<int64_t>() == 2);
+  const double rmean = values(bn->running_mean())[0], rvar = values(bn->running_var())[0];
   CHECK(values(ye)[0] == Approx((1 - rmean) / std::sqrt(rvar + 1e-5)).epsilon(1e-12));
 }
 
 TEST_CASE("BatchNorm with momentum None uses the cumulative average", "[nn][batchnorm]") {
-  BatchNorm2d bn(1, 1e-5, std::nullopt, true, true, kFloat64);
+  BatchNorm2d bn(BatchNorm2dOptions(1).momentum(std::nullopt), kFloat64);
   Tensor a = wick::full({2, 1, 2, 2}, 1.0, kFloat64), b = wick::full({2, 1, 2, 2}, 4.0, kFloat64);
-  bn.forward(a);
-  CHECK(values(bn.running_mean())[0] == Approx(1.0));  // factor 1/1
-  bn.forward(b);
-  CHECK(values(bn.running_mean())[0] == Approx(2.5));  // factor 1/2: mean of 1 and 4
-  CHECK(values(bn.running_var())[0] == Approx(0.0).margin(1e-15));
+  bn->forward(a);
+  CHECK(values(bn->running_mean())[0] == Approx(1.0));  // factor 1/1
+  bn->forward(b);
+  CHECK(values(bn->running_mean())[0] == Approx(2.5));  // factor 1/2: mean of 1 and 4
+  CHECK(values(bn->running_var())[0] == Approx(0.0).margin(1e-15));
 }
 
 TEST_CASE("BatchNorm without running stats or affine keeps None entries", "[nn][batchnorm]") {
-  BatchNorm2d bn(3, 1e-5, 0.1, false, false);
-  CHECK_FALSE(bn.weight().defined());
-  CHECK_FALSE(bn.running_mean().defined());
-  CHECK(bn.parameters().empty());
-  CHECK(bn.buffers().empty());
-  CHECK(bn.state_dict().empty());
-  bn.eval();  // no running stats: batch statistics even in eval mode
-  Tensor y = bn.forward(wick::randn({4, 3, 2, 2}));
+  BatchNorm2d bn(BatchNorm2dOptions(3).affine(false).track_running_stats(false));
+  CHECK_FALSE(bn->weight().defined());
+  CHECK_FALSE(bn->running_mean().defined());
+  CHECK(bn->parameters().empty());
+  CHECK(bn->buffers().empty());
+  CHECK(bn->state_dict().empty());
+  bn->eval();  // no running stats: batch statistics even in eval mode
+  Tensor y = bn->forward(wick::randn({4, 3, 2, 2}));
   CHECK(std::abs(values(wick::mean(y))[0]) < 1e-5);
-  CHECK_THROWS_WITH(bn.forward(wick::randn({4, 3})), Catch::Contains("BatchNorm2d: expected 4-d input"));
-  CHECK_THROWS_WITH(BatchNorm1d(2).forward(wick::randn({1, 2})), Catch::Contains("more than 1 value per channel"));
+  CHECK_THROWS_WITH(bn->forward(wick::randn({4, 3})), Catch::Contains("BatchNorm2d: expected 4-d input"));
+  CHECK_THROWS_WITH(BatchNorm1d(2)->forward(wick::randn({1, 2})), Catch::Contains("more than 1 value per channel"));
 }
 
 TEST_CASE("default initialization matches PyTorch's bounds", "[nn][init]") {
   wick::manual_seed(0);
   Linear l(100, 50);
   const double bound = 1.0 / std::sqrt(100.0);  // kaiming_uniform(a = sqrt(5)) == U(-1/sqrt(fan_in), ...)
-  auto w = values(l.weight());
+  auto w = values(l->weight());
   double lo = 1, hi = -1, sum = 0;
   for (double v : w) lo = std::min(lo, v), hi = std::max(hi, v), sum += v;
   CHECK(lo >= -bound);
   CHECK(hi <= bound);
   CHECK(hi > 0.95 * bound);
   CHECK(std::abs(sum / static_cast<double>(w.size())) < 0.01);
-  for (double v : values(l.bias())) CHECK(std::abs(v) <= bound);
+  for (double v : values(l->bias())) CHECK(std::abs(v) <= bound);
   Conv2d c(4, 8, 3);
   const double cb = 1.0 / std::sqrt(4.0 * 9.0);
-  for (double v : values(c.weight())) CHECK(std::abs(v) <= cb);
-  for (double v : values(c.bias())) CHECK(std::abs(v) <= cb);
-  LayerNorm ln({4});
-  CHECK(values(ln.weight()) == std::vector<double>(4, 1.0));
-  CHECK(values(ln.bias()) == std::vector<double>(4, 0.0));
-  Embedding e(1000, 8, 3);
-  auto ev = values(e.weight());
+  for (double v : values(c->weight())) CHECK(std::abs(v) <= cb);
+  for (double v : values(c->bias())) CHECK(std::abs(v) <= cb);
+  LayerNorm ln(LayerNormOptions({4}));
+  CHECK(values(ln->weight()) == std::vector<double>(4, 1.0));
+  CHECK(values(ln->bias()) == std::vector<double>(4, 0.0));
+  Embedding e(EmbeddingOptions(1000, 8).padding_idx(3));
+  auto ev = values(e->weight());
   double s2 = 0;
   for (double v : ev) s2 += v * v;
   CHECK(s2 / static_cast<double>(ev.size()) == Approx(1.0).epsilon(0.1));
   for (int j = 0; j < 8; ++j) CHECK(ev[static_cast<size_t>(3 * 8 + j)] == 0.0);
-  CHECK(l.weight().requires_grad());
-  CHECK(l.weight().is_leaf());
+  CHECK(l->weight().requires_grad());
+  CHECK(l->weight().is_leaf());
 }
 
 TEST_CASE("nn::init functions", "[nn][init]") {
@@ -134,9 +134,9 @@ TEST_CASE("Dropout is seeded, scales by 1/(1-p), and is the identity in eval", "
   Dropout d(0.25);
   Tensor x = wick::ones({1000}, kFloat64);
   wick::manual_seed(42);
-  Tensor a = d.forward(x);
+  Tensor a = d->forward(x);
   wick::manual_seed(42);
-  Tensor b = d.forward(x);
+  Tensor b = d->forward(x);
   CHECK_ALLCLOSE(a, b, 0, 0);
   int zeros = 0;
   for (double v : values(a)) {
@@ -145,9 +145,9 @@ TEST_CASE("Dropout is seeded, scales by 1/(1-p), and is the identity in eval", "
   }
   CHECK(zeros > 180);
   CHECK(zeros < 320);
-  d.eval();
-  CHECK(d.forward(x).is_same(x));
-  CHECK(values(Dropout(1.0).forward(x)) == std::vector<double>(1000, 0.0));
+  d->eval();
+  CHECK(d->forward(x).is_same(x));
+  CHECK(values(Dropout(1.0)->forward(x)) == std::vector<double>(1000, 0.0));
   CHECK_THROWS_WITH(Dropout(1.5), Catch::Contains("[0, 1]"));
 }
 
@@ -252,13 +252,14 @@ TEST_CASE("mse, l1 and BCE-with-logits by hand", "[nn][loss]") {
 }
 
 TEST_CASE("Embedding: lookup, padding_idx gets no gradient, bad indices", "[nn][embedding]") {
-  Embedding e(5, 2, 1, kFloat64);
+  Embedding e(EmbeddingOptions(5, 2).padding_idx(1), kFloat64);
   Tensor idx = wick::tensor(std::vector<int64_t>{1, 3, 1, 0}, {2, 2}, kInt64);
-  Tensor y = e.forward(idx);
+  Tensor y = e->forward(idx);
   CHECK(y.sizes() == IntArrayRef({2, 2, 2}));
   wick::sum(y).backward();
-  auto g = values(e.weight().grad());
+  auto g = values(e->weight().grad());
   CHECK(g == std::vector<double>{1, 1, 0, 0, 0, 0, 1, 1, 0, 0});
-  CHECK_THROWS_WITH(e.forward(wick::tensor(std::vector<int64_t>{5}, {1}, kInt64)), Catch::Contains("index 5 is out of range"));
-  CHECK_THROWS_WITH(e.forward(wick::zeros({2}, kFloat64)), Catch::Contains("indices must be int64"));
+  CHECK_THROWS_WITH(e->forward(wick::tensor(std::vector<int64_t>{5}, {1}, kInt64)),
+                    Catch::Contains("index 5 is out of range"));
+  CHECK_THROWS_WITH(e->forward(wick::zeros({2}, kFloat64)), Catch::Contains("indices must be int64"));
 }

@@ -17,16 +17,16 @@ namespace {
 class Block : public Cloneable<Block> {
  public:
   Block() {
-    fc_ = register_module("fc", std::make_shared<Linear>(3, 3));
+    fc_ = register_module("fc", std::make_shared<LinearImpl>(3, 3));
     scale_ = register_parameter("scale", wick::ones({3}));
     none_param_ = register_parameter("none_param", Tensor());
     stat_ = register_buffer("stat", wick::zeros({3}));
     scratch_ = register_buffer("scratch", wick::zeros({1}), /*persistent=*/false);
-    none_child_ = register_module("none_child", std::shared_ptr<Linear>());
+    none_child_ = register_module("none_child", std::shared_ptr<LinearImpl>());
   }
   Tensor forward(const Tensor& x) { return child(fc_).forward(x) * param(scale_) + buffer(stat_); }
-  ChildSlot<Linear> fc_;
-  ChildSlot<Linear> none_child_;
+  ChildSlot<LinearImpl> fc_;
+  ChildSlot<LinearImpl> none_child_;
   ParamSlot scale_, none_param_;
   BufferSlot stat_, scratch_;
 };
@@ -38,14 +38,14 @@ class Net : public Cloneable<Net> {
     auto shared = std::make_shared<Block>();
     a_ = register_module("a", shared);
     b_ = register_module("b", shared);  // the same child twice
-    l1_ = register_module("l1", std::make_shared<Linear>(3, 3, false));
-    l2_ = register_module("l2", std::make_shared<Linear>(3, 3, false));
+    l1_ = register_module("l1", std::make_shared<LinearImpl>(LinearOptions(3, 3).bias(false)));
+    l2_ = register_module("l2", std::make_shared<LinearImpl>(LinearOptions(3, 3).bias(false)));
     l2_ptr()->set_parameter_entry(0, child(l1_).weight());  // tie l2.weight to l1.weight
   }
-  std::shared_ptr<Linear> l2_ptr() { return child_ptr(l2_); }
+  std::shared_ptr<LinearImpl> l2_ptr() { return child_ptr(l2_); }
   Tensor forward(const Tensor& x) { return child(l2_).forward(child(l1_).forward(child(b_).forward(child(a_).forward(x)))); }
   ChildSlot<Block> a_, b_;
-  ChildSlot<Linear> l1_, l2_;
+  ChildSlot<LinearImpl> l1_, l2_;
 };
 
 std::vector<std::string> keys_of(const OrderedDict<Tensor>& d) { return d.keys(); }
@@ -76,21 +76,21 @@ TEST_CASE("registration rejects dotted, empty, duplicate names and non-leaf para
   CHECK_THROWS_WITH(b->register_parameter("a.b", wick::ones({1})), Catch::Contains("contains '.'"));
   CHECK_THROWS_WITH(b->register_buffer("", wick::ones({1})), Catch::Contains("must not be empty"));
   CHECK_THROWS_WITH(b->register_buffer("scale", wick::ones({1})), Catch::Contains("already used"));
-  CHECK_THROWS_WITH(b->register_module("stat", std::make_shared<ReLU>()), Catch::Contains("already used"));
+  CHECK_THROWS_WITH(b->register_module("stat", std::make_shared<ReLUImpl>()), Catch::Contains("already used"));
   Tensor leaf = wick::ones({2}, TensorOptions().requires_grad());
   CHECK_THROWS_WITH(b->register_parameter("nonleaf", leaf * 2.0), Catch::Contains("not a leaf"));
   CHECK_THROWS_WITH(b->register_parameter("idx", wick::zeros({2}, kInt64)), Catch::Contains("cannot require grad"));
   CHECK_NOTHROW(b->register_parameter("idx", wick::zeros({2}, kInt64), false));
   // A cycle.
-  auto s = std::make_shared<Sequential>();
-  s->push_back(std::make_shared<ReLU>());
+  auto s = std::make_shared<SequentialImpl>();
+  s->push_back(std::make_shared<ReLUImpl>());
   CHECK_THROWS_WITH(s->push_back(s), Catch::Contains("own child"));
-  auto outer = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{s});
+  auto outer = std::make_shared<SequentialImpl>(s);
   CHECK_THROWS_WITH(s->push_back(outer), Catch::Contains("cycle"));
 }
 
 TEST_CASE("slots are checked against the module's tables", "[nn][module]") {
-  auto l = std::make_shared<Linear>(2, 2);
+  auto l = std::make_shared<LinearImpl>(2, 2);
   CHECK_THROWS_WITH(l->param(ParamSlot{5}), Catch::Contains("slot 5 does not exist"));
   CHECK_THROWS_WITH(l->buffer(BufferSlot{0}), Catch::Contains("buffer slot 0"));
   CHECK_THROWS(l->param(ParamSlot{}));
@@ -169,13 +169,13 @@ TEST_CASE("shallow_copy shares tables, rewiring the copy leaves the original alo
   CHECK_ALLCLOSE(y1, y0, 0, 0);
   CHECK_THROWS_WITH(rep->zero_grad(), Catch::Contains("replica"));
   // Rewiring a child entry with a module of another type is refused.
-  CHECK_THROWS_WITH(r->set_child_entry(2, std::make_shared<ReLU>()), Catch::Contains("same type"));
+  CHECK_THROWS_WITH(r->set_child_entry(2, std::make_shared<ReLUImpl>()), Catch::Contains("same type"));
 }
 
 namespace {
-class Derived : public Linear {
+class Derived : public LinearImpl {
  public:
-  Derived() : Linear(2, 2) {}
+  Derived() : LinearImpl(2, 2) {}
 };
 }  // namespace
 
@@ -231,7 +231,7 @@ TEST_CASE("to(device) and to(dtype) keep the tensors, ties and requires_grad", "
   CHECK_ALLCLOSE(net->forward(x.to(Device("cpu:1"))), y0, 0, 0);
   bn_owner.to(kFloat64);
   for (const auto& p : net->parameters()) CHECK(p.dtype() == kFloat64);
-  auto bn = std::make_shared<BatchNorm1d>(3);
+  auto bn = std::make_shared<BatchNorm1dImpl>(3);
   bn->to(kFloat64);
   CHECK(bn->running_mean().dtype() == kFloat64);
   CHECK(bn->num_batches_tracked().dtype() == kInt64);
@@ -239,10 +239,11 @@ TEST_CASE("to(device) and to(dtype) keep the tensors, ties and requires_grad", "
 }
 
 TEST_CASE("printing follows PyTorch's repr", "[nn][module]") {
-  auto seq = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Conv2d>(1, 32, 3, 1, 1), std::make_shared<BatchNorm2d>(32), std::make_shared<ReLU>(),
-      std::make_shared<MaxPool2d>(2), std::make_shared<Flatten>(), std::make_shared<Dropout>(0.25),
-      std::make_shared<Linear>(784, 10)});
+  auto seq = Sequential(std::make_shared<Conv2dImpl>(Conv2dOptions(1, 32, 3).padding(1)),
+                        std::make_shared<BatchNorm2dImpl>(32), std::make_shared<ReLUImpl>(),
+                        std::make_shared<MaxPool2dImpl>(2), std::make_shared<FlattenImpl>(),
+                        std::make_shared<DropoutImpl>(0.25), std::make_shared<LinearImpl>(784, 10))
+                 .ptr();
   const std::string expected =
       "Sequential(\n"
       "  (0): Conv2d(1, 32, kernel_size=(3, 3), stride=(1, 1), padding=(1, 1))\n"
@@ -260,18 +261,17 @@ TEST_CASE("printing follows PyTorch's repr", "[nn][module]") {
   auto nested = std::make_shared<Block>();
   CHECK(nested->to_string() ==
         "Block(\n  (fc): Linear(in_features=3, out_features=3, bias=True)\n  (none_child): None\n)");
-  auto inner = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{std::make_shared<Tanh>()})});
+  auto inner = std::make_shared<SequentialImpl>(Sequential(Tanh()).ptr());
   CHECK(inner->to_string() == "Sequential(\n  (0): Sequential(\n    (0): Tanh()\n  )\n)");
-  CHECK(LayerNorm({6}).to_string() == "LayerNorm((6,), eps=1e-05, elementwise_affine=True)");
-  CHECK(Embedding(10, 5, 0).to_string() == "Embedding(10, 5, padding_idx=0)");
-  CHECK(BatchNorm1d(4, 1e-3, std::nullopt).to_string() ==
+  CHECK(LayerNorm(LayerNormOptions({6}))->to_string() == "LayerNorm((6,), eps=1e-05, elementwise_affine=True)");
+  CHECK(Embedding(EmbeddingOptions(10, 5).padding_idx(0))->to_string() == "Embedding(10, 5, padding_idx=0)");
+  CHECK(BatchNorm1d(BatchNorm1dOptions(4).eps(1e-3).momentum(std::nullopt))->to_string() ==
         "BatchNorm1d(4, eps=0.001, momentum=None, affine=True, track_running_stats=True)");
-  CHECK(GELU().to_string() == "GELU(approximate='none')");
-  CHECK(Softmax(1).to_string() == "Softmax(dim=1)");
-  CHECK(AdaptiveAvgPool2d({1, 1}).to_string() == "AdaptiveAvgPool2d(output_size=1)");
-  CHECK(AvgPool2d(2).to_string() == "AvgPool2d(kernel_size=2, stride=2, padding=0)");
-  CHECK(Linear(3, 2, false).to_string() == "Linear(in_features=3, out_features=2, bias=False)");
+  CHECK(GELU()->to_string() == "GELU(approximate='none')");
+  CHECK(Softmax(1)->to_string() == "Softmax(dim=1)");
+  CHECK(AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions({1, 1}))->to_string() == "AdaptiveAvgPool2d(output_size=1)");
+  CHECK(AvgPool2d(2)->to_string() == "AvgPool2d(kernel_size=2, stride=2, padding=0)");
+  CHECK(Linear(LinearOptions(3, 2).bias(false))->to_string() == "Linear(in_features=3, out_features=2, bias=False)");
 }
 
 TEST_CASE("Value holds nested data and describes it", "[nn][value]") {
@@ -328,38 +328,39 @@ TEST_CASE("forward_value adapts typed forward signatures", "[nn][value]") {
   NoForward n;
   CHECK_THROWS_WITH(n.forward_value({}), Catch::Contains("NoForward"));
   Linear l(2, 3);
-  CHECK(l.forward_tensor(wick::ones({4, 2})).sizes() == IntArrayRef({4, 3}));
+  CHECK(l->forward_tensor(wick::ones({4, 2})).sizes() == IntArrayRef({4, 3}));
   CHECK_THROWS_WITH(TwoIn().forward_tensor(wick::ones({1})), Catch::Contains("takes 3 arguments"));
 }
 
 TEST_CASE("containers", "[nn][module]") {
-  auto seq = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Linear>(4, 3), std::make_shared<ReLU>(), std::make_shared<Linear>(3, 2)});
+  auto seq =
+      Sequential(std::make_shared<LinearImpl>(4, 3), std::make_shared<ReLUImpl>(), std::make_shared<LinearImpl>(3, 2))
+          .ptr();
   CHECK(seq->size() == 3);
-  CHECK(seq->at<Linear>(-1)->out_features() == 2);
-  CHECK_THROWS_WITH(seq->at<Linear>(1), Catch::Contains("not the requested type"));
+  CHECK(seq->at<LinearImpl>(-1)->out_features() == 2);
+  CHECK_THROWS_WITH(seq->at<LinearImpl>(1), Catch::Contains("not the requested type"));
   CHECK_THROWS_WITH((*seq)[3], Catch::Contains("out of range"));
   Tensor x = wick::randn({5, 4});
   Tensor y = seq->forward(x);
   CHECK(y.sizes() == IntArrayRef({5, 2}));
   CHECK_ALLCLOSE(seq->forward_value({Value(x)}).tensor(), y, 0, 0);
   CHECK(keys_of(seq->named_parameters()) == std::vector<std::string>{"0.weight", "0.bias", "2.weight", "2.bias"});
-  auto named = std::make_shared<Sequential>(std::vector<std::pair<std::string, std::shared_ptr<Module>>>{
-      {"fc", std::make_shared<Linear>(2, 2)}, {"act", std::make_shared<Tanh>()}});
+  auto named = std::make_shared<SequentialImpl>(std::vector<std::pair<std::string, std::shared_ptr<Module>>>{
+      {"fc", std::make_shared<LinearImpl>(2, 2)}, {"act", std::make_shared<TanhImpl>()}});
   CHECK(named->named_children().keys() == std::vector<std::string>{"fc", "act"});
 
-  ModuleList list{std::make_shared<Linear>(1, 1), std::make_shared<ReLU>()};
-  list.push_back(nullptr);
-  CHECK(list.size() == 3);
-  CHECK(list.items()[2] == nullptr);
-  CHECK(list.modules().size() == 3);  // self + two (None skipped)
-  CHECK_THROWS_WITH(list.forward_value({}), Catch::Contains("ModuleList"));
+  ModuleList list{std::make_shared<LinearImpl>(1, 1), std::make_shared<ReLUImpl>()};
+  list->push_back(nullptr);
+  CHECK(list->size() == 3);
+  CHECK(list->items()[2] == nullptr);
+  CHECK(list->modules().size() == 3);  // self + two (None skipped)
+  CHECK_THROWS_WITH(list->forward_value({}), Catch::Contains("ModuleList"));
 
-  ModuleDict dict({{"enc", std::make_shared<Linear>(2, 2)}});
-  dict.insert("act", std::make_shared<ReLU>());
-  CHECK(dict.keys() == std::vector<std::string>{"enc", "act"});
-  CHECK(dict.contains("act"));
-  CHECK(dict.at<Linear>("enc")->in_features() == 2);
+  ModuleDict dict({{"enc", std::make_shared<LinearImpl>(2, 2)}});
+  dict->insert("act", std::make_shared<ReLUImpl>());
+  CHECK(dict->keys() == std::vector<std::string>{"enc", "act"});
+  CHECK(dict->contains("act"));
+  CHECK(dict->at<LinearImpl>("enc")->in_features() == 2);
   CHECK_THROWS_WITH(dict["dec"], Catch::Contains("no key 'dec'") && Catch::Contains("enc, act"));
-  CHECK_THROWS_WITH(dict.insert("act", std::make_shared<ReLU>()), Catch::Contains("already used"));
+  CHECK_THROWS_WITH(dict->insert("act", std::make_shared<ReLUImpl>()), Catch::Contains("already used"));
 }

@@ -20,10 +20,10 @@ Device cpu(int i) { return Device(DeviceType::CPU, i); }
 class TiedNet : public Cloneable<TiedNet> {
  public:
   TiedNet() {
-    auto a = std::make_shared<Linear>(3, 3);
+    auto a = std::make_shared<LinearImpl>(3, 3);
     a_ = register_module("a", a);
     again_ = register_module("again", a);
-    bn_ = register_module("bn", std::make_shared<BatchNorm1d>(3));
+    bn_ = register_module("bn", std::make_shared<BatchNorm1dImpl>(3));
     tied_ = register_parameter("tied", child(a_).weight());
     none_ = register_parameter("none", Tensor());
     count_ = register_buffer("count", wick::zeros({1}));
@@ -32,8 +32,8 @@ class TiedNet : public Cloneable<TiedNet> {
     Tensor h = child(bn_).forward(child(again_).forward(child(a_).forward(x)));
     return F::linear(h, param(tied_)) + buffer(count_);
   }
-  ChildSlot<Linear> a_, again_;
-  ChildSlot<BatchNorm1d> bn_;
+  ChildSlot<LinearImpl> a_, again_;
+  ChildSlot<BatchNorm1dImpl> bn_;
   ParamSlot tied_, none_;
   BufferSlot count_;
   double gain = 2.0;
@@ -49,7 +49,7 @@ std::vector<Tensor> values_of(const std::vector<Tensor>& ts) {
 
 TEST_CASE("to(dtype): an optimizer built before the cast still trains the parameters") {
   manual_seed(0);
-  auto lin = std::make_shared<Linear>(3, 2);
+  auto lin = std::make_shared<LinearImpl>(3, 2);
   const auto params = lin->parameters();
   optim::SGD opt(lin->parameters(), optim::SGDOptions(0.5));
   lin->to(kFloat64);
@@ -98,20 +98,20 @@ TEST_CASE("to(device): parameters, buffers and gradients move in place, ties sta
 }
 
 TEST_CASE("to(): a graph recorded before the move refuses backward") {
-  auto lin = std::make_shared<Linear>(3, 2);
+  auto lin = std::make_shared<LinearImpl>(3, 2);
   Tensor y = lin->forward(wick::randn({2, 3})).sum();
   lin->to(kFloat64);
   CHECK_THROWS_AS(y.backward(), wick::StateError);
   CHECK_FALSE(lin->weight().grad().defined());
   // with the input requiring grad, the saved weight's version catches it first
-  auto lin2 = std::make_shared<Linear>(3, 2);
+  auto lin2 = std::make_shared<LinearImpl>(3, 2);
   Tensor y2 = lin2->forward(wick::randn({2, 3}).requires_grad_()).sum();
   lin2->to(cpu(1));
   CHECK_THROWS_AS(y2.backward(), wick::Error);
 }
 
 TEST_CASE("to(): a failing conversion changes nothing") {
-  auto lin = std::make_shared<Linear>(3, 2);
+  auto lin = std::make_shared<LinearImpl>(3, 2);
   const Tensor w = lin->weight();
   CHECK_THROWS_AS(lin->to(kInt64), wick::Error);
   CHECK(lin->weight().is_same(w));
@@ -126,7 +126,7 @@ TEST_CASE("to(): a failing conversion changes nothing") {
 TEST_CASE("optimizers raise StateError when their state no longer fits a parameter") {
   manual_seed(0);
   SECTION("SGD momentum") {
-    auto lin = std::make_shared<Linear>(3, 2);
+    auto lin = std::make_shared<LinearImpl>(3, 2);
     optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
     lin->forward(wick::randn({2, 3})).sum().backward();
     opt.step();
@@ -140,7 +140,7 @@ TEST_CASE("optimizers raise StateError when their state no longer fits a paramet
     CHECK_ALLCLOSE(lin->weight(), w, 0, 0);  // nothing was applied
   }
   SECTION("Adam, moved to another device") {
-    auto lin = std::make_shared<Linear>(3, 2);
+    auto lin = std::make_shared<LinearImpl>(3, 2);
     optim::Adam opt(lin->parameters(), optim::AdamOptions(1e-3));
     lin->forward(wick::randn({2, 3})).sum().backward();
     opt.step();
@@ -196,7 +196,7 @@ TEST_CASE("clone: distinct parameters with the same values, ties and shared chil
 }
 
 TEST_CASE("clone: slots read the copy's own tables (ClonePreservesExternalReferences)") {
-  auto lin = std::make_shared<Linear>(4, 4);
+  auto lin = std::make_shared<LinearImpl>(4, 4);
   {
     NoGradGuard no_grad;
     Tensor w = lin->weight();

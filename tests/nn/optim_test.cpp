@@ -290,7 +290,7 @@ TEST_CASE("optim: a tensor that is not a leaf (a replica's parameter) is refused
 }
 
 TEST_CASE("optim: the parameters of a real replica are refused", "[optim]") {
-  auto net = std::make_shared<nn::Linear>(3, 2);
+  auto net = std::make_shared<nn::LinearImpl>(3, 2);
   auto replicas = parallel::replicate(net, {Device("cpu:0"), Device("cpu:1")});
   REQUIRE(replicas.size() == 2);
   for (const auto& r : replicas)

@@ -91,10 +91,10 @@ std::shared_ptr<Module> mk(A&&... a) {
 class Tied : public Cloneable<Tied> {
  public:
   Tied() {
-    auto enc = std::make_shared<Linear>(4, 4);
+    auto enc = std::make_shared<LinearImpl>(4, 4);
     a_ = register_module("a", enc);
     b_ = register_module("b", enc);
-    head_ = register_module("head", std::make_shared<Linear>(4, 4, false));
+    head_ = register_module("head", std::make_shared<LinearImpl>(LinearOptions(4, 4).bias(false)));
     child(head_).set_parameter_entry(0, child(a_).weight());
     gain_ = register_parameter("gain", wick::ones({4}));
   }
@@ -103,71 +103,70 @@ class Tied : public Cloneable<Tied> {
   }
 
  private:
-  ChildSlot<Linear> a_, b_, head_;
+  ChildSlot<LinearImpl> a_, b_, head_;
   ParamSlot gain_;
 };
 }  // namespace
 
 TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[nn][replicate]") {
   wick::manual_seed(5);
-  check_module(mk<Linear>(5, 3), {Value(wick::randn({4, 5}))});
-  check_module(mk<Linear>(5, 3, false), {Value(wick::randn({4, 5}))});
-  check_module(mk<Conv2d>(2, 3, 3, 1, 1), {img(2, 2, 5, 5)});
-  check_module(mk<Conv2d>(2, 3, Int2(2, 3), 2, 0, 1, false), {img(1, 2, 6, 6)});
-  check_module(mk<Conv2d>(4, 6, 3, 1, 1, 1, true, 2), {img(2, 4, 5, 5)});
-  check_module(mk<Conv2d>(2, 3, Int2(2, 4), 1, kSame), {img(1, 2, 5, 5)});
-  check_module(mk<MaxPool2d>(2), {img(2, 2, 4, 4)});
-  check_module(mk<AvgPool2d>(2), {img(2, 2, 4, 4)});
-  check_module(mk<AdaptiveAvgPool2d>(Int2(2, 3)), {img(2, 2, 5, 7)});
-  check_module(mk<BatchNorm1d>(3), {Value(wick::randn({6, 3}))});
-  check_module(mk<BatchNorm1d>(3), {Value(wick::randn({6, 3}))}, /*train=*/true);
-  check_module(mk<BatchNorm2d>(2), {img(3, 2, 2, 2)});
-  check_module(mk<BatchNorm2d>(2), {img(3, 2, 2, 2)}, /*train=*/true);
-  check_module(mk<LayerNorm>(std::vector<int64_t>{4}), {Value(wick::randn({3, 4}))});
-  check_module(mk<Embedding>(7, 3), {Value(wick::tensor(std::vector<int64_t>{1, 6, 0}, {3}, kInt64))});
-  check_module(mk<Dropout>(0.5), {Value(wick::randn({8}))}, /*train=*/true);
-  check_module(mk<Dropout>(0.5), {Value(wick::randn({8}))});
-  check_module(mk<Flatten>(), {img(2, 3, 2, 2)});
-  check_module(mk<ReLU>(), {Value(wick::randn({5}))});
-  check_module(mk<GELU>(), {Value(wick::randn({5}))});
-  check_module(mk<GELU>("tanh"), {Value(wick::randn({5}))});
-  check_module(mk<Tanh>(), {Value(wick::randn({5}))});
-  check_module(mk<Sigmoid>(), {Value(wick::randn({5}))});
-  check_module(mk<Softmax>(1), {Value(wick::randn({2, 5}))});
-  check_module(mk<Identity>(), {Value(wick::randn({5}))});
-  check_module(std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-                   mk<Conv2d>(1, 4, 3, 1, 1), mk<BatchNorm2d>(4), mk<ReLU>(), mk<MaxPool2d>(2), mk<Flatten>(),
-                   mk<Dropout>(0.3), mk<Linear>(16, 3)}),
+  check_module(mk<LinearImpl>(5, 3), {Value(wick::randn({4, 5}))});
+  check_module(mk<LinearImpl>(LinearOptions(5, 3).bias(false)), {Value(wick::randn({4, 5}))});
+  check_module(mk<Conv2dImpl>(Conv2dOptions(2, 3, 3).padding(1)), {img(2, 2, 5, 5)});
+  check_module(mk<Conv2dImpl>(Conv2dOptions(2, 3, Int2(2, 3)).stride(2).bias(false)), {img(1, 2, 6, 6)});
+  check_module(mk<Conv2dImpl>(Conv2dOptions(4, 6, 3).padding(1).groups(2)), {img(2, 4, 5, 5)});
+  check_module(mk<Conv2dImpl>(Conv2dOptions(2, 3, Int2(2, 4)).padding(kSame)), {img(1, 2, 5, 5)});
+  check_module(mk<MaxPool2dImpl>(2), {img(2, 2, 4, 4)});
+  check_module(mk<AvgPool2dImpl>(2), {img(2, 2, 4, 4)});
+  check_module(mk<AdaptiveAvgPool2dImpl>(Int2(2, 3)), {img(2, 2, 5, 7)});
+  check_module(mk<BatchNorm1dImpl>(3), {Value(wick::randn({6, 3}))});
+  check_module(mk<BatchNorm1dImpl>(3), {Value(wick::randn({6, 3}))}, /*train=*/true);
+  check_module(mk<BatchNorm2dImpl>(2), {img(3, 2, 2, 2)});
+  check_module(mk<BatchNorm2dImpl>(2), {img(3, 2, 2, 2)}, /*train=*/true);
+  check_module(mk<LayerNormImpl>(std::vector<int64_t>{4}), {Value(wick::randn({3, 4}))});
+  check_module(mk<EmbeddingImpl>(7, 3), {Value(wick::tensor(std::vector<int64_t>{1, 6, 0}, {3}, kInt64))});
+  check_module(mk<DropoutImpl>(0.5), {Value(wick::randn({8}))}, /*train=*/true);
+  check_module(mk<DropoutImpl>(0.5), {Value(wick::randn({8}))});
+  check_module(mk<FlattenImpl>(), {img(2, 3, 2, 2)});
+  check_module(mk<ReLUImpl>(), {Value(wick::randn({5}))});
+  check_module(mk<GELUImpl>(), {Value(wick::randn({5}))});
+  check_module(mk<GELUImpl>(GELUOptions().approximate("tanh")), {Value(wick::randn({5}))});
+  check_module(mk<TanhImpl>(), {Value(wick::randn({5}))});
+  check_module(mk<SigmoidImpl>(), {Value(wick::randn({5}))});
+  check_module(mk<SoftmaxImpl>(1), {Value(wick::randn({2, 5}))});
+  check_module(mk<IdentityImpl>(), {Value(wick::randn({5}))});
+  check_module(Sequential(mk<Conv2dImpl>(Conv2dOptions(1, 4, 3).padding(1)), mk<BatchNorm2dImpl>(4), mk<ReLUImpl>(),
+                          mk<MaxPool2dImpl>(2), mk<FlattenImpl>(), mk<DropoutImpl>(0.3), mk<LinearImpl>(16, 3))
+                   .ptr(),
                {img(2, 1, 4, 4)}, /*train=*/true);
   check_module(std::make_shared<Tied>(), {Value(wick::randn({2, 4}))});
 }
 
 TEST_CASE("ModuleList and ModuleDict copies hold rewired children", "[nn][replicate]") {
-  auto list =
-      std::make_shared<ModuleList>(std::initializer_list<std::shared_ptr<Module>>{mk<Linear>(2, 2), mk<ReLU>()});
+  auto list = ModuleList(mk<LinearImpl>(2, 2), mk<ReLUImpl>()).ptr();
   list->push_back(nullptr);
   auto copy = test_util::rewire_copy(list, [](const Tensor& t) { return test_util::moved(t, kOther); });
-  auto& l = dynamic_cast<ModuleList&>(*copy);
+  auto& l = dynamic_cast<ModuleListImpl&>(*copy);
   CHECK(l.size() == 3);
   CHECK(l[0] != (*list)[0]);
   CHECK(l[2] == nullptr);
-  CHECK(l.at<Linear>(0)->weight().device() == kOther);
-  CHECK(list->at<Linear>(0)->weight().device() == kCPU);
+  CHECK(l.at<LinearImpl>(0)->weight().device() == kOther);
+  CHECK(list->at<LinearImpl>(0)->weight().device() == kCPU);
   Tensor x = wick::randn({3, 2});
-  CHECK_ALLCLOSE(l.at<Linear>(0)->forward(x.to(kOther)), list->at<Linear>(0)->forward(x), 0, 0);
+  CHECK_ALLCLOSE(l.at<LinearImpl>(0)->forward(x.to(kOther)), list->at<LinearImpl>(0)->forward(x), 0, 0);
 
-  auto dict = std::make_shared<ModuleDict>(
-      std::vector<std::pair<std::string, std::shared_ptr<Module>>>{{"enc", mk<Linear>(2, 2)}, {"act", mk<Tanh>()}});
+  auto dict = std::make_shared<ModuleDictImpl>(std::vector<std::pair<std::string, std::shared_ptr<Module>>>{
+      {"enc", mk<LinearImpl>(2, 2)}, {"act", mk<TanhImpl>()}});
   auto dcopy = test_util::rewire_copy(dict, [](const Tensor& t) { return test_util::moved(t, kOther); });
-  auto& d = dynamic_cast<ModuleDict&>(*dcopy);
+  auto& d = dynamic_cast<ModuleDictImpl&>(*dcopy);
   CHECK(d.keys() == std::vector<std::string>{"enc", "act"});
-  CHECK(d.at<Linear>("enc")->weight().device() == kOther);
-  CHECK(dict->at<Linear>("enc")->weight().device() == kCPU);
+  CHECK(d.at<LinearImpl>("enc")->weight().device() == kOther);
+  CHECK(dict->at<LinearImpl>("enc")->weight().device() == kCPU);
   CHECK(d["act"] != (*dict)["act"]);
 }
 
 TEST_CASE("gradients through a rewired copy reach the new tensors only", "[nn][replicate]") {
-  auto m = std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{mk<Linear>(3, 2)});
+  auto m = Sequential(mk<LinearImpl>(3, 2)).ptr();
   auto copy = test_util::rewire_copy(m, [](const Tensor& t) { return test_util::moved(t, kOther); });
   Tensor x = wick::randn({4, 3}).to(kOther);
   wick::sum(copy->forward_value({Value(x)}).tensor()).backward();

@@ -9,9 +9,10 @@ using namespace wick;
 using namespace wick::nn;
 
 namespace {
-std::shared_ptr<Sequential> make_model() {
-  return std::make_shared<Sequential>(std::initializer_list<std::shared_ptr<Module>>{
-      std::make_shared<Linear>(4, 3), std::make_shared<BatchNorm1d>(3), std::make_shared<Linear>(3, 2)});
+std::shared_ptr<SequentialImpl> make_model() {
+  return Sequential(std::make_shared<LinearImpl>(4, 3), std::make_shared<BatchNorm1dImpl>(3),
+                    std::make_shared<LinearImpl>(3, 2))
+      .ptr();
 }
 
 // A deep copy of every value in a state dict (to compare "before" with "after").

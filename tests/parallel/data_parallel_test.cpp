@@ -135,15 +135,15 @@ class UnevenDicts : public nn::Cloneable<UnevenDicts> {
 class SmallConvNet : public nn::Cloneable<SmallConvNet> {
  public:
   SmallConvNet() {
-    conv_ = register_module("conv", std::make_shared<nn::Conv2d>(2, 2, 2, 1, 0, 1, true, 1, f64()));
-    fc_ = register_module("fc", std::make_shared<nn::Linear>(8, 2, true, f64()));
+    conv_ = register_module("conv", std::make_shared<nn::Conv2dImpl>(nn::Conv2dOptions(2, 2, 2), f64()));
+    fc_ = register_module("fc", std::make_shared<nn::LinearImpl>(8, 2, f64()));
   }
   Tensor forward(const Tensor& x) {
     Tensor h = child(conv_).forward(x).relu().reshape({-1, 8});
     return child(fc_).forward(h).log_softmax(1);
   }
-  nn::ChildSlot<nn::Conv2d> conv_;
-  nn::ChildSlot<nn::Linear> fc_;
+  nn::ChildSlot<nn::Conv2dImpl> conv_;
+  nn::ChildSlot<nn::LinearImpl> fc_;
 };
 
 std::vector<Tensor> grads_of(const nn::Module& m) {
@@ -196,7 +196,7 @@ TEST_CASE("data_parallel with several inputs, a float and an optional tensor (te
 }
 
 TEST_CASE("data_parallel equals the module (test_data_parallel_small_back, test_data_parallel_module)") {
-  auto l = std::make_shared<nn::Linear>(10, 5, true, f64());
+  auto l = std::make_shared<nn::LinearImpl>(10, 5, f64());
   Tensor i = randn({20, 10}, f64());
   Tensor out = data_parallel(l, i, {cpu(0), cpu(1)});
   CHECK_ALLCLOSE(out, l->forward(i), 1e-14, 0);
@@ -220,13 +220,13 @@ TEST_CASE("DataParallel: the module must live on device_ids[0] (test_data_parall
       CHECK_NOTHROW(data_parallel(inner, inp, ids));
     }
   };
-  auto lin = [](Device d) { return std::make_shared<nn::Linear>(2, 2, true, f64(d)); };
+  auto lin = [](Device d) { return std::make_shared<nn::LinearImpl>(2, 2, f64(d)); };
   expect(lin(cpu(0)), {cpu(0), cpu(1)}, false);
   expect(lin(cpu(1)), {cpu(0), cpu(1)}, true);
   expect(lin(cpu(0)), {cpu(1), cpu(0)}, true);
   expect(lin(cpu(1)), {cpu(1), cpu(0)}, false);
   auto seq = [&](Device a, Device b) {
-    auto s = std::make_shared<nn::Sequential>();
+    auto s = std::make_shared<nn::SequentialImpl>();
     s->push_back(lin(a));
     s->push_back(lin(b));
     return s;
@@ -256,7 +256,7 @@ TEST_CASE("data_parallel: grad mode reaches the workers (test_data_parallel_no_g
 }
 
 TEST_CASE("data_parallel: output on device_ids[0], gradients equal the single-device ones (test_data_parallel)") {
-  auto l = std::make_shared<nn::Linear>(10, 5, true, f64(cpu(1)));
+  auto l = std::make_shared<nn::LinearImpl>(10, 5, f64(cpu(1)));
   Tensor i = randn({20, 10}, f64(cpu(1)));
   Tensor expected = l->forward(i);
   expected.sum().backward();
@@ -326,7 +326,7 @@ TEST_CASE("DataParallel: a module without inputs runs once on device_ids[0] (tes
 }
 
 TEST_CASE("data_parallel: device arguments (test_data_parallel_device_args)") {
-  auto l = std::make_shared<nn::Linear>(10, 5, true, f64());
+  auto l = std::make_shared<nn::LinearImpl>(10, 5, f64());
   Tensor i = randn({20, 10}, f64());
   CHECK_ALLCLOSE(data_parallel(l, i, {cpu(0), cpu(1)}, cpu(0)), l->forward(i), 1e-14, 0);
   CHECK_ALLCLOSE(data_parallel(l, i, {Device("cpu:0"), Device("cpu:1")}), l->forward(i), 1e-14, 0);
@@ -335,7 +335,7 @@ TEST_CASE("data_parallel: device arguments (test_data_parallel_device_args)") {
 }
 
 TEST_CASE("DataParallel: gradient penalty through double backward (test_data_parallel_function_deletion)") {
-  auto l = std::make_shared<nn::Linear>(4, 1, true, f64());
+  auto l = std::make_shared<nn::LinearImpl>(4, 1, f64());
   auto net = std::make_shared<DataParallel>(l, std::vector<Device>{cpu(0), cpu(1)});
   Tensor x = ones({2, 4}, f64().requires_grad());
   Tensor out = net->forward(x);

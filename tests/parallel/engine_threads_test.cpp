@@ -37,25 +37,27 @@ bool same_bits(const Tensor& a, const Tensor& b) {
 TensorOptions f32() { return TensorOptions(kFloat32); }
 
 std::shared_ptr<nn::Module> mlp(TensorOptions o) {
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(6, 16, true, o), std::make_shared<nn::Tanh>(),
-      std::make_shared<nn::Linear>(16, 3, true, o)});
+  return nn::Sequential(std::make_shared<nn::LinearImpl>(6, 16, o), std::make_shared<nn::TanhImpl>(),
+                        std::make_shared<nn::LinearImpl>(16, 3, o))
+      .ptr();
 }
 
 std::shared_ptr<nn::Module> cnn(TensorOptions o) {
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Conv2d>(2, 4, 3, 1, 1, 1, true, 1, o), std::make_shared<nn::BatchNorm2d>(4, 1e-5, 0.1, true, true, o),
-      std::make_shared<nn::ReLU>(), std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(4 * 5 * 5, 3, true, o)});
+  return nn::Sequential(std::make_shared<nn::Conv2dImpl>(nn::Conv2dOptions(2, 4, 3).padding(1), o),
+                        std::make_shared<nn::BatchNorm2dImpl>(nn::BatchNorm2dOptions(4), o),
+                        std::make_shared<nn::ReLUImpl>(), std::make_shared<nn::FlattenImpl>(),
+                        std::make_shared<nn::LinearImpl>(4 * 5 * 5, 3, o))
+      .ptr();
 }
 
 // Three Linear layers with Tanh between them.
 std::shared_ptr<nn::Module> deep_mlp(TensorOptions o) {
-  auto block = std::make_shared<nn::Linear>(6, 3, true, o);
-  auto seq = std::make_shared<nn::Sequential>();
-  seq->push_back("a", std::make_shared<nn::Linear>(6, 6, true, o));
-  seq->push_back("act", std::make_shared<nn::Tanh>());
-  seq->push_back("b", std::make_shared<nn::Linear>(6, 6, true, o));
-  seq->push_back("act2", std::make_shared<nn::Tanh>());
+  auto block = std::make_shared<nn::LinearImpl>(6, 3, o);
+  auto seq = std::make_shared<nn::SequentialImpl>();
+  seq->push_back("a", std::make_shared<nn::LinearImpl>(6, 6, o));
+  seq->push_back("act", std::make_shared<nn::TanhImpl>());
+  seq->push_back("b", std::make_shared<nn::LinearImpl>(6, 6, o));
+  seq->push_back("act2", std::make_shared<nn::TanhImpl>());
   seq->push_back("c", block);
   return seq;
 }
@@ -129,7 +131,7 @@ namespace {
 class Nested : public nn::Cloneable<Nested> {
  public:
   Tensor forward(const Tensor& x) {
-    auto inner = std::make_shared<nn::Tanh>();
+    auto inner = std::make_shared<nn::TanhImpl>();
     std::vector<Device> devs{x.device(), Device("cpu:3"), x.device()};
     std::vector<Tensor> in{x * 1.0, x.to(devs[1]) * 2.0, x * 3.0};
     auto outs = parallel_apply(std::vector<std::shared_ptr<nn::Module>>{inner, inner, inner}, in, devs);

@@ -35,23 +35,24 @@ double rel_err(const Tensor& a, const Tensor& e) {
 }
 
 std::shared_ptr<nn::Module> mlp() {
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Linear>(6, 16, true, f64()), std::make_shared<nn::Tanh>(),
-      std::make_shared<nn::Linear>(16, 3, true, f64())});
+  return nn::Sequential(std::make_shared<nn::LinearImpl>(6, 16, f64()), std::make_shared<nn::TanhImpl>(),
+                        std::make_shared<nn::LinearImpl>(16, 3, f64()))
+      .ptr();
 }
 
 std::shared_ptr<nn::Module> cnn() {
-  return std::make_shared<nn::Sequential>(std::initializer_list<std::shared_ptr<nn::Module>>{
-      std::make_shared<nn::Conv2d>(2, 4, 3, 1, 1, 1, true, 1, f64()),
-      std::make_shared<nn::BatchNorm2d>(4, 1e-5, 0.1, true, true, f64()), std::make_shared<nn::ReLU>(),
-      std::make_shared<nn::Flatten>(), std::make_shared<nn::Linear>(4 * 5 * 5, 3, true, f64())});
+  return nn::Sequential(std::make_shared<nn::Conv2dImpl>(nn::Conv2dOptions(2, 4, 3).padding(1), f64()),
+                        std::make_shared<nn::BatchNorm2dImpl>(nn::BatchNorm2dOptions(4), f64()),
+                        std::make_shared<nn::ReLUImpl>(), std::make_shared<nn::FlattenImpl>(),
+                        std::make_shared<nn::LinearImpl>(4 * 5 * 5, 3, f64()))
+      .ptr();
 }
 
 // An autoencoder-style model whose decoder uses the encoder's weight transposed.
 class TiedAE : public nn::Cloneable<TiedAE> {
  public:
   TiedAE() {
-    enc_ = register_module("enc", std::make_shared<nn::Linear>(6, 4, true, f64()));
+    enc_ = register_module("enc", std::make_shared<nn::LinearImpl>(6, 4, f64()));
     dec_bias_ = register_parameter("dec_bias", zeros({6}, f64()));
     tied_ = register_parameter("tied", child(enc_).weight());  // the same tensor, registered again
   }
@@ -59,22 +60,22 @@ class TiedAE : public nn::Cloneable<TiedAE> {
     Tensor h = child(enc_).forward(x).tanh();
     return nn::F::linear(h, param(tied_).t(), param(dec_bias_));
   }
-  nn::ChildSlot<nn::Linear> enc_;
+  nn::ChildSlot<nn::LinearImpl> enc_;
   nn::ParamSlot dec_bias_, tied_;
 };
 
 std::shared_ptr<nn::Module> child_twice() {
-  auto block = std::make_shared<nn::Linear>(6, 6, true, f64());
-  auto seq = std::make_shared<nn::Sequential>();
+  auto block = std::make_shared<nn::LinearImpl>(6, 6, f64());
+  auto seq = std::make_shared<nn::SequentialImpl>();
   seq->push_back("a", block);
-  seq->push_back("act", std::make_shared<nn::Tanh>());
+  seq->push_back("act", std::make_shared<nn::TanhImpl>());
   seq->push_back("b", block);  // the same child again
   return seq;
 }
 
 std::shared_ptr<nn::Module> frozen() {
-  auto seq = std::dynamic_pointer_cast<nn::Sequential>(mlp());
-  Tensor(seq->at<nn::Linear>(0)->weight()).requires_grad_(false);
+  auto seq = std::dynamic_pointer_cast<nn::SequentialImpl>(mlp());
+  Tensor(seq->at<nn::LinearImpl>(0)->weight()).requires_grad_(false);
   return seq;
 }
 

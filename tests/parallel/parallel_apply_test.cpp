@@ -63,8 +63,8 @@ class ConstantInt : public nn::Cloneable<ConstantInt> {
 }  // namespace
 
 TEST_CASE("parallel_apply: each module on its input, results in order (test_parallel_apply)") {
-  auto l1 = std::make_shared<nn::Linear>(10, 5, true, f64(cpu(0)));
-  auto l2 = std::make_shared<nn::Linear>(10, 5, true, f64(cpu(1)));
+  auto l1 = std::make_shared<nn::LinearImpl>(10, 5, f64(cpu(0)));
+  auto l2 = std::make_shared<nn::LinearImpl>(10, 5, f64(cpu(1)));
   Tensor i1 = randn({2, 10}, f64(cpu(0))), i2 = randn({2, 10}, f64(cpu(1)));
   Tensor e1 = l1->forward(i1), e2 = l2->forward(i2);
   // inputs as argument lists, ((i1,), (i2,)) ...
@@ -84,7 +84,7 @@ TEST_CASE("parallel_apply: each module on its input, results in order (test_para
 }
 
 TEST_CASE("parallel_apply: replicas on three devices give the same output (ParallelApply_MultiCUDA)") {
-  auto a = std::make_shared<nn::Linear>(3, 4, true, f64());
+  auto a = std::make_shared<nn::LinearImpl>(3, 4, f64());
   auto replicas = replicate(a, {cpu(0), cpu(1), cpu(2)});
   std::vector<Tensor> inputs;
   for (int i = 0; i < 3; ++i) inputs.push_back(ones({2, 3}, f64(cpu(i))));

@@ -22,16 +22,16 @@ namespace {
 class SharedBn : public nn::Cloneable<SharedBn> {
  public:
   SharedBn() {
-    auto bn = std::make_shared<nn::BatchNorm1d>(3, 1e-5, 0.1, true, true, f64());
+    auto bn = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), f64());
     bn_ = register_module("bn", bn);
-    auto block = std::make_shared<nn::Sequential>();
-    block->push_back(std::make_shared<nn::Linear>(3, 3, true, f64()));
+    auto block = std::make_shared<nn::SequentialImpl>();
+    block->push_back(std::make_shared<nn::LinearImpl>(3, 3, f64()));
     block->push_back(bn);
     block_ = register_module("block", block);
   }
   Tensor forward(const Tensor& x) { return child(block_).forward(x); }
-  nn::ChildSlot<nn::BatchNorm1d> bn_;
-  nn::ChildSlot<nn::Sequential> block_;
+  nn::ChildSlot<nn::BatchNorm1dImpl> bn_;
+  nn::ChildSlot<nn::SequentialImpl> block_;
 };
 
 // A plain member written in forward.
@@ -117,8 +117,8 @@ TEST_CASE("replicate: a plain option changed on the original reaches the next ca
 }
 
 TEST_CASE("replicate: a built-in option (Dropout's p) is read from the original at each call") {
-  auto seq = std::make_shared<nn::Sequential>();
-  seq->push_back(std::make_shared<nn::Dropout>(0.5));
+  auto seq = std::make_shared<nn::SequentialImpl>();
+  seq->push_back(std::make_shared<nn::DropoutImpl>(0.5));
   auto r1 = replicate(seq, {cpu(0), cpu(1)});
   seq->eval();
   auto r2 = replicate(seq, {cpu(0), cpu(1)});
@@ -129,7 +129,7 @@ TEST_CASE("replicate: a built-in option (Dropout's p) is read from the original 
 
 TEST_CASE("DataParallel's constructor moves the module and keeps the user's optimizer valid") {
   manual_seed(0);
-  auto lin = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   const Tensor weight = lin->weight();
   const Tensor w0 = weight.clone();
   optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1));
@@ -172,11 +172,11 @@ TEST_CASE("replicate: a module without copy assignment gets fresh copies on ever
 TEST_CASE("replicate: modules reused from an earlier call equal fresh copies of the originals") {
   // Every module type of the library, replicated twice with the originals changed in between:
   // the second replicas must match the originals as they are at the second call.
-  auto seq = std::make_shared<nn::Sequential>();
-  seq->push_back(std::make_shared<nn::Linear>(3, 3, true, f64()));
-  seq->push_back(std::make_shared<nn::BatchNorm1d>(3, 1e-5, 0.1, true, true, f64()));
-  seq->push_back(std::make_shared<nn::Dropout>(0.5));
-  seq->push_back(std::make_shared<nn::ReLU>());
+  auto seq = std::make_shared<nn::SequentialImpl>();
+  seq->push_back(std::make_shared<nn::LinearImpl>(3, 3, f64()));
+  seq->push_back(std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), f64()));
+  seq->push_back(std::make_shared<nn::DropoutImpl>(0.5));
+  seq->push_back(std::make_shared<nn::ReLUImpl>());
   auto gain = std::make_shared<Gain>();
   seq->push_back(gain);
   { auto first = replicate(seq, {cpu(0), cpu(1)}); }

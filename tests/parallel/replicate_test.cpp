@@ -38,11 +38,11 @@ std::vector<Tensor> all_tensors(const nn::Module& m) {
 class Tied : public nn::Cloneable<Tied> {
  public:
   Tied() {
-    auto a = std::make_shared<nn::Linear>(4, 4, true, f64());
+    auto a = std::make_shared<nn::LinearImpl>(4, 4, f64());
     a_ = register_module("a", a);
-    b_ = register_module("b", std::make_shared<nn::Linear>(4, 4, false, f64()));
+    b_ = register_module("b", std::make_shared<nn::LinearImpl>(nn::LinearOptions(4, 4).bias(false), f64()));
     again_ = register_module("again", a);  // the same child twice
-    none_ = register_module("none", std::shared_ptr<nn::Linear>());
+    none_ = register_module("none", std::shared_ptr<nn::LinearImpl>());
     shared_ = register_parameter("shared", child(a_).param(nn::ParamSlot{0}));  // a.weight, tied
     nothing_ = register_parameter("nothing", Tensor());
   }
@@ -51,7 +51,7 @@ class Tied : public nn::Cloneable<Tied> {
     h = child(again_).forward(h);
     return nn::F::linear(child(b_).forward(h), param(shared_));
   }
-  nn::ChildSlot<nn::Linear> a_, b_, again_, none_;
+  nn::ChildSlot<nn::LinearImpl> a_, b_, again_, none_;
   nn::ParamSlot shared_, nothing_;
 };
 
@@ -68,7 +68,7 @@ class Counting : public nn::Cloneable<Counting> {
 
 TEST_CASE("replicate: replica i lives on device i and computes the same output (test_replicate)") {
   manual_seed(0);
-  auto module = std::make_shared<nn::Linear>(10, 5, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(10, 5, f64());
   Tensor input = randn({2, 10}, f64());
   Tensor expected = module->forward(input);
   auto replicas = replicate(module, {cpu(0), cpu(1)});
@@ -84,11 +84,11 @@ TEST_CASE("replicate: replica i lives on device i and computes the same output (
 }
 
 TEST_CASE("replicate: buffers land on each replica's device (test_replicate_buffers)") {
-  auto net = std::make_shared<nn::Sequential>();
-  net->push_back("bn", std::make_shared<nn::BatchNorm2d>(10, 1e-5, 0.1, true, true, f64()));
+  auto net = std::make_shared<nn::SequentialImpl>();
+  net->push_back("bn", std::make_shared<nn::BatchNorm2dImpl>(nn::BatchNorm2dOptions(10), f64()));
   auto replicas = replicate(net, {cpu(0), cpu(1)});
   for (int i = 0; i < 2; ++i) {
-    auto bn = std::static_pointer_cast<nn::Sequential>(replicas[i])->at<nn::BatchNorm2d>(0);
+    auto bn = std::static_pointer_cast<nn::SequentialImpl>(replicas[i])->at<nn::BatchNorm2dImpl>(0);
     CHECK(bn->running_mean().device() == cpu(i));
     CHECK(bn->running_var().device() == cpu(i));
     CHECK(bn->num_batches_tracked().device() == cpu(i));
@@ -97,7 +97,7 @@ TEST_CASE("replicate: buffers land on each replica's device (test_replicate_buff
 }
 
 TEST_CASE("replicate: copies equal the original, only the source replica shares its storage (Replicate_MultiCUDA)") {
-  auto module = std::make_shared<nn::Linear>(3, 4, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(3, 4, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1), cpu(2)});
   auto originals = all_tensors(*module);
   std::set<void*> seen;
@@ -142,7 +142,7 @@ TEST_CASE("replicate: tied parameters and a child registered twice stay shared i
 }
 
 TEST_CASE("replicate: gradients of every replica accumulate on the original leaves") {
-  auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(3, 2, f64());
   Tensor x = randn({4, 3}, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1), cpu(2)});
   Tensor loss = zeros({}, f64());
@@ -157,7 +157,7 @@ TEST_CASE("replicate: gradients of every replica accumulate on the original leav
 }
 
 TEST_CASE("replicate: replicas are marked, zero_grad and optimizers refuse them") {
-  auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(3, 2, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1)});
   for (auto& r : replicas) {
     CHECK(r->is_replica());
@@ -168,7 +168,7 @@ TEST_CASE("replicate: replicas are marked, zero_grad and optimizers refuse them"
 }
 
 TEST_CASE("replicate(detach = true): no graph, replica 0 holds the original tensors") {
-  auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(3, 2, f64());
   auto replicas = replicate(module, {cpu(0), cpu(1)}, /*detach=*/true);
   CHECK(replicas[0]->weight().is_same(module->weight()));
   CHECK_FALSE(replicas[1]->weight().requires_grad());
@@ -182,32 +182,33 @@ TEST_CASE("replicate(detach = true): no graph, replica 0 holds the original tens
 }
 
 TEST_CASE("replicate: frozen parameters give non-differentiable copies, buffers requiring grad are differentiable") {
-  auto net = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto net = std::make_shared<nn::LinearImpl>(3, 2, f64());
   Tensor(net->bias()).requires_grad_(false);
   auto replicas = replicate(net, {cpu(0), cpu(1)});
   CHECK(replicas[1]->weight().requires_grad());
   CHECK_FALSE(replicas[1]->bias().requires_grad());
   CHECK(replicas[0]->bias().is_same(net->bias()));
 
-  auto seq = std::make_shared<nn::Sequential>();
-  auto bn = std::make_shared<nn::BatchNorm1d>(3, 1e-5, 0.1, true, true, f64());
+  auto seq = std::make_shared<nn::SequentialImpl>();
+  auto bn = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), f64());
   seq->push_back(bn);
   Tensor(bn->running_mean()).requires_grad_(true);
   auto r = replicate(seq, {cpu(0), cpu(1)});
-  auto rb = std::static_pointer_cast<nn::Sequential>(r[1])->at<nn::BatchNorm1d>(0);
+  auto rb = std::static_pointer_cast<nn::SequentialImpl>(r[1])->at<nn::BatchNorm1dImpl>(0);
   CHECK(rb->running_mean().requires_grad());
   CHECK(rb->running_mean().grad_fn() != nullptr);
   CHECK_FALSE(rb->running_var().requires_grad());
   // the buffer that does not require grad is the original object on replica 0
-  auto rb0 = std::static_pointer_cast<nn::Sequential>(r[0])->at<nn::BatchNorm1d>(0);
+  auto rb0 = std::static_pointer_cast<nn::SequentialImpl>(r[0])->at<nn::BatchNorm1dImpl>(0);
   CHECK(rb0->running_var().is_same(bn->running_var()));
   // detach = true: even the buffer requiring grad is broadcast detached
   auto rd = replicate(seq, {cpu(0), cpu(1)}, true);
-  CHECK_FALSE(std::static_pointer_cast<nn::Sequential>(rd[1])->at<nn::BatchNorm1d>(0)->running_mean().requires_grad());
+  CHECK_FALSE(
+      std::static_pointer_cast<nn::SequentialImpl>(rd[1])->at<nn::BatchNorm1dImpl>(0)->running_mean().requires_grad());
 }
 
 TEST_CASE("replicate: duplicate devices get their own copies") {
-  auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(3, 2, f64());
   auto replicas = replicate(module, {cpu(0), cpu(0)});
   CHECK(replicas[1]->weight().device() == cpu(0));
   CHECK(replicas[1]->weight().data_ptr() != module->weight().data_ptr());
@@ -215,26 +216,26 @@ TEST_CASE("replicate: duplicate devices get their own copies") {
 }
 
 TEST_CASE("replicate: the module must be on devices[0]") {
-  auto module = std::make_shared<nn::Linear>(3, 2, true, f64(cpu(1)));
+  auto module = std::make_shared<nn::LinearImpl>(3, 2, f64(cpu(1)));
   CHECK_THROWS_WITH(replicate(module, {cpu(0), cpu(1)}),
                     Catch::Contains("must be on devices[0] (cpu:0)") && Catch::Contains("'weight'") &&
                         Catch::Contains("is on cpu:1"));
 }
 
 TEST_CASE("replicate: training flags follow the original, on_replicated runs on every replica") {
-  auto seq = std::make_shared<nn::Sequential>();
-  seq->push_back(std::make_shared<nn::Linear>(2, 2, true, f64()));
-  seq->push_back(std::make_shared<nn::Dropout>(0.5));
+  auto seq = std::make_shared<nn::SequentialImpl>();
+  seq->push_back(std::make_shared<nn::LinearImpl>(2, 2, f64()));
+  seq->push_back(std::make_shared<nn::DropoutImpl>(0.5));
   seq->eval();
   auto r = replicate(seq, {cpu(0), cpu(1)});
   for (auto& m : r[1]->modules()) CHECK_FALSE(m->is_training());
   r.clear();
   seq->train();
-  std::static_pointer_cast<nn::Sequential>(seq)->at<nn::Dropout>(1)->eval();
+  std::static_pointer_cast<nn::SequentialImpl>(seq)->at<nn::DropoutImpl>(1)->eval();
   r = replicate(seq, {cpu(0), cpu(1)});
   CHECK(r[1]->is_training());
-  CHECK(std::static_pointer_cast<nn::Sequential>(r[1])->at<nn::Linear>(0)->is_training());
-  CHECK_FALSE(std::static_pointer_cast<nn::Sequential>(r[1])->at<nn::Dropout>(1)->is_training());
+  CHECK(std::static_pointer_cast<nn::SequentialImpl>(r[1])->at<nn::LinearImpl>(0)->is_training());
+  CHECK_FALSE(std::static_pointer_cast<nn::SequentialImpl>(r[1])->at<nn::DropoutImpl>(1)->is_training());
 
   auto c = std::make_shared<Counting>();
   auto rc = replicate(c, {cpu(0), cpu(1)});
@@ -245,7 +246,7 @@ TEST_CASE("replicate: training flags follow the original, on_replicated runs on 
 
 TEST_CASE("replicate: index maps are cached while the structure is unchanged, and every call returns fresh modules") {
   clear_replicate_cache();
-  auto module = std::make_shared<nn::Linear>(3, 2, true, f64());
+  auto module = std::make_shared<nn::LinearImpl>(3, 2, f64());
   ReplicateProfile p;
   auto r1 = replicate(module, {cpu(0), cpu(1)}, false, &p);
   CHECK_FALSE(p.cache_hit);
@@ -290,8 +291,8 @@ TEST_CASE("replicate: index maps are cached while the structure is unchanged, an
 }
 
 TEST_CASE("replicate: a child kept from an old replica is never reused or changed") {
-  auto seq = std::make_shared<nn::Sequential>();
-  seq->push_back(std::make_shared<nn::Linear>(2, 2, true, f64()));
+  auto seq = std::make_shared<nn::SequentialImpl>();
+  seq->push_back(std::make_shared<nn::LinearImpl>(2, 2, f64()));
   auto r = replicate(seq, {cpu(0), cpu(1)});
   std::shared_ptr<nn::Module> kept = r[1]->children()[0];
   r.clear();
@@ -299,5 +300,5 @@ TEST_CASE("replicate: a child kept from an old replica is never reused or change
   auto again2 = replicate(seq, {cpu(0), cpu(1)});
   for (auto* set : {&again, &again2})
     for (auto& m : *set) CHECK(m->children()[0] != kept);
-  CHECK(std::static_pointer_cast<nn::Linear>(kept)->weight().device() == cpu(1));
+  CHECK(std::static_pointer_cast<nn::LinearImpl>(kept)->weight().device() == cpu(1));
 }

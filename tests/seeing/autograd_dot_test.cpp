@@ -12,11 +12,11 @@ namespace {
 
 // A fixed MLP: x [5, 3] -> fc1 (4) -> relu -> fc2 (2) -> view [10] -> mse against zeros.
 struct Mlp {
-  std::shared_ptr<nn::Sequential> net = std::make_shared<nn::Sequential>();
+  std::shared_ptr<nn::SequentialImpl> net = std::make_shared<nn::SequentialImpl>();
   Mlp() {
-    net->push_back("fc1", std::make_shared<nn::Linear>(3, 4));
-    net->push_back("act", std::make_shared<nn::ReLU>());
-    net->push_back("fc2", std::make_shared<nn::Linear>(4, 2));
+    net->push_back("fc1", std::make_shared<nn::LinearImpl>(3, 4));
+    net->push_back("act", std::make_shared<nn::ReLUImpl>());
+    net->push_back("fc2", std::make_shared<nn::LinearImpl>(4, 2));
   }
   Tensor loss() const {
     Tensor x = ones({5, 3});

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "wick/nn/module.h"
+#include "wick/nn/module_holder.h"
 #include "wick/nn/optim/optimizer.h"
 
 namespace wick::nn {
@@ -33,6 +34,16 @@ void save(const Module& m, const std::string& path, const std::map<std::string, 
 /// keys are errors; without, they are returned). A training checkpoint's optimizer entries are
 /// ignored. Throws (a wick::Error subclass) naming the file and every problem; `m` is unchanged then.
 LoadStateDictResult load(Module& m, const std::string& path, bool strict = true);
+
+/// save and load for a module holder (`nn::save(net, "net.safetensors")`, as torch::save).
+template <ModuleHolderType H>
+void save(const H& m, const std::string& path, const std::map<std::string, std::string>& metadata = {}) {
+  save(static_cast<const Module&>(*m), path, metadata);
+}
+template <ModuleHolderType H>
+LoadStateDictResult load(const H& m, const std::string& path, bool strict = true) {
+  return load(static_cast<Module&>(*m), path, strict);
+}
 
 /// Writes an optimizer's state (Note [Checkpoint files]) to `path` atomically.
 void save(const optim::Optimizer& opt, const std::string& path);

@@ -6,7 +6,9 @@
 //    the three tables (same tensors, same children) and the subclass's slots and plain options
 //    are copied member-wise, so user modules write no clone code. A member that is not
 //    copyable (std::unique_ptr, std::mutex, ...) fails to compile with a static_assert.
-//  - name(): the class name without namespaces, for printing and errors.
+//  - name(): the class name without namespaces (and without a trailing "Impl", LibTorch's
+//    convention for the class behind a WICK_MODULE holder), for printing and errors.
+//  - operator(): calls forward, so `m(x)` is `m.forward(x)`, as in LibTorch.
 //  - forward_value(): the generic call (Note [Value] in value.h), adapted from a single,
 //    non-overloaded `forward`. Supported parameter types: Tensor, Value, bool, int, int64_t,
 //    float, double, std::string, std::vector<Tensor>, std::vector<Value>, std::optional<Tensor>;
@@ -32,6 +34,8 @@ namespace detail {
 
 /// "wick::nn::Linear" -> "Linear" (template arguments kept).
 std::string short_type_name(const std::type_info& info);
+/// short_type_name without a trailing "Impl" ("LinearImpl" -> "Linear"): a module's name.
+std::string module_type_name(const std::type_info& info);
 
 template <class T>
 inline constexpr bool dependent_false = false;
@@ -161,6 +165,7 @@ class Cloneable : public Module {
                  "part. Derive {} directly from wick::nn::Cloneable<{}>",
                  Module::name(), detail::short_type_name(typeid(Derived)), detail::short_type_name(typeid(Derived)),
                  Module::name(), Module::name());
+      detail::ModuleCopyScope scope(this);  // Note [Holders follow their owner's table]
       return std::make_shared<Derived>(static_cast<const Derived&>(*this));
     } else {
       static_assert(detail::dependent_false<Derived>,
@@ -177,6 +182,7 @@ class Cloneable : public Module {
     if constexpr (std::is_copy_assignable_v<Derived>) {
       WICK_CHECK_TYPE(typeid(other) == typeid(*this), "{}.assign_from: the source is a {}, not a {}", Module::name(),
                       other.name(), Module::name());
+      detail::ModuleCopyScope scope(&other, this);  // Note [Holders follow their owner's table]
       static_cast<Derived&>(*this) = static_cast<const Derived&>(other);
       return true;
     } else {
@@ -187,7 +193,12 @@ class Cloneable : public Module {
   std::shared_ptr<Derived> clone(std::optional<Device> device = std::nullopt) const {
     return std::static_pointer_cast<Derived>(Module::clone(device));
   }
-  std::string name() const override { return detail::short_type_name(typeid(Derived)); }
+  std::string name() const override { return detail::module_type_name(typeid(Derived)); }
+  /// Calls forward, as LibTorch's modules: `net(x)` is `net.forward(x)`.
+  template <class... Args>
+  decltype(auto) operator()(Args&&... args) {
+    return static_cast<Derived&>(*this).forward(std::forward<Args>(args)...);
+  }
   Value forward_value(const std::vector<Value>& args) override {
     return detail::call_forward(static_cast<Derived&>(*this), args);
   }
@@ -199,3 +210,6 @@ class Cloneable : public Module {
 };
 
 }  // namespace wick::nn
+
+// The holders (WICK_MODULE) come with every module header.
+#include "wick/nn/module_holder.h"  // IWYU pragma: export

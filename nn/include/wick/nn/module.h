@@ -8,13 +8,16 @@
 //
 //   class Net : public wick::nn::Cloneable<Net> {
 //    public:
-//     Net() : fc1_(register_module("fc1", std::make_shared<Linear>(784, 64))),
+//     Net() : fc1_(register_module("fc1", std::make_shared<LinearImpl>(784, 64))),
 //             scale_(register_parameter("scale", wick::ones({1}))) {}
 //     Tensor forward(const Tensor& x) { return child(fc1_).forward(x) * param(scale_); }
 //    private:
-//     ChildSlot<Linear> fc1_;
+//     ChildSlot<LinearImpl> fc1_;
 //     ParamSlot scale_;
 //   };
+//
+// Given a module holder (`Linear(784, 64)`, module_holder.h), register_module returns the holder
+// bound to the table entry instead of a slot; it reads the entry on every use, as a slot does.
 //
 // Copying a module (Cloneable::shallow_copy) copies the tables (same tensors, same children)
 // and the slots; rewiring the copy's table entries (set_parameter_entry, ...) then changes what
@@ -28,6 +31,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <typeinfo>
 #include <vector>
 
 #include "wick/core/error.h"
@@ -39,6 +44,40 @@
 namespace wick::nn {
 
 using StateDict = OrderedDict<Tensor>;
+class Module;
+
+namespace detail {
+/// What a module holder knows about its module's type, for a module class that does not derive
+/// from Cloneable (`struct NetImpl : Module`): how to copy it, copy-assign it and call its
+/// forward generically (Note [Holders give a module its type] in module_holder.h). `type` is
+/// the class these apply to; a module of another dynamic type ignores them.
+struct ModuleTypeOps {
+  const std::type_info* type;
+  std::shared_ptr<Module> (*shallow_copy)(const Module&);  // null: not copy-constructible
+  bool (*assign_from)(Module&, const Module&);
+  Value (*forward_value)(Module&, const std::vector<Value>&);
+};
+
+/// Marks, on this thread, that `from` is being copied (into `to`, or into the next module whose
+/// copy constructor copies `from` when `to` is null); restores the previous mark on destruction.
+/// Module holders bound to `from` that are copied meanwhile bind to the copy (Note [Holders
+/// follow their owner's table] in module_holder.h).
+class ModuleCopyScope {
+ public:
+  explicit ModuleCopyScope(const Module* from, Module* to = nullptr);
+  ~ModuleCopyScope();
+  ModuleCopyScope(const ModuleCopyScope&) = delete;
+  ModuleCopyScope& operator=(const ModuleCopyScope&) = delete;
+
+ private:
+  const Module* prev_from_;
+  Module* prev_to_;
+};
+/// The module `owner` is being copied into on this thread, or null.
+Module* copy_target_of(const Module* owner);
+/// Called by Module's copy constructor: records `to` as the copy of `from` when a scope waits.
+void note_module_copied(const Module* from, Module* to);
+}  // namespace detail
 
 /// What load_state_dict(strict = false) skipped.
 struct LoadStateDictResult {
@@ -60,17 +99,15 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- copying and replication ----
   /// A new module of the same dynamic type whose tables hold the same tensors and children
-  /// (Cloneable implements it from the subclass's copy constructor).
-  virtual std::shared_ptr<Module> shallow_copy() const = 0;
+  /// (Cloneable implements it from the subclass's copy constructor; for a module made by its
+  /// holder, the holder supplies it). Otherwise raises wick::TypeError.
+  virtual std::shared_ptr<Module> shallow_copy() const;
   /// Makes this module what shallow_copy() of `other` would be (same tables, plain members,
   /// options and training flag), by the subclass's copy assignment; the replica mark is kept.
   /// `other` must have the same dynamic type. Returns false and changes nothing when the type
   /// has no copy assignment (Cloneable implements it). replicate uses it to reuse an earlier
   /// replica's modules invisibly (Note [Replicas are fresh copies]).
-  virtual bool assign_from(const Module& other) {
-    (void)other;
-    return false;
-  }
+  virtual bool assign_from(const Module& other);
   /// assign_from without the tables: plain members, options and the training flag become
   /// `other`'s, this module's table entries stay as they are. For a caller that then sets every
   /// table entry itself (replicate reusing a replica's modules, whose tables have the original's
@@ -90,13 +127,17 @@ class Module : public std::enable_shared_from_this<Module> {
   void mark_replica(bool on = true) { replica_ = on; }
 
   // ---- the generic call ----
-  /// Calls the module with any arguments (Note [Value] in value.h). Cloneable implements it for
-  /// subclasses with one non-overloaded `forward`; override it for anything else. The default
-  /// raises wick::Error.
+  /// Calls the module with any arguments (Note [Value] in value.h). Cloneable (or the module's
+  /// holder) implements it for subclasses with one non-overloaded `forward`; override it for
+  /// anything else. The default raises wick::Error.
   virtual Value forward_value(const std::vector<Value>& args);
   /// forward_value({x}) for modules that map one tensor to one tensor; throws when the module
   /// takes or returns anything else.
   Tensor forward_tensor(const Tensor& x);
+
+  /// The type operations a holder gave this module (null when none; see ModuleTypeOps).
+  const detail::ModuleTypeOps* type_ops() const { return type_ops_; }
+  void set_type_ops(const detail::ModuleTypeOps* ops) { type_ops_ = ops; }
 
   // ---- registration (normally in the constructor) ----
   /// Adds a parameter (undefined tensor = None entry) and sets its requires_grad. Throws if the
@@ -109,6 +150,16 @@ class Module : public std::enable_shared_from_this<Module> {
   ChildSlot<T> register_module(std::string name, std::shared_ptr<T> child) {
     static_assert(std::is_base_of_v<Module, T>, "register_module: T must derive from wick::nn::Module");
     return ChildSlot<T>{add_child(std::move(name), std::static_pointer_cast<Module>(std::move(child)))};
+  }
+  /// Adds a child given as a module holder (`Linear(3, 4)`; an empty holder = None) and returns
+  /// a holder bound to the new table entry, as LibTorch's register_module returns the holder:
+  /// `fc1(register_module("fc1", Linear(784, 64)))`. The bound holder reads the entry on every
+  /// use, so it follows replication (Note [Holders follow their owner's table]).
+  template <class H>
+  requires std::is_base_of_v<ModuleHolderBase, H> H register_module(std::string name, H holder) {
+    using Impl = typename H::ContainedType;
+    const ChildSlot<Impl> slot = register_module(std::move(name), std::shared_ptr<Impl>(holder));
+    return H(detail::HolderBinding{this, slot.index});
   }
 
   // ---- reading through slots ----
@@ -228,6 +279,7 @@ class Module : public std::enable_shared_from_this<Module> {
   bool training_ = true;
   bool replica_ = false;
   uint64_t structure_version_ = 0;
+  const detail::ModuleTypeOps* type_ops_ = nullptr;
 };
 
 /// Prints m.to_string().

@@ -36,6 +36,18 @@ struct ChildSlot {
   bool valid() const { return index >= 0; }
 };
 
+/// Tag base of every ModuleHolder (module_holder.h), for overloads that accept any holder.
+struct ModuleHolderBase {};
+
+namespace detail {
+/// Where a bound module holder reads its module: child `index` of `owner` (Note [Holders follow
+/// their owner's table] in module_holder.h).
+struct HolderBinding {
+  const Module* owner = nullptr;
+  int32_t index = -1;
+};
+}  // namespace detail
+
 /// One row of the parameter table. An undefined `value` is a None entry.
 struct ParameterEntry {
   std::string name;

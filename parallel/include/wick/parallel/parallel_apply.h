@@ -39,7 +39,7 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
 std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& modules,
                                    const std::vector<Tensor>& inputs, const std::vector<Device>& devices = {});
 
-/// The same for modules held as their own type (e.g. the result of replicate<Linear>).
+/// The same for modules held as their own type (e.g. the result of replicate<LinearImpl>).
 template <class T, class In>
   requires(!std::is_same_v<T, nn::Module> && std::is_base_of_v<nn::Module, T>)
 auto parallel_apply(const std::vector<std::shared_ptr<T>>& modules, const std::vector<In>& inputs,

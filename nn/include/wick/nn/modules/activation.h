@@ -1,60 +1,89 @@
 #pragma once
 // Parameter-free layers: ReLU, GELU, Tanh, Sigmoid, Softmax, Flatten.
 #include <string>
+#include <utility>
 
+#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 
 namespace wick::nn {
 
-class ReLU : public Cloneable<ReLU> {
+class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
-  ReLU() = default;
+  ReLUImpl() = default;
   Tensor forward(const Tensor& input);
 };
+WICK_MODULE(ReLU);
 
-/// approximate: "none" (exact, erf) or "tanh".
-class GELU : public Cloneable<GELU> {
+/// GELU's options, as LibTorch: `GELUOptions().approximate("tanh")`.
+struct GELUOptions {
+  /// "none" (exact, erf) or "tanh".
+  WICK_ARG(std::string, approximate) = "none";
+};
+
+class GELUImpl : public Cloneable<GELUImpl> {
  public:
-  explicit GELU(std::string approximate = "none");
+  explicit GELUImpl(GELUOptions options = {});
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
+  const GELUOptions& options() const { return options_; }
 
  private:
-  std::string approximate_;
+  GELUOptions options_;
 };
+WICK_MODULE(GELU);
 
-class Tanh : public Cloneable<Tanh> {
+class TanhImpl : public Cloneable<TanhImpl> {
  public:
-  Tanh() = default;
+  TanhImpl() = default;
   Tensor forward(const Tensor& input);
 };
+WICK_MODULE(Tanh);
 
-class Sigmoid : public Cloneable<Sigmoid> {
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
  public:
-  Sigmoid() = default;
+  SigmoidImpl() = default;
   Tensor forward(const Tensor& input);
+};
+WICK_MODULE(Sigmoid);
+
+/// Softmax's options, as LibTorch: `SoftmaxOptions(1)` (or `Softmax(1)`).
+struct SoftmaxOptions {
+  /* implicit */ SoftmaxOptions(int64_t dim) : dim_(dim) {}  // NOLINT
+  WICK_ARG(int64_t, dim);
 };
 
 /// softmax along `dim`.
-class Softmax : public Cloneable<Softmax> {
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
  public:
-  explicit Softmax(int64_t dim);
+  explicit SoftmaxImpl(const SoftmaxOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
+  const SoftmaxOptions& options() const { return options_; }
 
  private:
-  int64_t dim_;
+  SoftmaxOptions options_;
+};
+WICK_MODULE(Softmax);
+
+/// Flatten's options, as LibTorch: `FlattenOptions().start_dim(0)`; the defaults keep the batch
+/// dim.
+struct FlattenOptions {
+  WICK_ARG(int64_t, start_dim) = 1;
+  WICK_ARG(int64_t, end_dim) = -1;
 };
 
-/// input.flatten(start_dim, end_dim); defaults keep the batch dim.
-class Flatten : public Cloneable<Flatten> {
+/// input.flatten(start_dim, end_dim).
+class FlattenImpl : public Cloneable<FlattenImpl> {
  public:
-  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1);
+  explicit FlattenImpl(const FlattenOptions& options = {});
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
+  const FlattenOptions& options() const { return options_; }
 
  private:
-  int64_t start_dim_, end_dim_;
+  FlattenOptions options_;
 };
+WICK_MODULE(Flatten);
 
 }  // namespace wick::nn

@@ -3,9 +3,25 @@
 #include <optional>
 
 #include "wick/core/tensor_options.h"
+#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 
 namespace wick::nn {
+
+/// BatchNorm's options, as LibTorch: `BatchNorm2dOptions(32).eps(1e-3).momentum(0.01)`.
+/// momentum nullopt: the cumulative average.
+struct BatchNormOptions {
+  /* implicit */ BatchNormOptions(int64_t num_features) : num_features_(num_features) {}  // NOLINT
+  WICK_ARG(int64_t, num_features);
+  WICK_ARG(double, eps) = 1e-5;
+  WICK_ARG(std::optional<double>, momentum) = 0.1;
+  /// Whether to learn weight and bias.
+  WICK_ARG(bool, affine) = true;
+  /// Whether to keep running_mean, running_var and num_batches_tracked.
+  WICK_ARG(bool, track_running_stats) = true;
+};
+using BatchNorm1dOptions = BatchNormOptions;
+using BatchNorm2dOptions = BatchNormOptions;
 
 /// The shared implementation; `kInputDims` lists the accepted input ranks.
 /// Tables: parameters weight (ones), bias (zeros) when affine, else None; buffers running_mean
@@ -16,8 +32,8 @@ namespace wick::nn {
 template <class Derived>
 class BatchNormBase : public Cloneable<Derived> {
  public:
-  BatchNormBase(int64_t num_features, double eps, std::optional<double> momentum, bool affine,
-                bool track_running_stats, TensorOptions options);
+  /// `tensor_options`: the parameters' and buffers' dtype and device (see LinearImpl).
+  explicit BatchNormBase(const BatchNormOptions& options, TensorOptions tensor_options = {});
   Tensor forward(const Tensor& input);
   /// running_mean <- 0, running_var <- 1, num_batches_tracked <- 0.
   void reset_running_stats();
@@ -30,43 +46,42 @@ class BatchNormBase : public Cloneable<Derived> {
   const Tensor& running_mean() const { return this->buffer(running_mean_); }
   const Tensor& running_var() const { return this->buffer(running_var_); }
   const Tensor& num_batches_tracked() const { return this->buffer(num_batches_tracked_); }
-  int64_t num_features() const { return num_features_; }
+  int64_t num_features() const { return options_.num_features(); }
+  const BatchNormOptions& options() const { return options_; }
 
  protected:
   virtual void check_input(const Tensor& input) const = 0;
 
  private:
-  int64_t num_features_;
-  double eps_;
-  std::optional<double> momentum_;
-  bool affine_, track_running_stats_;
+  BatchNormOptions options_;
   ParamSlot weight_, bias_;
   BufferSlot running_mean_, running_var_, num_batches_tracked_;
 };
 
-/// Input [N, C] or [N, C, L].
-class BatchNorm1d : public BatchNormBase<BatchNorm1d> {
+/// Input [N, C] or [N, C, L]. `BatchNorm1d(n)` or `BatchNorm1d(BatchNorm1dOptions(n).eps(..))`.
+class BatchNorm1dImpl : public BatchNormBase<BatchNorm1dImpl> {
  public:
-  explicit BatchNorm1d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
-                       bool affine = true, bool track_running_stats = true, TensorOptions options = {})
-      : BatchNormBase(num_features, eps, momentum, affine, track_running_stats, options) {}
+  explicit BatchNorm1dImpl(const BatchNorm1dOptions& options, TensorOptions tensor_options = {})
+      : BatchNormBase(options, tensor_options) {}
 
  protected:
   void check_input(const Tensor& input) const override;
 };
 
-/// Input [N, C, H, W].
-class BatchNorm2d : public BatchNormBase<BatchNorm2d> {
+/// Input [N, C, H, W]. `BatchNorm2d(n)` or `BatchNorm2d(BatchNorm2dOptions(n).eps(..))`.
+class BatchNorm2dImpl : public BatchNormBase<BatchNorm2dImpl> {
  public:
-  explicit BatchNorm2d(int64_t num_features, double eps = 1e-5, std::optional<double> momentum = 0.1,
-                       bool affine = true, bool track_running_stats = true, TensorOptions options = {})
-      : BatchNormBase(num_features, eps, momentum, affine, track_running_stats, options) {}
+  explicit BatchNorm2dImpl(const BatchNorm2dOptions& options, TensorOptions tensor_options = {})
+      : BatchNormBase(options, tensor_options) {}
 
  protected:
   void check_input(const Tensor& input) const override;
 };
 
-extern template class BatchNormBase<BatchNorm1d>;
-extern template class BatchNormBase<BatchNorm2d>;
+WICK_MODULE(BatchNorm1d);
+WICK_MODULE(BatchNorm2d);
+
+extern template class BatchNormBase<BatchNorm1dImpl>;
+extern template class BatchNormBase<BatchNorm2dImpl>;
 
 }  // namespace wick::nn

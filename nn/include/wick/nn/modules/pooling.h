@@ -1,44 +1,80 @@
 #pragma once
 // MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (torch.nn's).
+#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn {
 
-/// F::max_pool2d with fixed geometry; stride 0 (default) means stride = kernel_size.
-class MaxPool2d : public Cloneable<MaxPool2d> {
- public:
-  explicit MaxPool2d(Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, Int2 dilation = 1, bool ceil_mode = false);
-  Tensor forward(const Tensor& input);
-  std::string extra_repr() const override;
-
- private:
-  Int2 kernel_size_, stride_, padding_, dilation_;
-  bool ceil_mode_;
+/// MaxPool2d's options, as LibTorch: `MaxPool2dOptions(3).stride(2).padding(1)`. stride
+/// defaults to kernel_size.
+struct MaxPool2dOptions {
+  /* implicit */ MaxPool2dOptions(Int2 kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  WICK_ARG(Int2, kernel_size);
+  WICK_ARG(Int2, stride);
+  WICK_ARG(Int2, padding) = 0;
+  WICK_ARG(Int2, dilation) = 1;
+  WICK_ARG(bool, ceil_mode) = false;
 };
 
-/// F::avg_pool2d with fixed geometry; stride 0 (default) means stride = kernel_size.
-class AvgPool2d : public Cloneable<AvgPool2d> {
+/// F::max_pool2d with fixed geometry.
+class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
-  explicit AvgPool2d(Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, bool ceil_mode = false,
-                     bool count_include_pad = true);
+  /// kernel_size and stride `kernel_size`.
+  explicit MaxPool2dImpl(Int2 kernel_size) : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
+  explicit MaxPool2dImpl(const MaxPool2dOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
+  const MaxPool2dOptions& options() const { return options_; }
 
  private:
-  Int2 kernel_size_, stride_, padding_;
-  bool ceil_mode_, count_include_pad_;
+  MaxPool2dOptions options_;
+};
+WICK_MODULE(MaxPool2d);
+
+/// AvgPool2d's options, as LibTorch: `AvgPool2dOptions(3).stride(2).count_include_pad(false)`.
+/// stride defaults to kernel_size.
+struct AvgPool2dOptions {
+  /* implicit */ AvgPool2dOptions(Int2 kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
+  WICK_ARG(Int2, kernel_size);
+  WICK_ARG(Int2, stride);
+  WICK_ARG(Int2, padding) = 0;
+  WICK_ARG(bool, ceil_mode) = false;
+  WICK_ARG(bool, count_include_pad) = true;
+};
+
+/// F::avg_pool2d with fixed geometry.
+class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
+ public:
+  explicit AvgPool2dImpl(Int2 kernel_size) : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
+  explicit AvgPool2dImpl(const AvgPool2dOptions& options);
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  const AvgPool2dOptions& options() const { return options_; }
+
+ private:
+  AvgPool2dOptions options_;
+};
+WICK_MODULE(AvgPool2d);
+
+/// AdaptiveAvgPool2d's options, as LibTorch: `AdaptiveAvgPool2dOptions({1, 1})`.
+struct AdaptiveAvgPool2dOptions {
+  /* implicit */ AdaptiveAvgPool2dOptions(Int2 output_size) : output_size_(output_size) {}  // NOLINT
+  WICK_ARG(Int2, output_size);
 };
 
 /// F::adaptive_avg_pool2d to a fixed output size.
-class AdaptiveAvgPool2d : public Cloneable<AdaptiveAvgPool2d> {
+class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
  public:
-  explicit AdaptiveAvgPool2d(Int2 output_size);
+  explicit AdaptiveAvgPool2dImpl(Int2 output_size) : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
+  explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
+  const AdaptiveAvgPool2dOptions& options() const { return options_; }
 
  private:
-  Int2 output_size_;
+  AdaptiveAvgPool2dOptions options_;
 };
+WICK_MODULE(AdaptiveAvgPool2d);
 
 }  // namespace wick::nn
