@@ -172,15 +172,14 @@ void CudaBackend::scatter_add(const KernelTensor& out, int64_t dim, const Kernel
   kernels::scatter_add(out, dim, index, src);
 }
 
-// No CUDA kernels for the line-walking primitives yet: a typed error naming the op, never a crash.
-void CudaBackend::sort_indices(const KernelTensor& indices, const KernelTensor&, int64_t, bool) {
-  WICK_FAIL_T(NotImplementedError, "sort/argsort/topk/multinomial: no CUDA kernel yet (tensor on {}); move the tensor to "
-              "the CPU with .to(wick::kCPU) and back", indices.device.str());
+void CudaBackend::sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) {
+  OpDevice g(indices.data);
+  kernels::sort_indices(indices, in, dim, descending);
 }
 
-void CudaBackend::cumsum(const KernelTensor& out, const KernelTensor&, int64_t, bool) {
-  WICK_FAIL_T(NotImplementedError, "cumsum: no CUDA kernel yet (tensor on {}); move the tensor to the CPU with "
-              ".to(wick::kCPU) and back", out.device.str());
+void CudaBackend::cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) {
+  OpDevice g(out.data);
+  kernels::cumsum(out, in, dim, reverse);
 }
 
 void CudaBackend::gemm(const GemmArgs& args) {
