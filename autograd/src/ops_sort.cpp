@@ -27,6 +27,8 @@ Tensor cumsum_directed(const Tensor& a, int64_t dim, bool reverse) {
 Tensor argsort(const Tensor& a, int64_t dim, bool descending) { return native::argsort(a, dim, descending); }
 
 std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim, bool descending) {
+  WICK_CHECK(a.defined(), "sort: the input is an undefined tensor");
+  native::wrap_dim(dim, a.dim(), "sort");
   Tensor idx = native::argsort(a, dim, descending);
   return {take_along(a, dim, idx), idx};
 }
@@ -42,9 +44,11 @@ std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool la
   WICK_CHECK_INDEX(k >= 0 && k <= n, "topk: k = {} is out of range for dim {} of size {} (shape [{}]); expected "
                    "0 <= k <= {}", k, d, n, fmt::join(a.sizes(), ", "), n);
   Tensor idx = native::argsort(a, d, largest);
-  if (a.dim() > 0 && k < n) idx = native::contiguous(native::narrow(idx, d, 0, k));
-  if (a.dim() == 0 && k == 0) idx = native::empty({0}, kInt64, a.device());
-  if (a.dim() == 0 && k == 0) return {native::empty({0}, a.dtype(), a.device()), idx};
+  if (a.dim() == 0) {  // k is 0 or 1: none or the element itself
+    if (k == 0) return {native::empty({0}, a.dtype(), a.device()), native::empty({0}, kInt64, a.device())};
+    return {take_along(a, d, idx), idx};
+  }
+  if (k < n) idx = native::contiguous(native::narrow(idx, d, 0, k));
   return {take_along(a, d, idx), idx};
 }
 

@@ -154,6 +154,19 @@ TEST_CASE("tensor api: where with scalars, masked_fill, tril and triu") {
     CHECK_THROWS_AS(masked_fill(x, I({1, 0, 1}, {3}, d), 0), TypeError);
     CHECK_THROWS_AS(masked_fill(x, c, T({1, 2}, d)), ValueError);
     CHECK_THROWS_WITH(masked_fill(x, I({1, 0}, {2}, d).to(kBool), 0), Contains("masked_fill") && Contains("[2]"));
+    // In place: one version bump; a 0-dim value that requires grad gets the masked count.
+    Tensor y = zeros({2, 3}, TensorOptions(kFloat64).device(d));
+    const int64_t v0 = y.version();
+    y.masked_fill_(c, -1.0);
+    CHECK(y.version() == v0 + 1);
+    CHECK(y.to_vector<double>() == std::vector<double>{-1, 0, -1, -1, 0, -1});
+    Tensor val = scalar_tensor(2.0, TensorOptions(kFloat64).device(d)).requires_grad_();
+    Tensor z = zeros({2, 3}, TensorOptions(kFloat64).device(d));
+    z.masked_fill_(c, val);
+    CHECK(z.to_vector<double>() == std::vector<double>{2, 0, 2, 2, 0, 2});
+    z.sum().backward();
+    CHECK(val.grad().item<double>() == 4.0);
+    CHECK_THROWS_AS(y.masked_fill_(I({1}, {1}, d), 0), TypeError);
     Tensor m = arange(1, 10, 1, TensorOptions(kFloat64).device(d)).view({3, 3});
     CHECK(tril(m).to_vector<double>() == std::vector<double>{1, 0, 0, 4, 5, 0, 7, 8, 9});
     CHECK(triu(m, 1).to_vector<double>() == std::vector<double>{0, 2, 3, 0, 0, 6, 0, 0, 0});

@@ -259,6 +259,10 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar v);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+  /// Writes `value` where the bool `mask` (broadcast to this tensor's shape) is true.
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  /// The same with a 0-dim tensor value (differentiable in it).
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
 
  private:
   void check_dtype_for_access(DType requested, const char* what) const;
