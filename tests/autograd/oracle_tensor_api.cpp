@@ -99,6 +99,11 @@ const std::map<std::string, OracleOpFn>& tensor_api_ops() {
        }},
       {"silu", [](const X& x, const OracleCase&) { return silu(x[0]); }},
       {"one_hot", [](const X& x, const OracleCase& c) { return one_hot(x[0], int_kw(c, "num_classes")); }},
+      {"isclose",
+       [](const X& x, const OracleCase& c) {
+         REQUIRE(c.kwargs.at("b").get<std::string>() == "in0 + in1");
+         return isclose(x[0], x[0] + x[1], num_kw(c, "rtol"), num_kw(c, "atol"));
+       }},
   };
   return ops;
 }
