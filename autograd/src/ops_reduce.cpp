@@ -1,5 +1,8 @@
 // Differentiable reductions, softmax and log_softmax.
+#include <algorithm>
+
 #include "op_helpers.h"
+
 #include "wick/core/error.h"
 
 namespace wick {
@@ -113,11 +116,17 @@ Tensor argmax(const Tensor& a, int64_t dim, bool keepdim) { return native::argma
 Tensor argmin(const Tensor& a, int64_t dim, bool keepdim) { return native::argmin(a, dim, keepdim); }
 
 Tensor var(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
-  Tensor out = native::var(a, dims, unbiased, keepdim);
+  return var(a, dims, std::optional<int64_t>(unbiased ? 1 : 0), keepdim);
+}
+Tensor var(const Tensor& a) { return var(a, {}, true, false); }
+
+Tensor var(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim) {
+  const int64_t corr = correction.value_or(1);
+  Tensor out = native::var_correction(a, dims, corr, keepdim);
   if (needs_grad({&a})) {
     DimVector shape(a.sizes());
     std::vector<int64_t> d = dims.vec();
-    const double n = static_cast<double>(reduced_count(shape, d)) - (unbiased ? 1.0 : 0.0);
+    const double n = std::max(0.0, static_cast<double>(reduced_count(shape, d) - corr));
     record_function("VarBackward", {a}, {out}, [=](const VL& g, const VL& s) -> VL {
       const Tensor& x = s[0];
       Tensor centered = sub(x, mean(x, d, true));

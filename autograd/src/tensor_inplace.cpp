@@ -165,6 +165,20 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
   native::copy_(*this, native::clamp(*this, lo, hi));
   return *this;
 }
+Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar v) {
+  if (check_inplace(*this, nullptr, "masked_fill_"))
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::masked_fill(s, mask, v); });
+  native::copy_(*this, wick::masked_fill(*this, mask, v));
+  return *this;
+}
+Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& v) {
+  if (check_inplace(*this, &v, "masked_fill_")) {
+    const Tensor v2 = unaliased(v, *this);
+    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::masked_fill(s, mask, v2); });
+  }
+  native::copy_(*this, wick::masked_fill(*this, mask, v));
+  return *this;
+}
 Tensor& Tensor::copy_(const Tensor& src) {
   if (check_inplace(*this, &src, "copy_")) {
     DimVector shape(sizes());

@@ -112,4 +112,41 @@ Tensor& operator*=(Tensor& a, const Tensor& b) { return a.mul_(b); }
 Tensor& operator+=(Tensor& a, Scalar b) { return a.add_(b); }
 Tensor& operator*=(Tensor& a, Scalar b) { return a.mul_(b); }
 
+Tensor Tensor::max() const { return wick::max(*this); }
+Tensor Tensor::min() const { return wick::min(*this); }
+Tensor Tensor::var() const { return wick::var(*this); }
+Tensor Tensor::std() const { return wick::std(*this); }
+Tensor Tensor::std(IntArrayRef d, bool unbiased, bool keepdim) const { return wick::std(*this, d, unbiased, keepdim); }
+Tensor Tensor::norm(double p) const { return wick::norm(*this, p); }
+Tensor Tensor::norm(double p, IntArrayRef d, bool keepdim) const { return wick::norm(*this, p, d, keepdim); }
+Tensor Tensor::all() const { return wick::all(*this); }
+Tensor Tensor::any() const { return wick::any(*this); }
+Tensor Tensor::all(int64_t d, bool keepdim) const { return wick::all(*this, d, keepdim); }
+Tensor Tensor::any(int64_t d, bool keepdim) const { return wick::any(*this, d, keepdim); }
+Tensor Tensor::isnan() const { return wick::isnan(*this); }
+Tensor Tensor::isinf() const { return wick::isinf(*this); }
+Tensor Tensor::isfinite() const { return wick::isfinite(*this); }
+bool Tensor::equal(const Tensor& o) const { return wick::equal(*this, o); }
+bool Tensor::allclose(const Tensor& o, double rtol, double atol, bool equal_nan) const {
+  return wick::allclose(*this, o, rtol, atol, equal_nan);
+}
+Tensor Tensor::cumsum(int64_t d) const { return wick::cumsum(*this, d); }
+Tensor Tensor::masked_fill(const Tensor& mask, Scalar v) const { return wick::masked_fill(*this, mask, v); }
+Tensor Tensor::masked_fill(const Tensor& mask, const Tensor& v) const { return wick::masked_fill(*this, mask, v); }
+Tensor Tensor::tril(int64_t k) const { return wick::tril(*this, k); }
+Tensor Tensor::triu(int64_t k) const { return wick::triu(*this, k); }
+Tensor Tensor::bmm(const Tensor& o) const { return wick::bmm(*this, o); }
+Tensor Tensor::dot(const Tensor& o) const { return wick::dot(*this, o); }
+Tensor Tensor::outer(const Tensor& o) const { return wick::outer(*this, o); }
+std::tuple<Tensor, Tensor> Tensor::sort(int64_t d, bool descending) const { return wick::sort(*this, d, descending); }
+Tensor Tensor::argsort(int64_t d, bool descending) const { return wick::argsort(*this, d, descending); }
+std::tuple<Tensor, Tensor> Tensor::topk(int64_t k, int64_t d, bool largest, bool sorted) const {
+  return wick::topk(*this, k, d, largest, sorted);
+}
+Tensor Tensor::repeat(IntArrayRef r) const { return wick::repeat(*this, r); }
+Tensor Tensor::flip(IntArrayRef d) const { return wick::flip(*this, d); }
+Tensor Tensor::roll(IntArrayRef s, IntArrayRef d) const { return wick::roll(*this, s, d); }
+Tensor Tensor::diag(int64_t k) const { return wick::diag(*this, k); }
+std::vector<Tensor> Tensor::unbind(int64_t d) const { return wick::unbind(*this, d); }
+
 }  // namespace wick

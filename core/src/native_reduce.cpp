@@ -80,6 +80,10 @@ Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
 }
 
 Tensor var(const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim) {
+  return var_correction(t, dims, unbiased ? 1 : 0, keepdim);
+}
+
+Tensor var_correction(const Tensor& t, IntArrayRef dims, int64_t correction, bool keepdim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "var: expected a floating-point input");
   auto mask = reduce_mask(t, dims, "var");
   int64_t n = 1;
@@ -88,7 +92,7 @@ Tensor var(const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim) {
   Tensor m = mean(t, dims, true);
   Tensor c = binary(BinaryOp::Sub, t, m);
   Tensor s = sum(binary(BinaryOp::Mul, c, c), dims, keepdim);
-  const double denom = static_cast<double>(n - (unbiased ? 1 : 0));
+  const double denom = static_cast<double>(n - correction);
   return binary(BinaryOp::Div, s, Scalar(denom > 0 ? denom : 0.0));
 }
 

@@ -116,6 +116,14 @@ class TracingBackend final : public Backend {
     auto s = scope("scatter_add", shapes({&out, &index, &src}));
     b_.scatter_add(out, dim, index, src);
   }
+  void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) override {
+    auto s = scope("sort_indices", shapes({&indices, &in}));
+    b_.sort_indices(indices, in, dim, descending);
+  }
+  void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) override {
+    auto s = scope("cumsum", shapes({&out, &in}));
+    b_.cumsum(out, in, dim, reverse);
+  }
   void gemm(const GemmArgs& g) override {
     auto s = scope("gemm", fmt::format("\"batch\": {}, \"m\": {}, \"n\": {}, \"k\": {}, \"dtype\": \"{}\"", g.batch,
                                        g.m, g.n, g.k, dtype_name(g.dtype)));

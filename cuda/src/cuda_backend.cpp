@@ -172,6 +172,16 @@ void CudaBackend::scatter_add(const KernelTensor& out, int64_t dim, const Kernel
   kernels::scatter_add(out, dim, index, src);
 }
 
+void CudaBackend::sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) {
+  OpDevice g(indices.data);
+  kernels::sort_indices(indices, in, dim, descending);
+}
+
+void CudaBackend::cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) {
+  OpDevice g(out.data);
+  kernels::cumsum(out, in, dim, reverse);
+}
+
 void CudaBackend::gemm(const GemmArgs& args) {
   OpDevice g(args.c);
   cublas_gemm(args);

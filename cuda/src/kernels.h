@@ -26,6 +26,10 @@ void arange(const KernelTensor& out, double start, double step);
 // copy.cu: strided copy with dtype conversion (same device)
 void copy(const KernelTensor& dst, const KernelTensor& src);
 
+// scan_sort.cu: one thread per line along dim
+void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse);
+void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending);
+
 // random.cu
 void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset);
 

@@ -28,6 +28,8 @@ class CpuBackend final : public Backend {
   void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override;
   void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override;
   void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override;
+  void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) override;
+  void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) override;
   void gemm(const GemmArgs& args) override;
   void im2col(const Im2ColArgs& g, const void* image, void* columns) override;
   void col2im(const Im2ColArgs& g, const void* columns, void* image) override;

@@ -144,4 +144,110 @@ Tensor index_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor
 Tensor gather(const Tensor& a, int64_t dim, const Tensor& index);
 Tensor scatter_add(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src);
 
+// ---- the tensor API of issue 14 (docs/tensors.md, "Tensor API") ----
+// Predicates and whole-tensor comparisons: results are bool (or C++ bool) and never require grad.
+/// a != a elementwise (bool); false everywhere for integer and bool tensors.
+Tensor isnan(const Tensor& a);
+/// |a| == inf elementwise (bool).
+Tensor isinf(const Tensor& a);
+/// Neither NaN nor infinite, elementwise (bool).
+Tensor isfinite(const Tensor& a);
+/// torch.isclose: a == b, or both finite and |a - b| <= atol + rtol * |b|, or (equal_nan) both
+/// NaN; bool, broadcast. a and b must share a dtype; rtol and atol must be >= 0.
+Tensor isclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
+/// True when every element of isclose(a, b, ...) is true (shapes must broadcast).
+bool allclose(const Tensor& a, const Tensor& b, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false);
+/// True when a and b have the same sizes and the same elements (torch.equal: NaN != NaN); a and
+/// b must share a dtype and a device.
+bool equal(const Tensor& a, const Tensor& b);
+/// Whether every (any) element is nonzero: a 0-dim bool; true (false) for an empty tensor.
+Tensor all(const Tensor& a);
+Tensor any(const Tensor& a);
+/// The same along one dim (bool).
+Tensor all(const Tensor& a, int64_t dim, bool keepdim = false);
+Tensor any(const Tensor& a, int64_t dim, bool keepdim = false);
+
+// Reductions over all elements (0-dim results) and with a correction.
+/// The largest (smallest) element; the gradient is shared evenly among ties, as PyTorch's.
+Tensor max(const Tensor& a);
+Tensor min(const Tensor& a);
+/// Variance of all elements, unbiased (divides by numel - 1).
+Tensor var(const Tensor& a);
+/// Variance dividing by N - correction (torch.var's `correction`; 1 is unbiased). Pass the
+/// correction as std::optional<int64_t>: a plain integer would choose the `bool unbiased` form.
+Tensor var(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim);
+/// Standard deviation: sqrt of var, with the same forms.
+Tensor std(const Tensor& a);
+Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased = true, bool keepdim = false);
+Tensor std(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim);
+/// The p-norm of all elements (p = 2, 1, 0, inf, -inf or any other real), as torch.norm.
+Tensor norm(const Tensor& a, double p = 2);
+/// The p-norm over `dims` (empty: all). p = 2's gradient is 0 where the norm is 0, as PyTorch's.
+Tensor norm(const Tensor& a, double p, IntArrayRef dims, bool keepdim = false);
+/// Running sums along dim; integer and bool inputs sum in int64.
+Tensor cumsum(const Tensor& a, int64_t dim);
+
+// Masking and selection.
+/// torch.where with a scalar operand: the scalar takes the tensor's dtype category's rules
+/// (a 0-dim operand), as PyTorch's; two scalars give float32 (floating) or int64.
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b);
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b);
+Tensor where(const Tensor& cond, Scalar a, Scalar b);
+/// `a` with `value` where the bool `mask` (broadcast to a) is true; keeps a's dtype.
+Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value);
+/// The same with a 0-dim tensor value, differentiable in it (it gets the sum of the masked
+/// gradient).
+Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value);
+/// The lower (upper) triangle of the last two dims: elements with col - row <= diagonal (>=).
+Tensor tril(const Tensor& a, int64_t diagonal = 0);
+Tensor triu(const Tensor& a, int64_t diagonal = 0);
+
+// Matrix products.
+/// Batched matrix product of 3-d [b, n, m] and [b, m, p] (no broadcasting, as torch.bmm).
+Tensor bmm(const Tensor& a, const Tensor& b);
+/// beta * input + alpha * bmm(batch1, batch2); input broadcasts to the product's shape and is
+/// ignored (NaNs included) when beta is 0, as PyTorch's.
+Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1);
+/// beta * input + alpha * mm(mat1, mat2), as torch.addmm.
+Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta = 1, Scalar alpha = 1);
+/// Outer product of two 1-d tensors: [n] x [m] -> [n, m].
+Tensor outer(const Tensor& a, const Tensor& b);
+/// Inner product of two 1-d tensors of one length and dtype: a 0-dim tensor.
+Tensor dot(const Tensor& a, const Tensor& b);
+
+// Sorting (Note [Sort order] in wick/core/sort_order.h: always stable, NaN is the largest).
+/// (values, int64 indices) sorted along dim; values are differentiable.
+std::tuple<Tensor, Tensor> sort(const Tensor& a, int64_t dim = -1, bool descending = false);
+/// LibTorch's form with `stable` (accepted for compatibility: every sort here is stable).
+std::tuple<Tensor, Tensor> sort(const Tensor& a, std::optional<bool> stable, int64_t dim, bool descending);
+/// The indices of sort.
+Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
+/// The k largest (smallest) elements along dim and their indices, in sorted order; ties keep
+/// the lower index first. 0 <= k <= size(dim).
+std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+
+// Rearranging (copies, as PyTorch's; differentiable).
+/// a tiled `repeats[i]` times along each dim (repeats may have more dims than a).
+Tensor repeat(const Tensor& a, IntArrayRef repeats);
+/// a reversed along each of `dims`.
+Tensor flip(const Tensor& a, IntArrayRef dims);
+/// a shifted cyclically by shifts[i] along dims[i]; with no dims, the flattened tensor is
+/// shifted by shifts[0] and given a's shape back.
+Tensor roll(const Tensor& a, IntArrayRef shifts, IntArrayRef dims = {});
+/// 1-d [n] -> 2-d square matrix with a on diagonal `diagonal`; 2-d -> 1-d copy of that diagonal.
+Tensor diag(const Tensor& a, int64_t diagonal = 0);
+/// The slices along dim, as views (select(dim, i) for each i).
+std::vector<Tensor> unbind(const Tensor& a, int64_t dim = 0);
+
+// Neural-network helpers (also re-exported by nn::functional).
+/// x * sigmoid(x) (SiLU / swish).
+Tensor silu(const Tensor& a);
+/// int64 [..., num_classes] with 1 at each class of the int64 `a`; num_classes -1 means max + 1.
+Tensor one_hot(const Tensor& a, int64_t num_classes = -1);
+/// int64 samples of category indices from the rows of `probs` (1-d [k] or 2-d [rows, k]; weights
+/// >= 0, finite, each row with a positive sum): [num_samples] or [rows, num_samples]. Without
+/// replacement no index repeats within a row and num_samples must not exceed the row's number of
+/// positive weights. Drawn from the global generator: the same after the same manual_seed.
+Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false);
+
 }  // namespace wick

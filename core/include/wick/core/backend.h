@@ -123,6 +123,12 @@ class Backend {
   virtual void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) = 0;
   /// out.scatter_add_(dim, index, src) (index has src's sizes).
   virtual void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) = 0;
+  /// indices = the positions that sort each line of `in` along `dim` (int64, in's sizes): stable,
+  /// NaN after every number ascending and before every number descending (math::sorts_before).
+  virtual void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) = 0;
+  /// out = running sums of `in` along `dim` (same dtype and sizes), from the end when `reverse`
+  /// (cumsum's backward); accumulated in math::acc_type.
+  virtual void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) = 0;
   virtual void gemm(const GemmArgs& args) = 0;
   /// Unfolds one contiguous image into contiguous columns.
   virtual void im2col(const Im2ColArgs& g, const void* image, void* columns) = 0;

@@ -77,6 +77,8 @@ Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim);
 Tensor argmax(const Tensor& t, int64_t dim, bool keepdim);
 Tensor argmin(const Tensor& t, int64_t dim, bool keepdim);
 Tensor var(const Tensor& t, IntArrayRef dims, bool unbiased, bool keepdim);
+/// Variance dividing by N - correction (0 or less gives inf/nan, as PyTorch).
+Tensor var_correction(const Tensor& t, IntArrayRef dims, int64_t correction, bool keepdim);
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim);
 Tensor softmax(const Tensor& t, int64_t dim);
 /// log_softmax; fused along a contiguous last dim (Note [Fused log_softmax]).
@@ -86,6 +88,12 @@ Tensor log_softmax_composite(const Tensor& t, int64_t dim);
 /// log_softmax's backward from its output: grad_out - exp(out) * sum(grad_out, dim), fused along
 /// a contiguous last dim.
 Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim);
+
+// ---- sorting and scans (Note [Sort order] in sort_order.h) ----
+/// int64 positions that sort `t` along dim: stable, NaN last ascending and first descending.
+Tensor argsort(const Tensor& t, int64_t dim, bool descending);
+/// Running sums along dim (from the end when `reverse`); integer and bool inputs sum in int64.
+Tensor cumsum(const Tensor& t, int64_t dim, bool reverse = false);
 
 // ---- linear algebra ----
 /// torch.matmul for every shape case (1-d, 2-d, batched, broadcast batch).

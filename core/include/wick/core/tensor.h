@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -206,6 +207,39 @@ class Tensor {
   Tensor argmin(int64_t dim, bool keepdim = false) const;
   Tensor var(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
   Tensor logsumexp(IntArrayRef dims, bool keepdim = false) const;
+  // The tensor API of issue 14 (the free functions in wick/autograd/functions.h).
+  Tensor max() const;
+  Tensor min() const;
+  Tensor var() const;
+  Tensor std() const;
+  Tensor std(IntArrayRef dims, bool unbiased = true, bool keepdim = false) const;
+  Tensor norm(double p = 2) const;
+  Tensor norm(double p, IntArrayRef dims, bool keepdim = false) const;
+  Tensor all() const;
+  Tensor any() const;
+  Tensor all(int64_t dim, bool keepdim = false) const;
+  Tensor any(int64_t dim, bool keepdim = false) const;
+  Tensor isnan() const;
+  Tensor isinf() const;
+  Tensor isfinite() const;
+  bool equal(const Tensor& o) const;
+  bool allclose(const Tensor& o, double rtol = 1e-05, double atol = 1e-08, bool equal_nan = false) const;
+  Tensor cumsum(int64_t dim) const;
+  Tensor masked_fill(const Tensor& mask, Scalar value) const;
+  Tensor masked_fill(const Tensor& mask, const Tensor& value) const;
+  Tensor tril(int64_t diagonal = 0) const;
+  Tensor triu(int64_t diagonal = 0) const;
+  Tensor bmm(const Tensor& o) const;
+  Tensor dot(const Tensor& o) const;
+  Tensor outer(const Tensor& o) const;
+  std::tuple<Tensor, Tensor> sort(int64_t dim = -1, bool descending = false) const;
+  Tensor argsort(int64_t dim = -1, bool descending = false) const;
+  std::tuple<Tensor, Tensor> topk(int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true) const;
+  Tensor repeat(IntArrayRef repeats) const;
+  Tensor flip(IntArrayRef dims) const;
+  Tensor roll(IntArrayRef shifts, IntArrayRef dims = {}) const;
+  Tensor diag(int64_t diagonal = 0) const;
+  std::vector<Tensor> unbind(int64_t dim = 0) const;
   Tensor matmul(const Tensor& o) const;
   Tensor mm(const Tensor& o) const;
   Tensor softmax(int64_t dim) const;
@@ -225,6 +259,10 @@ class Tensor {
   Tensor& zero_();
   Tensor& fill_(Scalar v);
   Tensor& clamp_(std::optional<Scalar> min, std::optional<Scalar> max);
+  /// Writes `value` where the bool `mask` (broadcast to this tensor's shape) is true.
+  Tensor& masked_fill_(const Tensor& mask, Scalar value);
+  /// The same with a 0-dim tensor value (differentiable in it).
+  Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
 
  private:
   void check_dtype_for_access(DType requested, const char* what) const;
