@@ -69,7 +69,7 @@ StridedLayout<2> line_layout(const KernelTensor& out, const KernelTensor& in, in
   KernelTensor o = out, i = in;
   o.sizes[static_cast<size_t>(dim)] = 1;
   i.sizes[static_cast<size_t>(dim)] = 1;
-  return detail::layout_of<2>({&o, &i});
+  return layout_of<2>({&o, &i});
 }
 }  // namespace
 

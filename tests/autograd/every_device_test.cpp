@@ -124,7 +124,11 @@ const std::map<std::string, OpCase>& ops() {
       {"expm1", unary([](const Tensor& a) { return expm1(a); })},
       {"clamp", unary([](const Tensor& a) { return clamp(a, Scalar(-0.5), Scalar(0.7)); })},
       {"where", {[](Device d) { return std::vector<Tensor>{data({3, 4}, 1, d), data({3, 4}, 2, d), data({4}, 3, d)}; },
-                 [](const std::vector<Tensor>& x) { return where(gt(x[0], zeros_like(x[0])), x[1], x[2]); },
+                 [](const std::vector<Tensor>& x) {
+                   const Tensor c = gt(x[0], zeros_like(x[0]));
+                   return add(add(where(c, x[1], x[2]), where(c, x[1], 0.5)),
+                              add(where(c, -1.0, x[2]), where(c, 2.0, 3.0)));
+                 },
                  {false, true, true}}},
       {"eq", binary([](const Tensor& a, const Tensor& b) { return eq(a, where(gt(b, zeros_like(b)), b, a)); }, false)},
       {"ne", binary([](const Tensor& a, const Tensor& b) { return ne(a, b); }, false)},
@@ -140,11 +144,13 @@ const std::map<std::string, OpCase>& ops() {
       {"mean", reduce([](const Tensor& a) { return add(mean(a, {1}, true), mean(a)); })},
       {"amax", reduce([](const Tensor& a) { return amax(a, {1}); })},
       {"amin", reduce([](const Tensor& a) { return amin(a, {0, 2}, true); })},
-      {"max", reduce([](const Tensor& a) { auto [v, i] = max(a, 1); return add(v, i.to(kFloat64)); })},
-      {"min", reduce([](const Tensor& a) { auto [v, i] = min(a, 2, true); return add(v, i.to(kFloat64)); })},
+      {"max", reduce([](const Tensor& a) { auto [v, i] = max(a, 1); return add(add(v, i.to(kFloat64)), max(a)); })},
+      {"min", reduce([](const Tensor& a) { auto [v, i] = min(a, 2, true); return add(add(v, i.to(kFloat64)), min(a)); })},
       {"argmax", reduce([](const Tensor& a) { return argmax(a, 1); }, false)},
       {"argmin", reduce([](const Tensor& a) { return argmin(a, 0, true); }, false)},
-      {"var", reduce([](const Tensor& a) { return var(a, {1}, true); })},
+      {"var", reduce([](const Tensor& a) {
+         return add(add(var(a, {1}, true), var(a)), var(a, {1}, std::optional<int64_t>(0), false));
+       })},
       {"logsumexp", reduce([](const Tensor& a) { return logsumexp(a, {2}); })},
       {"softmax", reduce([](const Tensor& a) { return softmax(a, 1); })},
       {"log_softmax", reduce([](const Tensor& a) { return log_softmax(a, -1); })},
@@ -191,6 +197,58 @@ const std::map<std::string, OpCase>& ops() {
       {"scatter_add",
        {[](Device d) { return std::vector<Tensor>{data({3, 4}, 1, d), idx({0, 3, 3, 1, 2, 0}, {3, 2}, d), data({3, 2}, 2, d)}; },
         [](const std::vector<Tensor>& x) { return scatter_add(x[0], 1, x[1], x[2]); }, {true, false, true}}},
+      // the tensor API of issue 14
+      {"isnan", values_only(unary([](const Tensor& a) { return isnan(div(a, where(gt(a, zeros_like(a)), a, zeros_like(a)))); }))},
+      {"isinf", values_only(unary([](const Tensor& a) { return isinf(div(a, where(gt(a, zeros_like(a)), a, zeros_like(a)))); }))},
+      {"isfinite", values_only(unary([](const Tensor& a) { return isfinite(div(a, where(gt(a, zeros_like(a)), a, zeros_like(a)))); }))},
+      {"isclose", binary([](const Tensor& a, const Tensor& b) { return isclose(a, add(a, mul(b, full_like(b, 1e-6)))); }, false)},
+      {"allclose", binary([](const Tensor& a, const Tensor& b) {
+         return scalar_tensor(allclose(a, add(a, mul(b, full_like(b, 1e-9)))) ? 1.0 : 0.0, on(a.device()));
+       }, false)},
+      {"equal", binary([](const Tensor& a, const Tensor& b) {
+         return scalar_tensor((equal(a, clone(a)) ? 1.0 : 0.0) + (equal(a, add(a, b)) ? 2.0 : 0.0), on(a.device()));
+       }, false)},
+      {"all", values_only(reduce([](const Tensor& a) { return cat({all(gt(a, full_like(a, -2.0))).reshape({1}), all(gt(a, zeros_like(a)), 1).flatten()}); }))},
+      {"any", values_only(reduce([](const Tensor& a) { return cat({any(gt(a, full_like(a, 2.0))).reshape({1}), any(gt(a, zeros_like(a)), 2, true).flatten()}); }))},
+      {"std", reduce([](const Tensor& a) { return cat({wick::std(a).reshape({1}), wick::std(a, {1}, false).flatten(), wick::std(a, {0, 2}, std::optional<int64_t>(0), true).flatten()}); })},
+      {"norm", reduce([](const Tensor& a) { return cat({norm(a).reshape({1}), norm(a, 1.0, {1}).flatten(), norm(a, INFINITY, {2}, true).flatten()}); })},
+      {"cumsum", reduce([](const Tensor& a) { return cumsum(a, 1); })},
+      {"masked_fill", reduce([](const Tensor& a) { return add(masked_fill(a, gt(a, zeros_like(a)), 0.5), masked_fill(a, lt(a, zeros_like(a)), scalar_tensor(-2.0, on(a.device())))); })},
+      {"tril", {[](Device d) { return std::vector<Tensor>{data({4, 5}, 1, d)}; },
+                [](const std::vector<Tensor>& x) { return add(tril(x[0]), tril(x[0], -1)); }, {true}}},
+      {"triu", {[](Device d) { return std::vector<Tensor>{data({4, 5}, 1, d)}; },
+                [](const std::vector<Tensor>& x) { return add(triu(x[0]), triu(x[0], 2)); }, {true}}},
+      {"bmm", {[](Device d) { return std::vector<Tensor>{data({2, 3, 4}, 1, d), data({2, 4, 5}, 2, d)}; },
+               [](const std::vector<Tensor>& x) { return bmm(x[0], x[1]); }, {true, true}}},
+      {"baddbmm", {[](Device d) { return std::vector<Tensor>{data({2, 3, 5}, 3, d), data({2, 3, 4}, 1, d), data({2, 4, 5}, 2, d)}; },
+                   [](const std::vector<Tensor>& x) { return baddbmm(x[0], x[1], x[2], 0.5, 2.0); }, {true, true, true}}},
+      {"addmm", {[](Device d) { return std::vector<Tensor>{data({5}, 3, d), data({3, 4}, 1, d), data({4, 5}, 2, d)}; },
+                 [](const std::vector<Tensor>& x) { return addmm(x[0], x[1], x[2], 2.0, -1.0); }, {true, true, true}}},
+      {"outer", {[](Device d) { return std::vector<Tensor>{data({3}, 1, d), data({4}, 2, d)}; },
+                 [](const std::vector<Tensor>& x) { return outer(x[0], x[1]); }, {true, true}}},
+      {"dot", {[](Device d) { return std::vector<Tensor>{data({6}, 1, d), data({6}, 2, d)}; },
+               [](const std::vector<Tensor>& x) { return dot(x[0], x[1]); }, {true, true}}},
+      {"sort", reduce([](const Tensor& a) {
+         auto [v, i] = sort(a, 1, true);
+         auto [v2, i2] = sort(a, std::optional<bool>(true), 2, false);
+         return cat({v.flatten(), i.to(kFloat64).flatten(), v2.flatten(), i2.to(kFloat64).flatten()});
+       })},
+      {"argsort", values_only(reduce([](const Tensor& a) { return argsort(a, 0, true); }))},
+      {"topk", reduce([](const Tensor& a) { auto [v, i] = topk(a, 2, 1); return add(v, i.to(kFloat64)); })},
+      {"repeat", reduce([](const Tensor& a) { return repeat(a, {2, 1, 1, 3}); })},
+      {"flip", reduce([](const Tensor& a) { return flip(a, {0, 2}); })},
+      {"roll", reduce([](const Tensor& a) { return add(roll(a, {2}, {1}), roll(a, {-1})); })},
+      {"diag", {[](Device d) { return std::vector<Tensor>{data({4, 5}, 1, d), data({3}, 2, d)}; },
+                [](const std::vector<Tensor>& x) { return add(diag(diag(x[0], 1)), diag(x[1], -1)); },
+                {true, true}}},
+      {"unbind", reduce([](const Tensor& a) { return unbind(a, 1)[3]; })},
+      {"silu", unary([](const Tensor& a) { return silu(a); })},
+      {"one_hot", factory([](Device d) { return one_hot(tensor(std::vector<int64_t>{2, 0, 4, 2}, {4}, TensorOptions(kInt64)).to(d), 6); })},
+      {"multinomial", factory([](Device d) {
+         manual_seed(8);
+         Tensor p = tensor({0.1, 0.0, 0.5, 0.4, 0.2, 0.3, 0.0, 0.5}, {2, 4}, on(d));
+         return cat({multinomial(p, 3, false), multinomial(p, 6, true)}, 1);
+       })},
   };
   return table;
 }
@@ -257,7 +315,7 @@ TEST_CASE("every device: every function of functions.h is in the table or exempt
   ss << in.rdbuf();
   const std::string text = ss.str();
   // A declaration at the start of a line: a return type, then the function's name and '('.
-  const std::regex decl(R"(\n(?:inline |template <[^>]*>\s*)?(?:Tensor&?|std::vector<Tensor>|std::tuple<[^>]*>) ([a-z_0-9]+)\()");
+  const std::regex decl(R"(\n(?:inline |template <[^>]*>\s*)?(?:Tensor&?|std::vector<Tensor>|std::tuple<[^>]*>|bool) ([a-z_0-9]+)\()");
   std::set<std::string> names;
   for (auto it = std::sregex_iterator(text.begin(), text.end(), decl); it != std::sregex_iterator(); ++it)
     names.insert((*it)[1].str());

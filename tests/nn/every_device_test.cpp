@@ -1,0 +1,158 @@
+// Every nn layer, loss and optimizer, one test body on every test device (tests/support/
+// devices.h), compared with cpu:0: the layer's output, its parameters' and input's gradients and
+// its buffers after a training forward; each loss and its gradient; three optimizer steps. The
+// module is built on the CPU from one seed and moved, so every device starts from the same values.
+// CPU devices run the same kernels and must agree bit for bit; a GPU agrees to rtol 1e-12 in
+// float64.
+#include <catch2/catch.hpp>
+
+#include <wick/nn/nn.h>
+#include <wick/wick.h>
+
+#include <functional>
+#include <map>
+
+#include "support/allclose.h"
+#include "support/devices.h"
+
+using namespace wick;
+
+namespace {
+
+Tensor data(IntArrayRef shape, uint64_t seed, Device d) {
+  manual_seed(seed);
+  return randn(shape, kFloat64).to(d);
+}
+
+// Output, input gradient, then each parameter's gradient and each buffer, in registration order.
+template <typename Holder>
+std::vector<Tensor> layer_run(std::function<Holder()> make, std::vector<int64_t> in_shape, Device d) {
+  manual_seed(11);
+  Holder m = make();
+  m->to(d);
+  m->train(true);
+  Tensor x = data(in_shape, 12, d).requires_grad_(true);
+  manual_seed(13);  // dropout draws from here, on every device
+  Tensor y = m(x);
+  Tensor up = data(y.sizes(), 14, d);
+  autograd::backward({y}, {up});
+  std::vector<Tensor> r = {y, x.grad()};
+  for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+  for (const Tensor& b : m->buffers()) r.push_back(b);
+  return r;
+}
+
+template <typename Holder>
+std::function<std::vector<Tensor>(Device)> layer(std::function<Holder()> make, std::vector<int64_t> in_shape) {
+  return [make, in_shape](Device d) { return layer_run<Holder>(make, in_shape, d); };
+}
+
+TensorOptions f64() { return TensorOptions(kFloat64); }
+
+// A loss of random logits and targets, and the logits' gradient.
+std::function<std::vector<Tensor>(Device)> loss(std::function<Tensor(const Tensor&, const Tensor&)> f, bool class_target) {
+  return [f, class_target](Device d) {
+    Tensor x = data({6, 5}, 21, d).requires_grad_(true);
+    Tensor t = class_target ? tensor(std::vector<int64_t>{0, 4, 2, 2, 1, 3}, {6}, TensorOptions(kInt64)).to(d)
+                            : data({6, 5}, 22, d);
+    Tensor l = f(x, t);
+    autograd::backward({l});
+    return std::vector<Tensor>{l, x.grad()};
+  };
+}
+
+// Three steps of an optimizer on a Linear(4, 3) under an MSE loss; the parameters after each.
+std::function<std::vector<Tensor>(Device)> optimizer(
+    std::function<std::unique_ptr<optim::Optimizer>(std::vector<Tensor>)> make) {
+  return [make](Device d) {
+    manual_seed(31);
+    nn::Linear fc(nn::LinearOptions(4, 3), f64());
+    fc->to(d);
+    auto opt = make(fc->parameters());
+    std::vector<Tensor> r;
+    for (int s = 0; s < 3; ++s) {
+      opt->zero_grad();
+      Tensor l = nn::functional::mse_loss(fc(data({5, 4}, 32 + s, d)), data({5, 3}, 40 + s, d));
+      autograd::backward({l});
+      opt->step();
+      for (const Tensor& p : fc->parameters()) r.push_back(p.detach().clone());
+    }
+    return r;
+  };
+}
+
+const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases() {
+  namespace F = nn::functional;
+  using namespace nn;
+  static const std::map<std::string, std::function<std::vector<Tensor>(Device)>> c = {
+      {"Linear", layer<Linear>([] { return Linear(LinearOptions(5, 3), f64()); }, {4, 5})},
+      {"Conv2d", layer<Conv2d>([] { return Conv2d(Conv2dOptions(2, 4, 3).stride(2).padding(1), f64()); }, {2, 2, 7, 6})},
+      {"BatchNorm1d", layer<BatchNorm1d>([] { return BatchNorm1d(BatchNorm1dOptions(3), f64()); }, {5, 3})},
+      {"BatchNorm2d", layer<BatchNorm2d>([] { return BatchNorm2d(BatchNorm2dOptions(3), f64()); }, {2, 3, 4, 4})},
+      {"LayerNorm", layer<LayerNorm>([] { return LayerNorm(LayerNormOptions({4}), f64()); }, {3, 4})},
+      {"MaxPool2d", layer<MaxPool2d>([] { return MaxPool2d(MaxPool2dOptions(2).stride(1)); }, {2, 3, 5, 5})},
+      {"AvgPool2d", layer<AvgPool2d>([] { return AvgPool2d(AvgPool2dOptions(3).stride(2).padding(1)); }, {2, 3, 6, 6})},
+      {"AdaptiveAvgPool2d", layer<AdaptiveAvgPool2d>([] { return AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(3)); }, {2, 3, 7, 5})},
+      {"Dropout", layer<Dropout>([] { return Dropout(DropoutOptions(0.3)); }, {4, 6})},
+      {"GELU", layer<GELU>([] { return GELU(GELUOptions().approximate("tanh")); }, {4, 6})},
+      {"Softmax", layer<Softmax>([] { return Softmax(SoftmaxOptions(1)); }, {4, 6})},
+      {"Sequential", layer<Sequential>([] {
+         return Sequential(Linear(LinearOptions(6, 8), f64()), ReLU(), Tanh(), Linear(LinearOptions(8, 2), f64()),
+                           Sigmoid(), Flatten());
+       }, {4, 6})},
+      {"Embedding", [](Device d) {
+         manual_seed(11);
+         Embedding e(EmbeddingOptions(7, 3).padding_idx(0), f64());
+         e->to(d);
+         Tensor i = tensor(std::vector<int64_t>{0, 3, 6, 3, 1}, {5}, TensorOptions(kInt64)).to(d);
+         Tensor y = e(i);
+         autograd::backward({y}, {data(y.sizes(), 14, d)});
+         return std::vector<Tensor>{y, e->weight().grad()};
+       }},
+      {"cross_entropy", loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t); }, true)},
+      {"cross_entropy smoothed", loss([](const Tensor& x, const Tensor& t) {
+         return F::cross_entropy(x, t, {}, nn::Reduction::Sum, -100, 0.1);
+       }, true)},
+      {"nll_loss", loss([](const Tensor& x, const Tensor& t) { return F::nll_loss(F::log_softmax(x, 1), t); }, true)},
+      {"mse_loss", loss([](const Tensor& x, const Tensor& t) { return F::mse_loss(x, t); }, false)},
+      {"binary_cross_entropy_with_logits", loss([](const Tensor& x, const Tensor& t) {
+         return F::binary_cross_entropy_with_logits(x, sigmoid(t));
+       }, false)},
+      {"SGD", optimizer([](std::vector<Tensor> p) {
+         return std::make_unique<wick::optim::SGD>(p, wick::optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.01));
+       })},
+      {"Adam", optimizer([](std::vector<Tensor> p) {
+         return std::make_unique<wick::optim::Adam>(p, wick::optim::AdamOptions(0.01).amsgrad(true).weight_decay(0.1));
+       })},
+      {"AdamW", optimizer([](std::vector<Tensor> p) {
+         return std::make_unique<wick::optim::AdamW>(p, wick::optim::AdamWOptions(0.01));
+       })},
+  };
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("every device: each nn layer, loss and optimizer agrees with cpu:0") {
+  for (const auto& [name, run] : cases()) {
+    INFO(name << " on cpu:0");
+    const std::vector<Tensor> reference = run(kCPU);
+    for (const Device& d : test::test_devices()) {
+      if (d == kCPU) continue;
+      INFO(name << " on " << d);
+      const std::vector<Tensor> got = run(d);
+      REQUIRE(got.size() == reference.size());
+      for (size_t k = 0; k < got.size(); ++k) {
+        INFO("result " << k);
+        REQUIRE(got[k].defined() == reference[k].defined());
+        if (!got[k].defined()) continue;
+        CHECK(got[k].device() == d);
+        if (d.is_cpu()) {
+          CHECK_ALLCLOSE(got[k], reference[k], 0.0, 0.0);
+        } else {
+          CHECK_ALLCLOSE(got[k], reference[k], 1e-12, 1e-14);
+        }
+      }
+    }
+  }
+}
