@@ -11,16 +11,16 @@
 #include "cpu/loop.h"
 #include "cpu/window.h"
 #include "wick/core/accumulate_type.h"
-#include "wick/core/indexed_layout.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
+#include "wick/core/indexed_layout.h"
 
 namespace wick::cpu {
 
-// Never destroyed: tensors held in static objects (caches, user globals) are freed after every
-// function-local static has been destroyed, and their storage still needs the allocator.
 void register_cpu_stubs();  // cpu_softmax.cpp
 
+// Never destroyed: tensors held in static objects (caches, user globals) are freed after every
+// function-local static has been destroyed, and their storage still needs the allocator.
 Backend& cpu_backend() {
   // The CPU's fused kernels go into their stubs when the backend is first set up (Note
   // [Dispatch stubs]).

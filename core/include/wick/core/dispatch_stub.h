@@ -25,6 +25,7 @@
 namespace wick {
 
 inline constexpr size_t kDeviceTypeCount = 2;  // DeviceType::CPU, DeviceType::CUDA
+static_assert(static_cast<size_t>(DeviceType::CUDA) + 1 == kDeviceTypeCount, "a new DeviceType needs a stub slot");
 
 template <typename Fn>
 class DispatchStub;
