@@ -286,6 +286,8 @@ std::vector<Row> nn_rows() {
                         seq[5];
                       },
                       {"Sequential", "index 5", "1 children"}),
+      row<StateError>("an empty module holder used", [] { nn::Linear(nullptr)->weight(); },
+                      {"Linear holder", "empty", "register_module"}),
       row<IndexError>("a ModuleDict key that is not there", [] { nn::ModuleDict().operator[]("nope"); },
                       {"ModuleDict", "nope"}),
       row<TypeError>("a module cast to an integer dtype", [=] { lin->to(kInt64); }, {"Linear", "int64"}),
