@@ -18,3 +18,9 @@
 #define CHECK_GRADCHECK(fn, ...) WICK_TEST_GRADCHECK_IMPL(gradcheck, fn, __VA_ARGS__)
 /// CHECK_GRADGRADCHECK(fn, inputs[, GradcheckOptions])
 #define CHECK_GRADGRADCHECK(fn, ...) WICK_TEST_GRADCHECK_IMPL(gradgradcheck, fn, __VA_ARGS__)
+/// CHECK_GRADCHECK and CHECK_GRADGRADCHECK of the same fn and inputs.
+#define CHECK_GRADCHECKS(fn, ...)         \
+  do {                                    \
+    CHECK_GRADCHECK(fn, __VA_ARGS__);     \
+    CHECK_GRADGRADCHECK(fn, __VA_ARGS__); \
+  } while (0)

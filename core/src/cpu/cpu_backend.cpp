@@ -62,20 +62,16 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
   }
   dispatch(in.dtype, "reduce", [&]<typename T>() {
     using A = math::acc_type<T>;
-    // The rule's identity and combine: Note [Reduction rules] (wick/core/reduce_functors.h).
-    A init{};
-    switch (op) {
-      case ReduceOp::Sum: init = math::ReduceRule<A, ReduceOp::Sum>::identity(); break;
-      case ReduceOp::Prod: init = math::ReduceRule<A, ReduceOp::Prod>::identity(); break;
-      case ReduceOp::Max: init = math::ReduceRule<A, ReduceOp::Max>::identity(); break;
-      case ReduceOp::Min: init = math::ReduceRule<A, ReduceOp::Min>::identity(); break;
-    }
-    std::vector<A> acc(static_cast<size_t>(out_n), init);
     KernelTensor acc_k = with_strides(in, in.sizes, acc_strides);
     auto L = layout_of<2>({&acc_k, &in});
-    A* pa = acc.data();
+    std::vector<A> acc;
     const T* pi = reinterpret_cast<const T*>(in.data);
-    auto run = [&](auto combine) {
+    // Accumulates with Rule's identity and combine: Note [Reduction rules] (reduce_functors.h).
+    auto run = [&]<typename Rule>() {
+      const A init = Rule::identity();
+      constexpr auto combine = Rule::combine;
+      acc.assign(static_cast<size_t>(out_n), init);
+      A* pa = acc.data();
       for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
         A* a = pa + off[0];
         const T* x = pi + off[1];
@@ -99,12 +95,13 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       });
     };
     switch (op) {
-      case ReduceOp::Sum: run(math::ReduceRule<A, ReduceOp::Sum>::combine); break;
-      case ReduceOp::Prod: run(math::ReduceRule<A, ReduceOp::Prod>::combine); break;
-      case ReduceOp::Max: run(math::ReduceRule<A, ReduceOp::Max>::combine); break;
-      case ReduceOp::Min: run(math::ReduceRule<A, ReduceOp::Min>::combine); break;
+      case ReduceOp::Sum: run.template operator()<math::ReduceRule<A, ReduceOp::Sum>>(); break;
+      case ReduceOp::Prod: run.template operator()<math::ReduceRule<A, ReduceOp::Prod>>(); break;
+      case ReduceOp::Max: run.template operator()<math::ReduceRule<A, ReduceOp::Max>>(); break;
+      case ReduceOp::Min: run.template operator()<math::ReduceRule<A, ReduceOp::Min>>(); break;
     }
     // Write into out (any strides) from the contiguous accumulator.
+    const A* pa = acc.data();
     KernelTensor src;
     src.data = reinterpret_cast<char*>(acc.data());
     src.sizes = out.sizes;
