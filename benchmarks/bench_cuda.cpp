@@ -27,8 +27,8 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/native.h"
 #include "wick/cuda/runtime.h"
-#include "wick/nn/functional.h"
 #include "wick/cuda/stream.h"
+#include "wick/nn/functional.h"
 
 namespace {
 using namespace wick;
@@ -301,8 +301,8 @@ void print_summary(const SummaryReporter& rep) {
               cublas_mm > 0 ? wick_mm / cublas_mm : 0.0, wick_mm, cublas_mm);
   auto vs_copy = [&](const char* key, const char* what) {
     const double v = get(key);
-    std::printf("SUMMARY %s_vs_copy_bandwidth %.3f (%s: %.0f GB/s effective, device copy %.0f GB/s)\n", key, copy > 0 ? v / copy : 0.0,
-                what, v, copy);
+    std::printf("SUMMARY %s_vs_copy_bandwidth %.3f (%s: %.0f GB/s effective, device copy %.0f GB/s)\n", key,
+                copy > 0 ? v / copy : 0.0, what, v, copy);
   };
   vs_copy("sum_outer_GBps", "sum over dim 0 of 8192x8192 float32 (non-inner rows)");
   vs_copy("sum_inner_GBps", "sum over dim 1 of 8192x8192 float32");
@@ -310,8 +310,9 @@ void print_summary(const SummaryReporter& rep) {
   vs_copy("badd_col_GBps", "8192x8192 + [8192, 1] float32");
   vs_copy("scalar_mul_GBps", "2^26 float32 * 2.5");
   const double gemm = get("conv_gemm_cublas_TFLOPs");
-  std::printf("SUMMARY conv_fwd_vs_cublas %.3f (conv2d 64x64x56x56, 3x3: %.2f TFLOP/s; cuBLAS on its implicit GEMM %.2f)\n",
-              gemm > 0 ? get("conv_fwd_TFLOPs") / gemm : 0.0, get("conv_fwd_TFLOPs"), gemm);
+  std::printf(
+      "SUMMARY conv_fwd_vs_cublas %.3f (conv2d 64x64x56x56, 3x3: %.2f TFLOP/s; cuBLAS on its implicit GEMM %.2f)\n",
+      gemm > 0 ? get("conv_fwd_TFLOPs") / gemm : 0.0, get("conv_fwd_TFLOPs"), gemm);
   std::printf("SUMMARY conv_fwdbwd_vs_cublas %.3f (forward and both gradients: %.2f TFLOP/s; cuBLAS %.2f)\n",
               gemm > 0 ? get("conv_fwdbwd_TFLOPs") / gemm : 0.0, get("conv_fwdbwd_TFLOPs"), gemm);
   auto h = [&](const char* k) { return rep.host_us.count(k) ? rep.host_us.at(k) : 0.0; };

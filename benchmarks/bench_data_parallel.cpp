@@ -90,8 +90,10 @@ using wick_bench::median;
 int main(int argc, char** argv) {
   int rounds = 5, steps = 20;
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(1, std::atoi(argv[i + 1]));
-    else if (!std::strcmp(argv[i], "--steps")) steps = std::max(1, std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--rounds"))
+      rounds = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--steps"))
+      steps = std::max(1, std::atoi(argv[i + 1]));
   }
   set_flush_denormal(true);  // as the demo (Note [Denormals])
   const std::vector<Config> configs{{"1 device, 1 thread", false, 1},

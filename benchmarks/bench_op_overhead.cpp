@@ -5,11 +5,10 @@
 //   BM_baseline_raw_add_64x64  - a plain loop adding two 64x64 float arrays into a third
 // Target (Foundation issue): a 1-element add without gradient recording under 0.15 us.
 #include <benchmark/benchmark.h>
+#include <wick/wick.h>
 
 #include <cstdlib>
 #include <vector>
-
-#include <wick/wick.h>
 
 namespace {
 

@@ -21,12 +21,11 @@
 // The memcpy baselines copy exactly the bytes replicate moves (every parameter and buffer to
 // every device but the first), from the same source tensors.
 #include <benchmark/benchmark.h>
+#include <wick/nn/nn.h>
 
-#include <ctime>
 #include <cstdlib>
 #include <cstring>
-
-#include <wick/nn/nn.h>
+#include <ctime>
 
 #include "wick/parallel/replicate.h"
 

@@ -1,7 +1,6 @@
 // A linear model y = x W^T + b fitted to noisy data with autograd and plain SGD: the smallest
 // complete training loop in wick. Prints the loss falling.
 #include <fmt/format.h>
-
 #include <wick/wick.h>
 
 int main() {

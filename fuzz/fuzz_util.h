@@ -23,7 +23,8 @@ namespace wick::fuzz {
 class ScratchFile {
  public:
   explicit ScratchFile(const char* suffix) {
-    const char* dir = ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
+    const char* dir =
+        ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : (std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp");
     path_ = std::string(dir) + "/wick-fuzz-" + std::to_string(::getpid()) + suffix;
   }
   ~ScratchFile() { std::remove(path_.c_str()); }

@@ -57,13 +57,12 @@ int main(int argc, char** argv) {
   const fs::path st = root / "safetensors";
   write_file(st / "seed-empty", serialize::serialize_safetensors({}));
   write_file(st / "seed-dtypes",
-             serialize::serialize_safetensors(
-                 {{"f32", wick::arange(0, 6, 1, TensorOptions(kFloat32)).reshape({2, 3})},
-                  {"f64", wick::full({}, 2.5, TensorOptions(kFloat64))},
-                  {"i64", wick::arange(0, 4, 1, TensorOptions(kInt64))},
-                  {"bool", wick::ones({3}, TensorOptions(kBool))},
-                  {"empty", wick::zeros({0, 4}, TensorOptions(kFloat32))}},
-                 {{"format", "pt"}, {"note", "seed"}}));
+             serialize::serialize_safetensors({{"f32", wick::arange(0, 6, 1, TensorOptions(kFloat32)).reshape({2, 3})},
+                                               {"f64", wick::full({}, 2.5, TensorOptions(kFloat64))},
+                                               {"i64", wick::arange(0, 4, 1, TensorOptions(kInt64))},
+                                               {"bool", wick::ones({3}, TensorOptions(kBool))},
+                                               {"empty", wick::zeros({0, 4}, TensorOptions(kFloat32))}},
+                                              {{"format", "pt"}, {"note", "seed"}}));
 
   // checkpoints of the harness's model, before and after a training step, for both optimizers.
   const fs::path ck = root / "checkpoint";

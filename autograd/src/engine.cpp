@@ -42,9 +42,9 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/backend.h"
-#include "wick/core/trace.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/trace.h"
 
 namespace wick::autograd {
 
@@ -68,9 +68,12 @@ struct CurrentTask {
 // Sums one more gradient into `slot` (retain_grad of a tensor that already has .grad).
 void accumulate(Tensor& slot, const Tensor& g) {
   if (!g.defined()) return;
-  if (!slot.defined()) slot = g;
-  else if (GradMode::is_enabled()) slot = wick::add(slot, g);
-  else slot = native::binary(BinaryOp::Add, slot, g);
+  if (!slot.defined())
+    slot = g;
+  else if (GradMode::is_enabled())
+    slot = wick::add(slot, g);
+  else
+    slot = native::binary(BinaryOp::Add, slot, g);
 }
 
 // The queue that runs nodes of device d (caller holds gt.mutex).
@@ -229,8 +232,7 @@ void drive(GraphTask& gt) {
 }  // namespace
 
 void set_max_worker_threads(int n) {
-  WICK_CHECK(n >= -1, "set_max_worker_threads: expected -1 (one per device), 0 (none) or a positive count, got {}",
-             n);
+  WICK_CHECK(n >= -1, "set_max_worker_threads: expected -1 (one per device), 0 (none) or a positive count, got {}", n);
   g_max_workers.store(n);
 }
 
@@ -238,7 +240,8 @@ int max_worker_threads() { return g_max_workers.load(); }
 
 void queue_callback(std::function<void()> callback) {
   GraphTask* gt = t_current_task;
-  WICK_CHECK_STATE(gt != nullptr, "queue_callback: no backward is running on this thread; call it from a hook or "
+  WICK_CHECK_STATE(gt != nullptr,
+                   "queue_callback: no backward is running on this thread; call it from a hook or "
                    "a node during backward");
   std::lock_guard<std::mutex> lock(gt->mutex);
   gt->callbacks.push_back(std::move(callback));
@@ -259,8 +262,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   std::vector<Edge> root_edges;
   for (size_t i = 0; i < roots.size(); ++i) {
     Edge e = gradient_edge(roots[i]);
-    WICK_CHECK_STATE(e.valid(), "backward: tensor {} does not require grad and has no grad_fn; call requires_grad_() on "
-               "the leaves you want gradients for", i);
+    WICK_CHECK_STATE(e.valid(),
+                     "backward: tensor {} does not require grad and has no grad_fn; call requires_grad_() on "
+                     "the leaves you want gradients for",
+                     i);
     root_edges.push_back(e);
   }
 
@@ -297,8 +302,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   }
   std::vector<NodeSlot> ready;
   for (size_t i = 0; i < root_edges.size(); ++i)
-    gt->slots[root_edges[i].function.get()].inputs.add(root_edges[i].input_nr, kRootProducer,
-                                                       static_cast<uint32_t>(i), grad_roots[i]);
+    gt->slots[root_edges[i].function.get()].inputs.add(root_edges[i].input_nr, kRootProducer, static_cast<uint32_t>(i),
+                                                       grad_roots[i]);
   for (const Edge& e : root_edges) {
     auto it = gt->slots.find(e.function.get());
     if (it != gt->slots.end() && it->second.deps == 0) {
@@ -349,8 +354,10 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
 
   if (gt->capture) {
     for (size_t i = 0; i < inputs.size(); ++i) {
-      WICK_CHECK(gt->captured[i].defined() || allow_unused, "grad: input {} was not used to compute the outputs; pass "
-                 "allow_unused=true to get an undefined gradient for it", i);
+      WICK_CHECK(gt->captured[i].defined() || allow_unused,
+                 "grad: input {} was not used to compute the outputs; pass "
+                 "allow_unused=true to get an undefined gradient for it",
+                 i);
     }
   }
   return gt->captured;

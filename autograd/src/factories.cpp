@@ -15,7 +15,9 @@ Tensor finish(Tensor t, const TensorOptions& o) {
 Tensor empty(IntArrayRef shape, TensorOptions o) { return finish(native::empty(shape, o.dtype_, o.device_), o); }
 Tensor zeros(IntArrayRef shape, TensorOptions o) { return finish(native::zeros(shape, o.dtype_, o.device_), o); }
 Tensor ones(IntArrayRef shape, TensorOptions o) { return finish(native::ones(shape, o.dtype_, o.device_), o); }
-Tensor full(IntArrayRef shape, Scalar v, TensorOptions o) { return finish(native::full(shape, v, o.dtype_, o.device_), o); }
+Tensor full(IntArrayRef shape, Scalar v, TensorOptions o) {
+  return finish(native::full(shape, v, o.dtype_, o.device_), o);
+}
 Tensor arange(Scalar end, std::optional<TensorOptions> o) { return arange(0, end, 1, o); }
 Tensor arange(Scalar start, Scalar end, Scalar step, std::optional<TensorOptions> opts) {
   const bool floating = start.is_floating() || end.is_floating() || step.is_floating();

@@ -8,9 +8,10 @@
 namespace wick::autograd {
 
 namespace {
-std::vector<Tensor> default_grads(const std::vector<Tensor>& outputs, const std::vector<Tensor>& given, const char* op) {
-  WICK_CHECK(given.empty() || given.size() == outputs.size(), "{}: got {} outputs but {} gradients", op,
-             outputs.size(), given.size());
+std::vector<Tensor> default_grads(const std::vector<Tensor>& outputs, const std::vector<Tensor>& given,
+                                  const char* op) {
+  WICK_CHECK(given.empty() || given.size() == outputs.size(), "{}: got {} outputs but {} gradients", op, outputs.size(),
+             given.size());
   std::vector<Tensor> g(outputs.size());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (!given.empty() && given[i].defined()) {
@@ -18,8 +19,10 @@ std::vector<Tensor> default_grads(const std::vector<Tensor>& outputs, const std:
                  op, i, fmt::join(given[i].sizes(), ", "), i, fmt::join(outputs[i].sizes(), ", "));
       g[i] = given[i];
     } else {
-      WICK_CHECK(outputs[i].numel() == 1, "{}: a gradient can be created implicitly only for one-element outputs, but "
-                 "output {} has shape [{}]; pass a gradient", op, i, fmt::join(outputs[i].sizes(), ", "));
+      WICK_CHECK(outputs[i].numel() == 1,
+                 "{}: a gradient can be created implicitly only for one-element outputs, but "
+                 "output {} has shape [{}]; pass a gradient",
+                 op, i, fmt::join(outputs[i].sizes(), ", "));
       g[i] = native::ones(outputs[i].sizes(), outputs[i].dtype(), outputs[i].device());
     }
   }

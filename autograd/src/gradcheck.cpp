@@ -30,7 +30,7 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!inputs[i].defined() || !inputs[i].requires_grad()) continue;
     WICK_CHECK_TYPE(inputs[i].dtype() == kFloat64, "gradcheck: input {} is {}; gradcheck needs float64 inputs", i,
-               inputs[i].dtype());
+                    inputs[i].dtype());
     checked.push_back(i);
   }
   WICK_CHECK(!checked.empty(), "gradcheck: no input requires grad");
@@ -87,14 +87,17 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
       minus[idx] = m.view(inputs[idx].sizes()).requires_grad_(true);
       auto fp = flat_values(fn(plus));
       auto fm = flat_values(fn(minus));
-      WICK_CHECK(fp.size() == n_out && fm.size() == n_out, "gradcheck: the function returned {} and {} output "
-                 "elements for perturbed inputs but {} for the original ones", fp.size(), fm.size(), n_out);
+      WICK_CHECK(fp.size() == n_out && fm.size() == n_out,
+                 "gradcheck: the function returned {} and {} output "
+                 "elements for perturbed inputs but {} for the original ones",
+                 fp.size(), fm.size(), n_out);
       for (size_t o = 0; o < n_out; ++o) {
         const double num = (fp[o] - fm[o]) / (2 * opts.eps);
         const double ana = analytic[k][static_cast<size_t>(j)][o];
         if (std::abs(num - ana) > opts.atol + opts.rtol * std::abs(num) || std::isnan(ana) != std::isnan(num)) {
           return {false, fmt::format("gradcheck: Jacobian mismatch for input {} element {} and output element {}: "
-                                     "analytic {} vs numerical {}", idx, j, o, ana, num)};
+                                     "analytic {} vs numerical {}",
+                                     idx, j, o, ana, num)};
         }
       }
     }

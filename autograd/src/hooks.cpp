@@ -99,7 +99,8 @@ using autograd::AutogradMeta;
 RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   WICK_CHECK(defined(), "register_hook: the tensor is undefined");
   WICK_CHECK(static_cast<bool>(hook), "register_hook: the hook is empty");
-  WICK_CHECK_STATE(requires_grad(), "register_hook: cannot register a hook on a tensor that doesn't require "
+  WICK_CHECK_STATE(requires_grad(),
+                   "register_hook: cannot register a hook on a tensor that doesn't require "
                    "gradient (call requires_grad_() on a leaf first)");
   if (std::shared_ptr<autograd::Node> fn = grad_fn()) {
     const uint64_t id = fn->add_tensor_pre_hook(autograd::get_meta(*this)->output_nr, std::move(hook));
@@ -128,10 +129,13 @@ RemovableHandle Tensor::register_hook(std::function<Tensor(const Tensor&)> hook)
 RemovableHandle Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
   WICK_CHECK(defined(), "register_post_accumulate_grad_hook: the tensor is undefined");
   WICK_CHECK(static_cast<bool>(hook), "register_post_accumulate_grad_hook: the hook is empty");
-  WICK_CHECK_STATE(requires_grad(), "register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
+  WICK_CHECK_STATE(requires_grad(),
+                   "register_post_accumulate_grad_hook: cannot register a hook on a tensor that "
                    "doesn't require gradient");
-  WICK_CHECK_STATE(is_leaf(), "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be registered "
-                   "on non-leaf tensors (this one is the output of {})", grad_fn()->name());
+  WICK_CHECK_STATE(is_leaf(),
+                   "register_post_accumulate_grad_hook: post accumulate grad hooks cannot be registered "
+                   "on non-leaf tensors (this one is the output of {})",
+                   grad_fn()->name());
   AutogradMeta& m = autograd::ensure_meta(*this);
   const uint64_t id = g_next_hook_id.fetch_add(1);
   {

@@ -6,8 +6,8 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
-#include "wick/core/trace.h"
 #include "wick/core/native.h"
+#include "wick/core/trace.h"
 
 namespace wick::autograd {
 
@@ -23,7 +23,7 @@ thread_local std::vector<std::shared_ptr<Node>>* g_pending = nullptr;
 
 Node::Node() : sequence_nr_(g_next_sequence_nr.fetch_add(1, std::memory_order_relaxed)) {
   if (AnomalyMode::is_enabled()) detail::record_anomaly_metadata(*this);  // Note [Anomaly mode]
-  if (profiler::enabled()) trace_flow_ = profiler::current_flow();       // Note [Tracer]
+  if (profiler::enabled()) trace_flow_ = profiler::current_flow();        // Note [Tracer]
 }
 
 Node::~Node() {
@@ -74,12 +74,12 @@ bool sole_owner(const Tensor& g) {
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   Tensor leaf = variable();
   if (!leaf.defined() || grads.empty() || !grads[0].defined()) return {};
-  WICK_CHECK_STATE(grads[0].dtype() == leaf.dtype() && grads[0].device() == leaf.device() &&
-                       grads[0].sizes() == leaf.sizes(),
-                   "backward: a leaf is now {} [{}] on {}, but this graph computed its gradient as {} [{}] on {}: its "
-                   "data was replaced (Module::to() or set_data) after the graph was recorded. Run forward again",
-                   leaf.dtype(), fmt::join(leaf.sizes(), ", "), leaf.device(), grads[0].dtype(),
-                   fmt::join(grads[0].sizes(), ", "), grads[0].device());
+  WICK_CHECK_STATE(
+      grads[0].dtype() == leaf.dtype() && grads[0].device() == leaf.device() && grads[0].sizes() == leaf.sizes(),
+      "backward: a leaf is now {} [{}] on {}, but this graph computed its gradient as {} [{}] on {}: its "
+      "data was replaced (Module::to() or set_data) after the graph was recorded. Run forward again",
+      leaf.dtype(), fmt::join(leaf.sizes(), ", "), leaf.device(), grads[0].dtype(), fmt::join(grads[0].sizes(), ", "),
+      grads[0].device());
   AutogradMeta& m = ensure_meta(leaf);
   std::lock_guard<std::mutex> lock(m.mutex);
   Tensor g = std::move(grads[0]);

@@ -43,9 +43,12 @@ Tensor mul(const Tensor& a, const Tensor& b) {
     DimVector sa(a.sizes()), sb(b.sizes());
     DType da = a.dtype(), db = b.dtype();
     const bool ra = a.requires_grad(), rb = b.requires_grad();
-    record_function("MulBackward", {a, b}, {out}, [=](const VL& g, const VL& s) -> VL {
-      return {ra ? grad_to(mul(g[0], s[1]), sa, da) : Tensor(), rb ? grad_to(mul(g[0], s[0]), sb, db) : Tensor()};
-    }, {rb ? a : Tensor(), ra ? b : Tensor()});
+    record_function(
+        "MulBackward", {a, b}, {out},
+        [=](const VL& g, const VL& s) -> VL {
+          return {ra ? grad_to(mul(g[0], s[1]), sa, da) : Tensor(), rb ? grad_to(mul(g[0], s[0]), sb, db) : Tensor()};
+        },
+        {rb ? a : Tensor(), ra ? b : Tensor()});
   }
   return out;
 }
@@ -56,11 +59,13 @@ Tensor div(const Tensor& a, const Tensor& b) {
     DimVector sa(a.sizes()), sb(b.sizes());
     DType da = a.dtype(), db = b.dtype();
     const bool rb = b.requires_grad();
-    record_function("DivBackward", {a, b}, {out}, [=](const VL& g, const VL& s) -> VL {
-      Tensor ga = div(g[0], s[1]);
-      Tensor gb = rb ? neg(div(mul(g[0], s[0]), mul(s[1], s[1]))) : Tensor();
-      return {grad_to(ga, sa, da), rb ? grad_to(gb, sb, db) : Tensor()};
-    }, {a, b});
+    record_function("DivBackward", {a, b}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      Tensor ga = div(g[0], s[1]);
+                      Tensor gb = rb ? neg(div(mul(g[0], s[0]), mul(s[1], s[1]))) : Tensor();
+                      return {grad_to(ga, sa, da), rb ? grad_to(gb, sb, db) : Tensor()};
+                    },
+                    {a, b});
   }
   return out;
 }
@@ -69,10 +74,12 @@ Tensor pow(const Tensor& a, Scalar e) {
   Tensor out = native::unary(UnaryOp::PowScalar, a, e.to_double());
   if (needs_grad({&a})) {
     const double ev = e.to_double();
-    record_function("PowBackward0", {a}, {out}, [=](const VL& g, const VL& s) -> VL {
-      if (ev == 0.0) return {zeros_like(s[0])};
-      return {mul(g[0], mul(pow(s[0], ev - 1.0), scalar_tensor(ev, s[0].options())))};
-    }, {a});
+    record_function("PowBackward0", {a}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      if (ev == 0.0) return {zeros_like(s[0])};
+                      return {mul(g[0], mul(pow(s[0], ev - 1.0), scalar_tensor(ev, s[0].options())))};
+                    },
+                    {a});
   }
   return out;
 }
@@ -82,16 +89,18 @@ Tensor pow(const Tensor& a, const Tensor& e) {
   if (needs_grad({&a, &e})) {
     DimVector sa(a.sizes()), se(e.sizes());
     DType da = a.dtype(), de = e.dtype();
-    record_function("PowBackward1", {a, e}, {out}, [=](const VL& g, const VL& s) -> VL {
-      const Tensor &x = s[0], &y = s[1], &r = s[2];
-      Tensor ga = mul(g[0], mul(y, pow(x, sub(y, ones_like(y)))));
-      // Where y == 0 the gradient is 0 even at x == 0 (0 * 0^-1 would be NaN), as PyTorch.
-      ga = where(eq(y, zeros_like(y)), zeros_like(ga), ga);
-      // d/dy x^y = x^y log x; defined as 0 where x == 0 and y >= 0 (PyTorch's convention).
-      Tensor gy = mul(g[0], mul(r, log(x)));
-      gy = where(logical_and(eq(x, zeros_like(x)), ge(y, zeros_like(y))), zeros_like(gy), gy);
-      return {grad_to(ga, sa, da), grad_to(gy, se, de)};
-    }, {a, e}, {out});
+    record_function("PowBackward1", {a, e}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      const Tensor &x = s[0], &y = s[1], &r = s[2];
+                      Tensor ga = mul(g[0], mul(y, pow(x, sub(y, ones_like(y)))));
+                      // Where y == 0 the gradient is 0 even at x == 0 (0 * 0^-1 would be NaN), as PyTorch.
+                      ga = where(eq(y, zeros_like(y)), zeros_like(ga), ga);
+                      // d/dy x^y = x^y log x; defined as 0 where x == 0 and y >= 0 (PyTorch's convention).
+                      Tensor gy = mul(g[0], mul(r, log(x)));
+                      gy = where(logical_and(eq(x, zeros_like(x)), ge(y, zeros_like(y))), zeros_like(gy), gy);
+                      return {grad_to(ga, sa, da), grad_to(gy, se, de)};
+                    },
+                    {a, e}, {out});
   }
   return out;
 }
@@ -104,15 +113,17 @@ Tensor extremum(BinaryOp op, const Tensor& a, const Tensor& b, const char* name)
     DimVector sa(a.sizes()), sb(b.sizes());
     DType da = a.dtype(), db = b.dtype();
     const bool is_max = op == BinaryOp::Maximum;
-    record_function(name, {a, b}, {out}, [=](const VL& g, const VL& s) -> VL {
-      Tensor wins = is_max ? gt(s[0], s[1]) : lt(s[0], s[1]);
-      Tensor ties = eq(s[0], s[1]);
-      Tensor half = mul(g[0], scalar_tensor(0.5, g[0].options()));
-      Tensor z = zeros_like(g[0]);
-      Tensor ga = where(wins, g[0], where(ties, half, z));
-      Tensor gb = where(wins, z, where(ties, half, g[0]));
-      return {grad_to(ga, sa, da), grad_to(gb, sb, db)};
-    }, {a, b});
+    record_function(name, {a, b}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      Tensor wins = is_max ? gt(s[0], s[1]) : lt(s[0], s[1]);
+                      Tensor ties = eq(s[0], s[1]);
+                      Tensor half = mul(g[0], scalar_tensor(0.5, g[0].options()));
+                      Tensor z = zeros_like(g[0]);
+                      Tensor ga = where(wins, g[0], where(ties, half, z));
+                      Tensor gb = where(wins, z, where(ties, half, g[0]));
+                      return {grad_to(ga, sa, da), grad_to(gb, sb, db)};
+                    },
+                    {a, b});
   }
   return out;
 }
@@ -127,11 +138,14 @@ using UnaryBackward = Tensor (*)(const Tensor& g, const Tensor& x, const Tensor&
 Tensor unary_op(UnaryOp op, const Tensor& a, const char* name, UnaryBackward bw, bool save_x, bool save_out) {
   Tensor out = native::unary(op, a);
   if (needs_grad({&a})) {
-    record_function(name, {a}, {out}, [bw, save_x, save_out](const VL& g, const VL& s) -> VL {
-      Tensor x = save_x ? s[0] : Tensor();
-      Tensor o = save_out ? s[save_x ? 1 : 0] : Tensor();
-      return {bw(g[0], x, o)};
-    }, save_x ? VL{a} : VL{}, save_out ? VL{out} : VL{});
+    record_function(
+        name, {a}, {out},
+        [bw, save_x, save_out](const VL& g, const VL& s) -> VL {
+          Tensor x = save_x ? s[0] : Tensor();
+          Tensor o = save_out ? s[save_x ? 1 : 0] : Tensor();
+          return {bw(g[0], x, o)};
+        },
+        save_x ? VL{a} : VL{}, save_out ? VL{out} : VL{});
   }
   return out;
 }
@@ -139,39 +153,46 @@ Tensor half_of(const Tensor& t) { return mul(t, scalar_tensor(0.5, t.options()))
 }  // namespace
 
 Tensor neg(const Tensor& a) {
-  return unary_op(UnaryOp::Neg, a, "NegBackward", [](const Tensor& g, const Tensor&, const Tensor&) { return neg(g); },
-                  false, false);
+  return unary_op(
+      UnaryOp::Neg, a, "NegBackward", [](const Tensor& g, const Tensor&, const Tensor&) { return neg(g); }, false,
+      false);
 }
 Tensor abs(const Tensor& a) {
-  return unary_op(UnaryOp::Abs, a, "AbsBackward",
-                  [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, sign(x)); }, true, false);
+  return unary_op(
+      UnaryOp::Abs, a, "AbsBackward", [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, sign(x)); },
+      true, false);
 }
 Tensor exp(const Tensor& a) {
-  return unary_op(UnaryOp::Exp, a, "ExpBackward", [](const Tensor& g, const Tensor&, const Tensor& o) { return mul(g, o); },
-                  false, true);
+  return unary_op(
+      UnaryOp::Exp, a, "ExpBackward", [](const Tensor& g, const Tensor&, const Tensor& o) { return mul(g, o); }, false,
+      true);
 }
 Tensor log(const Tensor& a) {
-  return unary_op(UnaryOp::Log, a, "LogBackward", [](const Tensor& g, const Tensor& x, const Tensor&) { return div(g, x); },
-                  true, false);
+  return unary_op(
+      UnaryOp::Log, a, "LogBackward", [](const Tensor& g, const Tensor& x, const Tensor&) { return div(g, x); }, true,
+      false);
 }
 Tensor sqrt(const Tensor& a) {
-  return unary_op(UnaryOp::Sqrt, a, "SqrtBackward",
-                  [](const Tensor& g, const Tensor&, const Tensor& o) { return div(half_of(g), o); }, false, true);
+  return unary_op(
+      UnaryOp::Sqrt, a, "SqrtBackward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return div(half_of(g), o); }, false, true);
 }
 Tensor rsqrt(const Tensor& a) {
-  return unary_op(UnaryOp::Rsqrt, a, "RsqrtBackward",
-                  [](const Tensor& g, const Tensor&, const Tensor& o) { return neg(half_of(mul(g, pow(o, 3.0)))); },
-                  false, true);
+  return unary_op(
+      UnaryOp::Rsqrt, a, "RsqrtBackward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return neg(half_of(mul(g, pow(o, 3.0)))); }, false, true);
 }
 Tensor tanh(const Tensor& a) {
-  return unary_op(UnaryOp::Tanh, a, "TanhBackward", [](const Tensor& g, const Tensor&, const Tensor& o) {
-    return mul(g, sub(ones_like(o), mul(o, o)));
-  }, false, true);
+  return unary_op(
+      UnaryOp::Tanh, a, "TanhBackward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return mul(g, sub(ones_like(o), mul(o, o))); }, false,
+      true);
 }
 Tensor sigmoid(const Tensor& a) {
-  return unary_op(UnaryOp::Sigmoid, a, "SigmoidBackward", [](const Tensor& g, const Tensor&, const Tensor& o) {
-    return mul(g, mul(o, sub(ones_like(o), o)));
-  }, false, true);
+  return unary_op(
+      UnaryOp::Sigmoid, a, "SigmoidBackward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return mul(g, mul(o, sub(ones_like(o), o))); }, false,
+      true);
 }
 namespace {
 // relu's backward, g where out > 0 else 0, in one kernel pass. Linear in g, so its own backward
@@ -179,73 +200,89 @@ namespace {
 Tensor relu_backward(const Tensor& g, const Tensor& out) {
   Tensor r = native::binary(BinaryOp::ReluBackward, g, out);
   if (needs_grad({&g})) {
-    record_function("ReluBackwardBackward", {g}, {r}, [](const VL& gg, const VL& s) -> VL {
-      return {relu_backward(gg[0], s[0])};
-    }, {out.detach()});
+    record_function("ReluBackwardBackward", {g}, {r},
+                    [](const VL& gg, const VL& s) -> VL { return {relu_backward(gg[0], s[0])}; }, {out.detach()});
   }
   return r;
 }
 }  // namespace
 
 Tensor relu(const Tensor& a) {
-  return unary_op(UnaryOp::Relu, a, "ReluBackward",
-                  [](const Tensor& g, const Tensor&, const Tensor& o) { return relu_backward(g, o); }, false, true);
+  return unary_op(
+      UnaryOp::Relu, a, "ReluBackward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return relu_backward(g, o); }, false, true);
 }
 Tensor gelu(const Tensor& a) {
-  return unary_op(UnaryOp::Gelu, a, "GeluBackward", [](const Tensor& g, const Tensor& x, const Tensor&) {
-    // d/dx x*Phi(x) = Phi(x) + x*phi(x)
-    const double inv_sqrt2 = 0.70710678118654752440, inv_sqrt2pi = 0.39894228040143267794;
-    Tensor cdf = half_of(add(ones_like(x), erf(mul(x, scalar_tensor(inv_sqrt2, x.options())))));
-    Tensor pdf = mul(exp(mul(mul(x, x), scalar_tensor(-0.5, x.options()))), scalar_tensor(inv_sqrt2pi, x.options()));
-    return mul(g, add(cdf, mul(x, pdf)));
-  }, true, false);
+  return unary_op(
+      UnaryOp::Gelu, a, "GeluBackward",
+      [](const Tensor& g, const Tensor& x, const Tensor&) {
+        // d/dx x*Phi(x) = Phi(x) + x*phi(x)
+        const double inv_sqrt2 = 0.70710678118654752440, inv_sqrt2pi = 0.39894228040143267794;
+        Tensor cdf = half_of(add(ones_like(x), erf(mul(x, scalar_tensor(inv_sqrt2, x.options())))));
+        Tensor pdf =
+            mul(exp(mul(mul(x, x), scalar_tensor(-0.5, x.options()))), scalar_tensor(inv_sqrt2pi, x.options()));
+        return mul(g, add(cdf, mul(x, pdf)));
+      },
+      true, false);
 }
 Tensor sin(const Tensor& a) {
-  return unary_op(UnaryOp::Sin, a, "SinBackward", [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, cos(x)); },
-                  true, false);
+  return unary_op(
+      UnaryOp::Sin, a, "SinBackward", [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, cos(x)); },
+      true, false);
 }
 Tensor cos(const Tensor& a) {
-  return unary_op(UnaryOp::Cos, a, "CosBackward",
-                  [](const Tensor& g, const Tensor& x, const Tensor&) { return neg(mul(g, sin(x))); }, true, false);
+  return unary_op(
+      UnaryOp::Cos, a, "CosBackward",
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return neg(mul(g, sin(x))); }, true, false);
 }
 Tensor square(const Tensor& a) {
-  return unary_op(UnaryOp::Square, a, "SquareBackward", [](const Tensor& g, const Tensor& x, const Tensor&) {
-    return mul(g, mul(x, scalar_tensor(2.0, x.options())));
-  }, true, false);
+  return unary_op(
+      UnaryOp::Square, a, "SquareBackward",
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, mul(x, scalar_tensor(2.0, x.options()))); },
+      true, false);
 }
 Tensor reciprocal(const Tensor& a) {
-  return unary_op(UnaryOp::Reciprocal, a, "ReciprocalBackward",
-                  [](const Tensor& g, const Tensor&, const Tensor& o) { return neg(mul(g, mul(o, o))); }, false, true);
+  return unary_op(
+      UnaryOp::Reciprocal, a, "ReciprocalBackward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return neg(mul(g, mul(o, o))); }, false, true);
 }
 Tensor sign(const Tensor& a) {
-  return unary_op(UnaryOp::Sign, a, "SignBackward",
-                  [](const Tensor& g, const Tensor&, const Tensor&) { return zeros_like(g); }, false, false);
+  return unary_op(
+      UnaryOp::Sign, a, "SignBackward", [](const Tensor& g, const Tensor&, const Tensor&) { return zeros_like(g); },
+      false, false);
 }
 Tensor erf(const Tensor& a) {
-  return unary_op(UnaryOp::Erf, a, "ErfBackward", [](const Tensor& g, const Tensor& x, const Tensor&) {
-    const double two_over_sqrt_pi = 1.12837916709551257390;
-    return mul(g, mul(exp(neg(mul(x, x))), scalar_tensor(two_over_sqrt_pi, x.options())));
-  }, true, false);
+  return unary_op(
+      UnaryOp::Erf, a, "ErfBackward",
+      [](const Tensor& g, const Tensor& x, const Tensor&) {
+        const double two_over_sqrt_pi = 1.12837916709551257390;
+        return mul(g, mul(exp(neg(mul(x, x))), scalar_tensor(two_over_sqrt_pi, x.options())));
+      },
+      true, false);
 }
 Tensor log1p(const Tensor& a) {
-  return unary_op(UnaryOp::Log1p, a, "Log1pBackward",
-                  [](const Tensor& g, const Tensor& x, const Tensor&) { return div(g, add(x, ones_like(x))); }, true, false);
+  return unary_op(
+      UnaryOp::Log1p, a, "Log1pBackward",
+      [](const Tensor& g, const Tensor& x, const Tensor&) { return div(g, add(x, ones_like(x))); }, true, false);
 }
 Tensor expm1(const Tensor& a) {
-  return unary_op(UnaryOp::Expm1, a, "Expm1Backward",
-                  [](const Tensor& g, const Tensor&, const Tensor& o) { return mul(g, add(o, ones_like(o))); }, false, true);
+  return unary_op(
+      UnaryOp::Expm1, a, "Expm1Backward",
+      [](const Tensor& g, const Tensor&, const Tensor& o) { return mul(g, add(o, ones_like(o))); }, false, true);
 }
 
 Tensor clamp(const Tensor& a, std::optional<Scalar> min, std::optional<Scalar> max) {
   Tensor out = distinct(native::clamp(a, min, max), a);
   if (needs_grad({&a})) {
-    record_function("ClampBackward", {a}, {out}, [min, max](const VL& g, const VL& s) -> VL {
-      const Tensor& x = s[0];
-      Tensor keep = native::ones(x.sizes(), kBool, x.device());
-      if (min) keep = logical_and(keep, ge(x, full_like(x, *min)));
-      if (max) keep = logical_and(keep, le(x, full_like(x, *max)));
-      return {where(keep, g[0], zeros_like(g[0]))};
-    }, {a});
+    record_function("ClampBackward", {a}, {out},
+                    [min, max](const VL& g, const VL& s) -> VL {
+                      const Tensor& x = s[0];
+                      Tensor keep = native::ones(x.sizes(), kBool, x.device());
+                      if (min) keep = logical_and(keep, ge(x, full_like(x, *min)));
+                      if (max) keep = logical_and(keep, le(x, full_like(x, *max)));
+                      return {where(keep, g[0], zeros_like(g[0]))};
+                    },
+                    {a});
   }
   return out;
 }
@@ -255,10 +292,12 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   if (needs_grad({&a, &b})) {
     DimVector sa(a.sizes()), sb(b.sizes());
     DType da = a.dtype(), db = b.dtype();
-    record_function("WhereBackward", {a, b}, {out}, [=](const VL& g, const VL& s) -> VL {
-      Tensor z = zeros_like(g[0]);
-      return {grad_to(where(s[0], g[0], z), sa, da), grad_to(where(s[0], z, g[0]), sb, db)};
-    }, {cond});
+    record_function("WhereBackward", {a, b}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      Tensor z = zeros_like(g[0]);
+                      return {grad_to(where(s[0], g[0], z), sa, da), grad_to(where(s[0], z, g[0]), sb, db)};
+                    },
+                    {cond});
   }
   return out;
 }

@@ -33,20 +33,22 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
     DimVector in_shape(input.sizes());
     const bool ri = input.requires_grad(), rw = weight.requires_grad();
     const bool rb = bias.defined() && bias.requires_grad();
-    record_function("LinearBackward", {input, weight, bias}, {out}, [=](const VL& g, const VL& s) -> VL {
-      const Tensor go = g[0].dim() == 2 ? g[0] : reshape(g[0], {-1, out_f});
-      Tensor gi, gw, gb;
-      if (ri) {
-        gi = matmul(go, s[1]);
-        if (in_shape.size() != 2) gi = reshape(gi, in_shape);
-      }
-      if (rw) {
-        const Tensor x = s[0].dim() == 2 ? s[0] : reshape(s[0], {-1, in_f});
-        gw = matmul(transpose(go, 0, 1), x);
-      }
-      if (rb) gb = sum(go, {0});
-      return {gi, gw, gb};
-    }, {rw ? input : Tensor(), ri ? weight : Tensor()});
+    record_function("LinearBackward", {input, weight, bias}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      const Tensor go = g[0].dim() == 2 ? g[0] : reshape(g[0], {-1, out_f});
+                      Tensor gi, gw, gb;
+                      if (ri) {
+                        gi = matmul(go, s[1]);
+                        if (in_shape.size() != 2) gi = reshape(gi, in_shape);
+                      }
+                      if (rw) {
+                        const Tensor x = s[0].dim() == 2 ? s[0] : reshape(s[0], {-1, in_f});
+                        gw = matmul(transpose(go, 0, 1), x);
+                      }
+                      if (rb) gb = sum(go, {0});
+                      return {gi, gw, gb};
+                    },
+                    {rw ? input : Tensor(), ri ? weight : Tensor()});
   }
   return out;
 }

@@ -29,11 +29,15 @@ Tensor triangle(const Tensor& a, int64_t diagonal, bool lower) {
 
 void check_mask(const Tensor& a, const Tensor& mask) {
   WICK_CHECK(a.defined() && mask.defined(), "masked_fill: the input or the mask is an undefined tensor");
-  WICK_CHECK_TYPE(mask.dtype() == kBool, "masked_fill: the mask must be bool, got {}; build it with a comparison "
-                  "(e.g. x.eq(0)) or .to(wick::kBool)", dtype_name(mask.dtype()));
+  WICK_CHECK_TYPE(mask.dtype() == kBool,
+                  "masked_fill: the mask must be bool, got {}; build it with a comparison "
+                  "(e.g. x.eq(0)) or .to(wick::kBool)",
+                  dtype_name(mask.dtype()));
   const DimVector out = native::broadcast_shapes(a.sizes(), mask.sizes(), "masked_fill");
-  WICK_CHECK(IntArrayRef(out) == a.sizes(), "masked_fill: the mask of shape [{}] does not broadcast to the input's "
-             "shape [{}]", fmt::join(mask.sizes(), ", "), fmt::join(a.sizes(), ", "));
+  WICK_CHECK(IntArrayRef(out) == a.sizes(),
+             "masked_fill: the mask of shape [{}] does not broadcast to the input's "
+             "shape [{}]",
+             fmt::join(mask.sizes(), ", "), fmt::join(a.sizes(), ", "));
 }
 }  // namespace
 
@@ -53,8 +57,10 @@ Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {
   check_mask(a, mask);
-  WICK_CHECK(value.defined() && value.dim() == 0, "masked_fill: the value must be a 0-dim tensor, got shape [{}]; "
-             "use where(mask, values, a) to fill with a tensor", value.defined() ? fmt::format("{}", fmt::join(value.sizes(), ", ")) : "undefined");
+  WICK_CHECK(value.defined() && value.dim() == 0,
+             "masked_fill: the value must be a 0-dim tensor, got shape [{}]; "
+             "use where(mask, values, a) to fill with a tensor",
+             value.defined() ? fmt::format("{}", fmt::join(value.sizes(), ", ")) : "undefined");
   return where(mask, to(value, a.device(), a.dtype()), a);
 }
 

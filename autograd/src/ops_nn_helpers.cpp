@@ -15,11 +15,13 @@ Tensor silu(const Tensor& a) {
   Tensor out = native::binary(BinaryOp::Mul, a, native::unary(UnaryOp::Sigmoid, a));
   if (needs_grad({&a})) {
     // d/dx x * s(x) = s * (1 + x * (1 - s)), as PyTorch's silu_backward.
-    record_function("SiluBackward", {a}, {out}, [](const VL& g, const VL& s) -> VL {
-      const Tensor& x = s[0];
-      Tensor sig = sigmoid(x);
-      return {mul(g[0], mul(sig, add(mul(x, sub(ones_like(sig), sig)), ones_like(sig))))};
-    }, {a});
+    record_function("SiluBackward", {a}, {out},
+                    [](const VL& g, const VL& s) -> VL {
+                      const Tensor& x = s[0];
+                      Tensor sig = sigmoid(x);
+                      return {mul(g[0], mul(sig, add(mul(x, sub(ones_like(sig), sig)), ones_like(sig))))};
+                    },
+                    {a});
   }
   return out;
 }
@@ -28,8 +30,7 @@ Tensor one_hot(const Tensor& a, int64_t num_classes) {
   WICK_CHECK(a.defined(), "one_hot: the input is an undefined tensor");
   WICK_CHECK_TYPE(a.dtype() == kInt64, "one_hot: expects an int64 tensor of class indices, got {}",
                   dtype_name(a.dtype()));
-  WICK_CHECK(num_classes >= -1, "one_hot: num_classes = {} must be positive, or -1 to use max(input) + 1",
-             num_classes);
+  WICK_CHECK(num_classes >= -1, "one_hot: num_classes = {} must be positive, or -1 to use max(input) + 1", num_classes);
   if (a.numel() == 0) {
     WICK_CHECK(num_classes != -1, "one_hot: cannot infer the number of classes of an empty tensor; pass num_classes");
   } else {
@@ -37,8 +38,10 @@ Tensor one_hot(const Tensor& a, int64_t num_classes) {
     const int64_t hi = native::amax(a, {}, false).item<int64_t>();
     WICK_CHECK(lo >= 0, "one_hot: class values must be non-negative, got {}", lo);
     if (num_classes == -1) num_classes = hi + 1;
-    WICK_CHECK(hi < num_classes, "one_hot: class value {} is out of range for num_classes = {}; values must be "
-               "smaller than num_classes", hi, num_classes);
+    WICK_CHECK(hi < num_classes,
+               "one_hot: class value {} is out of range for num_classes = {}; values must be "
+               "smaller than num_classes",
+               hi, num_classes);
   }
   DimVector shape(a.sizes());
   shape.push_back(1);
@@ -58,8 +61,10 @@ Tensor one_hot(const Tensor& a, int64_t num_classes) {
 // num_samples keys win, as PyTorch's), zero weights get key -1 and cannot win, and topk never
 // repeats an index.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement) {
-  WICK_CHECK(probs.defined() && (probs.dim() == 1 || probs.dim() == 2), "multinomial: expects a 1-d or 2-d tensor "
-             "of weights, got {}", probs.defined() ? fmt::format("shape [{}]", fmt::join(probs.sizes(), ", ")) : "an undefined tensor");
+  WICK_CHECK(probs.defined() && (probs.dim() == 1 || probs.dim() == 2),
+             "multinomial: expects a 1-d or 2-d tensor "
+             "of weights, got {}",
+             probs.defined() ? fmt::format("shape [{}]", fmt::join(probs.sizes(), ", ")) : "an undefined tensor");
   WICK_CHECK_TYPE(is_floating(probs.dtype()), "multinomial: expects floating-point weights, got {}",
                   dtype_name(probs.dtype()));
   WICK_CHECK(num_samples > 0, "multinomial: num_samples = {} must be positive", num_samples);
@@ -67,7 +72,8 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement) {
   WICK_CHECK(k > 0, "multinomial: the weights have no categories (shape [{}])", fmt::join(probs.sizes(), ", "));
   Tensor p = native::to(probs.dim() == 1 ? native::view(probs, {1, k}) : probs, probs.device(), kFloat64);
   const int64_t rows = p.size(0);
-  if (rows == 0) return native::empty(probs.dim() == 1 ? DimVector{num_samples} : DimVector{0, num_samples}, kInt64, probs.device());
+  if (rows == 0)
+    return native::empty(probs.dim() == 1 ? DimVector{num_samples} : DimVector{0, num_samples}, kInt64, probs.device());
   WICK_CHECK(all(isfinite(p)).item<bool>(), "multinomial: the weights contain inf or NaN");
   WICK_CHECK(native::amin(p, {}, false).item<double>() >= 0, "multinomial: the weights contain a negative value");
   Tensor positive = native::sum(native::binary(BinaryOp::Gt, p, Scalar(0.0)), {1}, false);
@@ -78,13 +84,16 @@ Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement) {
     Tensor cdf = native::cumsum(p, 1);
     Tensor total = native::narrow(cdf, 1, k - 1, 1);
     Tensor u = native::binary(BinaryOp::Mul, native::rand({rows, num_samples}, kFloat64, p.device()), total);
-    Tensor below = native::binary(BinaryOp::Le, native::view(cdf, {rows, 1, k}), native::view(u, {rows, num_samples, 1}));
+    Tensor below =
+        native::binary(BinaryOp::Le, native::view(cdf, {rows, 1, k}), native::view(u, {rows, num_samples, 1}));
     Tensor count = native::sum(below, {2}, false);
     Tensor last_positive = native::argmax(cdf, 1, true);
     samples = native::binary(BinaryOp::Minimum, count, last_positive);
   } else {
-    WICK_CHECK(num_samples <= least, "multinomial: cannot draw {} samples without replacement from a row with {} "
-               "positive weights; draw fewer or pass replacement = true", num_samples, least);
+    WICK_CHECK(num_samples <= least,
+               "multinomial: cannot draw {} samples without replacement from a row with {} "
+               "positive weights; draw fewer or pass replacement = true",
+               num_samples, least);
     Tensor u = native::rand({rows, k}, kFloat64, p.device());
     Tensor e = native::unary(UnaryOp::Neg, native::unary(UnaryOp::Log1p, native::unary(UnaryOp::Neg, u)));
     Tensor keys = native::where(native::binary(BinaryOp::Gt, p, Scalar(0.0)), native::binary(BinaryOp::Div, p, e),

@@ -12,14 +12,18 @@ namespace wick {
 using namespace detail;
 
 Tensor max(const Tensor& a) {
-  WICK_CHECK(a.defined() && a.numel() > 0, "max: expects a non-empty tensor, got {}; max over no elements has no "
-             "value", a.defined() ? fmt::format("shape [{}]", fmt::join(a.sizes(), ", ")) : "an undefined tensor");
+  WICK_CHECK(a.defined() && a.numel() > 0,
+             "max: expects a non-empty tensor, got {}; max over no elements has no "
+             "value",
+             a.defined() ? fmt::format("shape [{}]", fmt::join(a.sizes(), ", ")) : "an undefined tensor");
   return amax(a, {}, false);
 }
 
 Tensor min(const Tensor& a) {
-  WICK_CHECK(a.defined() && a.numel() > 0, "min: expects a non-empty tensor, got {}; min over no elements has no "
-             "value", a.defined() ? fmt::format("shape [{}]", fmt::join(a.sizes(), ", ")) : "an undefined tensor");
+  WICK_CHECK(a.defined() && a.numel() > 0,
+             "min: expects a non-empty tensor, got {}; min over no elements has no "
+             "value",
+             a.defined() ? fmt::format("shape [{}]", fmt::join(a.sizes(), ", ")) : "an undefined tensor");
   return amin(a, {}, false);
 }
 
@@ -39,21 +43,24 @@ Tensor norm2(const Tensor& a, IntArrayRef dims, bool keepdim) {
     std::vector<int64_t> d = dims.vec();
     const bool all_dims = d.empty();
     const int64_t nd = a.dim();
-    record_function("NormBackward", {a}, {out}, [=](const VL& g, const VL& s) -> VL {
-      Tensor n = s[1], gk = g[0];
-      if (!keepdim && nd > 0) {
-        DimVector ks(s[0].sizes());
-        for (size_t i = 0; i < ks.size(); ++i) {
-          bool reduced = all_dims;
-          for (int64_t x : d) reduced = reduced || native::wrap_dim(x, nd, "norm") == static_cast<int64_t>(i);
-          if (reduced) ks[i] = 1;
-        }
-        n = reshape(n, ks);
-        gk = reshape(gk, ks);
-      }
-      Tensor ratio = div(mul(gk, s[0]), n);
-      return {where(native::binary(BinaryOp::Eq, n, Scalar(0.0)), Scalar(0.0), ratio)};
-    }, {a}, {out});
+    record_function("NormBackward", {a}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      Tensor n = s[1], gk = g[0];
+                      if (!keepdim && nd > 0) {
+                        DimVector ks(s[0].sizes());
+                        for (size_t i = 0; i < ks.size(); ++i) {
+                          bool reduced = all_dims;
+                          for (int64_t x : d)
+                            reduced = reduced || native::wrap_dim(x, nd, "norm") == static_cast<int64_t>(i);
+                          if (reduced) ks[i] = 1;
+                        }
+                        n = reshape(n, ks);
+                        gk = reshape(gk, ks);
+                      }
+                      Tensor ratio = div(mul(gk, s[0]), n);
+                      return {where(native::binary(BinaryOp::Eq, n, Scalar(0.0)), Scalar(0.0), ratio)};
+                    },
+                    {a}, {out});
   }
   return out;
 }
@@ -61,8 +68,10 @@ Tensor norm2(const Tensor& a, IntArrayRef dims, bool keepdim) {
 
 Tensor norm(const Tensor& a, double p, IntArrayRef dims, bool keepdim) {
   WICK_CHECK(a.defined(), "norm: the input is an undefined tensor");
-  WICK_CHECK_TYPE(is_floating(a.dtype()), "norm: expects a floating-point input, got {}; convert with "
-                  ".to(wick::kFloat32) first", dtype_name(a.dtype()));
+  WICK_CHECK_TYPE(is_floating(a.dtype()),
+                  "norm: expects a floating-point input, got {}; convert with "
+                  ".to(wick::kFloat32) first",
+                  dtype_name(a.dtype()));
   WICK_CHECK(!std::isnan(p), "norm: p is NaN; give a real order (2, 1, inf, ...)");
   const double inf = std::numeric_limits<double>::infinity();
   if (p == 2.0) return norm2(a, dims, keepdim);

@@ -54,8 +54,10 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   check_input(a, "isclose");
   check_input(b, "isclose");
   native::check_same_device("isclose", {&a, &b});
-  WICK_CHECK_TYPE(a.dtype() == b.dtype(), "isclose: the inputs have dtypes {} and {}; convert one with .to() so that "
-                  "they match", dtype_name(a.dtype()), dtype_name(b.dtype()));
+  WICK_CHECK_TYPE(a.dtype() == b.dtype(),
+                  "isclose: the inputs have dtypes {} and {}; convert one with .to() so that "
+                  "they match",
+                  dtype_name(a.dtype()), dtype_name(b.dtype()));
   WICK_CHECK(rtol >= 0 && atol >= 0, "isclose: rtol ({}) and atol ({}) must be non-negative", rtol, atol);
   Tensor close = native::binary(BinaryOp::Eq, a, b);
   if (a.dtype() == kBool) return close;
@@ -64,8 +66,8 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   if (rtol == 0 && atol == 0) return close;
   // Equal infinities were caught by ==; otherwise only finite differences can be close.
   Tensor diff = native::unary(UnaryOp::Abs, native::binary(BinaryOp::Sub, a, b));
-  Tensor allowed = native::binary(BinaryOp::Add, native::binary(BinaryOp::Mul, native::unary(UnaryOp::Abs, b), Scalar(rtol)),
-                                  Scalar(atol));
+  Tensor allowed = native::binary(
+      BinaryOp::Add, native::binary(BinaryOp::Mul, native::unary(UnaryOp::Abs, b), Scalar(rtol)), Scalar(atol));
   Tensor within = native::binary(BinaryOp::LogicalAnd, isfinite(diff), native::binary(BinaryOp::Le, diff, allowed));
   return native::binary(BinaryOp::LogicalOr, close, within);
 }
@@ -78,8 +80,10 @@ bool equal(const Tensor& a, const Tensor& b) {
   check_input(a, "equal");
   check_input(b, "equal");
   native::check_same_device("equal", {&a, &b});
-  WICK_CHECK_TYPE(a.dtype() == b.dtype(), "equal: the inputs have dtypes {} and {}; convert one with .to() so that "
-                  "they match", dtype_name(a.dtype()), dtype_name(b.dtype()));
+  WICK_CHECK_TYPE(a.dtype() == b.dtype(),
+                  "equal: the inputs have dtypes {} and {}; convert one with .to() so that "
+                  "they match",
+                  dtype_name(a.dtype()), dtype_name(b.dtype()));
   if (a.sizes() != b.sizes()) return false;
   return all(native::binary(BinaryOp::Eq, a, b)).item<bool>();
 }

@@ -15,8 +15,10 @@ std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.
 Tensor scaled_add(const char* op, const Tensor& input, const Tensor& product, Scalar beta, Scalar alpha) {
   WICK_CHECK(input.defined(), "{}: the input is an undefined tensor", op);
   const DimVector out = native::broadcast_shapes(input.sizes(), product.sizes(), op);
-  WICK_CHECK(IntArrayRef(out) == product.sizes(), "{}: the input of shape {} does not broadcast to the product's "
-             "shape {}", op, shape_str(input), shape_str(product));
+  WICK_CHECK(IntArrayRef(out) == product.sizes(),
+             "{}: the input of shape {} does not broadcast to the product's "
+             "shape {}",
+             op, shape_str(input), shape_str(product));
   const double b = beta.to_double(), a = alpha.to_double();
   Tensor scaled = a == 1.0 ? product : product * alpha;
   if (b == 0.0) return scaled;
@@ -26,10 +28,14 @@ Tensor scaled_add(const char* op, const Tensor& input, const Tensor& product, Sc
 
 Tensor bmm(const Tensor& a, const Tensor& b) {
   WICK_CHECK(a.defined() && b.defined(), "bmm: an operand is an undefined tensor");
-  WICK_CHECK(a.dim() == 3 && b.dim() == 3, "bmm: expects two 3-d tensors [batch, n, m] and [batch, m, p], got {} and "
-             "{}; use matmul to broadcast", shape_str(a), shape_str(b));
-  WICK_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1), "bmm: shapes {} and {} do not match: expected "
-             "[batch, n, m] and [batch, m, p] with the same batch and m", shape_str(a), shape_str(b));
+  WICK_CHECK(a.dim() == 3 && b.dim() == 3,
+             "bmm: expects two 3-d tensors [batch, n, m] and [batch, m, p], got {} and "
+             "{}; use matmul to broadcast",
+             shape_str(a), shape_str(b));
+  WICK_CHECK(a.size(0) == b.size(0) && a.size(2) == b.size(1),
+             "bmm: shapes {} and {} do not match: expected "
+             "[batch, n, m] and [batch, m, p] with the same batch and m",
+             shape_str(a), shape_str(b));
   return matmul(a, b);
 }
 
@@ -39,14 +45,18 @@ Tensor baddbmm(const Tensor& input, const Tensor& batch1, const Tensor& batch2, 
 
 Tensor addmm(const Tensor& input, const Tensor& mat1, const Tensor& mat2, Scalar beta, Scalar alpha) {
   WICK_CHECK(mat1.defined() && mat2.defined(), "addmm: an operand is an undefined tensor");
-  WICK_CHECK(mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0), "addmm: expects matrices [n, m] "
-             "and [m, p], got {} and {}", shape_str(mat1), shape_str(mat2));
+  WICK_CHECK(mat1.dim() == 2 && mat2.dim() == 2 && mat1.size(1) == mat2.size(0),
+             "addmm: expects matrices [n, m] "
+             "and [m, p], got {} and {}",
+             shape_str(mat1), shape_str(mat2));
   return scaled_add("addmm", input, mm(mat1, mat2), beta, alpha);
 }
 
 Tensor outer(const Tensor& a, const Tensor& b) {
-  WICK_CHECK(a.defined() && b.defined() && a.dim() == 1 && b.dim() == 1, "outer: expects two 1-d tensors, got {} and "
-             "{}", a.defined() ? shape_str(a) : "undefined", b.defined() ? shape_str(b) : "undefined");
+  WICK_CHECK(a.defined() && b.defined() && a.dim() == 1 && b.dim() == 1,
+             "outer: expects two 1-d tensors, got {} and "
+             "{}",
+             a.defined() ? shape_str(a) : "undefined", b.defined() ? shape_str(b) : "undefined");
   return mul(unsqueeze(a, 1), unsqueeze(b, 0));
 }
 

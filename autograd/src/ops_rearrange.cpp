@@ -15,8 +15,10 @@ std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, "
 
 Tensor repeat(const Tensor& a, IntArrayRef repeats) {
   WICK_CHECK(a.defined(), "repeat: the input is an undefined tensor");
-  WICK_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(), "repeat: {} repeats for a tensor of shape {}: give at "
-             "least one per dim", repeats.size(), shape_str(a.sizes()));
+  WICK_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(),
+             "repeat: {} repeats for a tensor of shape {}: give at "
+             "least one per dim",
+             repeats.size(), shape_str(a.sizes()));
   const size_t pad = repeats.size() - static_cast<size_t>(a.dim());
   // [s0, s1] tiled [r0, r1]: view as [1, s0, 1, s1], expand to [r0, s0, r1, s1], reshape.
   DimVector unit, tiled, result;

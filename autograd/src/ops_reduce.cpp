@@ -2,7 +2,6 @@
 #include <algorithm>
 
 #include "op_helpers.h"
-
 #include "wick/core/error.h"
 
 namespace wick {
@@ -67,20 +66,26 @@ Tensor extreme_reduce(ReduceOp op, const Tensor& a, IntArrayRef dims, bool keepd
   if (needs_grad({&a})) {
     DimVector shape(a.sizes());
     std::vector<int64_t> d = dims.vec();
-    record_function(name, {a}, {out}, [=](const VL& g, const VL& s) -> VL {
-      Tensor o = unsqueeze_reduced(s[1], shape, d, keepdim);
-      Tensor mask = native::to(eq(s[0], o), s[0].device(), s[0].dtype());
-      Tensor count = native::sum(mask, d, true);
-      Tensor gk = unsqueeze_reduced(g[0], shape, d, keepdim);
-      return {div(mul(gk, mask), count)};
-    }, {a}, {out});
+    record_function(name, {a}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      Tensor o = unsqueeze_reduced(s[1], shape, d, keepdim);
+                      Tensor mask = native::to(eq(s[0], o), s[0].device(), s[0].dtype());
+                      Tensor count = native::sum(mask, d, true);
+                      Tensor gk = unsqueeze_reduced(g[0], shape, d, keepdim);
+                      return {div(mul(gk, mask), count)};
+                    },
+                    {a}, {out});
   }
   return out;
 }
 }  // namespace
 
-Tensor amax(const Tensor& a, IntArrayRef dims, bool keepdim) { return extreme_reduce(ReduceOp::Max, a, dims, keepdim, "AmaxBackward"); }
-Tensor amin(const Tensor& a, IntArrayRef dims, bool keepdim) { return extreme_reduce(ReduceOp::Min, a, dims, keepdim, "AminBackward"); }
+Tensor amax(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  return extreme_reduce(ReduceOp::Max, a, dims, keepdim, "AmaxBackward");
+}
+Tensor amin(const Tensor& a, IntArrayRef dims, bool keepdim) {
+  return extreme_reduce(ReduceOp::Min, a, dims, keepdim, "AminBackward");
+}
 
 namespace {
 std::tuple<Tensor, Tensor> max_min(const Tensor& a, int64_t dim, bool keepdim, bool is_max) {
@@ -98,13 +103,15 @@ std::tuple<Tensor, Tensor> max_min(const Tensor& a, int64_t dim, bool keepdim, b
   }
   if (needs_grad({&a})) {
     DimVector shape(a.sizes());
-    record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {values}, [=](const VL& g, const VL& s) -> VL {
-      if (shape.empty()) return {g[0]};
-      const int64_t d = native::wrap_dim(dim, static_cast<int64_t>(shape.size()), "max");
-      Tensor gi = keepdim ? g[0] : unsqueeze(g[0], d);
-      Tensor ii = keepdim ? s[0] : native::unsqueeze(s[0], d);
-      return {scatter_add(zeros(shape, g[0].options()), d, ii, gi)};
-    }, {idx});
+    record_function(is_max ? "MaxBackward" : "MinBackward", {a}, {values},
+                    [=](const VL& g, const VL& s) -> VL {
+                      if (shape.empty()) return {g[0]};
+                      const int64_t d = native::wrap_dim(dim, static_cast<int64_t>(shape.size()), "max");
+                      Tensor gi = keepdim ? g[0] : unsqueeze(g[0], d);
+                      Tensor ii = keepdim ? s[0] : native::unsqueeze(s[0], d);
+                      return {scatter_add(zeros(shape, g[0].options()), d, ii, gi)};
+                    },
+                    {idx});
   }
   return {values, idx};
 }
@@ -127,12 +134,14 @@ Tensor var(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction,
     DimVector shape(a.sizes());
     std::vector<int64_t> d = dims.vec();
     const double n = std::max(0.0, static_cast<double>(reduced_count(shape, d) - corr));
-    record_function("VarBackward", {a}, {out}, [=](const VL& g, const VL& s) -> VL {
-      const Tensor& x = s[0];
-      Tensor centered = sub(x, mean(x, d, true));
-      Tensor gk = unsqueeze_reduced(g[0], shape, d, keepdim);
-      return {mul(gk, mul(centered, scalar_tensor(2.0 / n, x.options())))};
-    }, {a});
+    record_function("VarBackward", {a}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      const Tensor& x = s[0];
+                      Tensor centered = sub(x, mean(x, d, true));
+                      Tensor gk = unsqueeze_reduced(g[0], shape, d, keepdim);
+                      return {mul(gk, mul(centered, scalar_tensor(2.0 / n, x.options())))};
+                    },
+                    {a});
   }
   return out;
 }
@@ -142,10 +151,12 @@ Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
   if (needs_grad({&a})) {
     DimVector shape(a.sizes());
     std::vector<int64_t> d = dims.vec();
-    record_function("LogsumexpBackward", {a}, {out}, [=](const VL& g, const VL& s) -> VL {
-      Tensor o = unsqueeze_reduced(s[1], shape, d, keepdim);
-      return {mul(unsqueeze_reduced(g[0], shape, d, keepdim), exp(sub(s[0], o)))};
-    }, {a}, {out});
+    record_function("LogsumexpBackward", {a}, {out},
+                    [=](const VL& g, const VL& s) -> VL {
+                      Tensor o = unsqueeze_reduced(s[1], shape, d, keepdim);
+                      return {mul(unsqueeze_reduced(g[0], shape, d, keepdim), exp(sub(s[0], o)))};
+                    },
+                    {a}, {out});
   }
   return out;
 }
@@ -153,10 +164,12 @@ Tensor logsumexp(const Tensor& a, IntArrayRef dims, bool keepdim) {
 Tensor softmax(const Tensor& a, int64_t dim) {
   Tensor out = native::softmax(a, dim);
   if (needs_grad({&a})) {
-    record_function("SoftmaxBackward", {a}, {out}, [dim](const VL& g, const VL& s) -> VL {
-      const Tensor& y = s[0];
-      return {mul(y, sub(g[0], sum(mul(g[0], y), {dim}, true)))};
-    }, {}, {out});
+    record_function("SoftmaxBackward", {a}, {out},
+                    [dim](const VL& g, const VL& s) -> VL {
+                      const Tensor& y = s[0];
+                      return {mul(y, sub(g[0], sum(mul(g[0], y), {dim}, true)))};
+                    },
+                    {}, {out});
   }
   return out;
 }
@@ -164,11 +177,13 @@ Tensor softmax(const Tensor& a, int64_t dim) {
 Tensor log_softmax(const Tensor& a, int64_t dim) {
   Tensor out = native::log_softmax(a, dim);
   if (needs_grad({&a})) {
-    record_function("LogSoftmaxBackward", {a}, {out}, [dim](const VL& g, const VL& s) -> VL {
-      // Without create_graph the fused kernel; with it the differentiable formula.
-      if (!GradMode::is_enabled()) return {native::log_softmax_backward(g[0], s[0], dim)};
-      return {sub(g[0], mul(exp(s[0]), sum(g[0], {dim}, true)))};
-    }, {}, {out});
+    record_function("LogSoftmaxBackward", {a}, {out},
+                    [dim](const VL& g, const VL& s) -> VL {
+                      // Without create_graph the fused kernel; with it the differentiable formula.
+                      if (!GradMode::is_enabled()) return {native::log_softmax_backward(g[0], s[0], dim)};
+                      return {sub(g[0], mul(exp(s[0]), sum(g[0], {dim}, true)))};
+                    },
+                    {}, {out});
   }
   return out;
 }

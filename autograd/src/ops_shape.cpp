@@ -174,9 +174,9 @@ Tensor to(const Tensor& a, Device device, DType dtype) {
   Tensor out = native::to(a, device, dtype);
   if (needs_grad({&a})) {
     WICK_CHECK_TYPE(is_floating(dtype),
-               "to: converting a tensor that requires grad to {} would drop its gradient; detach() "
-               "it first",
-               dtype);
+                    "to: converting a tensor that requires grad to {} would drop its gradient; detach() "
+                    "it first",
+                    dtype);
     const Device src_dev = a.device();
     const DType src_dt = a.dtype();
     record_function("ToCopyBackward", {a}, {out},

@@ -41,8 +41,10 @@ std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim, bool la
   WICK_CHECK(a.defined(), "topk: the input is an undefined tensor");
   const int64_t d = native::wrap_dim(dim, a.dim(), "topk");
   const int64_t n = a.dim() == 0 ? 1 : a.size(d);
-  WICK_CHECK_INDEX(k >= 0 && k <= n, "topk: k = {} is out of range for dim {} of size {} (shape [{}]); expected "
-                   "0 <= k <= {}", k, d, n, fmt::join(a.sizes(), ", "), n);
+  WICK_CHECK_INDEX(k >= 0 && k <= n,
+                   "topk: k = {} is out of range for dim {} of size {} (shape [{}]); expected "
+                   "0 <= k <= {}",
+                   k, d, n, fmt::join(a.sizes(), ", "), n);
   Tensor idx = native::argsort(a, d, largest);
   if (a.dim() == 0) {  // k is 0 or 1: none or the element itself
     if (k == 0) return {native::empty({0}, a.dtype(), a.device()), native::empty({0}, kInt64, a.device())};

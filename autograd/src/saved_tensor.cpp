@@ -25,13 +25,16 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : defined_(t.defined()
 
 Tensor SavedTensor::unpack(const std::string& node) const {
   if (!defined_) return {};
-  WICK_CHECK_STATE(!released_, "{}: trying to backward through the graph a second time (or to use saved tensors after "
-             "they were freed). Pass retain_graph=true to the first backward if you need to backward twice.", node);
+  WICK_CHECK_STATE(!released_,
+                   "{}: trying to backward through the graph a second time (or to use saved tensors after "
+                   "they were freed). Pass retain_graph=true to the first backward if you need to backward twice.",
+                   node);
   const uint32_t now = data_.version();
-  WICK_CHECK_STATE(now == version_, "{}: one of the tensors needed for gradient computation has been modified by an "
-             "in-place operation: a tensor of shape [{}] is at version {}; expected version {} instead. Use an "
-             "out-of-place op, or clone() the tensor before modifying it.", node, fmt::join(data_.sizes(), ", "), now,
-             version_);
+  WICK_CHECK_STATE(now == version_,
+                   "{}: one of the tensors needed for gradient computation has been modified by an "
+                   "in-place operation: a tensor of shape [{}] is at version {}; expected version {} instead. Use an "
+                   "out-of-place op, or clone() the tensor before modifying it.",
+                   node, fmt::join(data_.sizes(), ", "), now, version_);
   if (!is_output_ || !requires_grad_) return data_;
   std::shared_ptr<Node> fn = weak_grad_fn_.lock();
   if (!fn) return data_;

@@ -18,15 +18,15 @@ Tensor& Tensor::requires_grad_(bool r) {
   AutogradMeta* m = get_meta(*this);
   if (m && m->grad_fn) {
     WICK_CHECK_STATE(r,
-               "requires_grad_: a non-leaf tensor (output of {}) always requires grad; use detach() to get a "
-               "tensor that does not",
-               m->grad_fn->name());
+                     "requires_grad_: a non-leaf tensor (output of {}) always requires grad; use detach() to get a "
+                     "tensor that does not",
+                     m->grad_fn->name());
     return *this;
   }
   WICK_CHECK_TYPE(!r || is_floating(dtype()),
-             "requires_grad_: only floating-point tensors can require gradients, but this "
-             "tensor is {}",
-             dtype());
+                  "requires_grad_: only floating-point tensors can require gradients, but this "
+                  "tensor is {}",
+                  dtype());
   if (!r && !m) return *this;
   ensure_meta(*this).requires_grad = r;
   return *this;

@@ -23,17 +23,17 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
   autograd::AutogradMeta* m = autograd::get_meta(self);
   const bool self_rg = self.requires_grad();
   WICK_CHECK_STATE(!(m && m->requires_grad && !m->grad_fn),
-             "{}: a leaf tensor that requires grad is being used in an "
-             "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first",
-             op);
+                   "{}: a leaf tensor that requires grad is being used in an "
+                   "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first",
+                   op);
   const bool other_rg = other && other->requires_grad();
   if (!self_rg && !other_rg) return false;
   if (m && m->is_view && m->view_base.defined()) {
     const autograd::AutogradMeta* bm = autograd::get_meta(m->view_base);
     WICK_CHECK_STATE(!(bm && bm->requires_grad && !bm->grad_fn),
-               "{}: a view of a leaf tensor that requires grad is being "
-               "used in an in-place operation; do the update under wick::NoGradGuard, or clone() the leaf first",
-               op);
+                     "{}: a view of a leaf tensor that requires grad is being "
+                     "used in an in-place operation; do the update under wick::NoGradGuard, or clone() the leaf first",
+                     op);
   }
   return true;
 }

@@ -5,7 +5,9 @@
 namespace wick {
 
 namespace {
-Tensor st(Scalar s, const Tensor& like) { return native::scalar_tensor(s, native::result_type(like, s), like.device()); }
+Tensor st(Scalar s, const Tensor& like) {
+  return native::scalar_tensor(s, native::result_type(like, s), like.device());
+}
 }  // namespace
 
 Tensor Tensor::view(IntArrayRef s) const { return wick::view(*this, s); }
@@ -91,7 +93,9 @@ Tensor Tensor::softmax(int64_t d) const { return wick::softmax(*this, d); }
 Tensor Tensor::log_softmax(int64_t d) const { return wick::log_softmax(*this, d); }
 Tensor Tensor::index_select(int64_t d, const Tensor& i) const { return wick::index_select(*this, d, i); }
 Tensor Tensor::gather(int64_t d, const Tensor& i) const { return wick::gather(*this, d, i); }
-Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const { return wick::scatter_add(*this, d, i, s); }
+Tensor Tensor::scatter_add(int64_t d, const Tensor& i, const Tensor& s) const {
+  return wick::scatter_add(*this, d, i, s);
+}
 
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
 Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }

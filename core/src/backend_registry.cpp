@@ -1,10 +1,10 @@
 #include <atomic>
 #include <mutex>
 
+#include "trace_backend.h"
 #include "wick/config.h"
 #include "wick/core/backend.h"
 #include "wick/core/cpu_threads.h"
-#include "trace_backend.h"
 #include "wick/core/error.h"
 #include "wick/core/trace.h"
 
@@ -37,8 +37,8 @@ Backend& untraced_backend(DeviceType type) {
   });
   b = g_cuda.load(std::memory_order_acquire);
   WICK_CHECK_T(DeviceUnavailable, b != nullptr,
-             "wick was built without CUDA support: cuda devices cannot be used. Rebuild with the CUDA "
-             "toolkit installed (cmake -DWICK_CUDA=ON) to use them.");
+               "wick was built without CUDA support: cuda devices cannot be used. Rebuild with the CUDA "
+               "toolkit installed (cmake -DWICK_CUDA=ON) to use them.");
   return *b;
 }
 }  // namespace

@@ -50,8 +50,10 @@ void set_intra_op_threads(Device d, int n) {
   WICK_CHECK(n >= 0, "set_intra_op_threads: expected a thread count >= 0 for {} (0 = not set), got {}", d, n);
   Budgets& b = budgets();
   std::lock_guard<std::mutex> lock(b.mutex);
-  if (n == 0) b.explicit_.erase(d.index);
-  else b.explicit_[d.index] = n;
+  if (n == 0)
+    b.explicit_.erase(d.index);
+  else
+    b.explicit_[d.index] = n;
 }
 
 int intra_op_threads(Device d) {

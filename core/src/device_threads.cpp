@@ -1,6 +1,8 @@
 // The persistent device threads (Note [Device threads] in device_threads.h).
 #include "wick/core/device_threads.h"
 
+#include <fmt/format.h>
+
 #include <atomic>
 #include <map>
 #include <optional>
@@ -9,8 +11,6 @@
 #include "wick/core/backend.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/trace.h"
-
-#include <fmt/format.h>
 
 namespace wick {
 
@@ -78,7 +78,7 @@ class Pool {
   bool shut_down_ = false;
 };
 
-std::atomic<Pool*> g_pool_alive{nullptr};  // null before first use and after the pool's destruction
+std::atomic<Pool*> g_pool_alive{nullptr};   // null before first use and after the pool's destruction
 std::atomic<bool> g_pool_destroyed{false};  // set once at exit: pool() must not be called again
 
 Pool& pool() {
@@ -157,8 +157,10 @@ TaskQueue* queue(Device device) {
 
 const Device* current_worker_device() { return t_own_device; }
 TaskQueue* current_worker_queue() { return t_own_queue; }
-size_t worker_count() { Pool* p = g_pool_alive.load();
-  return p ? p->size() : 0; }
+size_t worker_count() {
+  Pool* p = g_pool_alive.load();
+  return p ? p->size() : 0;
+}
 
 }  // namespace device_threads
 

@@ -4,20 +4,28 @@ namespace wick {
 
 std::string_view dtype_name(DType d) {
   switch (d) {
-    case DType::Bool: return "bool";
-    case DType::Int64: return "int64";
-    case DType::Float32: return "float32";
-    case DType::Float64: return "float64";
+    case DType::Bool:
+      return "bool";
+    case DType::Int64:
+      return "int64";
+    case DType::Float32:
+      return "float32";
+    case DType::Float64:
+      return "float64";
   }
   return "unknown";
 }
 
 std::string_view dtype_safetensors_name(DType d) {
   switch (d) {
-    case DType::Bool: return "BOOL";
-    case DType::Int64: return "I64";
-    case DType::Float32: return "F32";
-    case DType::Float64: return "F64";
+    case DType::Bool:
+      return "BOOL";
+    case DType::Int64:
+      return "I64";
+    case DType::Float32:
+      return "F32";
+    case DType::Float64:
+      return "F64";
   }
   return "unknown";
 }

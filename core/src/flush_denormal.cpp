@@ -15,7 +15,7 @@ namespace wick {
 
 namespace {
 #if WICK_DENORMAL_X86
-constexpr unsigned kFlushToZero = 0x8000;      // MXCSR.FTZ: denormal results become zero
+constexpr unsigned kFlushToZero = 0x8000;       // MXCSR.FTZ: denormal results become zero
 constexpr unsigned kDenormalsAreZero = 0x0040;  // MXCSR.DAZ: denormal inputs read as zero
 #elif WICK_DENORMAL_ARM64
 constexpr uint64_t kFlushZero = uint64_t(1) << 24;  // FPCR.FZ

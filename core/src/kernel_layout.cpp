@@ -21,7 +21,8 @@ StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N])
   int64_t sz[64];
   int64_t st[N][64];
   int nd = 0;
-  WICK_CHECK_NOT_IMPLEMENTED(sizes.size() <= 64, "elementwise: tensors with more than 64 dims are not supported (got {})", sizes.size());
+  WICK_CHECK_NOT_IMPLEMENTED(sizes.size() <= 64,
+                             "elementwise: tensors with more than 64 dims are not supported (got {})", sizes.size());
   for (size_t d = 0; d < sizes.size(); ++d) {
     L.numel *= sizes[d];
     if (sizes[d] == 1) continue;
@@ -50,10 +51,11 @@ StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N])
     for (int k = 0; k < N; ++k) st[k][out] = st[k][d];
     ++out;
   }
-  WICK_CHECK_NOT_IMPLEMENTED(out <= kMaxKernelDims,
-             "elementwise: tensors whose layout needs more than {} dims after merging contiguous dims are "
-             "not supported (got {}); call .contiguous() first",
-             kMaxKernelDims, out);
+  WICK_CHECK_NOT_IMPLEMENTED(
+      out <= kMaxKernelDims,
+      "elementwise: tensors whose layout needs more than {} dims after merging contiguous dims are "
+      "not supported (got {}); call .contiguous() first",
+      kMaxKernelDims, out);
   L.ndim = out;
   for (int d = 0; d < out; ++d) {
     L.sizes[d] = sz[d];

@@ -40,8 +40,10 @@ void copy_(const Tensor& dst, const Tensor& src) {
   s = contiguous(s);
   const bool direct = dst.is_contiguous() && DimVector(dst.sizes()) == DimVector(s.sizes());
   Tensor staged = direct ? dst : empty(s.sizes(), dst.dtype(), dd);
-  if (sd.is_cpu()) backend(dd).copy_bytes_host(staged.data_ptr(), s.data_ptr(), s.nbytes(), dd, /*to_device=*/true);
-  else backend(sd).copy_bytes_host(staged.data_ptr(), s.data_ptr(), s.nbytes(), sd, /*to_device=*/false);
+  if (sd.is_cpu())
+    backend(dd).copy_bytes_host(staged.data_ptr(), s.data_ptr(), s.nbytes(), dd, /*to_device=*/true);
+  else
+    backend(sd).copy_bytes_host(staged.data_ptr(), s.data_ptr(), s.nbytes(), sd, /*to_device=*/false);
   if (!direct) backend(dd).copy(kernel_tensor(dst), kernel_tensor_broadcast(staged, dst.sizes()));
 }
 

@@ -7,22 +7,32 @@ namespace wick::native {
 
 namespace {
 const char* unary_name(UnaryOp op) {
-  static const char* names[] = {"neg", "abs", "exp", "log", "sqrt", "rsqrt", "tanh", "sigmoid",
-                                "relu", "gelu", "sin", "cos", "sign", "reciprocal", "square", "erf",
-                                "log1p", "expm1", "floor", "pow", "clamp_min", "clamp_max", "logical_not"};
+  static const char* names[] = {"neg",   "abs",   "exp",   "log", "sqrt",      "rsqrt",      "tanh",       "sigmoid",
+                                "relu",  "gelu",  "sin",   "cos", "sign",      "reciprocal", "square",     "erf",
+                                "log1p", "expm1", "floor", "pow", "clamp_min", "clamp_max",  "logical_not"};
   return names[static_cast<int>(op)];
 }
 const char* binary_name(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum", "relu_backward", "eq",
-                                "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or"};
+  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",     "relu_backward",
+                                "eq",  "ne",  "lt",  "le",  "gt",  "ge",      "logical_and", "logical_or"};
   return names[static_cast<int>(op)];
 }
 // Ops whose integer inputs produce floats (torch's int-to-float unary ops).
 bool unary_needs_float(UnaryOp op) {
   switch (op) {
-    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Sqrt: case UnaryOp::Rsqrt: case UnaryOp::Tanh:
-    case UnaryOp::Sigmoid: case UnaryOp::Gelu: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Reciprocal:
-    case UnaryOp::Erf: case UnaryOp::Log1p: case UnaryOp::Expm1:
+    case UnaryOp::Exp:
+    case UnaryOp::Log:
+    case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt:
+    case UnaryOp::Tanh:
+    case UnaryOp::Sigmoid:
+    case UnaryOp::Gelu:
+    case UnaryOp::Sin:
+    case UnaryOp::Cos:
+    case UnaryOp::Reciprocal:
+    case UnaryOp::Erf:
+    case UnaryOp::Log1p:
+    case UnaryOp::Expm1:
       return true;
     default:
       return false;
@@ -40,7 +50,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
     return out;
   }
   WICK_CHECK_TYPE(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
-             "{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)", unary_name(op));
+                  "{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
+                  unary_name(op));
   if (!is_floating(dt) && (unary_needs_float(op) || (op == UnaryOp::PowScalar && p0 != static_cast<int64_t>(p0))))
     dt = kFloat32;
   Tensor in = dt == a.dtype() ? a : to(a, a.device(), dt);
@@ -52,8 +63,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
 void unary_(UnaryOp op, const Tensor& a, double p0, double p1) {
   WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", unary_name(op));
   WICK_CHECK_TYPE(!unary_needs_float(op) || is_floating(a.dtype()),
-             "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
-             a.dtype());
+                  "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
+                  a.dtype());
   a.bump_version();
   if (a.numel()) backend(a.device()).unary(op, kernel_tensor(a), kernel_tensor(a), p0, p1);
 }
@@ -64,7 +75,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   DType common = result_type(a, b);
   if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;  // true division
   WICK_CHECK_TYPE(!(common == kBool && (op == BinaryOp::Sub)),
-             "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
+                  "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
   const Device dev = a.device();
   // Converted operands only when needed: `cond ? a : to(...)` would copy the handle (two atomic
   // reference-count updates) even when no conversion happens.
@@ -99,11 +110,13 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
   if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;
   // torch.can_cast, not "common == promote(common, a)": float32.add_(float64) is legal.
   WICK_CHECK_TYPE(can_cast(common, a.dtype()),
-             "{}_: the result type {} cannot be written in place into a {} tensor (operands {} and {})", name, common,
-             a.dtype(), a.dtype(), b.dtype());
+                  "{}_: the result type {} cannot be written in place into a {} tensor (operands {} and {})", name,
+                  common, a.dtype(), a.dtype(), b.dtype());
   DimVector shape = broadcast_shapes(a.sizes(), b.sizes(), name);
-  WICK_CHECK(shape == DimVector(a.sizes()), "{}_: the operand of shape [{}] cannot be broadcast to the in-place "
-             "target's shape [{}]", name, fmt::join(b.sizes(), ", "), fmt::join(a.sizes(), ", "));
+  WICK_CHECK(shape == DimVector(a.sizes()),
+             "{}_: the operand of shape [{}] cannot be broadcast to the in-place "
+             "target's shape [{}]",
+             name, fmt::join(b.sizes(), ", "), fmt::join(a.sizes(), ", "));
   const Tensor& b2 = b.dtype() == a.dtype() ? b : to(b, b.device(), a.dtype());
   a.bump_version();
   if (a.numel()) backend(a.device()).binary(op, kernel_tensor(a), kernel_tensor(a), kernel_tensor_broadcast(b2, shape));
@@ -113,15 +126,16 @@ void fill_(const Tensor& t, Scalar v) {
   WICK_CHECK(t.defined(), "fill_: the tensor is undefined");
   // The kernel converts the double to the tensor's dtype: it must fit (Note [Checked sizes]).
   WICK_CHECK(!v.is_floating() || !is_integral(t.dtype(), false) || double_fits_int64(v.to_double()),
-             "fill_: the value {} does not fit in {} (shape [{}])", v.to_double(), t.dtype(), fmt::join(t.sizes(), ", "));
+             "fill_: the value {} does not fit in {} (shape [{}])", v.to_double(), t.dtype(),
+             fmt::join(t.sizes(), ", "));
   t.bump_version();
   if (t.numel()) backend(t.device()).fill(kernel_tensor(t), v.to_double());
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   check_same_device("where", {&cond, &a, &b});
-  WICK_CHECK_TYPE(cond.dtype() == kBool, "where: the condition must be a bool tensor, got {} (compare first, e.g. x.gt(0))",
-             cond.dtype());
+  WICK_CHECK_TYPE(cond.dtype() == kBool,
+                  "where: the condition must be a bool tensor, got {} (compare first, e.g. x.gt(0))", cond.dtype());
   const DType common = result_type(a, b);
   const Device dev = a.device();
   const Tensor& a2 = a.dtype() == common ? a : to(a, dev, common);

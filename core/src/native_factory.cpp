@@ -69,8 +69,8 @@ Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, Device device)
   WICK_CHECK(std::isfinite(a) && std::isfinite(b) && std::isfinite(st),
              "arange: start={}, end={} and step={} must be finite", a, b, st);
   const double count = std::ceil((b - a) / st);
-  WICK_CHECK(double_fits_int64(count), "arange: the range [{}, {}) with step {} has {} elements, too many for a tensor", a,
-             b, st, count);
+  WICK_CHECK(double_fits_int64(count), "arange: the range [{}, {}) with step {} has {} elements, too many for a tensor",
+             a, b, st, count);
   WICK_CHECK(!is_integral(dtype, false) || (double_fits_int64(a) && double_fits_int64(b)),
              "arange: start={} and end={} must fit in {}", a, b, dtype);
   const int64_t n = static_cast<int64_t>(count);

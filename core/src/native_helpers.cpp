@@ -8,8 +8,9 @@ namespace wick::native {
 
 int64_t wrap_dim(int64_t dim, int64_t ndim, const char* op) {
   const int64_t n = ndim == 0 ? 1 : ndim;  // a 0-dim tensor accepts dim 0 and -1, as PyTorch
-  WICK_CHECK_INDEX(dim >= -n && dim < n, "{}: dim {} is out of range for a tensor with {} dims (expected a dim in [{}, {}])",
-             op, dim, ndim, -n, n - 1);
+  WICK_CHECK_INDEX(dim >= -n && dim < n,
+                   "{}: dim {} is out of range for a tensor with {} dims (expected a dim in [{}, {}])", op, dim, ndim,
+                   -n, n - 1);
   return dim < 0 ? dim + n : dim;
 }
 
@@ -20,8 +21,8 @@ DimVector broadcast_shapes(IntArrayRef a, IntArrayRef b, const char* op) {
     const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
     const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
     WICK_CHECK(da == db || da == 1 || db == 1,
-               "{}: shapes [{}] and [{}] cannot be broadcast together (dim {}: {} vs {}); sizes must match or be 1",
-               op, fmt::join(a, ", "), fmt::join(b, ", "), i, da, db);
+               "{}: shapes [{}] and [{}] cannot be broadcast together (dim {}: {} vs {}); sizes must match or be 1", op,
+               fmt::join(a, ", "), fmt::join(b, ", "), i, da, db);
     out[i] = da == 1 ? db : da;
   }
   return out;
@@ -66,8 +67,10 @@ std::optional<DType> combine_categories(std::optional<DType> higher, std::option
   return higher;
 }
 void update(PromotionState& s, const Tensor& t) {
-  if (t.dim() == 0) s.zero_dim = promote_opt(s.zero_dim, t.dtype());
-  else s.dimensioned = promote_opt(s.dimensioned, t.dtype());
+  if (t.dim() == 0)
+    s.zero_dim = promote_opt(s.zero_dim, t.dtype());
+  else
+    s.dimensioned = promote_opt(s.dimensioned, t.dtype());
 }
 void update(PromotionState& s, Scalar v) {
   // A Python-style number takes part by category only; floats count as the default float32.

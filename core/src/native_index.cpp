@@ -18,16 +18,22 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
   for (size_t i = 0; i < ts.size(); ++i) {
     const Tensor& t = ts[i];
     WICK_CHECK(t.defined(), "cat: tensor {} is undefined", i);
-    WICK_CHECK(t.device() == first.device(), "cat: expected all tensors on the same device, but tensor 0 is on {} and "
-               "tensor {} is on {}", first.device(), i, t.device());
+    WICK_CHECK(t.device() == first.device(),
+               "cat: expected all tensors on the same device, but tensor 0 is on {} and "
+               "tensor {} is on {}",
+               first.device(), i, t.device());
     WICK_CHECK(t.dim() == first.dim(), "cat: tensor {} has {} dims (shape [{}]) but tensor 0 has {} (shape [{}])", i,
                t.dim(), fmt::join(t.sizes(), ", "), first.dim(), fmt::join(first.sizes(), ", "));
     for (int64_t d = 0; d < t.dim(); ++d)
-      WICK_CHECK(d == dim || t.sizes()[d] == first.sizes()[d], "cat: sizes must match except in dim {}, but tensor {} "
-                 "has shape [{}] and tensor 0 has [{}]", dim, i, fmt::join(t.sizes(), ", "), fmt::join(first.sizes(), ", "));
+      WICK_CHECK(d == dim || t.sizes()[d] == first.sizes()[d],
+                 "cat: sizes must match except in dim {}, but tensor {} "
+                 "has shape [{}] and tensor 0 has [{}]",
+                 dim, i, fmt::join(t.sizes(), ", "), fmt::join(first.sizes(), ", "));
     dt = promote_types(dt, t.dtype());
-    WICK_CHECK(!add_overflow(total, t.sizes()[dim], &total), "cat: the sizes in dim {} sum past int64 (tensor {} has "
-               "shape [{}])", dim, i, fmt::join(t.sizes(), ", "));
+    WICK_CHECK(!add_overflow(total, t.sizes()[dim], &total),
+               "cat: the sizes in dim {} sum past int64 (tensor {} has "
+               "shape [{}])",
+               dim, i, fmt::join(t.sizes(), ", "));
   }
   DimVector shape(first.sizes());
   shape[dim] = total;
@@ -47,13 +53,17 @@ Tensor stack(const std::vector<Tensor>& ts, int64_t dim) {
   WICK_CHECK(ts[0].defined(), "stack: tensor 0 is undefined");
   dim = wrap_dim(dim, ts[0].dim() + 1, "stack");
   for (size_t i = 1; i < ts.size(); ++i)  // checked here so that the error names stack, not cat
-    WICK_CHECK(!ts[i].defined() || ts[i].device() == ts[0].device(), "stack: expected all tensors on the same device, "
-               "but tensor 0 is on {} and tensor {} is on {}", ts[0].device(), i, ts[i].device());
+    WICK_CHECK(!ts[i].defined() || ts[i].device() == ts[0].device(),
+               "stack: expected all tensors on the same device, "
+               "but tensor 0 is on {} and tensor {} is on {}",
+               ts[0].device(), i, ts[i].device());
   std::vector<Tensor> us;
   us.reserve(ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
-    WICK_CHECK(ts[i].defined() && ts[i].sizes() == ts[0].sizes(), "stack: expected tensors of equal shape, but "
-               "tensor {} has shape [{}] and tensor 0 has [{}]", i, ts[i].defined() ? fmt::format("{}", fmt::join(ts[i].sizes(), ", ")) : "undefined",
+    WICK_CHECK(ts[i].defined() && ts[i].sizes() == ts[0].sizes(),
+               "stack: expected tensors of equal shape, but "
+               "tensor {} has shape [{}] and tensor 0 has [{}]",
+               i, ts[i].defined() ? fmt::format("{}", fmt::join(ts[i].sizes(), ", ")) : "undefined",
                fmt::join(ts[0].sizes(), ", "));
     us.push_back(unsqueeze(ts[i], dim));
   }
@@ -107,21 +117,24 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
 namespace {
 void check_index_tensor(const Tensor& index, const char* op) {
   WICK_CHECK_TYPE(index.defined() && index.dtype() == kInt64, "{}: expected an int64 index tensor, got {}", op,
-             index.defined() ? dtype_name(index.dtype()) : "an undefined tensor");
+                  index.defined() ? dtype_name(index.dtype()) : "an undefined tensor");
 }
 void check_index_values(const Tensor& index, int64_t bound, const char* op, int64_t dim) {
   if (index.numel() == 0) return;
   Tensor lo = amin(index, {}, false), hi = amax(index, {}, false);
   const int64_t l = lo.item<int64_t>(), h = hi.item<int64_t>();
-  WICK_CHECK_INDEX(l >= 0 && h < bound, "{}: index out of range: values span [{}, {}] but dim {} has size {} (valid: "
-             "[0, {}])", op, l, h, dim, bound, bound - 1);
+  WICK_CHECK_INDEX(l >= 0 && h < bound,
+                   "{}: index out of range: values span [{}, {}] but dim {} has size {} (valid: "
+                   "[0, {}])",
+                   op, l, h, dim, bound, bound - 1);
 }
 }  // namespace
 
 Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
   check_same_device("index_select", {&t, &index});
   check_index_tensor(index, "index_select");
-  WICK_CHECK(index.dim() <= 1, "index_select: the index must be 0-d or 1-d, got shape [{}]", fmt::join(index.sizes(), ", "));
+  WICK_CHECK(index.dim() <= 1, "index_select: the index must be 0-d or 1-d, got shape [{}]",
+             fmt::join(index.sizes(), ", "));
   Tensor idx = index.dim() == 0 ? unsqueeze(index, 0) : index;
   const int64_t d = wrap_dim(dim, t.dim(), "index_select");
   Tensor src = t.dim() == 0 ? unsqueeze(t, 0) : t;
@@ -154,8 +167,9 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
   WICK_CHECK(index.dim() == t.dim(), "gather: index has {} dims (shape [{}]) but the input has {} (shape [{}])",
              index.dim(), fmt::join(index.sizes(), ", "), t.dim(), fmt::join(t.sizes(), ", "));
   for (int64_t k = 0; k < t.dim(); ++k)
-    WICK_CHECK(k == d || index.sizes()[k] <= t.sizes()[k], "gather: index shape [{}] exceeds input shape [{}] in dim {}",
-               fmt::join(index.sizes(), ", "), fmt::join(t.sizes(), ", "), k);
+    WICK_CHECK(k == d || index.sizes()[k] <= t.sizes()[k],
+               "gather: index shape [{}] exceeds input shape [{}] in dim {}", fmt::join(index.sizes(), ", "),
+               fmt::join(t.sizes(), ", "), k);
   check_index_values(index, t.dim() ? t.sizes()[d] : 1, "gather", d);
   Tensor out = empty(index.sizes(), t.dtype(), t.device());
   if (out.numel()) backend(t.device()).gather(kernel_tensor(out), kernel_tensor(t), d, kernel_tensor(index));
@@ -166,14 +180,17 @@ Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tens
   check_same_device("scatter_add", {&t, &index, &src});
   check_index_tensor(index, "scatter_add");
   const int64_t d = wrap_dim(dim, t.dim(), "scatter_add");
-  WICK_CHECK(index.dim() == t.dim() && src.dim() == t.dim(), "scatter_add: self [{}], index [{}] and src [{}] must "
-             "have the same number of dims", fmt::join(t.sizes(), ", "), fmt::join(index.sizes(), ", "),
-             fmt::join(src.sizes(), ", "));
+  WICK_CHECK(index.dim() == t.dim() && src.dim() == t.dim(),
+             "scatter_add: self [{}], index [{}] and src [{}] must "
+             "have the same number of dims",
+             fmt::join(t.sizes(), ", "), fmt::join(index.sizes(), ", "), fmt::join(src.sizes(), ", "));
   for (int64_t k = 0; k < t.dim(); ++k) {
     WICK_CHECK(index.sizes()[k] <= src.sizes()[k], "scatter_add: index shape [{}] exceeds src shape [{}] in dim {}",
                fmt::join(index.sizes(), ", "), fmt::join(src.sizes(), ", "), k);
-    WICK_CHECK(k == d || index.sizes()[k] <= t.sizes()[k], "scatter_add: index shape [{}] exceeds self shape [{}] in "
-               "dim {}", fmt::join(index.sizes(), ", "), fmt::join(t.sizes(), ", "), k);
+    WICK_CHECK(k == d || index.sizes()[k] <= t.sizes()[k],
+               "scatter_add: index shape [{}] exceeds self shape [{}] in "
+               "dim {}",
+               fmt::join(index.sizes(), ", "), fmt::join(t.sizes(), ", "), k);
   }
   check_index_values(index, t.dim() ? t.sizes()[d] : 1, "scatter_add", d);
   Tensor out = clone(t);

@@ -24,8 +24,10 @@ GemmOperand gemm_operand(const Tensor& x) {  // x: [..., r, c] where batch dims 
 }
 void check_matmul_operand(const Tensor& t, const char* which) {
   WICK_CHECK(t.defined(), "matmul: the {} operand is undefined", which);
-  WICK_CHECK_TYPE(is_floating(t.dtype()), "matmul: expected floating-point operands (float32 or float64) but the {} "
-             "operand is {}", which, t.dtype());
+  WICK_CHECK_TYPE(is_floating(t.dtype()),
+                  "matmul: expected floating-point operands (float32 or float64) but the {} "
+                  "operand is {}",
+                  which, t.dtype());
   WICK_CHECK(t.dim() >= 1, "matmul: both operands need at least 1 dim, but the {} operand is 0-dim", which);
 }
 // out[m, n] (contiguous) = a[m, k] @ b[k, n] + beta * out, operands handed to GEMM as they lie
@@ -40,10 +42,21 @@ void gemm_2d(const Tensor& out, const Tensor& a, const Tensor& b, double beta) {
   GemmOperand ga = gemm_operand(a), gb = gemm_operand(b);
   GemmArgs g{};
   g.dtype = out.dtype();
-  g.batch = 1; g.m = m; g.n = n; g.k = k;
-  g.a = ga.t.data_ptr(); g.lda = ga.ld; g.stride_a = 0; g.trans_a = ga.trans;
-  g.b = gb.t.data_ptr(); g.ldb = gb.ld; g.stride_b = 0; g.trans_b = gb.trans;
-  g.c = out.data_ptr(); g.ldc = n; g.stride_c = m * n;
+  g.batch = 1;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.a = ga.t.data_ptr();
+  g.lda = ga.ld;
+  g.stride_a = 0;
+  g.trans_a = ga.trans;
+  g.b = gb.t.data_ptr();
+  g.ldb = gb.ld;
+  g.stride_b = 0;
+  g.trans_b = gb.trans;
+  g.c = out.data_ptr();
+  g.ldc = n;
+  g.stride_c = m * n;
   g.beta = beta;
   backend(out.device()).gemm(g);
 }
@@ -52,14 +65,17 @@ void gemm_2d(const Tensor& out, const Tensor& a, const Tensor& b, double beta) {
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b) {
   check_matmul_operand(a, "first");
   check_matmul_operand(b, "second");
-  if (bias.defined()) check_same_device("addmm", {&bias, &a, &b});
-  else check_same_device("addmm", {&a, &b});
+  if (bias.defined())
+    check_same_device("addmm", {&bias, &a, &b});
+  else
+    check_same_device("addmm", {&a, &b});
   WICK_CHECK(a.dim() == 2 && b.dim() == 2, "addmm: expected 2-d operands, got shapes [{}] and [{}]",
              fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "));
   WICK_CHECK_TYPE(a.dtype() == b.dtype() && (!bias.defined() || bias.dtype() == a.dtype()),
                   "addmm: operands must share one dtype, got {}, {} and bias {}", a.dtype(), b.dtype(),
                   bias.defined() ? dtype_name(bias.dtype()) : "none");
-  WICK_CHECK(a.size(1) == b.size(0), "addmm: shapes [{}] and [{}] cannot be multiplied ({} != {} in the contracted dim)",
+  WICK_CHECK(a.size(1) == b.size(0),
+             "addmm: shapes [{}] and [{}] cannot be multiplied ({} != {} in the contracted dim)",
              fmt::join(a.sizes(), ", "), fmt::join(b.sizes(), ", "), a.size(1), b.size(0));
   Tensor out = empty({a.size(0), b.size(1)}, a.dtype(), a.device());
   if (bias.defined()) {
@@ -99,8 +115,10 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   DimVector batch = broadcast_shapes(ab, bb, "matmul");
   const int64_t nb = checked_numel(batch, "matmul");
   DimVector ae = batch, be = batch;
-  ae.push_back(m); ae.push_back(k);
-  be.push_back(k); be.push_back(n);
+  ae.push_back(m);
+  ae.push_back(k);
+  be.push_back(k);
+  be.push_back(n);
   a = expand(a, ae);
   b = expand(b, be);
   // Collapse batch dims: needs a layout where the batch has one stride.
@@ -110,8 +128,7 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
     // Broadcast batch with stride 0 can be kept only when it is stride 0 throughout.
     bool zero_batch = true;
     for (int64_t d = 0; d < x.dim() - 2; ++d) zero_batch = zero_batch && x.strides()[d] == 0;
-    if (zero_batch) return as_strided(x, {nb, r, c}, {0, x.strides()[x.dim() - 2], x.strides()[x.dim() - 1]},
-                                      0);
+    if (zero_batch) return as_strided(x, {nb, r, c}, {0, x.strides()[x.dim() - 2], x.strides()[x.dim() - 1]}, 0);
     return reshape(contiguous(y), {nb, r, c});
   };
   Tensor a3 = collapse(a, m, k), b3 = collapse(b, k, n);
@@ -123,10 +140,21 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
       GemmOperand ga = gemm_operand(a3), gb = gemm_operand(b3);
       GemmArgs g{};
       g.dtype = dt;
-      g.batch = nb; g.m = m; g.n = n; g.k = k;
-      g.a = ga.t.data_ptr(); g.lda = ga.ld; g.stride_a = ga.t.strides()[0]; g.trans_a = ga.trans;
-      g.b = gb.t.data_ptr(); g.ldb = gb.ld; g.stride_b = gb.t.strides()[0]; g.trans_b = gb.trans;
-      g.c = out.data_ptr(); g.ldc = n; g.stride_c = m * n;
+      g.batch = nb;
+      g.m = m;
+      g.n = n;
+      g.k = k;
+      g.a = ga.t.data_ptr();
+      g.lda = ga.ld;
+      g.stride_a = ga.t.strides()[0];
+      g.trans_a = ga.trans;
+      g.b = gb.t.data_ptr();
+      g.ldb = gb.ld;
+      g.stride_b = gb.t.strides()[0];
+      g.trans_b = gb.trans;
+      g.c = out.data_ptr();
+      g.ldc = n;
+      g.stride_c = m * n;
       backend(a.device()).gemm(g);
     }
   }

@@ -34,10 +34,14 @@ Tensor drop_dims(const Tensor& t, const std::vector<bool>& mask) {
 }
 const char* reduce_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::Sum: return "sum";
-    case ReduceOp::Prod: return "prod";
-    case ReduceOp::Max: return "amax";
-    case ReduceOp::Min: return "amin";
+    case ReduceOp::Sum:
+      return "sum";
+    case ReduceOp::Prod:
+      return "prod";
+    case ReduceOp::Max:
+      return "amax";
+    case ReduceOp::Min:
+      return "amin";
   }
   return "reduce";
 }
@@ -50,16 +54,20 @@ Tensor reduce(ReduceOp op, const Tensor& t, IntArrayRef dims, bool keepdim) {
   DimVector ks = keepdim_shape(t, mask);
   if (op == ReduceOp::Max || op == ReduceOp::Min) {
     for (size_t d = 0; d < mask.size(); ++d)
-      WICK_CHECK(!mask[d] || t.sizes()[d] > 0, "{}: cannot reduce over dim {} of size 0 (shape [{}]): the "
-                 "operation has no identity", name, d, fmt::join(t.sizes(), ", "));
+      WICK_CHECK(!mask[d] || t.sizes()[d] > 0,
+                 "{}: cannot reduce over dim {} of size 0 (shape [{}]): the "
+                 "operation has no identity",
+                 name, d, fmt::join(t.sizes(), ", "));
   }
   DType out_dtype = t.dtype();
   if ((op == ReduceOp::Sum || op == ReduceOp::Prod) && !is_floating(out_dtype)) out_dtype = kInt64;
   Tensor in = out_dtype == t.dtype() ? t : to(t, t.device(), out_dtype);
   Tensor out = empty(ks, out_dtype, t.device());
   if (out.numel()) {
-    if (in.numel() == 0) backend(t.device()).fill(kernel_tensor(out), op == ReduceOp::Prod ? 1.0 : 0.0);
-    else backend(t.device()).reduce(op, kernel_tensor(out), kernel_tensor(in));
+    if (in.numel() == 0)
+      backend(t.device()).fill(kernel_tensor(out), op == ReduceOp::Prod ? 1.0 : 0.0);
+    else
+      backend(t.device()).reduce(op, kernel_tensor(out), kernel_tensor(in));
   }
   return keepdim ? out : drop_dims(out, mask);
 }
@@ -69,8 +77,10 @@ Tensor amax(const Tensor& t, IntArrayRef dims, bool keepdim) { return reduce(Red
 Tensor amin(const Tensor& t, IntArrayRef dims, bool keepdim) { return reduce(ReduceOp::Min, t, dims, keepdim); }
 
 Tensor mean(const Tensor& t, IntArrayRef dims, bool keepdim) {
-  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "mean: expected a floating-point input but got {}; convert "
-             "with .to(wick::kFloat32) first", t.defined() ? dtype_name(t.dtype()) : "an undefined tensor");
+  WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()),
+                  "mean: expected a floating-point input but got {}; convert "
+                  "with .to(wick::kFloat32) first",
+                  t.defined() ? dtype_name(t.dtype()) : "an undefined tensor");
   auto mask = reduce_mask(t, dims, "mean");
   int64_t n = 1;
   for (size_t d = 0; d < mask.size(); ++d)
@@ -121,7 +131,8 @@ Tensor log_softmax(const Tensor& t, int64_t dim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "log_softmax");
   // Note [Fused log_softmax]: along a contiguous last dim a backend's fused row kernel (a stub,
-  // Note [Dispatch stubs]) does it in one pass per row; the composite below stays as its reference and for other layouts.
+  // Note [Dispatch stubs]) does it in one pass per row; the composite below stays as its reference and for other
+  // layouts.
   if (t.dim() > 0 && dim == t.dim() - 1 && t.is_contiguous() && t.numel() > 0) {
     Tensor out = empty(t.sizes(), t.dtype(), t.device());
     const int64_t cols = t.sizes()[dim];
@@ -157,8 +168,12 @@ Tensor arg_reduce(ArgReduceOp op, const Tensor& t, int64_t dim, bool keepdim, co
 }
 }  // namespace
 
-Tensor argmax(const Tensor& t, int64_t dim, bool keepdim) { return arg_reduce(ArgReduceOp::ArgMax, t, dim, keepdim, "argmax"); }
-Tensor argmin(const Tensor& t, int64_t dim, bool keepdim) { return arg_reduce(ArgReduceOp::ArgMin, t, dim, keepdim, "argmin"); }
+Tensor argmax(const Tensor& t, int64_t dim, bool keepdim) {
+  return arg_reduce(ArgReduceOp::ArgMax, t, dim, keepdim, "argmax");
+}
+Tensor argmin(const Tensor& t, int64_t dim, bool keepdim) {
+  return arg_reduce(ArgReduceOp::ArgMin, t, dim, keepdim, "argmin");
+}
 
 }  // namespace wick::native
 
@@ -180,8 +195,7 @@ Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t d
     }
   }
   // g - exp(out) * sum(g, dim)
-  return binary(BinaryOp::Sub, grad_out,
-                binary(BinaryOp::Mul, unary(UnaryOp::Exp, out), sum(grad_out, {dim}, true)));
+  return binary(BinaryOp::Sub, grad_out, binary(BinaryOp::Mul, unary(UnaryOp::Exp, out), sum(grad_out, {dim}, true)));
 }
 
 }  // namespace wick::native

@@ -65,13 +65,13 @@ DimVector infer_shape(IntArrayRef shape, int64_t numel, IntArrayRef from, const 
       infer = static_cast<int>(i);
     } else {
       WICK_CHECK(shape[i] >= 0, "{}: invalid size {} in shape [{}]", op, shape[i], fmt::join(shape, ", "));
-      WICK_CHECK(!mul_overflow(known, shape[i], &known), "{}: shape [{}] is too large: its element count overflows int64",
-                 op, fmt::join(shape, ", "));
+      WICK_CHECK(!mul_overflow(known, shape[i], &known),
+                 "{}: shape [{}] is too large: its element count overflows int64", op, fmt::join(shape, ", "));
     }
   }
   if (infer >= 0) {
-    WICK_CHECK(known != 0 && numel % known == 0, "{}: shape [{}] is invalid for a tensor of shape [{}] ({} elements)", op,
-               fmt::join(shape, ", "), fmt::join(from, ", "), numel);
+    WICK_CHECK(known != 0 && numel % known == 0, "{}: shape [{}] is invalid for a tensor of shape [{}] ({} elements)",
+               op, fmt::join(shape, ", "), fmt::join(from, ", "), numel);
     out[infer] = numel / known;
   } else {
     WICK_CHECK(known == numel, "{}: shape [{}] is invalid for a tensor of shape [{}] ({} elements)", op,
@@ -100,15 +100,17 @@ Tensor alias_with_new_version(const Tensor& t) {
 Tensor view(const Tensor& t, IntArrayRef shape) {
   DimVector s = infer_shape(shape, t.numel(), t.sizes(), "view");
   auto st = view_strides(t.sizes(), t.strides(), s);
-  WICK_CHECK(st.has_value(), "view: shape [{}] is incompatible with the strides [{}] of a tensor of shape [{}] "
-             "(the view would need a copy); use .reshape() instead", fmt::join(shape, ", "), fmt::join(t.strides(), ", "),
-             fmt::join(t.sizes(), ", "));
+  WICK_CHECK(st.has_value(),
+             "view: shape [{}] is incompatible with the strides [{}] of a tensor of shape [{}] "
+             "(the view would need a copy); use .reshape() instead",
+             fmt::join(shape, ", "), fmt::join(t.strides(), ", "), fmt::join(t.sizes(), ", "));
   return make_view(t, std::move(s), std::move(*st), t.storage_offset());
 }
 
 Tensor reshape(const Tensor& t, IntArrayRef shape) {
   DimVector s = infer_shape(shape, t.numel(), t.sizes(), "reshape");
-  if (auto st = view_strides(t.sizes(), t.strides(), s)) return make_view(t, std::move(s), std::move(*st), t.storage_offset());
+  if (auto st = view_strides(t.sizes(), t.strides(), s))
+    return make_view(t, std::move(s), std::move(*st), t.storage_offset());
   return view(contiguous(t), s);
 }
 
@@ -161,8 +163,8 @@ Tensor narrow(const Tensor& t, int64_t dim, int64_t start, int64_t length) {
   const int64_t n = t.sizes()[dim];
   if (start < 0) start += n;
   WICK_CHECK_INDEX(start >= 0 && length >= 0 && start <= n && length <= n - start,
-             "narrow: start {} + length {} exceeds size {} of dim {} (shape [{}])", start, length, n, dim,
-             fmt::join(t.sizes(), ", "));
+                   "narrow: start {} + length {} exceeds size {} of dim {} (shape [{}])", start, length, n, dim,
+                   fmt::join(t.sizes(), ", "));
   return slice(t, dim, start, start + length, 1);
 }
 
@@ -170,8 +172,8 @@ Tensor select(const Tensor& t, int64_t dim, int64_t index) {
   WICK_CHECK_INDEX(t.dim() > 0, "select: cannot select from a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "select");
   const int64_t n = t.sizes()[dim];
-  WICK_CHECK_INDEX(index >= -n && index < n, "select: index {} is out of range for dim {} of size {} (shape [{}])", index,
-             dim, n, fmt::join(t.sizes(), ", "));
+  WICK_CHECK_INDEX(index >= -n && index < n, "select: index {} is out of range for dim {} of size {} (shape [{}])",
+                   index, dim, n, fmt::join(t.sizes(), ", "));
   if (index < 0) index += n;
   DimVector sz = t.impl()->sizes, st = t.impl()->strides;
   const int64_t off = t.storage_offset() + index * st[dim];
@@ -188,7 +190,8 @@ Tensor expand(const Tensor& t, IntArrayRef shape) {
   const int64_t off = n - t.dim();
   for (int64_t i = 0; i < n; ++i) {
     if (i < off) {
-      WICK_CHECK(shape[i] >= 0, "expand: size -1 is not allowed in a new leading dim (shape [{}])", fmt::join(shape, ", "));
+      WICK_CHECK(shape[i] >= 0, "expand: size -1 is not allowed in a new leading dim (shape [{}])",
+                 fmt::join(shape, ", "));
       sz[i] = shape[i];
       st[i] = 0;
       continue;

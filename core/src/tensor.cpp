@@ -14,8 +14,10 @@ bool TensorImpl::is_contiguous() const { return is_contiguous_layout(sizes, stri
 
 namespace {
 const TensorImpl& checked(const std::shared_ptr<TensorImpl>& p, const char* what) {
-  WICK_CHECK(p != nullptr, "Tensor::{}: the tensor is undefined (default-constructed); create it with a factory "
-             "such as wick::zeros first", what);
+  WICK_CHECK(p != nullptr,
+             "Tensor::{}: the tensor is undefined (default-constructed); create it with a factory "
+             "such as wick::zeros first",
+             what);
   return *p;
 }
 }  // namespace
@@ -30,14 +32,17 @@ int64_t Tensor::storage_offset() const { return checked(impl_, "storage_offset")
 bool Tensor::is_contiguous() const { return checked(impl_, "is_contiguous").is_contiguous(); }
 void* Tensor::data_ptr() const { return checked(impl_, "data_ptr").data(); }
 uint32_t Tensor::version() const { return checked(impl_, "version").version->value.load(std::memory_order_relaxed); }
-void Tensor::bump_version() const { checked(impl_, "bump_version").version->value.fetch_add(1, std::memory_order_relaxed); }
+void Tensor::bump_version() const {
+  checked(impl_, "bump_version").version->value.fetch_add(1, std::memory_order_relaxed);
+}
 
 int64_t Tensor::size(int64_t d) const { return sizes()[native::wrap_dim(d, dim(), "Tensor::size")]; }
 int64_t Tensor::stride(int64_t d) const { return strides()[native::wrap_dim(d, dim(), "Tensor::stride")]; }
 
 void Tensor::check_dtype_for_access(DType requested, const char* what) const {
-  WICK_CHECK_TYPE(dtype() == requested, "Tensor::{}: the tensor holds {} but {} was requested; convert with .to({}) first",
-             what, dtype(), requested, requested);
+  WICK_CHECK_TYPE(dtype() == requested,
+                  "Tensor::{}: the tensor holds {} but {} was requested; convert with .to({}) first", what, dtype(),
+                  requested, requested);
 }
 
 namespace {
@@ -60,21 +65,25 @@ Scalar read_scalar(const Tensor& t, int64_t elem_offset) {
 }  // namespace
 
 Scalar Tensor::item() const {
-  WICK_CHECK(numel() == 1, "Tensor::item: expected a tensor with one element but got shape {}; reduce it first "
-             "(e.g. .sum()) or index one element with .at()", fmt::join(sizes(), "x"));
+  WICK_CHECK(numel() == 1,
+             "Tensor::item: expected a tensor with one element but got shape {}; reduce it first "
+             "(e.g. .sum()) or index one element with .at()",
+             fmt::join(sizes(), "x"));
   return read_scalar(*this, 0);
 }
 
 Scalar Tensor::at_scalar(IntArrayRef index) const {
-  WICK_CHECK_INDEX(static_cast<int64_t>(index.size()) == dim(), "Tensor::at: the tensor has {} dims (shape [{}]) but {} "
-             "indices were given", dim(), fmt::join(sizes(), ", "), index.size());
+  WICK_CHECK_INDEX(static_cast<int64_t>(index.size()) == dim(),
+                   "Tensor::at: the tensor has {} dims (shape [{}]) but {} "
+                   "indices were given",
+                   dim(), fmt::join(sizes(), ", "), index.size());
   int64_t off = 0;
   for (size_t d = 0; d < index.size(); ++d) {
     int64_t i = index[d];
     const int64_t n = sizes()[d];
     if (i < 0) i += n;
-    WICK_CHECK_INDEX(i >= 0 && i < n, "Tensor::at: index {} is out of bounds for dim {} of size {} (shape [{}])", index[d],
-               d, n, fmt::join(sizes(), ", "));
+    WICK_CHECK_INDEX(i >= 0 && i < n, "Tensor::at: index {} is out of bounds for dim {} of size {} (shape [{}])",
+                     index[d], d, n, fmt::join(sizes(), ", "));
     off += i * strides()[d];
   }
   return read_scalar(*this, off);

@@ -20,9 +20,12 @@ void format_rec(std::string& out, const Tensor& t, const std::vector<double>& va
       mul *= sizes[k];
     }
     double v = vals[off];
-    if (dtype == DType::Bool) out += v != 0 ? "True" : "False";
-    else if (dtype == DType::Int64) out += fmt::format("{}", static_cast<int64_t>(v));
-    else out += fmt::format("{:.4f}", v);
+    if (dtype == DType::Bool)
+      out += v != 0 ? "True" : "False";
+    else if (dtype == DType::Int64)
+      out += fmt::format("{}", static_cast<int64_t>(v));
+    else
+      out += fmt::format("{:.4f}", v);
     return;
   }
   out += '[';

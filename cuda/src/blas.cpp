@@ -107,8 +107,9 @@ void bind(cublasHandle_t h, int device, cudaStream_t stream) {
 }
 
 int to_int(int64_t v, const char* what) {
-  WICK_CHECK_NOT_IMPLEMENTED(v >= 0 && v <= std::numeric_limits<int>::max(),
-             "matmul on CUDA: {} = {} exceeds cuBLAS's 32-bit limit; split the product into smaller ones", what, v);
+  WICK_CHECK_NOT_IMPLEMENTED(
+      v >= 0 && v <= std::numeric_limits<int>::max(),
+      "matmul on CUDA: {} = {} exceeds cuBLAS's 32-bit limit; split the product into smaller ones", what, v);
   return static_cast<int>(v);
 }
 }  // namespace
@@ -116,7 +117,7 @@ int to_int(int64_t v, const char* what) {
 void cublas_gemm(const GemmArgs& g) {
   if (g.m == 0 || g.n == 0 || g.batch == 0) return;
   WICK_CHECK_TYPE(g.dtype == DType::Float32 || g.dtype == DType::Float64,
-             "matmul on CUDA: expected float32 or float64 operands, got {}", g.dtype);
+                  "matmul on CUDA: expected float32 or float64 operands, got {}", g.dtype);
   const int device = detail::current_device_fast();
   cublasHandle_t h = handle_for(device);
   bind(h, device, detail::current_raw_stream(device));

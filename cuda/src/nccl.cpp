@@ -87,8 +87,8 @@ ncclDataType_t nccl_type(DType d) {
 
 ncclRedOp_t nccl_op(ReduceOp op, DType d, const char* name) {
   WICK_CHECK_TYPE(d != DType::Bool || op == ReduceOp::Max || op == ReduceOp::Min,
-             "{}: bool tensors support only max (logical or) and min (logical and); convert to int64 to sum them",
-             name);
+                  "{}: bool tensors support only max (logical or) and min (logical and); convert to int64 to sum them",
+                  name);
   switch (op) {
     case ReduceOp::Sum:
       return ncclSum;
@@ -192,7 +192,7 @@ void nccl_broadcast(std::vector<Tensor>& tensors) {
 void nccl_reduce(const std::vector<Tensor>& inputs, Tensor& output, int root, ReduceOp op) {
   check("nccl_reduce", inputs);
   WICK_CHECK_INDEX(root >= 0 && static_cast<size_t>(root) < inputs.size(),
-             "nccl_reduce: root {} is out of range for {} inputs", root, inputs.size());
+                   "nccl_reduce: root {} is out of range for {} inputs", root, inputs.size());
   check_output("nccl_reduce", inputs[static_cast<size_t>(root)], output, static_cast<size_t>(root));
   const auto& comms = communicators(devices_of(inputs));
   const ncclDataType_t type = nccl_type(inputs[0].dtype());

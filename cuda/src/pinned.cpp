@@ -75,8 +75,9 @@ PinnedCache& pinned_cache() {
 
 PinnedBuffer::PinnedBuffer(size_t bytes) {
   if (bytes == 0) return;
-  WICK_CHECK_T(DeviceUnavailable, device_count() > 0, "PinnedBuffer: pinned host memory needs a CUDA device, and this machine has none ({})",
-             unavailable_reason());
+  WICK_CHECK_T(DeviceUnavailable, device_count() > 0,
+               "PinnedBuffer: pinned host memory needs a CUDA device, and this machine has none ({})",
+               unavailable_reason());
   const size_t size = round_pinned(bytes);
   PinnedCache& c = pinned_cache();
   {

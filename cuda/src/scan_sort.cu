@@ -50,8 +50,10 @@ __global__ void sort_kernel(detail::DeviceLayout<2> L, int64_t lines, int64_t le
         int64_t a = lo, b = mid, o = lo;
         while (a < mid && b < hi) {
           // Take the right run's element only when it goes strictly first: stable.
-          if (math::sorts_before(x[src[b] * st_in], x[src[a] * st_in], descending)) dst[o++] = src[b++];
-          else dst[o++] = src[a++];
+          if (math::sorts_before(x[src[b] * st_in], x[src[a] * st_in], descending))
+            dst[o++] = src[b++];
+          else
+            dst[o++] = src[a++];
         }
         while (a < mid) dst[o++] = src[a++];
         while (b < hi) dst[o++] = src[b++];

@@ -168,7 +168,8 @@ void Event::synchronize() const {
 
 float Event::elapsed_ms(const Event& end) const {
   WICK_CHECK_STATE(recorded() && end.recorded(), "Event::elapsed_ms: both events must have been recorded");
-  WICK_CHECK_STATE(timing_ && end.timing_, "Event::elapsed_ms: both events must be created with Event(/*timing=*/true)");
+  WICK_CHECK_STATE(timing_ && end.timing_,
+                   "Event::elapsed_ms: both events must be created with Event(/*timing=*/true)");
   float ms = 0;
   WICK_CUDA_CHECK(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(handle_), static_cast<cudaEvent_t>(end.handle_)));
   return ms;

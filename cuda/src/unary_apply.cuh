@@ -37,9 +37,9 @@ void launch_unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, d
     using Fn = decltype(fn);
     if constexpr (!std::is_floating_point_v<T> && kFloatOnly<Fn>) {
       WICK_FAIL_T(TypeError,
-          "unary op #{} on CUDA: not implemented for {} tensors (its result is floating point); convert "
-          "the input with .to(wick::kFloat32) first",
-          static_cast<int>(op), dtype_name(out.dtype));
+                  "unary op #{} on CUDA: not implemented for {} tensors (its result is floating point); convert "
+                  "the input with .to(wick::kFloat32) first",
+                  static_cast<int>(op), dtype_name(out.dtype));
     } else {
       launch_elementwise<2>(
           L, UnaryApply<T, Fn>{reinterpret_cast<T*>(out.data), reinterpret_cast<const T*>(in.data), fn, p0, p1});

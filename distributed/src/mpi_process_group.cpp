@@ -275,9 +275,7 @@ std::shared_ptr<Work> MpiProcessGroup::broadcast(const Tensor& tensor, int root)
     task.start = [buf, type, count, root](void* req) {
       MPI_Ibcast(buf.data_ptr(), count, type, root, MPI_COMM_WORLD, static_cast<MPI_Request*>(req));
     };
-    task.finish = [buf, t = tensor]() mutable {
-      write_back(buf, t);
-    };
+    task.finish = [buf, t = tensor]() mutable { write_back(buf, t); };
   } catch (const Error&) {
     task.refusal = std::current_exception();
     task.fingerprint.refused = 1;

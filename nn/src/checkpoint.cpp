@@ -21,13 +21,16 @@ constexpr const char* kEpochMeta = "wick.epoch";
 
 void add_module(std::vector<NamedTensor>& out, const Module& m) {
   for (const auto& [k, t] : m.state_dict()) {
-    WICK_CHECK(k.rfind(kOptimizerPrefix, 0) != 0, "save_checkpoint: the model's key \"{}\" starts with \"{}\", which "
-               "training checkpoints reserve for the optimizer's state; rename the child module", k, kOptimizerPrefix);
+    WICK_CHECK(k.rfind(kOptimizerPrefix, 0) != 0,
+               "save_checkpoint: the model's key \"{}\" starts with \"{}\", which "
+               "training checkpoints reserve for the optimizer's state; rename the child module",
+               k, kOptimizerPrefix);
     out.emplace_back(k, t);
   }
 }
 
-void add_optimizer(std::vector<NamedTensor>& out, std::map<std::string, std::string>& meta, const optim::Optimizer& opt) {
+void add_optimizer(std::vector<NamedTensor>& out, std::map<std::string, std::string>& meta,
+                   const optim::Optimizer& opt) {
   optim::OptimizerStateDict sd = opt.state_dict();
   for (const auto& [k, t] : sd.state) out.emplace_back(kOptimizerPrefix + k, t);
   meta[kOptimizerMeta] = sd.groups_json();
@@ -57,8 +60,10 @@ Parts split(const SafetensorsData& data, const std::string& path, const char* op
     }
   }
   for (const auto& [k, t] : data.tensors) {
-    if (p.has_optimizer && k.rfind(kOptimizerPrefix, 0) == 0) p.optimizer.state.insert(k.substr(10), t);
-    else p.model.insert(k, t);
+    if (p.has_optimizer && k.rfind(kOptimizerPrefix, 0) == 0)
+      p.optimizer.state.insert(k.substr(10), t);
+    else
+      p.model.insert(k, t);
   }
   return p;
 }
@@ -73,13 +78,17 @@ SafetensorsData read(const std::string& path, const char* what) {
 
 int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::string& path) {
   auto it = meta.find(kEpochMeta);
-  WICK_CHECK_FORMAT(it != meta.end(), "load_checkpoint: {} is not a training checkpoint (no \"{}\" metadata); load the model "
-             "with wick::nn::load(model, path)", path, kEpochMeta);
+  WICK_CHECK_FORMAT(it != meta.end(),
+                    "load_checkpoint: {} is not a training checkpoint (no \"{}\" metadata); load the model "
+                    "with wick::nn::load(model, path)",
+                    path, kEpochMeta);
   int64_t e = -1;
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
-  WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0, "load_checkpoint: {}: the epoch \"{}\" is not a "
-             "non-negative integer", path, s.size() > 64 ? s.substr(0, 64) + "..." : s);
+  WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0,
+                    "load_checkpoint: {}: the epoch \"{}\" is not a "
+                    "non-negative integer",
+                    path, s.size() > 64 ? s.substr(0, 64) + "..." : s);
   return e;
 }
 
@@ -121,9 +130,10 @@ void save(const optim::Optimizer& opt, const std::string& path) {
 void load(optim::Optimizer& opt, const std::string& path) {
   SafetensorsData data = read(path, "load");
   WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
-             kOptimizerMeta);
+                    kOptimizerMeta);
   Parts p = split(data, path, "load");
-  WICK_CHECK_FORMAT(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path, fmt::join(p.model.keys(), ", "));
+  WICK_CHECK_FORMAT(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path,
+                    fmt::join(p.model.keys(), ", "));
   try {
     opt.load_state_dict(p.optimizer);
   } catch (const Error& e) {
@@ -149,8 +159,8 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   CheckpointInfo info;
   info.epoch = parse_epoch(data.metadata, path);
   info.metadata = data.metadata;
-  WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)",
-             path, kOptimizerMeta);
+  WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta),
+                    "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)", path, kOptimizerMeta);
   Parts p = split(data, path, "load_checkpoint");
   // Both loads validate before changing anything; if the second fails, the first is undone, so a
   // bad file leaves model and optimizer as they were.

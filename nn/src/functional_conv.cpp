@@ -24,15 +24,17 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
              "linear: input shape {} does not end in in_features = {} (weight shape {})", shape_of(input),
              weight.size(1), shape_of(weight));
   WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "linear: input is {} but weight is {}; convert one with .to(dtype)",
-             input.dtype(), weight.dtype());
+                  input.dtype(), weight.dtype());
   if (bias.defined()) {
     WICK_CHECK(bias.dim() == 1 && bias.size(0) == weight.size(0),
                "linear: bias must have shape [{}] (out_features), got {}", weight.size(0), shape_of(bias));
-    WICK_CHECK_TYPE(bias.dtype() == weight.dtype(), "linear: bias is {} but weight is {}", bias.dtype(), weight.dtype());
+    WICK_CHECK_TYPE(bias.dtype() == weight.dtype(), "linear: bias is {} but weight is {}", bias.dtype(),
+                    weight.dtype());
   }
   WICK_CHECK(input.device() == weight.device() && (!bias.defined() || bias.device() == weight.device()),
              "linear: input is on {}, weight on {}{}{}: move them to one device with .to(device)", input.device(),
-             weight.device(), bias.defined() ? ", bias on " : "", bias.defined() ? fmt::format("{}", bias.device()) : "");
+             weight.device(), bias.defined() ? ", bias on " : "",
+             bias.defined() ? fmt::format("{}", bias.device()) : "");
   return wick::linear(input, weight, bias);
 }
 
@@ -44,7 +46,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   WICK_CHECK(weight.dim() == 4, "conv2d: weight must be 4-d [out_channels, in_channels, kh, kw], got shape {}",
              shape_of(weight));
   check_floating("conv2d", "input", input);
-  WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "conv2d: input is {} but weight is {}", input.dtype(), weight.dtype());
+  WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "conv2d: input is {} but weight is {}", input.dtype(),
+                  weight.dtype());
   WICK_CHECK(input.device() == weight.device(), "conv2d: input is on {} but weight is on {}", input.device(),
              weight.device());
   WICK_CHECK(stride.h > 0 && stride.w > 0 && dilation.h > 0 && dilation.w > 0 && padding.h >= 0 && padding.w >= 0,
@@ -101,10 +104,11 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
   if (padding == PaddingMode::Valid) return conv2d(input, weight, bias, stride, 0, dilation, groups);
   WICK_CHECK(weight.defined() && weight.dim() == 4,
              "conv2d: weight must be a 4-d [out_channels, in_channels / groups, kh, kw] tensor");
-  WICK_CHECK_NOT_IMPLEMENTED(stride.h == 1 && stride.w == 1,
-             "conv2d: padding=same needs stride 1 (as PyTorch), got stride ({}, {}); pad explicitly for a strided "
-             "convolution",
-             stride.h, stride.w);
+  WICK_CHECK_NOT_IMPLEMENTED(
+      stride.h == 1 && stride.w == 1,
+      "conv2d: padding=same needs stride 1 (as PyTorch), got stride ({}, {}); pad explicitly for a strided "
+      "convolution",
+      stride.h, stride.w);
   WICK_CHECK(dilation.h > 0 && dilation.w > 0, "conv2d: dilation ({}, {}) must be positive", dilation.h, dilation.w);
   const int64_t total_h = dilation.h * (weight.size(2) - 1), total_w = dilation.w * (weight.size(3) - 1);
   const int64_t extra_h = total_h % 2, extra_w = total_w % 2;

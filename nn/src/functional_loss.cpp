@@ -22,9 +22,12 @@ Reduction reduction_from_string(const std::string& s) {
 
 const char* reduction_name(Reduction r) {
   switch (r) {
-    case Reduction::None: return "none";
-    case Reduction::Mean: return "mean";
-    case Reduction::Sum: return "sum";
+    case Reduction::None:
+      return "none";
+    case Reduction::Mean:
+      return "mean";
+    case Reduction::Sum:
+      return "sum";
   }
   return "?";
 }
@@ -36,9 +39,12 @@ std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.s
 
 Tensor reduce(const Tensor& loss, Reduction r) {
   switch (r) {
-    case Reduction::None: return loss;
-    case Reduction::Sum: return sum(loss);
-    case Reduction::Mean: return mean(loss);
+    case Reduction::None:
+      return loss;
+    case Reduction::Sum:
+      return sum(loss);
+    case Reduction::Mean:
+      return mean(loss);
   }
   return loss;
 }
@@ -55,8 +61,8 @@ Rows as_rows(const char* op, const Tensor& input, const Tensor& target, int64_t 
   WICK_CHECK(input.defined() && target.defined(), "{}: input and target must be defined", op);
   WICK_CHECK_TYPE(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
   WICK_CHECK_TYPE(target.dtype() == kInt64,
-             "{}: target must hold int64 class indices, got {} (class-probability targets are not supported)", op,
-             target.dtype());
+                  "{}: target must hold int64 class indices, got {} (class-probability targets are not supported)", op,
+                  target.dtype());
   WICK_CHECK(input.device() == target.device(), "{}: input is on {} but target is on {}", op, input.device(),
              target.device());
   Rows r;
@@ -87,9 +93,9 @@ Rows as_rows(const char* op, const Tensor& input, const Tensor& target, int64_t 
   const std::vector<int64_t> tv = r.target.to_vector<int64_t>();
   for (size_t i = 0; i < tv.size(); ++i)
     WICK_CHECK_INDEX(tv[i] == ignore_index || (tv[i] >= 0 && tv[i] < C),
-               "{}: target value {} (at flat position {}) is out of bounds for {} classes (valid: 0..{}, or "
-               "ignore_index = {})",
-               op, tv[i], i, C, C - 1, ignore_index);
+                     "{}: target value {} (at flat position {}) is out of bounds for {} classes (valid: 0..{}, or "
+                     "ignore_index = {})",
+                     op, tv[i], i, C, C - 1, ignore_index);
   return r;
 }
 
@@ -123,9 +129,12 @@ Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
   Tensor picked = squeeze(gather(r.input, 1, unsqueeze(rw.safe, 1)), 1);  // logp[i, t_i]
   Tensor losses = neg(mul(picked, rw.w));
   switch (reduction) {
-    case Reduction::None: return reshape(losses, r.out_shape);
-    case Reduction::Sum: return sum(losses);
-    case Reduction::Mean: return div(sum(losses), sum(rw.w));
+    case Reduction::None:
+      return reshape(losses, r.out_shape);
+    case Reduction::Sum:
+      return sum(losses);
+    case Reduction::Mean:
+      return div(sum(losses), sum(rw.w));
   }
   return losses;
 }
@@ -147,21 +156,23 @@ Tensor fused_cross_entropy(const Tensor& x, const RowWeights& rw, Reduction redu
   if (denom.defined()) loss = native::binary(BinaryOp::Div, loss, denom);
   if (autograd::needs_grad({&x})) {
     const DType dt = x.dtype();
-    autograd::record_function("CrossEntropyBackward", {x}, {loss}, [rw, denom, dt](const autograd::variable_list& g,
-                                                                                    const autograd::variable_list& s) {
-      // d loss / d x[i, c] = (softmax[i, c] - [c == t_i]) * w_i * scale
-      const Tensor scale = denom.defined() ? div(g[0], denom) : g[0];
-      const Tensor row_scale = unsqueeze(mul(rw.w, scale), 1);  // [M, 1]
-      const Tensor idx = unsqueeze(rw.safe, 1);
-      if (GradMode::is_enabled()) {  // create_graph: differentiable in x and g
-        const Tensor onehot = native::scatter_add(native::zeros(s[0].sizes(), dt, s[0].device()), 1, idx,
-                                                  native::ones({s[0].size(0), 1}, dt, s[0].device()));
-        return autograd::variable_list{mul(sub(wick::softmax(s[0], 1), onehot), row_scale)};
-      }
-      Tensor gi = native::unary(UnaryOp::Exp, s[1]);
-      native::binary_(BinaryOp::Mul, gi, row_scale);
-      return autograd::variable_list{native::scatter_add(gi, 1, idx, native::unary(UnaryOp::Neg, row_scale))};
-    }, {x, logp});
+    autograd::record_function(
+        "CrossEntropyBackward", {x}, {loss},
+        [rw, denom, dt](const autograd::variable_list& g, const autograd::variable_list& s) {
+          // d loss / d x[i, c] = (softmax[i, c] - [c == t_i]) * w_i * scale
+          const Tensor scale = denom.defined() ? div(g[0], denom) : g[0];
+          const Tensor row_scale = unsqueeze(mul(rw.w, scale), 1);  // [M, 1]
+          const Tensor idx = unsqueeze(rw.safe, 1);
+          if (GradMode::is_enabled()) {  // create_graph: differentiable in x and g
+            const Tensor onehot = native::scatter_add(native::zeros(s[0].sizes(), dt, s[0].device()), 1, idx,
+                                                      native::ones({s[0].size(0), 1}, dt, s[0].device()));
+            return autograd::variable_list{mul(sub(wick::softmax(s[0], 1), onehot), row_scale)};
+          }
+          Tensor gi = native::unary(UnaryOp::Exp, s[1]);
+          native::binary_(BinaryOp::Mul, gi, row_scale);
+          return autograd::variable_list{native::scatter_add(gi, 1, idx, native::unary(UnaryOp::Neg, row_scale))};
+        },
+        {x, logp});
   }
   return loss;
 }
@@ -190,14 +201,20 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   // PyTorch: smooth_i = -sum_c w_c logp_ic (0 where ignored); mean divides by sum_i w[t_i].
   const int64_t C = r.input.size(1);
   Tensor per_class = weight.defined() ? mul(r.input, unsqueeze(weight, 0)) : r.input;
-  Tensor valid_f = native::to(native::binary(BinaryOp::Ne, r.target, Scalar(ignore_index)), r.target.device(),
-                              r.input.dtype());
+  Tensor valid_f =
+      native::to(native::binary(BinaryOp::Ne, r.target, Scalar(ignore_index)), r.target.device(), r.input.dtype());
   Tensor smooth = mul(neg(sum(per_class, {1})), valid_f);
   Tensor smooth_red;
   switch (reduction) {
-    case Reduction::None: smooth_red = reshape(smooth, r.out_shape); break;
-    case Reduction::Sum: smooth_red = sum(smooth); break;
-    case Reduction::Mean: smooth_red = div(sum(smooth), sum(rw.w)); break;
+    case Reduction::None:
+      smooth_red = reshape(smooth, r.out_shape);
+      break;
+    case Reduction::Sum:
+      smooth_red = sum(smooth);
+      break;
+    case Reduction::Mean:
+      smooth_red = div(sum(smooth), sum(rw.w));
+      break;
   }
   return nll * (1.0 - label_smoothing) + smooth_red * (label_smoothing / static_cast<double>(C));
 }
@@ -221,8 +238,8 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
              "binary_cross_entropy_with_logits: target size {} must be the same as input size {}", shape_of(target),
              shape_of(input));
   WICK_CHECK_TYPE(input.is_floating_point() && target.is_floating_point(),
-             "binary_cross_entropy_with_logits: input and target must be floating point, got {} and {}", input.dtype(),
-             target.dtype());
+                  "binary_cross_entropy_with_logits: input and target must be floating point, got {} and {}",
+                  input.dtype(), target.dtype());
   // loss = (1 - t) x + lw * (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t.
   Tensor softplus_neg = add(log1p(exp(neg(abs(input)))), wick::relu(neg(input)));
   Tensor one_minus_t = sub(ones_like(target), target);

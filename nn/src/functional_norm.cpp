@@ -14,10 +14,8 @@ std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.s
 
 void check_param(const char* op, const char* what, const Tensor& t, IntArrayRef shape, const Tensor& input) {
   if (!t.defined()) return;
-  WICK_CHECK(t.sizes() == shape, "{}: {} must have shape [{}], got {}", op, what, fmt::join(shape, ", "),
-             shape_of(t));
-  WICK_CHECK(t.device() == input.device(), "{}: {} is on {} but input is on {}", op, what, t.device(),
-             input.device());
+  WICK_CHECK(t.sizes() == shape, "{}: {} must have shape [{}], got {}", op, what, fmt::join(shape, ", "), shape_of(t));
+  WICK_CHECK(t.device() == input.device(), "{}: {} is on {} but input is on {}", op, what, t.device(), input.device());
 }
 }  // namespace
 
@@ -49,12 +47,14 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
       const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
       if (running_mean.defined()) {
         Tensor m = native::to(mean_c.detach(), running_mean.device(), running_mean.dtype());
-        native::binary_(BinaryOp::Mul, running_mean, native::scalar_tensor(1.0 - momentum, running_mean.dtype(), running_mean.device()));
+        native::binary_(BinaryOp::Mul, running_mean,
+                        native::scalar_tensor(1.0 - momentum, running_mean.dtype(), running_mean.device()));
         native::binary_(BinaryOp::Add, running_mean, native::binary(BinaryOp::Mul, m, Scalar(momentum)));
       }
       if (running_var.defined()) {
         Tensor v = native::to(var_c.detach(), running_var.device(), running_var.dtype());
-        native::binary_(BinaryOp::Mul, running_var, native::scalar_tensor(1.0 - momentum, running_var.dtype(), running_var.device()));
+        native::binary_(BinaryOp::Mul, running_var,
+                        native::scalar_tensor(1.0 - momentum, running_var.dtype(), running_var.device()));
         native::binary_(BinaryOp::Add, running_var, native::binary(BinaryOp::Mul, v, Scalar(momentum * unbias)));
       }
     }
@@ -77,7 +77,8 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   WICK_CHECK_TYPE(input.is_floating_point(), "layer_norm: input must be float32 or float64, got {}", input.dtype());
   const int64_t k = static_cast<int64_t>(normalized_shape.size());
   bool ok = k >= 1 && input.dim() >= k;
-  for (int64_t i = 0; ok && i < k; ++i) ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
+  for (int64_t i = 0; ok && i < k; ++i)
+    ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
   WICK_CHECK(ok, "layer_norm: input {} does not end in normalized_shape [{}]", shape_of(input),
              fmt::join(normalized_shape, ", "));
   check_param("layer_norm", "weight", weight, normalized_shape, input);

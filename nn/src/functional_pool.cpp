@@ -202,7 +202,8 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size) {
   WICK_CHECK(input.defined() && (input.dim() == 3 || input.dim() == 4),
              "adaptive_avg_pool2d: expected a 3-d or 4-d input, got {}",
              input.defined() ? shape_of(input) : std::string("undefined"));
-  WICK_CHECK_TYPE(input.is_floating_point(), "adaptive_avg_pool2d: input must be float32 or float64, got {}", input.dtype());
+  WICK_CHECK_TYPE(input.is_floating_point(), "adaptive_avg_pool2d: input must be float32 or float64, got {}",
+                  input.dtype());
   WICK_CHECK(output_size.h > 0 && output_size.w > 0, "adaptive_avg_pool2d: output_size ({}, {}) must be positive",
              output_size.h, output_size.w);
   const int64_t H = input.size(-2), W = input.size(-1);

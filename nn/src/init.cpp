@@ -16,14 +16,18 @@ double calculate_gain(Nonlinearity nl, double param) {
     case Nonlinearity::Conv1d:
     case Nonlinearity::Conv2d:
     case Nonlinearity::Conv3d:
-    case Nonlinearity::Sigmoid: return 1.0;
-    case Nonlinearity::Tanh: return 5.0 / 3.0;
-    case Nonlinearity::ReLU: return std::sqrt(2.0);
+    case Nonlinearity::Sigmoid:
+      return 1.0;
+    case Nonlinearity::Tanh:
+      return 5.0 / 3.0;
+    case Nonlinearity::ReLU:
+      return std::sqrt(2.0);
     case Nonlinearity::LeakyReLU: {
       const double slope = param < 0 ? 0.01 : param;
       return std::sqrt(2.0 / (1.0 + slope * slope));
     }
-    case Nonlinearity::SELU: return 3.0 / 4.0;
+    case Nonlinearity::SELU:
+      return 3.0 / 4.0;
   }
   return 1.0;
 }

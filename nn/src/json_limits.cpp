@@ -64,7 +64,8 @@ void preview_into(const ordered_json& v, std::string& out, size_t budget) {
     }
     out += ']';
   } else if (v.is_string()) {
-    out += dump_lenient(ordered_json(std::string(std::string_view(v.get_ref<const std::string&>()).substr(0, budget + 1))));
+    out += dump_lenient(
+        ordered_json(std::string(std::string_view(v.get_ref<const std::string&>()).substr(0, budget + 1))));
   } else {
     out += dump_lenient(v);
   }

@@ -27,15 +27,16 @@ void throw_forward_arity(const std::string& module, size_t expected, const std::
 
 void throw_forward_arg(const std::string& module, size_t index, const std::exception& e) {
   if (const auto* err = dynamic_cast<const Error*>(&e))
-    rethrow_with_context(*err,
-                         fmt::format("{}.forward_value: argument {} does not fit forward's parameter: ", module, index));
+    rethrow_with_context(
+        *err, fmt::format("{}.forward_value: argument {} does not fit forward's parameter: ", module, index));
   WICK_FAIL_T(TypeError, "{}.forward_value: argument {} does not fit forward's parameter: {}", module, index, e.what());
 }
 
 void throw_no_forward(const std::string& module) {
-  WICK_FAIL_T(NotImplementedError, "{}: forward_value cannot call this module's forward (it is overloaded, templated, missing, or uses "
-            "types a Value cannot carry). Override `Value forward_value(const std::vector<Value>& args)`",
-            module);
+  WICK_FAIL_T(NotImplementedError,
+              "{}: forward_value cannot call this module's forward (it is overloaded, templated, missing, or uses "
+              "types a Value cannot carry). Override `Value forward_value(const std::vector<Value>& args)`",
+              module);
 }
 
 std::string short_type_name(const std::type_info& info) {
@@ -150,10 +151,11 @@ std::shared_ptr<Module> Module::self_ptr() const {
 
 Value Module::forward_value(const std::vector<Value>& args) {
   if (type_ops_ != nullptr && *type_ops_->type == typeid(*this)) return type_ops_->forward_value(*this, args);
-  WICK_FAIL_T(NotImplementedError, "{}: forward_value is not implemented. Cloneable<T> adapts a single, non-overloaded "
-            "T::forward(...) automatically; a module with an overloaded or templated forward must "
-            "override `Value forward_value(const std::vector<Value>& args)`",
-            name());
+  WICK_FAIL_T(NotImplementedError,
+              "{}: forward_value is not implemented. Cloneable<T> adapts a single, non-overloaded "
+              "T::forward(...) automatically; a module with an overloaded or templated forward must "
+              "override `Value forward_value(const std::vector<Value>& args)`",
+              name());
 }
 
 Tensor Module::forward_tensor(const Tensor& x) {
@@ -176,8 +178,8 @@ void Module::check_new_name(const std::string& n, const char* what) const {
     return false;
   };
   WICK_CHECK(!taken(parameters_) && !taken(buffers_) && !taken(children_),
-             "{}.register_{}: name '{}' is already used by a parameter, buffer or child of this module",
-             name(), what, n);
+             "{}.register_{}: name '{}' is already used by a parameter, buffer or child of this module", name(), what,
+             n);
 }
 
 ParamSlot Module::register_parameter(std::string n, Tensor t, bool requires_grad) {
@@ -188,8 +190,8 @@ ParamSlot Module::register_parameter(std::string n, Tensor t, bool requires_grad
                "t.detach() instead",
                name(), n, t.grad_fn()->name());
     WICK_CHECK_TYPE(!requires_grad || t.is_floating_point(),
-               "{}.register_parameter('{}'): a {} tensor cannot require grad; pass requires_grad = false",
-               name(), n, t.dtype());
+                    "{}.register_parameter('{}'): a {} tensor cannot require grad; pass requires_grad = false", name(),
+                    n, t.dtype());
     if (t.requires_grad() != requires_grad) t.requires_grad_(requires_grad);
   }
   parameters_.push_back({std::move(n), std::move(t)});
@@ -220,41 +222,42 @@ int32_t Module::add_child(std::string n, std::shared_ptr<Module> c) {
 }
 
 void Module::throw_bad_slot(int32_t index, size_t size, const char* what) const {
-  WICK_FAIL_T(IndexError, "{}: {} slot {} does not exist (the {} table has {} entries). A slot is valid only in the "
-            "module that returned it from register_{} (and in copies of that module); was it "
-            "registered in the constructor?",
-            name(), what, index, what, size, std::string(what) == "child" ? "module" : what);
+  WICK_FAIL_T(IndexError,
+              "{}: {} slot {} does not exist (the {} table has {} entries). A slot is valid only in the "
+              "module that returned it from register_{} (and in copies of that module); was it "
+              "registered in the constructor?",
+              name(), what, index, what, size, std::string(what) == "child" ? "module" : what);
 }
 
 void Module::throw_none_child(int32_t index) const {
   WICK_FAIL_T(IndexError, "{}: child '{}' is None; check has(slot) before using it", name(),
-            children_[static_cast<size_t>(index)].name);
+              children_[static_cast<size_t>(index)].name);
 }
 
 // ---- tables ----
 
 void Module::set_parameter_entry(size_t i, Tensor t) {
   WICK_CHECK_INDEX(i < parameters_.size(), "{}.set_parameter_entry: index {} out of range (the table has {} entries)",
-             name(), i, parameters_.size());
+                   name(), i, parameters_.size());
   parameters_[i].value = std::move(t);
   bump_structure();
 }
 
 void Module::set_buffer_entry(size_t i, Tensor t) {
   WICK_CHECK_INDEX(i < buffers_.size(), "{}.set_buffer_entry: index {} out of range (the table has {} entries)", name(),
-             i, buffers_.size());
+                   i, buffers_.size());
   buffers_[i].value = std::move(t);
   bump_structure();
 }
 
 void Module::set_child_entry(size_t i, std::shared_ptr<Module> m) {
   WICK_CHECK_INDEX(i < children_.size(), "{}.set_child_entry: index {} out of range (the table has {} entries)", name(),
-             i, children_.size());
+                   i, children_.size());
   const auto& old = children_[i].value;
   WICK_CHECK_TYPE(!m || !old || typeid(*m) == typeid(*old),
-             "{}.set_child_entry: child '{}' is a {}, the replacement a {}; a child can only be replaced by a "
-             "module of the same type (its typed slot relies on it)",
-             name(), children_[i].name, old->name(), m->name());
+                  "{}.set_child_entry: child '{}' is a {}, the replacement a {}; a child can only be replaced by a "
+                  "module of the same type (its typed slot relies on it)",
+                  name(), children_[i].name, old->name(), m->name());
   children_[i].value = std::move(m);
   bump_structure();
 }
@@ -272,9 +275,7 @@ uint64_t Module::structure_fingerprint() const {
 // ---- recursive views ----
 
 namespace {
-std::string join_name(const std::string& prefix, const std::string& n) {
-  return prefix.empty() ? n : prefix + "." + n;
-}
+std::string join_name(const std::string& prefix, const std::string& n) { return prefix.empty() ? n : prefix + "." + n; }
 
 void collect_modules(const std::shared_ptr<Module>& m, const std::string& prefix, bool include,
                      std::unordered_set<const Module*>& memo, OrderedDict<std::shared_ptr<Module>>& out) {
@@ -311,11 +312,13 @@ OrderedDict<std::shared_ptr<Module>> Module::named_modules(const std::string& pr
 }
 
 OrderedDict<Tensor> Module::named_parameters(bool recurse) const {
-  return named_members(*this, recurse, [](const Module& m) -> const auto& { return m.parameter_table(); });
+  return named_members(
+      *this, recurse, [](const Module& m) -> const auto& { return m.parameter_table(); });
 }
 
 OrderedDict<Tensor> Module::named_buffers(bool recurse) const {
-  return named_members(*this, recurse, [](const Module& m) -> const auto& { return m.buffer_table(); });
+  return named_members(
+      *this, recurse, [](const Module& m) -> const auto& { return m.buffer_table(); });
 }
 
 OrderedDict<std::shared_ptr<Module>> Module::named_children() const {
@@ -349,8 +352,9 @@ std::shared_ptr<Module> Module::get_submodule(const std::string& dotted) const {
         found = true;
       }
     WICK_CHECK_INDEX(found, "{}.get_submodule('{}'): {} has no child named '{}'", name(), dotted,
-               walked.empty() ? name() : walked, part);
-    WICK_CHECK_INDEX(next != nullptr, "{}.get_submodule('{}'): child '{}' is None", name(), dotted, join_name(walked, part));
+                     walked.empty() ? name() : walked, part);
+    WICK_CHECK_INDEX(next != nullptr, "{}.get_submodule('{}'): child '{}' is None", name(), dotted,
+                     join_name(walked, part));
     m = next;
     walked = join_name(walked, part);
     if (dot == std::string::npos) return m;
@@ -442,7 +446,7 @@ Module& Module::to(DType dtype) {
 
 Module& Module::to(Device device, DType dtype) {
   WICK_CHECK_TYPE(is_floating(dtype), "{}.to({}, {}): modules can only be cast to a floating-point dtype", name(),
-             device, dtype);
+                  device, dtype);
   convert([&](const Tensor& t) {
     const DType dt = t.is_floating_point() ? dtype : t.dtype();
     return (t.device() == device && t.dtype() == dt) ? t : native::to(t, device, dt);
@@ -452,9 +456,9 @@ Module& Module::to(Device device, DType dtype) {
 
 void Module::zero_grad(bool set_to_none) {
   WICK_CHECK_STATE(!replica_,
-             "{}.zero_grad: this module is a replica made by replicate(); its parameters are not leaves and "
-             "have no gradients of their own. Call zero_grad on the original module",
-             name());
+                   "{}.zero_grad: this module is a replica made by replicate(); its parameters are not leaves and "
+                   "have no gradients of their own. Call zero_grad on the original module",
+                   name());
   NoGradGuard no_grad;
   for (auto& p : parameters()) {
     const Tensor& g = p.grad();

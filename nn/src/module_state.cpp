@@ -67,14 +67,16 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
     }
     if (!(src->sizes() == t.tensor.sizes())) {
       value_problem = true;
-      problems.push_back(fmt::format("size mismatch for {}: copying a {} with shape {} from checkpoint, the shape in "
-                                     "current model is {}.",
-                                     t.key, t.is_param ? "param" : "buffer", shape_str(*src), shape_str(t.tensor)));
+      problems.push_back(
+          fmt::format("size mismatch for {}: copying a {} with shape {} from checkpoint, the shape in "
+                      "current model is {}.",
+                      t.key, t.is_param ? "param" : "buffer", shape_str(*src), shape_str(t.tensor)));
     }
     if (src->dtype() != t.tensor.dtype())
-      problems.push_back(fmt::format("dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype "
-                                     "in current model is {}.",
-                                     t.key, t.is_param ? "param" : "buffer", src->dtype(), t.tensor.dtype()));
+      problems.push_back(
+          fmt::format("dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype "
+                      "in current model is {}.",
+                      t.key, t.is_param ? "param" : "buffer", src->dtype(), t.tensor.dtype()));
   }
   for (const auto& [key, value] : dict)
     if (!expected.count(key)) result.unexpected_keys.push_back(key);

@@ -74,7 +74,8 @@ SafetensorsData parse(const Source& src) {
   for (int i = 7; i >= 0; --i) n = (n << 8) | len_bytes[i];
   if (n > src.size - 8)
     fail(what, fmt::format("the header length {} exceeds the {} bytes that follow it (truncated file or corrupt "
-                           "header length)", n, src.size - 8));
+                           "header length)",
+                           n, src.size - 8));
   if (n > kMaxHeaderBytes)
     fail(what, fmt::format("the header length {} exceeds the limit of {} bytes", n, kMaxHeaderBytes));
   if (n < 2) fail(what, fmt::format("the header length {} is too small for a JSON object", n));
@@ -87,12 +88,14 @@ SafetensorsData parse(const Source& src) {
   // (nlohmann would silently keep the last one).
   std::set<std::string> names;
   std::string duplicate;
-  const ordered_json h = detail::parse_json_limited(
-      header, fmt::format("safetensors: {}: the header", what), [&](int depth, const std::string& key) {
-        if (depth == 1 && !names.insert(key).second && duplicate.empty()) duplicate = key;
-      });
+  const ordered_json h = detail::parse_json_limited(header, fmt::format("safetensors: {}: the header", what),
+                                                    [&](int depth, const std::string& key) {
+                                                      if (depth == 1 && !names.insert(key).second && duplicate.empty())
+                                                        duplicate = key;
+                                                    });
   if (!duplicate.empty())
-    fail(what, fmt::format("the header names tensor \"{}\" more than once", detail::quote_prefix(duplicate, kMaxQuotedChars)));
+    fail(what, fmt::format("the header names tensor \"{}\" more than once",
+                           detail::quote_prefix(duplicate, kMaxQuotedChars)));
   if (!h.is_object()) fail(what, fmt::format("the header must be a JSON object, got a {}", h.type_name()));
 
   SafetensorsData out;
@@ -116,7 +119,8 @@ SafetensorsData parse(const Source& src) {
       if (!v.contains(f)) fail(what, fmt::format("{} has no \"{}\" field", field, f));
     Entry e;
     e.name = key;
-    if (!v["dtype"].is_string()) fail(what, fmt::format("{}: dtype must be a string, got {}", field, json_preview(v["dtype"])));
+    if (!v["dtype"].is_string())
+      fail(what, fmt::format("{}: dtype must be a string, got {}", field, json_preview(v["dtype"])));
     try {
       e.dtype = dtype_from_safetensors_name(v["dtype"].get<std::string>());
     } catch (const Error& err) {
@@ -137,8 +141,8 @@ SafetensorsData parse(const Source& src) {
     try {
       bytes = checked_nbytes(e.shape, element_size(e.dtype), "safetensors");
     } catch (const ValueError& err) {
-      fail(what, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64", field,
-                             json_preview(shape)));
+      fail(what, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64",
+                             field, json_preview(shape)));
     }
     const ordered_json& off = v["data_offsets"];
     if (!off.is_array() || off.size() != 2)
@@ -148,11 +152,13 @@ SafetensorsData parse(const Source& src) {
     if (e.end < e.begin)
       fail(what, fmt::format("{}: data_offsets [{}, {}] end before they begin", field, e.begin, e.end));
     if (e.end - e.begin != bytes)
-      fail(what, fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field,
-                             e.begin, e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), json_preview(shape), bytes));
+      fail(what,
+           fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field, e.begin,
+                       e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), json_preview(shape), bytes));
     if (e.end > data_size)
       fail(what, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
-                             "file?)", field, e.begin, e.end, data_size));
+                             "file?)",
+                             field, e.begin, e.end, data_size));
     entries.push_back(std::move(e));
   }
 
@@ -175,8 +181,8 @@ SafetensorsData parse(const Source& src) {
     prev = e;
   }
   if (pos != data_size)
-    fail(what, fmt::format("the data section has {} bytes but the tensors cover only {} (trailing bytes)", data_size,
-                           pos));
+    fail(what,
+         fmt::format("the data section has {} bytes but the tensors cover only {} (trailing bytes)", data_size, pos));
 
   out.tensors.reserve(entries.size());
   for (const Entry& e : entries) {
@@ -227,7 +233,8 @@ const Tensor& SafetensorsData::at(std::string_view name) const {
   std::string some;
   for (size_t i = 0; i < tensors.size() && i < 8; ++i) some += (i ? ", " : "") + tensors[i].first;
   if (tensors.size() > 8) some += ", ...";
-  WICK_FAIL_T(IndexError, "safetensors: no tensor named \"{}\" (the file holds {} tensors: {})", name, tensors.size(), some);
+  WICK_FAIL_T(IndexError, "safetensors: no tensor named \"{}\" (the file holds {} tensors: {})", name, tensors.size(),
+              some);
 }
 
 SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what) {

@@ -16,41 +16,57 @@ Value::Value(const std::vector<Tensor>& ts) {
 Value Value::dict(std::vector<std::string> keys, std::vector<Value> values) {
   WICK_CHECK(keys.size() == values.size(), "Value::dict: {} keys but {} values", keys.size(), values.size());
   for (size_t i = 0; i < keys.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      WICK_CHECK(keys[i] != keys[j], "Value::dict: key '{}' appears twice", keys[i]);
+    for (size_t j = 0; j < i; ++j) WICK_CHECK(keys[i] != keys[j], "Value::dict: key '{}' appears twice", keys[i]);
   return Value(ValueDict{std::move(keys), std::move(values)});
 }
 
 const char* Value::kind_name(Kind k) {
   switch (k) {
-    case Kind::None: return "None";
-    case Kind::Tensor: return "Tensor";
-    case Kind::Bool: return "Bool";
-    case Kind::Int: return "Int";
-    case Kind::Double: return "Double";
-    case Kind::String: return "String";
-    case Kind::List: return "List";
-    case Kind::Tuple: return "Tuple";
-    case Kind::Dict: return "Dict";
+    case Kind::None:
+      return "None";
+    case Kind::Tensor:
+      return "Tensor";
+    case Kind::Bool:
+      return "Bool";
+    case Kind::Int:
+      return "Int";
+    case Kind::Double:
+      return "Double";
+    case Kind::String:
+      return "String";
+    case Kind::List:
+      return "List";
+    case Kind::Tuple:
+      return "Tuple";
+    case Kind::Dict:
+      return "Dict";
   }
   return "?";
 }
 
 std::string Value::describe() const {
   switch (kind()) {
-    case Kind::None: return "None";
+    case Kind::None:
+      return "None";
     case Kind::Tensor: {
       const Tensor& t = std::get<Tensor>(v_);
       if (!t.defined()) return "Tensor(undefined)";
       return fmt::format("Tensor[{}] {} {}", fmt::join(t.sizes(), ", "), t.dtype(), t.device());
     }
-    case Kind::Bool: return fmt::format("Bool {}", std::get<bool>(v_));
-    case Kind::Int: return fmt::format("Int {}", std::get<int64_t>(v_));
-    case Kind::Double: return fmt::format("Double {}", std::get<double>(v_));
-    case Kind::String: return fmt::format("String \"{}\"", std::get<std::string>(v_));
-    case Kind::List: return fmt::format("List({})", std::get<ValueList>(v_).items.size());
-    case Kind::Tuple: return fmt::format("Tuple({})", std::get<ValueTuple>(v_).items.size());
-    case Kind::Dict: return fmt::format("Dict({})", std::get<ValueDict>(v_).keys.size());
+    case Kind::Bool:
+      return fmt::format("Bool {}", std::get<bool>(v_));
+    case Kind::Int:
+      return fmt::format("Int {}", std::get<int64_t>(v_));
+    case Kind::Double:
+      return fmt::format("Double {}", std::get<double>(v_));
+    case Kind::String:
+      return fmt::format("String \"{}\"", std::get<std::string>(v_));
+    case Kind::List:
+      return fmt::format("List({})", std::get<ValueList>(v_).items.size());
+    case Kind::Tuple:
+      return fmt::format("Tuple({})", std::get<ValueTuple>(v_).items.size());
+    case Kind::Dict:
+      return fmt::format("Dict({})", std::get<ValueDict>(v_).keys.size());
   }
   return "?";
 }
@@ -109,7 +125,9 @@ std::vector<Tensor> Value::tensors() const {
 
 void Value::for_each_tensor(const std::function<void(const Tensor&)>& fn) const {
   switch (kind()) {
-    case Kind::Tensor: fn(std::get<Tensor>(v_)); break;
+    case Kind::Tensor:
+      fn(std::get<Tensor>(v_));
+      break;
     case Kind::List:
     case Kind::Tuple:
       for (const auto& v : items()) v.for_each_tensor(fn);
@@ -117,13 +135,15 @@ void Value::for_each_tensor(const std::function<void(const Tensor&)>& fn) const 
     case Kind::Dict:
       for (const auto& v : std::get<ValueDict>(v_).values) v.for_each_tensor(fn);
       break;
-    default: break;
+    default:
+      break;
   }
 }
 
 Value Value::map_tensors(const std::function<Tensor(const Tensor&)>& fn) const {
   switch (kind()) {
-    case Kind::Tensor: return Value(fn(std::get<Tensor>(v_)));
+    case Kind::Tensor:
+      return Value(fn(std::get<Tensor>(v_)));
     case Kind::List:
     case Kind::Tuple: {
       std::vector<Value> out;
@@ -138,7 +158,8 @@ Value Value::map_tensors(const std::function<Tensor(const Tensor&)>& fn) const {
       for (const auto& v : d.values) out.values.push_back(v.map_tensors(fn));
       return Value(std::move(out));
     }
-    default: return *this;
+    default:
+      return *this;
   }
 }
 

@@ -7,8 +7,8 @@
 
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
-#include "wick/core/trace.h"
 #include "wick/core/native.h"
+#include "wick/core/trace.h"
 #include "wick/parallel/communicator.h"
 
 namespace wick::parallel::comm {
@@ -40,7 +40,8 @@ void check_defined(const Tensor& t, const char* op, size_t i) {
 
 // A contiguous view of `flat` (1-d) at element `offset` with `sizes`, sharing its storage but
 // holding `version` as its own counter (Note [Coalesced outputs and version counters]).
-Tensor view_with_version(const Tensor& flat, int64_t offset, IntArrayRef sizes, std::shared_ptr<VersionCounter> version) {
+Tensor view_with_version(const Tensor& flat, int64_t offset, IntArrayRef sizes,
+                         std::shared_ptr<VersionCounter> version) {
   auto impl = std::make_shared<TensorImpl>();
   impl->storage = flat.impl()->storage;
   impl->offset = flat.impl()->offset + offset;
@@ -79,20 +80,26 @@ int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* 
   WICK_CHECK(!tensors.empty(), "{}: Expected at least one tensor to gather from", op);
   for (size_t i = 0; i < tensors.size(); ++i) check_defined(tensors[i], op, i);
   const Tensor& t0 = tensors[0];
-  WICK_CHECK_INDEX(t0.dim() > 0, "{}: cannot gather 0-dim tensors along a dimension; expected tensors with at least one "
-             "dimension (the autograd Gather turns scalars into a vector)", op);
+  WICK_CHECK_INDEX(t0.dim() > 0,
+                   "{}: cannot gather 0-dim tensors along a dimension; expected tensors with at least one "
+                   "dimension (the autograd Gather turns scalars into a vector)",
+                   op);
   const int64_t d = native::wrap_dim(dim, t0.dim(), op);
   for (size_t i = 1; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     WICK_CHECK(t.dim() == t0.dim(),
                "{}: Expected all input tensors to have the same number of dimensions, but tensor {} has {} and "
-               "tensor 0 has {}", op, i, t.dim(), t0.dim());
-    WICK_CHECK_TYPE(t.dtype() == t0.dtype(), "{}: Expected all input tensors to have the same dtype, but tensor {} is {} "
-               "and tensor 0 is {}", op, i, t.dtype(), t0.dtype());
+               "tensor 0 has {}",
+               op, i, t.dim(), t0.dim());
+    WICK_CHECK_TYPE(t.dtype() == t0.dtype(),
+                    "{}: Expected all input tensors to have the same dtype, but tensor {} is {} "
+                    "and tensor 0 is {}",
+                    op, i, t.dtype(), t0.dtype());
     for (int64_t k = 0; k < t0.dim(); ++k) {
       WICK_CHECK(k == d || t.size(k) == t0.size(k),
                  "{}: Input tensor at index {} has invalid shape {}, but expected the shape of tensor 0, {}, in every "
-                 "dimension except {}", op, i, shape_str(t.sizes()), shape_str(t0.sizes()), d);
+                 "dimension except {}",
+                 op, i, shape_str(t.sizes()), shape_str(t0.sizes()), d);
     }
   }
   return d;
@@ -163,10 +170,13 @@ std::vector<Tensor> broadcast_out(const Tensor& tensor, const std::vector<Tensor
     check_defined(out[i], "broadcast_out", i);
     WICK_CHECK(out[i].sizes() == tensor.sizes(),
                "broadcast_out: Expected all output tensors to have same shape as the source {} but output tensor at "
-               "index {} has shape {}", shape_str(tensor.sizes()), i, shape_str(out[i].sizes()));
-    WICK_CHECK_TYPE(out[i].dtype() == tensor.dtype(),
-               "broadcast_out: Expected all output tensors to have the source's dtype {}, but output tensor at index "
-               "{} is {}", tensor.dtype(), i, out[i].dtype());
+               "index {} has shape {}",
+               shape_str(tensor.sizes()), i, shape_str(out[i].sizes()));
+    WICK_CHECK_TYPE(
+        out[i].dtype() == tensor.dtype(),
+        "broadcast_out: Expected all output tensors to have the source's dtype {}, but output tensor at index "
+        "{} is {}",
+        tensor.dtype(), i, out[i].dtype());
     devices.push_back(out[i].device());
   }
   if (tensor.numel() == 0) return out;
@@ -192,7 +202,8 @@ std::vector<Tensor> broadcast_out(const Tensor& tensor, const std::vector<Tensor
 
 std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& tensors,
                                                      const std::vector<Device>& devices, size_t buffer_size) {
-  profiler::RecordScope trace_event("comm", "broadcast_coalesced", [&] { return transfer_args(bytes_of(tensors), devices); });
+  profiler::RecordScope trace_event("comm", "broadcast_coalesced",
+                                    [&] { return transfer_args(bytes_of(tensors), devices); });
   WICK_CHECK(!devices.empty(), "broadcast_coalesced: Expected at least one device to broadcast to");
   for (size_t i = 0; i < tensors.size(); ++i) {
     check_defined(tensors[i], "broadcast_coalesced", i);
@@ -223,22 +234,25 @@ std::vector<std::vector<Tensor>> broadcast_coalesced(const std::vector<Tensor>& 
 }
 
 Tensor reduce_add(const std::vector<Tensor>& tensors, Device destination) {
-  profiler::RecordScope trace_event("comm", "reduce_add", [&] { return transfer_args(bytes_of(tensors), {destination}); });
+  profiler::RecordScope trace_event("comm", "reduce_add",
+                                    [&] { return transfer_args(bytes_of(tensors), {destination}); });
   WICK_CHECK(!tensors.empty(), "reduce_add: Expected at least one tensor to reduce");
   std::vector<Device> devices;
   int root = -1;
   for (size_t i = 0; i < tensors.size(); ++i) {
     check_defined(tensors[i], "reduce_add", i);
-    WICK_CHECK(tensors[i].sizes() == tensors[0].sizes(), "reduce_add: input {} has invalid size: got {}, but expected {}",
-               i, shape_str(tensors[i].sizes()), shape_str(tensors[0].sizes()));
+    WICK_CHECK(tensors[i].sizes() == tensors[0].sizes(),
+               "reduce_add: input {} has invalid size: got {}, but expected {}", i, shape_str(tensors[i].sizes()),
+               shape_str(tensors[0].sizes()));
     WICK_CHECK_TYPE(tensors[i].dtype() == tensors[0].dtype(), "reduce_add: input {} has dtype {}, but expected {}", i,
-               tensors[i].dtype(), tensors[0].dtype());
+                    tensors[i].dtype(), tensors[0].dtype());
     devices.push_back(tensors[i].device());
     if (root < 0 && devices.back() == destination) root = static_cast<int>(i);
   }
   WICK_CHECK(root >= 0,
              "reduce_add: expects destination to be on the same device as one of the tensors; got destination {} and "
-             "tensors on {}", destination, devices_str(devices));
+             "tensors on {}",
+             destination, devices_str(devices));
   Tensor out = native::empty(tensors[0].sizes(), tensors[0].dtype(), destination);
   if (out.numel() == 0) return out;
   std::vector<Tensor> ins;
@@ -260,9 +274,10 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
   std::vector<Device> devices;
   bool has_destination = false;
   for (size_t d = 0; d < inputs.size(); ++d) {
-    WICK_CHECK(inputs[d].size() == first.size(),
-               "reduce_add_coalesced: Expected every device's list to hold {} tensors (as list 0), but list {} holds {}",
-               first.size(), d, inputs[d].size());
+    WICK_CHECK(
+        inputs[d].size() == first.size(),
+        "reduce_add_coalesced: Expected every device's list to hold {} tensors (as list 0), but list {} holds {}",
+        first.size(), d, inputs[d].size());
     for (size_t i = 0; i < first.size(); ++i) {
       const Tensor& t = inputs[d][i];
       WICK_CHECK(t.defined(), "reduce_add_coalesced: tensor {} of list {} is undefined", i, d);
@@ -270,10 +285,11 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
                  "reduce_add_coalesced: tensor {} of list {} is a {} {} tensor, but tensor {} of list 0 is a {} {} "
                  "tensor; every list must hold the same shapes and dtypes in the same order",
                  i, d, shape_str(t.sizes()), t.dtype(), i, shape_str(first[i].sizes()), first[i].dtype());
-      WICK_CHECK_TYPE(t.dtype() == first[i].dtype(),
-                      "reduce_add_coalesced: tensor {} of list {} is a {} {} tensor, but tensor {} of list 0 is a {} {} "
-                      "tensor; every list must hold the same shapes and dtypes in the same order",
-                      i, d, shape_str(t.sizes()), t.dtype(), i, shape_str(first[i].sizes()), first[i].dtype());
+      WICK_CHECK_TYPE(
+          t.dtype() == first[i].dtype(),
+          "reduce_add_coalesced: tensor {} of list {} is a {} {} tensor, but tensor {} of list 0 is a {} {} "
+          "tensor; every list must hold the same shapes and dtypes in the same order",
+          i, d, shape_str(t.sizes()), t.dtype(), i, shape_str(first[i].sizes()), first[i].dtype());
       WICK_CHECK(t.device() == inputs[d][0].device(),
                  "reduce_add_coalesced: list {} mixes devices ({} and {}); each list must live on one device", d,
                  inputs[d][0].device(), t.device());
@@ -286,7 +302,8 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
   if (first.empty()) return {};
   WICK_CHECK(has_destination,
              "reduce_add_coalesced: expects destination to be the device of one of the lists; got destination {} and "
-             "lists on {}", destination, devices_str(devices));
+             "lists on {}",
+             destination, devices_str(devices));
   std::vector<Tensor> out(first.size());
   for (const std::vector<size_t>& bucket : bucket_indices(first, buffer_size)) {
     const int64_t n = total_numel(first, bucket);
@@ -315,14 +332,16 @@ std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& dev
   if (!chunk_sizes.empty()) {
     WICK_CHECK(chunk_sizes.size() == devices.size(),
                "scatter: Expected devices and chunk_sizes to be of same length, but got len(devices) = {} and "
-               "len(chunk_sizes) = {}", devices.size(), chunk_sizes.size());
+               "len(chunk_sizes) = {}",
+               devices.size(), chunk_sizes.size());
     int64_t total = 0;
     for (size_t i = 0; i < chunk_sizes.size(); ++i) {
       WICK_CHECK(chunk_sizes[i] >= 0, "scatter: Expected non-negative chunk sizes, but chunk_sizes[{}] = {}", i,
                  chunk_sizes[i]);
       WICK_CHECK(!add_overflow(total, chunk_sizes[i], &total),
                  "scatter: Expected chunk_sizes to sum to {} (the size of dim {} of the tensor), but chunk_sizes [{}] "
-                 "sum past int64", tensor.size(dim), dim, fmt::join(chunk_sizes, ", "));
+                 "sum past int64",
+                 tensor.size(dim), dim, fmt::join(chunk_sizes, ", "));
     }
     WICK_CHECK(total == tensor.size(dim),
                "scatter: Expected chunk_sizes to sum to {} (the size of dim {} of the tensor), but they sum to {}",
@@ -332,8 +351,10 @@ std::vector<Tensor> scatter(const Tensor& tensor, const std::vector<Device>& dev
     chunks = native::chunk(tensor, static_cast<int64_t>(devices.size()), dim);
   }
   for (size_t i = 0; i < chunks.size(); ++i) {
-    if (devices[i] != tensor.device()) chunks[i] = native::to(chunks[i], devices[i], tensor.dtype());
-    else if (chunks[i].is_same(tensor)) chunks[i] = native::alias(tensor);  // always a new view
+    if (devices[i] != tensor.device())
+      chunks[i] = native::to(chunks[i], devices[i], tensor.dtype());
+    else if (chunks[i].is_same(tensor))
+      chunks[i] = native::alias(tensor);  // always a new view
   }
   return chunks;
 }
@@ -349,16 +370,20 @@ std::vector<Tensor> scatter_out(const Tensor& tensor, const std::vector<Tensor>&
     check_defined(out[i], "scatter_out", i);
     bool ok = out[i].dim() == tensor.dim();
     for (int64_t k = 0; ok && k < tensor.dim(); ++k) ok = k == dim || out[i].size(k) == tensor.size(k);
-    WICK_CHECK(ok, "scatter_out: Output tensor at index {} has incorrect shape {}; expected the source's shape {} in "
-               "every dimension except {}", i, shape_str(out[i].sizes()), shape_str(tensor.sizes()), dim);
-    WICK_CHECK_TYPE(out[i].dtype() == tensor.dtype(), "scatter_out: Output tensor at index {} is {}, but the source is {}",
-               i, out[i].dtype(), tensor.dtype());
+    WICK_CHECK(ok,
+               "scatter_out: Output tensor at index {} has incorrect shape {}; expected the source's shape {} in "
+               "every dimension except {}",
+               i, shape_str(out[i].sizes()), shape_str(tensor.sizes()), dim);
+    WICK_CHECK_TYPE(out[i].dtype() == tensor.dtype(),
+                    "scatter_out: Output tensor at index {} is {}, but the source is {}", i, out[i].dtype(),
+                    tensor.dtype());
     sizes.push_back(out[i].size(dim));
     total += sizes.back();
   }
   WICK_CHECK(total == tensor.size(dim),
              "scatter_out: Total size for output tensors along scatter dim {} does not match the source tensor size; "
-             "expected {}, got {}", dim, tensor.size(dim), total);
+             "expected {}, got {}",
+             dim, tensor.size(dim), total);
   auto chunks = native::split_with_sizes(tensor, sizes, dim);
   for (size_t i = 0; i < out.size(); ++i) native::copy_(out[i], chunks[i]);
   return out;

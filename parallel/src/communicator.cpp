@@ -62,10 +62,18 @@ void sum_host(const Tensor& out, const std::vector<Tensor>& ins) {
     sum_host<T>(static_cast<T*>(out.data_ptr()), ptrs, out.numel());
   };
   switch (out.dtype()) {
-    case DType::Bool: run.template operator()<bool>(); break;
-    case DType::Int64: run.template operator()<int64_t>(); break;
-    case DType::Float32: run.template operator()<float>(); break;
-    case DType::Float64: run.template operator()<double>(); break;
+    case DType::Bool:
+      run.template operator()<bool>();
+      break;
+    case DType::Int64:
+      run.template operator()<int64_t>();
+      break;
+    case DType::Float32:
+      run.template operator()<float>();
+      break;
+    case DType::Float64:
+      run.template operator()<double>();
+      break;
   }
 }
 
@@ -99,14 +107,14 @@ class LocalCommunicator final : public Communicator {
 
   void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) override {
     WICK_CHECK_INDEX(!inputs.empty() && root >= 0 && static_cast<size_t>(root) < inputs.size(),
-               "Communicator::reduce: root {} is not an index of the {} inputs", root, inputs.size());
+                     "Communicator::reduce: root {} is not an index of the {} inputs", root, inputs.size());
     sum_into(output, inputs);
   }
 
   void all_reduce(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) override {
     WICK_CHECK(inputs.size() == outputs.size() && !inputs.empty(),
-               "Communicator::all_reduce: expected one output per input, got {} inputs and {} outputs",
-               inputs.size(), outputs.size());
+               "Communicator::all_reduce: expected one output per input, got {} inputs and {} outputs", inputs.size(),
+               outputs.size());
     Tensor total = native::empty(inputs[0].sizes(), inputs[0].dtype(), inputs[0].device());
     sum_into(total, inputs);
     for (const Tensor& o : outputs) copy_into(o, total);

@@ -38,8 +38,10 @@ std::optional<Device> misplaced(const Module& root, Device device) {
 
 void check_placement(const Module& module, Device first) {
   if (auto d = misplaced(module, first)) {
-    WICK_FAIL("module must have its parameters and buffers on device {} (device_ids[0]) but found one of them on "
-              "device: {}", first, *d);
+    WICK_FAIL(
+        "module must have its parameters and buffers on device {} (device_ids[0]) but found one of them on "
+        "device: {}",
+        first, *d);
   }
 }
 
@@ -86,8 +88,10 @@ Value DataParallel::forward_value(const std::vector<Value>& args) {
 
 Tensor DataParallel::forward(const Tensor& input) {
   Value out = forward_value({Value(input)});
-  WICK_CHECK_TYPE(out.is_tensor(), "DataParallel: the module returned {}, but forward(Tensor) expects a Tensor; use "
-             "forward_value for other results", out.describe());
+  WICK_CHECK_TYPE(out.is_tensor(),
+                  "DataParallel: the module returned {}, but forward(Tensor) expects a Tensor; use "
+                  "forward_value for other results",
+                  out.describe());
   return out.tensor();
 }
 
@@ -101,8 +105,9 @@ Value data_parallel(const std::shared_ptr<Module>& module, const std::vector<Val
                     std::vector<Device> device_ids, std::optional<Device> output_device, int64_t dim) {
   WICK_CHECK(module != nullptr, "data_parallel: the module is null");
   if (device_ids.empty()) device_ids = default_device_ids();
-  WICK_CHECK_T(DeviceUnavailable, !device_ids.empty(), "data_parallel: no devices to run on: pass device_ids (e.g. {{cpu:0, cpu:1}}), or "
-             "build with CUDA on a machine with a GPU");
+  WICK_CHECK_T(DeviceUnavailable, !device_ids.empty(),
+               "data_parallel: no devices to run on: pass device_ids (e.g. {{cpu:0, cpu:1}}), or "
+               "build with CUDA on a machine with a GPU");
   return run(module, inputs, device_ids, output_device.value_or(device_ids[0]), dim);
 }
 

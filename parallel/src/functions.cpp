@@ -22,7 +22,8 @@ void materialize(const autograd::Node& node, variable_list& grads) {
 std::vector<autograd::Edge> edges_of(const std::vector<Tensor>& inputs) {
   std::vector<autograd::Edge> edges;
   edges.reserve(inputs.size());
-  for (const Tensor& t : inputs) edges.push_back(autograd::requires_grad(t) ? autograd::gradient_edge(t) : autograd::Edge{});
+  for (const Tensor& t : inputs)
+    edges.push_back(autograd::requires_grad(t) ? autograd::gradient_edge(t) : autograd::Edge{});
   return edges;
 }
 
@@ -39,8 +40,9 @@ std::vector<Tensor> Broadcast::apply(const std::vector<Device>& devices, const s
   if (inputs.empty()) return {};
   for (size_t i = 0; i < inputs.size(); ++i) {
     WICK_CHECK(inputs[i].defined(), "Broadcast: input {} is undefined; expected a tensor", i);
-    WICK_CHECK(inputs[i].device() == devices[0], "Broadcast: All tensors must be on devices[0] ({}), but input {} is on {}",
-               devices[0], i, inputs[i].device());
+    WICK_CHECK(inputs[i].device() == devices[0],
+               "Broadcast: All tensors must be on devices[0] ({}), but input {} is on {}", devices[0], i,
+               inputs[i].device());
   }
   const size_t n = inputs.size();
   std::vector<std::vector<Tensor>> per_device = comm::broadcast_coalesced(inputs, devices, buffer_size);
@@ -103,7 +105,8 @@ std::vector<Tensor> ReduceAddCoalesced::apply(Device destination, size_t num_inp
   }
   WICK_CHECK(!grads.empty() && grads.size() % num_inputs == 0,
              "ReduceAddCoalesced: Expected a device-major list of num_inputs ({}) tensors per device, but got {} "
-             "tensors", num_inputs, grads.size());
+             "tensors",
+             num_inputs, grads.size());
   const size_t groups = grads.size() / num_inputs;
   std::vector<std::vector<Tensor>> lists(groups);
   std::vector<Device> devices(groups);

@@ -35,8 +35,10 @@ Device infer_device(const nn::Module& module, const std::vector<nn::Value>& args
 std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Module>>& modules,
                                       const std::vector<std::vector<nn::Value>>& inputs,
                                       const std::vector<Device>& devices) {
-  WICK_CHECK(modules.size() == inputs.size(), "parallel_apply: The number of modules {} is not equal to the number of "
-             "inputs {}", modules.size(), inputs.size());
+  WICK_CHECK(modules.size() == inputs.size(),
+             "parallel_apply: The number of modules {} is not equal to the number of "
+             "inputs {}",
+             modules.size(), inputs.size());
   WICK_CHECK(devices.empty() || devices.size() == modules.size(),
              "parallel_apply: The number of devices {} is not equal to the number of modules {}", devices.size(),
              modules.size());
@@ -112,7 +114,7 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
   tensors.reserve(out.size());
   for (size_t i = 0; i < out.size(); ++i) {
     WICK_CHECK_TYPE(out[i].is_tensor(), "parallel_apply: replica {} returned {}, but a Tensor was expected", i,
-               out[i].describe());
+                    out[i].describe());
     tensors.push_back(out[i].tensor());
   }
   return tensors;

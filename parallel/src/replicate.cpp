@@ -1,8 +1,8 @@
 // replicate (Note [replicate through index maps], Note [Replicas are fresh copies]).
 #include "wick/parallel/replicate.h"
 
-#include <ctime>
 #include <atomic>
+#include <ctime>
 #include <list>
 #include <mutex>
 #include <unordered_map>
@@ -28,14 +28,14 @@ double cpu_seconds() {
 
 // The index maps of one module tree (step 1), plus the pool of free shell sets.
 struct Plan {
-  std::vector<Module*> modules;      // pre-order, each module once; modules[0] is the root
-  std::vector<uint64_t> versions;    // structure_version() of each module when the plan was made
+  std::vector<Module*> modules;    // pre-order, each module once; modules[0] is the root
+  std::vector<uint64_t> versions;  // structure_version() of each module when the plan was made
   struct Maps {
     std::vector<int32_t> children, params, buffers;  // table entry -> index (-1: None)
   };
   std::vector<Maps> maps;
   size_t num_params = 0, num_buffers = 0;
-  std::vector<long> expected_refs;   // use_count of an idle shell: 1 (the set) + parent entries
+  std::vector<long> expected_refs;  // use_count of an idle shell: 1 (the set) + parent entries
 
   std::mutex mutex;
   std::vector<std::vector<std::shared_ptr<Module>>> free_sets;  // idle shells, one vector per replica
@@ -73,12 +73,14 @@ std::shared_ptr<Plan> build_plan(const std::shared_ptr<Module>& root) {
     }
     for (const auto& e : m->parameter_table()) {
       int32_t k = -1;
-      if (e.value.defined()) k = param_index.emplace(e.value.impl(), static_cast<int32_t>(param_index.size())).first->second;
+      if (e.value.defined())
+        k = param_index.emplace(e.value.impl(), static_cast<int32_t>(param_index.size())).first->second;
       maps.params.push_back(k);
     }
     for (const auto& e : m->buffer_table()) {
       int32_t k = -1;
-      if (e.value.defined()) k = buffer_index.emplace(e.value.impl(), static_cast<int32_t>(buffer_index.size())).first->second;
+      if (e.value.defined())
+        k = buffer_index.emplace(e.value.impl(), static_cast<int32_t>(buffer_index.size())).first->second;
       maps.buffers.push_back(k);
     }
   }
@@ -245,13 +247,15 @@ std::vector<std::vector<Tensor>> broadcast_group(const std::vector<Tensor>& tens
 
 }  // namespace
 
-std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& module, const std::vector<Device>& devices,
-                                               bool detach, ReplicateProfile* profile) {
+std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& module,
+                                               const std::vector<Device>& devices, bool detach,
+                                               ReplicateProfile* profile) {
   WICK_CHECK(module != nullptr, "replicate: the module is null");
   if (devices.empty()) return {};
   const double t0 = profile ? cpu_seconds() : 0;
   // Note [Tracer]: the call and each phase as events.
-  profiler::RecordScope trace_call("replicate", "replicate", [&] { return fmt::format("\"devices\": {}", devices.size()); });
+  profiler::RecordScope trace_call("replicate", "replicate",
+                                   [&] { return fmt::format("\"devices\": {}", devices.size()); });
   profiler::RecordScope trace_phase("replicate", "replicate: index maps");
 
   // 1. Index maps (cached), and this call's tensors.
@@ -279,11 +283,13 @@ std::vector<std::shared_ptr<Module>> replicate(const std::shared_ptr<Module>& mo
     return std::string(what);
   };
   for (const Tensor& p : params)
-    WICK_CHECK(p.device() == devices[0], "replicate: every parameter and buffer must be on devices[0] ({}), but {} is on {}",
-               devices[0], where(p, "parameter"), p.device());
+    WICK_CHECK(p.device() == devices[0],
+               "replicate: every parameter and buffer must be on devices[0] ({}), but {} is on {}", devices[0],
+               where(p, "parameter"), p.device());
   for (const Tensor& b : buffers)
-    WICK_CHECK(b.device() == devices[0], "replicate: every parameter and buffer must be on devices[0] ({}), but {} is on {}",
-               devices[0], where(b, "buffer"), b.device());
+    WICK_CHECK(b.device() == devices[0],
+               "replicate: every parameter and buffer must be on devices[0] ({}), but {} is on {}", devices[0],
+               where(b, "buffer"), b.device());
   // Buffers that require grad (and are differentiated, detach = false) vs the rest.
   std::vector<int32_t> buffer_slot(buffers.size());  // >= 0: index in rg; < 0: -(index in not_rg) - 1
   std::vector<Tensor> buffers_rg, buffers_not_rg;

@@ -37,9 +37,12 @@ std::vector<Value> scatter_map(const Value& v, const std::vector<Device>& device
       std::vector<Value> per;
       per.reserve(parts.size());
       for (auto& p : parts) per.push_back(std::move(p[d]));
-      if (v.is_list()) out.push_back(Value::list(std::move(per)));
-      else if (v.is_tuple()) out.push_back(Value::tuple(std::move(per)));
-      else out.push_back(Value::dict(v.dict().keys, std::move(per)));
+      if (v.is_list())
+        out.push_back(Value::list(std::move(per)));
+      else if (v.is_tuple())
+        out.push_back(Value::tuple(std::move(per)));
+      else
+        out.push_back(Value::dict(v.dict().keys, std::move(per)));
     }
     return out;
   }
@@ -49,12 +52,18 @@ std::vector<Value> scatter_map(const Value& v, const std::vector<Device>& device
 bool same_leaf(const Value& a, const Value& b) {
   if (a.kind() != b.kind()) return false;
   switch (a.kind()) {
-    case Value::Kind::None: return true;
-    case Value::Kind::Bool: return a.to_bool() == b.to_bool();
-    case Value::Kind::Int: return a.to_int() == b.to_int();
-    case Value::Kind::Double: return a.to_double() == b.to_double();
-    case Value::Kind::String: return a.str() == b.str();
-    default: return false;
+    case Value::Kind::None:
+      return true;
+    case Value::Kind::Bool:
+      return a.to_bool() == b.to_bool();
+    case Value::Kind::Int:
+      return a.to_int() == b.to_int();
+    case Value::Kind::Double:
+      return a.to_double() == b.to_double();
+    case Value::Kind::String:
+      return a.str() == b.str();
+    default:
+      return false;
   }
 }
 
@@ -63,7 +72,7 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
   auto check_kind = [&](Value::Kind k) {
     for (size_t i = 1; i < outs.size(); ++i)
       WICK_CHECK_TYPE(outs[i].kind() == k, "gather: replica {} returned {} where replica 0 returned {}", i,
-                 outs[i].describe(), first.describe());
+                      outs[i].describe(), first.describe());
   };
   switch (first.kind()) {
     case Value::Kind::Tensor: {
@@ -73,7 +82,8 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
       for (const Value& o : outs) ts.push_back(o.tensor());
       return Value(Gather::apply(ts, destination, dim));
     }
-    case Value::Kind::None: return Value();
+    case Value::Kind::None:
+      return Value();
     case Value::Kind::List:
     case Value::Kind::Tuple: {
       check_kind(first.kind());
@@ -96,16 +106,18 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
       check_kind(Value::Kind::Dict);
       const auto& keys = first.dict().keys;
       for (size_t i = 1; i < outs.size(); ++i)
-        WICK_CHECK(outs[i].dict().keys.size() == keys.size(), "gather: All dicts must have the same number of keys "
-                   "(replica 0 returned {}, replica {} returned {})", keys.size(), i, outs[i].dict().keys.size());
+        WICK_CHECK(outs[i].dict().keys.size() == keys.size(),
+                   "gather: All dicts must have the same number of keys "
+                   "(replica 0 returned {}, replica {} returned {})",
+                   keys.size(), i, outs[i].dict().keys.size());
       std::vector<Value> values;
       for (size_t k = 0; k < keys.size(); ++k) {
         std::vector<Value> column;
         for (size_t i = 0; i < outs.size(); ++i) {
           const auto& d = outs[i].dict();
           auto it = std::find(d.keys.begin(), d.keys.end(), keys[k]);
-          WICK_CHECK_INDEX(it != d.keys.end(), "gather: replica {} returned a dict without the key '{}' of replica 0", i,
-                     keys[k]);
+          WICK_CHECK_INDEX(it != d.keys.end(), "gather: replica {} returned a dict without the key '{}' of replica 0",
+                           i, keys[k]);
           column.push_back(d.values[static_cast<size_t>(it - d.keys.begin())]);
         }
         values.push_back(gather_map(column, destination, dim));
@@ -116,7 +128,8 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
       for (size_t i = 1; i < outs.size(); ++i)
         WICK_CHECK(same_leaf(outs[i], first),
                    "gather: replica {} returned {} where replica 0 returned {}; only tensors can be gathered, other "
-                   "values must be equal in every replica", i, outs[i].describe(), first.describe());
+                   "values must be equal in every replica",
+                   i, outs[i].describe(), first.describe());
       return first;
   }
 }

@@ -1,10 +1,10 @@
 // The device-parallel engine (Note [Device-parallel backward] in autograd/src/engine.cpp):
 // which thread runs which node, bitwise determinism with any number of workers, failures on a
 // worker, re-entrant backward, end-of-backward callbacks, and no threads or memory left behind.
-#include <catch2/catch.hpp>
 #include <dirent.h>
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
 #include <mutex>
@@ -78,11 +78,12 @@ Tensor four_device_loss(const Tensor& x) {
 
 }  // namespace
 
-TEST_CASE("engine threads: a node runs on the thread of its device, set_max_worker_threads(0) keeps all on the caller") {
+TEST_CASE(
+    "engine threads: a node runs on the thread of its device, set_max_worker_threads(0) keeps all on the caller") {
   std::thread::id on0, on1;
   Tensor x = ones({3}).requires_grad_();
-  Tensor a = traced_scale(x, 2.0, &on0);                 // cpu:0: the caller's device
-  Tensor b = traced_scale(x.to(cpu(1)), 3.0, &on1);       // cpu:1: its worker
+  Tensor a = traced_scale(x, 2.0, &on0);             // cpu:0: the caller's device
+  Tensor b = traced_scale(x.to(cpu(1)), 3.0, &on1);  // cpu:1: its worker
   (a.sum() + b.to(cpu(0)).sum()).backward({}, /*retain_graph=*/true);
   CHECK(on0 == std::this_thread::get_id());
   CHECK(on1 != std::this_thread::get_id());
@@ -137,7 +138,8 @@ TEST_CASE("engine threads: autograd::grad and double backward across devices") {
   }
 }
 
-TEST_CASE("engine threads: an exception in a node on cpu:1 reaches the caller, naming the node, the next backward works") {
+TEST_CASE(
+    "engine threads: an exception in a node on cpu:1 reaches the caller, naming the node, the next backward works") {
   std::atomic<bool> fail{true};
   std::atomic<int> later_runs{0};
   auto build = [&](const Tensor& x) {
@@ -174,7 +176,8 @@ TEST_CASE("engine threads: an exception in a node on cpu:1 reaches the caller, n
   CHECK(x.grad().to_vector<double>() == std::vector<double>{3, 3, 3, 3});
 }
 
-TEST_CASE("engine threads: a hook that fails on a worker stops the backward, a user's own exception type passes unchanged") {
+TEST_CASE(
+    "engine threads: a hook that fails on a worker stops the backward, a user's own exception type passes unchanged") {
   struct Mine {};
   Tensor x = ones({2}).requires_grad_();
   Tensor y = x.to(cpu(1)) * 2.0;

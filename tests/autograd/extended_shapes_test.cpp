@@ -3,11 +3,10 @@
 // leading and inner size-1 dims, negative dims with keepdim, batched matmul with broadcast batch
 // dims, and numerically hard inputs (logsumexp/log_softmax of large values, sigmoid of +-60).
 // (tests/autograd/oracle_test.cpp also runs on that set: WICK_ORACLE_FILE=ext.safetensors.)
-#include <catch2/catch.hpp>
-
-#include <cmath>
-
 #include <wick/wick.h>
+
+#include <catch2/catch.hpp>
+#include <cmath>
 
 #include "support/allclose.h"
 #include "support/gradcheck.h"
@@ -105,7 +104,8 @@ TEST_CASE("extended: softmax over dim 0, log_softmax and logsumexp of large valu
   for (int64_t j = 0; j < 3; ++j) {
     double z = 0;
     for (int64_t i = 0; i < 5; ++i) z += std::exp(x.at<double>({i, j}));
-    for (int64_t i = 0; i < 5; ++i) CHECK(sm.at<double>({i, j}) == Approx(std::exp(x.at<double>({i, j})) / z).epsilon(1e-14));
+    for (int64_t i = 0; i < 5; ++i)
+      CHECK(sm.at<double>({i, j}) == Approx(std::exp(x.at<double>({i, j})) / z).epsilon(1e-14));
   }
   CHECK_GRADCHECK([](const TL& t) { return TL{softmax(t[0], 0)}; }, {x});
   // log_softmax of values ~ N(0, 30^2): exp would overflow without the max shift.
@@ -118,7 +118,8 @@ TEST_CASE("extended: softmax over dim 0, log_softmax and logsumexp of large valu
       double z = 0;
       for (int64_t k = 0; k < 9; ++k) z += std::exp(big.at<double>({i, j, k}) - mx);
       for (int64_t k = 0; k < 9; ++k)
-        CHECK(ls.at<double>({i, j, k}) == Approx(big.at<double>({i, j, k}) - mx - std::log(z)).epsilon(1e-13).margin(1e-13));
+        CHECK(ls.at<double>({i, j, k}) ==
+              Approx(big.at<double>({i, j, k}) - mx - std::log(z)).epsilon(1e-13).margin(1e-13));
     }
   CHECK_GRADCHECK([](const TL& t) { return TL{log_softmax(t[0], -1)}; }, {big});
   // logsumexp of values ~ N(0, 50^2).

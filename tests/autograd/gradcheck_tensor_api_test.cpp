@@ -1,11 +1,10 @@
 // gradcheck and gradgradcheck (float64) for every differentiable op of the tensor API of issue 14
 // (docs/tensors.md, "Tensor API"). Inputs are random normals: no ties for sort/topk/max, no zeros
 // for norms.
-#include <catch2/catch.hpp>
-
-#include <limits>
-
 #include <wick/wick.h>
+
+#include <catch2/catch.hpp>
+#include <limits>
 
 #include "support/gradcheck.h"
 
@@ -24,7 +23,11 @@ TEST_CASE("gradcheck: all-element reductions, std, var with correction and norms
   CHECK_GRADCHECKS([](const TL& x) { return TL{x[0].var(), x[0].std()}; }, {R({4, 3})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{wick::std(x[0], {1}, false, true)}; }, {R({3, 5})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{var(x[0], {0}, std::optional<int64_t>(2), false)}; }, {R({6, 2})});
-  CHECK_GRADCHECKS([](const TL& x) { return TL{wick::std(x[0], {0, 2}, std::optional<int64_t>(0), true)}; }, {R({2, 3, 4})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        return TL{wick::std(x[0], {0, 2}, std::optional<int64_t>(0), true)};
+      },
+      {R({2, 3, 4})});
   const double inf = std::numeric_limits<double>::infinity();
   CHECK_GRADCHECKS([](const TL& x) { return TL{norm(x[0])}; }, {R({3, 4})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{norm(x[0], 2, {1}, true)}; }, {R({3, 4})});
@@ -48,9 +51,16 @@ TEST_CASE("gradcheck: cumsum, sort, topk and the masking ops") {
   manual_seed(42);
   CHECK_GRADCHECKS([](const TL& x) { return TL{cumsum(x[0], 1), cumsum(x[0], 0)}; }, {R({3, 4})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{x[0].cumsum(-1)}; }, {R({2, 3, 5})});
-  CHECK_GRADCHECKS([](const TL& x) { return TL{std::get<0>(sort(x[0], 1)), std::get<0>(sort(x[0], 0, true))}; }, {R({4, 5})});
-  CHECK_GRADCHECKS([](const TL& x) { return TL{std::get<0>(topk(x[0], 2, 1)), std::get<0>(topk(x[0], 3, 0, false))}; },
-             {R({4, 5})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        return TL{std::get<0>(sort(x[0], 1)), std::get<0>(sort(x[0], 0, true))};
+      },
+      {R({4, 5})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        return TL{std::get<0>(topk(x[0], 2, 1)), std::get<0>(topk(x[0], 3, 0, false))};
+      },
+      {R({4, 5})});
   Tensor m = mask_of({3, 4});
   CHECK_GRADCHECKS([m](const TL& x) { return TL{where(m, x[0], 0.5), where(m, -2.0, x[0])}; }, {R({3, 4})});
   CHECK_GRADCHECKS([m](const TL& x) { return TL{masked_fill(x[0], m, 1.5)}; }, {R({3, 4})});
@@ -62,9 +72,10 @@ TEST_CASE("gradcheck: bmm, baddbmm, addmm, outer and dot") {
   manual_seed(43);
   CHECK_GRADCHECKS([](const TL& x) { return TL{bmm(x[0], x[1])}; }, {R({2, 3, 4}), R({2, 4, 5})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{baddbmm(x[0], x[1], x[2], 0.5, -2.0)}; },
-             {R({2, 3, 5}), R({2, 3, 4}), R({2, 4, 5})});
+                   {R({2, 3, 5}), R({2, 3, 4}), R({2, 4, 5})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{baddbmm(x[0], x[1], x[2])}; }, {R({5}), R({2, 3, 4}), R({2, 4, 5})});
-  CHECK_GRADCHECKS([](const TL& x) { return TL{addmm(x[0], x[1], x[2], 1.5, 0.25)}; }, {R({3, 5}), R({3, 4}), R({4, 5})});
+  CHECK_GRADCHECKS([](const TL& x) { return TL{addmm(x[0], x[1], x[2], 1.5, 0.25)}; },
+                   {R({3, 5}), R({3, 4}), R({4, 5})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{addmm(x[0], x[1], x[2], 0)}; }, {R({1, 5}), R({3, 4}), R({4, 5})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{outer(x[0], x[1]), dot(x[0], x[2])}; }, {R({4}), R({3}), R({4})});
 }

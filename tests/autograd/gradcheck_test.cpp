@@ -2,12 +2,13 @@
 // of autograd/include/wick/autograd/functions.h, and gradgradcheck for the ops whose backward is
 // itself differentiable. Inputs are random normals (no ties, no points of non-differentiability
 // such as 0 for abs/relu) or shifted into the op's domain.
-#include <catch2/catch.hpp>
+#include "support/gradcheck.h"
 
 #include <wick/wick.h>
 
+#include <catch2/catch.hpp>
+
 #include "support/allclose.h"
-#include "support/gradcheck.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -35,13 +36,18 @@ TEST_CASE("gradcheck: binary elementwise ops with broadcasting") {
   CHECK_GRADCHECKS([](const TL& x) { return TL{pow(x[0], x[1])}; }, {P({3, 2}), R({2})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{maximum(x[0], x[1])}; }, {R({4, 3}), R({3})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{minimum(x[0], x[1])}; }, {R({4, 3}), R({4, 1})});
-  CHECK_GRADCHECKS([](const TL& x) { return TL{where(x[0].detach().gt(0), x[1], x[2])}; }, {R({3, 4}), R({3, 4}), R({4})});
+  CHECK_GRADCHECKS([](const TL& x) { return TL{where(x[0].detach().gt(0), x[1], x[2])}; },
+                   {R({3, 4}), R({3, 4}), R({4})});
   // Operators and scalar forms.
   CHECK_GRADCHECKS([](const TL& x) { return TL{x[0] * 3.0 - 2.0 / x[1] + x[0] / 4.0 + (1.0 - x[0]) * x[1]}; },
-             {R({2, 3}), P({2, 3})});
+                   {R({2, 3}), P({2, 3})});
   // Only one operand requires grad.
   Tensor c = randn({3}, kFloat64);
-  CHECK_GRADCHECKS([c](const TL& x) { return TL{mul(x[0], c), div(c, x[1]), pow(c.abs(), x[1])}; }, {R({2, 3}), P({3})});
+  CHECK_GRADCHECKS(
+      [c](const TL& x) {
+        return TL{mul(x[0], c), div(c, x[1]), pow(c.abs(), x[1])};
+      },
+      {R({2, 3}), P({3})});
   // 0-dim operands.
   CHECK_GRADCHECKS([](const TL& x) { return TL{mul(x[0], x[1])}; }, {R({}), R({3})});
 }
@@ -49,9 +55,9 @@ TEST_CASE("gradcheck: binary elementwise ops with broadcasting") {
 TEST_CASE("gradcheck: unary elementwise ops") {
   manual_seed(2);
   const std::vector<std::pair<const char*, Tensor (*)(const Tensor&)>> on_reals = {
-      {"neg", neg}, {"abs", abs},   {"exp", exp},       {"tanh", tanh}, {"sigmoid", sigmoid}, {"relu", relu},
-      {"gelu", gelu}, {"sin", sin}, {"cos", cos},       {"square", square}, {"sign", sign},   {"erf", erf},
-      {"expm1", expm1},
+      {"neg", neg},   {"abs", abs},   {"exp", exp},     {"tanh", tanh}, {"sigmoid", sigmoid},
+      {"relu", relu}, {"gelu", gelu}, {"sin", sin},     {"cos", cos},   {"square", square},
+      {"sign", sign}, {"erf", erf},   {"expm1", expm1},
   };
   for (auto [name, op] : on_reals) {
     INFO(name);
@@ -105,8 +111,8 @@ TEST_CASE("gradcheck: reductions, softmax and log_softmax") {
 TEST_CASE("gradcheck: matmul in every shape case, and mm") {
   manual_seed(4);
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
-      {{4}, {4}},          {{4}, {4, 3}},       {{3, 4}, {4}},      {{3, 4}, {4, 5}},     {{2, 3, 4}, {4}},
-      {{4}, {2, 4, 3}},    {{2, 3, 4}, {4, 5}}, {{3, 4}, {2, 4, 2}}, {{2, 3, 4}, {2, 4, 5}}, {{2, 1, 3, 4}, {5, 4, 2}},
+      {{4}, {4}},       {{4}, {4, 3}},       {{3, 4}, {4}},       {{3, 4}, {4, 5}},       {{2, 3, 4}, {4}},
+      {{4}, {2, 4, 3}}, {{2, 3, 4}, {4, 5}}, {{3, 4}, {2, 4, 2}}, {{2, 3, 4}, {2, 4, 5}}, {{2, 1, 3, 4}, {5, 4, 2}},
   };
   for (const auto& [sa, sb] : shapes) {
     INFO("[" << fmt::format("{}", fmt::join(sa, ", ")) << "] x [" << fmt::format("{}", fmt::join(sb, ", ")) << "]");
@@ -132,7 +138,11 @@ TEST_CASE("gradcheck: views and shape ops") {
   CHECK_GRADCHECKS([](const TL& x) { return TL{x[0][1]}; }, {R({3, 4})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{expand(x[0], {4, 3, 5})}; }, {R({3, 1})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{x[0].expand_as(x[1]) * x[1]}; }, {R({1, 3}), R({2, 3})});
-  CHECK_GRADCHECKS([](const TL& x) { return TL{squeeze(x[0]), squeeze(x[0], 0), unsqueeze(x[0], -1)}; }, {R({1, 3, 1})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        return TL{squeeze(x[0]), squeeze(x[0], 0), unsqueeze(x[0], -1)};
+      },
+      {R({1, 3, 1})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{flatten(x[0], 1)}; }, {R({2, 3, 2})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{contiguous(x[0].t())}; }, {R({3, 2})});
   CHECK_GRADCHECKS([](const TL& x) { return TL{clone(x[0])}; }, {R({3})});
@@ -166,20 +176,93 @@ TEST_CASE("gradcheck: joining, splitting and indexing") {
 
 TEST_CASE("gradcheck: in-place ops on non-leaves rebase the history correctly") {
   manual_seed(7);
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.add_(x[1], 2.0); return TL{y}; }, {R({3}), R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.sub_(x[1]); return TL{y}; }, {R({2, 3}), R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.mul_(x[1]); return TL{y}; }, {R({3}), R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.div_(x[1]); return TL{y}; }, {R({3}), P({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.mul_(y); return TL{y}; }, {R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0].sin(); y.add_(3.0).mul_(2.0).div_(4.0); return TL{y}; }, {R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.clamp_(-0.5, 0.5); return TL{y}; }, {R({5})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.copy_(x[1]); return TL{y * x[0]}; }, {R({2, 3}), R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.fill_(2.0); return TL{y * x[0]}; }, {R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y.zero_(); return TL{y + x[0]}; }, {R({3})});
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = x[0] * 1.0; y += x[1]; y *= x[1]; y -= x[0]; return TL{y}; },
-             {R({3}), R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.add_(x[1], 2.0);
+        return TL{y};
+      },
+      {R({3}), R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.sub_(x[1]);
+        return TL{y};
+      },
+      {R({2, 3}), R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.mul_(x[1]);
+        return TL{y};
+      },
+      {R({3}), R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.div_(x[1]);
+        return TL{y};
+      },
+      {R({3}), P({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.mul_(y);
+        return TL{y};
+      },
+      {R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0].sin();
+        y.add_(3.0).mul_(2.0).div_(4.0);
+        return TL{y};
+      },
+      {R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.clamp_(-0.5, 0.5);
+        return TL{y};
+      },
+      {R({5})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.copy_(x[1]);
+        return TL{y * x[0]};
+      },
+      {R({2, 3}), R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.fill_(2.0);
+        return TL{y * x[0]};
+      },
+      {R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y.zero_();
+        return TL{y + x[0]};
+      },
+      {R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = x[0] * 1.0;
+        y += x[1];
+        y *= x[1];
+        y -= x[0];
+        return TL{y};
+      },
+      {R({3}), R({3})});
   // An in-place op on a tensor that does not require grad, with an operand that does.
-  CHECK_GRADCHECKS([](const TL& x) { Tensor y = zeros({3}, kFloat64); y.add_(x[0]); return TL{y}; }, {R({3})});
+  CHECK_GRADCHECKS(
+      [](const TL& x) {
+        Tensor y = zeros({3}, kFloat64);
+        y.add_(x[0]);
+        return TL{y};
+      },
+      {R({3})});
 }
 
 TEST_CASE("gradcheck reports a wrong gradient") {

@@ -1,14 +1,14 @@
 // Gradient hooks (Note [Gradient hooks] in wick/autograd/hooks.h): Tensor::register_hook,
 // register_post_accumulate_grad_hook and their handles. The first cases follow PyTorch's
 // test_autograd.py (test_hooks, test_hook_none, test_tensor_hooks_inplace, the remove handle).
-#include <catch2/catch.hpp>
+#include "wick/autograd/hooks.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 
 #include "wick/autograd/engine.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
-#include "wick/autograd/hooks.h"
 #include "wick/core/generator.h"
 
 using namespace wick;

@@ -1,7 +1,6 @@
 #include "oracle_tensor_api.h"
 
 #include <catch2/catch.hpp>
-
 #include <limits>
 
 namespace wick::test {
@@ -48,7 +47,8 @@ const std::map<std::string, OracleOpFn>& tensor_api_ops() {
        }},
       {"std_correction",
        [](const X& x, const OracleCase& c) {
-         return wick::std(x[0], ints(c, "dim"), std::optional<int64_t>(int_kw(c, "correction")), c.kw("keepdim", false));
+         return wick::std(x[0], ints(c, "dim"), std::optional<int64_t>(int_kw(c, "correction")),
+                          c.kw("keepdim", false));
        }},
       {"norm",
        [](const X& x, const OracleCase& c) {
@@ -67,14 +67,16 @@ const std::map<std::string, OracleOpFn>& tensor_api_ops() {
       {"tril", [](const X& x, const OracleCase& c) { return tril(x[0], int_kw(c, "diagonal")); }},
       {"triu", [](const X& x, const OracleCase& c) { return x[0].triu(int_kw(c, "diagonal")); }},
       {"bmm", [](const X& x, const OracleCase&) { return bmm(x[0], x[1]); }},
-      {"baddbmm",
-       [](const X& x, const OracleCase& c) { return baddbmm(x[0], x[1], x[2], num_kw(c, "beta"), num_kw(c, "alpha")); }},
+      {"baddbmm", [](const X& x,
+                     const OracleCase& c) { return baddbmm(x[0], x[1], x[2], num_kw(c, "beta"), num_kw(c, "alpha")); }},
       {"addmm",
        [](const X& x, const OracleCase& c) { return addmm(x[0], x[1], x[2], num_kw(c, "beta"), num_kw(c, "alpha")); }},
       {"outer", [](const X& x, const OracleCase&) { return outer(x[0], x[1]); }},
       {"dot", [](const X& x, const OracleCase&) { return x[0].dot(x[1]); }},
       {"sort_values",
-       [](const X& x, const OracleCase& c) { return std::get<0>(sort(x[0], int_kw(c, "dim"), c.kw("descending", false))); }},
+       [](const X& x, const OracleCase& c) {
+         return std::get<0>(sort(x[0], int_kw(c, "dim"), c.kw("descending", false)));
+       }},
       {"sort_indices",
        [](const X& x, const OracleCase& c) {
          return std::get<1>(sort(x[0], true, int_kw(c, "dim"), c.kw("descending", false)));

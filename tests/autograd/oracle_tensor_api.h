@@ -1,12 +1,12 @@
 #pragma once
 // The oracle's cases of the tensor API of issue 14 (tests/data/generate.py, tensor_api_cases),
 // by op name; tests/autograd/oracle_test.cpp dispatches them with the Foundation ops.
+#include <wick/wick.h>
+
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
-
-#include <wick/wick.h>
 
 #include "support/oracle.h"
 

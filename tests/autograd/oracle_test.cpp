@@ -4,19 +4,19 @@
 // The test is data-driven: it iterates the manifest and dispatches on the op name and its
 // kwargs. A case whose op is neither a Foundation op dispatched here nor one of the nn ops
 // (checked by tests/nn) fails, so a new oracle case cannot be skipped silently.
-#include <catch2/catch.hpp>
+#include "support/oracle.h"
 
+#include <wick/wick.h>
+
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <functional>
 #include <map>
 #include <set>
 
-#include <wick/wick.h>
-
+#include "oracle_tensor_api.h"
 #include "support/allclose.h"
 #include "support/devices.h"
-#include "support/oracle.h"
-#include "oracle_tensor_api.h"
 
 using namespace wick;
 using wick::test::OracleCase;
@@ -46,7 +46,8 @@ std::map<std::string, OpFn> foundation_ops_only() {
       {"sub", [](const auto& x, const auto&) { return sub(x[0], x[1]); }},
       {"mul", [](const auto& x, const auto&) { return mul(x[0], x[1]); }},
       {"div", [](const auto& x, const auto&) { return div(x[0], x[1]); }},
-      {"pow", [](const auto& x, const OracleCase& c) { return pow(x[0], Scalar(c.kwargs.at("exponent").get<double>())); }},
+      {"pow",
+       [](const auto& x, const OracleCase& c) { return pow(x[0], Scalar(c.kwargs.at("exponent").get<double>())); }},
       {"neg", [](const auto& x, const auto&) { return neg(x[0]); }},
       {"exp", [](const auto& x, const auto&) { return exp(x[0]); }},
       {"log", [](const auto& x, const auto&) { return log(x[0]); }},
@@ -77,26 +78,27 @@ std::map<std::string, OpFn> foundation_ops_only() {
        [](const auto& x, const OracleCase& c) {
          return var(x[0], dims_kw(c), c.kw("unbiased", true), c.kw("keepdim", false));
        }},
-      {"reshape",
-       [](const auto& x, const OracleCase& c) { return reshape(x[0], c.kwargs.at("shape").get<std::vector<int64_t>>()); }},
+      {"reshape", [](const auto& x,
+                     const OracleCase& c) { return reshape(x[0], c.kwargs.at("shape").get<std::vector<int64_t>>()); }},
       {"transpose",
        [](const auto& x, const OracleCase& c) {
          return transpose(x[0], c.kwargs.at("dim0").get<int64_t>(), c.kwargs.at("dim1").get<int64_t>());
        }},
-      {"permute",
-       [](const auto& x, const OracleCase& c) { return permute(x[0], c.kwargs.at("dims").get<std::vector<int64_t>>()); }},
+      {"permute", [](const auto& x,
+                     const OracleCase& c) { return permute(x[0], c.kwargs.at("dims").get<std::vector<int64_t>>()); }},
       {"narrow",
        [](const auto& x, const OracleCase& c) {
          return narrow(x[0], c.kwargs.at("dim").get<int64_t>(), c.kwargs.at("start").get<int64_t>(),
                        c.kwargs.at("length").get<int64_t>());
        }},
-      {"expand",
-       [](const auto& x, const OracleCase& c) { return expand(x[0], c.kwargs.at("shape").get<std::vector<int64_t>>()); }},
+      {"expand", [](const auto& x,
+                    const OracleCase& c) { return expand(x[0], c.kwargs.at("shape").get<std::vector<int64_t>>()); }},
       {"cat", [](const auto& x, const OracleCase& c) { return cat(x, c.kw<int64_t>("dim", 0)); }},
       {"stack", [](const auto& x, const OracleCase& c) { return stack(x, c.kw<int64_t>("dim", 0)); }},
       {"index_select",
        [](const auto& x, const OracleCase& c) { return index_select(x[0], c.kwargs.at("dim").get<int64_t>(), x[1]); }},
-      {"gather", [](const auto& x, const OracleCase& c) { return gather(x[0], c.kwargs.at("dim").get<int64_t>(), x[1]); }},
+      {"gather",
+       [](const auto& x, const OracleCase& c) { return gather(x[0], c.kwargs.at("dim").get<int64_t>(), x[1]); }},
       {"matmul", [](const auto& x, const auto&) { return matmul(x[0], x[1]); }},
       {"softmax", [](const auto& x, const OracleCase& c) { return softmax(x[0], c.kwargs.at("dim").get<int64_t>()); }},
       {"log_softmax",
@@ -106,9 +108,9 @@ std::map<std::string, OpFn> foundation_ops_only() {
 
 // Ops of the oracle that belong to nn/ and are checked by its tests (tests/nn/).
 const std::set<std::string>& nn_ops() {
-  static const std::set<std::string> ops = {"linear",     "cross_entropy", "nll_loss",   "mse_loss",
-                                            "conv2d",     "max_pool2d",    "avg_pool2d", "layer_norm",
-                                            "batch_norm_train", "embedding", "dropout_eval"};
+  static const std::set<std::string> ops = {"linear",           "cross_entropy", "nll_loss",    "mse_loss",
+                                            "conv2d",           "max_pool2d",    "avg_pool2d",  "layer_norm",
+                                            "batch_norm_train", "embedding",     "dropout_eval"};
   return ops;
 }
 

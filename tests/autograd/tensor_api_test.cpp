@@ -2,13 +2,12 @@
 // whole-tensor comparisons, sort order (NaN, stability, ties), dtypes of where/cumsum/one_hot,
 // multinomial's statistics and invariants, and the typed errors of bad input. Values against
 // PyTorch are in the oracle (oracle_tensor_api.cpp), gradients in gradcheck_tensor_api_test.cpp.
-#include <catch2/catch.hpp>
+#include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
 #include <set>
-
-#include <wick/wick.h>
 
 #include "support/allclose.h"
 #include "support/devices.h"
@@ -23,7 +22,9 @@ const double kInf = std::numeric_limits<double>::infinity();
 Tensor T(std::vector<double> v, Device d, DType dt = kFloat64) {
   return tensor(v, {static_cast<int64_t>(v.size())}, TensorOptions(dt).device(d));
 }
-Tensor I(std::vector<int64_t> v, IntArrayRef shape, Device d) { return tensor(v, shape, TensorOptions(kInt64).device(d)); }
+Tensor I(std::vector<int64_t> v, IntArrayRef shape, Device d) {
+  return tensor(v, shape, TensorOptions(kInt64).device(d));
+}
 std::vector<int64_t> ints(const Tensor& t) { return t.to_vector<int64_t>(); }
 std::vector<bool> bools(const Tensor& t) {
   std::vector<bool> r;
@@ -297,7 +298,8 @@ TEST_CASE("tensor api: multinomial follows the weights, never draws a zero weigh
 
 TEST_CASE("tensor api: multinomial rejects bad weights with typed errors") {
   CHECK_THROWS_WITH(multinomial(tensor({0.5, -0.1}, kFloat64), 1), Contains("multinomial") && Contains("negative"));
-  CHECK_THROWS_WITH(multinomial(tensor({0.0, 0.0}, kFloat64), 1, true), Contains("multinomial") && Contains("sums to 0"));
+  CHECK_THROWS_WITH(multinomial(tensor({0.0, 0.0}, kFloat64), 1, true),
+                    Contains("multinomial") && Contains("sums to 0"));
   CHECK_THROWS_AS(multinomial(tensor({0.5, kNaN}, kFloat64), 1), ValueError);
   CHECK_THROWS_AS(multinomial(tensor({0.5, kInf}, kFloat64), 1), ValueError);
   CHECK_THROWS_AS(multinomial(tensor({0.5, 0.0, 0.5}, kFloat64), 3), ValueError);  // 2 positive weights

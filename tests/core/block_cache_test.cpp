@@ -2,16 +2,16 @@
 // cases for rounding, splitting, merging, streams, record_stream and out-of-memory recovery, a
 // device that fails midway through empty_cache, and a randomised run over two streams checked
 // against a reference model of what must be live.
+#include "wick/core/block_cache.h"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
 #include <random>
 #include <set>
 #include <thread>
 
-#include <catch2/catch.hpp>
-
-#include "wick/core/block_cache.h"
 #include "wick/core/error.h"
 
 using namespace wick;
@@ -37,8 +37,7 @@ class FakeDevice final : public DeviceMemory {
     return reinterpret_cast<void*>(p);
   }
   void release(void* p, size_t bytes) override {
-    if (fail_release_countdown > 0 && --fail_release_countdown == 0)
-      throw BackendError("fake device: release failed");
+    if (fail_release_countdown > 0 && --fail_release_countdown == 0) throw BackendError("fake device: release failed");
     auto it = segments_.find(reinterpret_cast<uintptr_t>(p));
     if (it == segments_.end() || it->second != bytes) {
       ++bad_releases;
@@ -137,7 +136,8 @@ TEST_CASE("block cache: small requests split one segment and merge back when fre
   CHECK(cache.segment_count() == 0);
 }
 
-TEST_CASE("block cache: large requests take the best fit, split only when more than 1 MiB remains", "[core][block_cache]") {
+TEST_CASE("block cache: large requests take the best fit, split only when more than 1 MiB remains",
+          "[core][block_cache]") {
   FakeDevice dev(256 * MiB);
   BlockCache cache(dev);
   void* a = cache.allocate(3 * MiB, 1);  // a 20 MiB segment, 17 MiB left as a free block
@@ -170,7 +170,8 @@ TEST_CASE("block cache: a block is reused only by the stream it was allocated on
   cache.free(c);
 }
 
-TEST_CASE("block cache: record_stream keeps a freed block out until the other stream passes the free", "[core][block_cache]") {
+TEST_CASE("block cache: record_stream keeps a freed block out until the other stream passes the free",
+          "[core][block_cache]") {
   FakeDevice dev(64 * MiB);
   BlockCache cache(dev);
   void* a = cache.allocate(4096, 1);
@@ -222,7 +223,8 @@ TEST_CASE("block cache: out of memory releases only the cached segments the requ
   CHECK(dev.bad_releases == 0);
 }
 
-TEST_CASE("block cache: a device failing midway through empty_cache leaves no freed memory in the cache", "[core][block_cache]") {
+TEST_CASE("block cache: a device failing midway through empty_cache leaves no freed memory in the cache",
+          "[core][block_cache]") {
   FakeDevice dev(256 * MiB);
   BlockCache cache(dev);
   std::vector<void*> ps;
@@ -245,7 +247,8 @@ TEST_CASE("block cache: a device failing midway through empty_cache leaves no fr
   CHECK(dev.bad_releases == 0);
 }
 
-TEST_CASE("block cache: randomised allocations and frees on two streams match a reference model", "[core][block_cache]") {
+TEST_CASE("block cache: randomised allocations and frees on two streams match a reference model",
+          "[core][block_cache]") {
   FakeDevice dev(160 * MiB);
   BlockCache cache(dev);
   std::mt19937_64 rng(20261201);
@@ -253,8 +256,8 @@ TEST_CASE("block cache: randomised allocations and frees on two streams match a 
     size_t bytes;
     DeviceMemory::StreamId stream;
   };
-  std::map<uintptr_t, Live> live;                      // the model: what must be live
-  std::map<uintptr_t, DeviceMemory::StreamId> owner;   // segment -> the only stream that may use it
+  std::map<uintptr_t, Live> live;                     // the model: what must be live
+  std::map<uintptr_t, DeviceMemory::StreamId> owner;  // segment -> the only stream that may use it
   // Freed regions another stream may still read: [begin, end) -> that stream.
   std::vector<std::tuple<uintptr_t, uintptr_t, DeviceMemory::StreamId>> in_flight;
   std::map<uintptr_t, std::vector<DeviceMemory::StreamId>> recorded;

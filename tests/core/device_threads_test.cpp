@@ -1,14 +1,14 @@
 // The persistent device threads (Note [Device threads]) and the CPU intra-op thread budgets
 // (Note [CPU thread budgets]).
-#include <catch2/catch.hpp>
+#include "wick/core/device_threads.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <mutex>
 #include <thread>
 #include <vector>
 
 #include "wick/core/cpu_threads.h"
-#include "wick/core/device_threads.h"
 #include "wick/core/error.h"
 #include "wick/core/flush_denormal.h"
 
@@ -63,10 +63,11 @@ TEST_CASE("device threads: a worker waiting on work queued to itself runs it (no
               CHECK(*device_threads::current_worker_device() == cpu(6));
               WaitGroup inner;  // waits on the worker's own queue
               inner.add(3);
-              for (int i = 0; i < 3; ++i) q6->push({0, [&] {
-                                                     ++inner_runs;
-                                                     inner.done();
-                                                   }});
+              for (int i = 0; i < 3; ++i)
+                q6->push({0, [&] {
+                            ++inner_runs;
+                            inner.done();
+                          }});
               inner.wait();
               outer.done();
             }});

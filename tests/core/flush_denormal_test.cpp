@@ -1,11 +1,10 @@
 // set_flush_denormal: a product that is denormal in float32 (1e-30 * 1e-10 = 1e-40) comes out
 // as itself normally and as zero when flushing, in the CPU kernels, on the calling thread and on
 // a thread it starts afterwards; turning it off restores denormals.
-#include <catch2/catch.hpp>
-
-#include <thread>
-
 #include <wick/wick.h>
+
+#include <catch2/catch.hpp>
+#include <thread>
 
 using namespace wick;
 

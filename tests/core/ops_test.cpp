@@ -1,12 +1,11 @@
 // Ops: broadcasting edge cases (size-0 and size-1 dims, scalars, 0-dim tensors), reductions,
 // indexing, matmul shape cases against a naive reference, and the errors for bad input (device
 // and shape mismatches, bad dims and indices), each naming the op and the operands.
-#include <catch2/catch.hpp>
+#include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
-
-#include <wick/wick.h>
 
 #include "support/allclose.h"
 
@@ -89,7 +88,10 @@ TEST_CASE("shape mismatches raise errors naming the op and both shapes") {
            {"minimum", [&] { return minimum(a, b); }},
            {"eq", [&] { return eq(a, b); }},
            {"lt", [&] { return lt(a, b); }},
-           {"where", [&] { return where(zeros({2, 3}, kBool), a, b); }},
+           {"where",
+            [&] {
+              return where(zeros({2, 3}, kBool), a, b);
+            }},
        }) {
     INFO(name);
     CHECK_THROWS_WITH(fn(), Contains(std::string(name) + ":") && Contains("[2, 3]") && Contains("[4]") &&
@@ -139,18 +141,37 @@ TEST_CASE("every multi-input op refuses operands on two devices, naming the op a
       {"logical_and", [&] { logical_and(a, b); }},
       {"logical_or", [&] { logical_or(a, b); }},
       {"where", [&] { where(cond1, a, a); }},
-      {"where", [&] { where(native::ones({2, 3}, kBool, d0), a, b); }},
+      {"where",
+       [&] {
+         where(native::ones({2, 3}, kBool, d0), a, b);
+       }},
       {"matmul", [&] { matmul(a, b.t()); }},
       {"mm", [&] { mm(a, b.t()); }},
-      {"cat", [&] { cat({a, b}); }},
-      {"stack", [&] { stack({a, b}); }},
+      {"cat",
+       [&] {
+         cat({a, b});
+       }},
+      {"stack",
+       [&] {
+         stack({a, b});
+       }},
       {"index_select", [&] { index_select(a, 0, idx1); }},
       {"index_add", [&] { index_add(a, 0, idx0, b); }},
       {"gather", [&] { gather(a, 1, gidx1); }},
       {"scatter_add", [&] { scatter_add(a, 1, gidx1, a); }},
       {"add", [&] { operator+(a, b); }},
-      {"add", [&] { Tensor c = a.clone(); NoGradGuard g; c.add_(b); }},
-      {"mul", [&] { Tensor c = a.clone(); NoGradGuard g; c.mul_(b); }},
+      {"add",
+       [&] {
+         Tensor c = a.clone();
+         NoGradGuard g;
+         c.add_(b);
+       }},
+      {"mul",
+       [&] {
+         Tensor c = a.clone();
+         NoGradGuard g;
+         c.mul_(b);
+       }},
       {"native add", [&] { native::binary(BinaryOp::Add, a, b); }},
       {"native mm", [&] { native::mm(a, b.t()); }},
   };
@@ -183,7 +204,8 @@ TEST_CASE("unary and binary ops on special values") {
   CHECK_ALLCLOSE(clamp(x, std::nullopt, 0.0), f64({-2, -0.5, 0, 0, 0}, {5}), 0, 0);
   CHECK_THROWS_WITH(clamp(x, std::nullopt, std::nullopt), Contains("clamp"));
   Tensor big = f64({-800, -60, 0, 60, 800}, {5});
-  CHECK_ALLCLOSE(sigmoid(big), f64({0, 1.0 / (1 + std::exp(60.0)), 0.5, 1.0 / (1 + std::exp(-60.0)), 1}, {5}), 1e-15, 0);
+  CHECK_ALLCLOSE(sigmoid(big), f64({0, 1.0 / (1 + std::exp(60.0)), 0.5, 1.0 / (1 + std::exp(-60.0)), 1}, {5}), 1e-15,
+                 0);
   CHECK_ALLCLOSE(tanh(big), f64({-1, -1, 0, 1, 1}, {5}), 0, 0);
   CHECK_ALLCLOSE(sigmoid(big.to(kFloat32)), f64({0, 1.0 / (1 + std::exp(60.0)), 0.5, 1, 1}, {5}), 1e-6, 0);
   CHECK_ALLCLOSE(exp(f64({-kInf, 0, kInf}, {3})), f64({0, 1, kInf}, {3}), 0, 0);
@@ -356,10 +378,21 @@ Tensor reference_matmul(const Tensor& a_in, const Tensor& b_in) {
 TEST_CASE("matmul covers every shape case of torch.matmul") {
   manual_seed(11);
   const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
-      {{4}, {4}},           {{4}, {4, 3}},        {{3, 4}, {4}},          {{3, 4}, {4, 5}},
-      {{2, 3, 4}, {4}},     {{4}, {2, 4, 5}},     {{2, 3, 4}, {4, 5}},    {{3, 4}, {2, 4, 5}},
-      {{2, 3, 4}, {2, 4, 5}}, {{2, 1, 3, 4}, {5, 4, 2}}, {{1, 3, 4}, {6, 4, 2}}, {{2, 2, 1, 4}, {1, 4, 1}},
-      {{1, 1}, {1, 1}},     {{5, 1}, {1, 6}},     {{1, 4}, {4, 1}},
+      {{4}, {4}},
+      {{4}, {4, 3}},
+      {{3, 4}, {4}},
+      {{3, 4}, {4, 5}},
+      {{2, 3, 4}, {4}},
+      {{4}, {2, 4, 5}},
+      {{2, 3, 4}, {4, 5}},
+      {{3, 4}, {2, 4, 5}},
+      {{2, 3, 4}, {2, 4, 5}},
+      {{2, 1, 3, 4}, {5, 4, 2}},
+      {{1, 3, 4}, {6, 4, 2}},
+      {{2, 2, 1, 4}, {1, 4, 1}},
+      {{1, 1}, {1, 1}},
+      {{5, 1}, {1, 6}},
+      {{1, 4}, {4, 1}},
   };
   for (const auto& [sa, sb] : shapes) {
     INFO("[" << fmt::format("{}", fmt::join(sa, ", ")) << "] x [" << fmt::format("{}", fmt::join(sb, ", ")) << "]");

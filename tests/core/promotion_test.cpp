@@ -4,9 +4,9 @@
 // (https://pytorch.org/docs/stable/tensor_attributes.html#type-promotion-doc): categories
 // bool < integer < floating; within a category, dimensioned tensors win over 0-dim tensors, which
 // win over Scalars; a floating Scalar counts as the default float32.
-#include <catch2/catch.hpp>
-
 #include <wick/wick.h>
+
+#include <catch2/catch.hpp>
 
 #include "support/allclose.h"
 
@@ -34,7 +34,8 @@ TEST_CASE("DType names, sizes and safetensors names") {
   CHECK(element_size(kFloat64) == 8);
   CHECK(fmt::format("{}", kFloat32) == "float32");
   CHECK(dtype_name(kInt64) == "int64");
-  for (DType d : {kBool, kInt64, kFloat32, kFloat64}) CHECK(dtype_from_safetensors_name(dtype_safetensors_name(d)) == d);
+  for (DType d : {kBool, kInt64, kFloat32, kFloat64})
+    CHECK(dtype_from_safetensors_name(dtype_safetensors_name(d)) == d);
   CHECK_THROWS_WITH(dtype_from_safetensors_name("BF16"), Contains("BF16") && Contains("not supported"));
   CHECK(is_floating(kFloat32));
   CHECK_FALSE(is_floating(kInt64));
@@ -74,41 +75,73 @@ struct TT {
 // torch.result_type(a, b): a/b dimensioned ([2]) or 0-dim.
 const TT kTensorTensor[] = {
     // dimensioned x dimensioned
-    {kBool, false, kBool, false, kBool}, {kBool, false, kInt64, false, kInt64},
-    {kBool, false, kFloat32, false, kFloat32}, {kBool, false, kFloat64, false, kFloat64},
-    {kInt64, false, kBool, false, kInt64}, {kInt64, false, kInt64, false, kInt64},
-    {kInt64, false, kFloat32, false, kFloat32}, {kInt64, false, kFloat64, false, kFloat64},
-    {kFloat32, false, kBool, false, kFloat32}, {kFloat32, false, kInt64, false, kFloat32},
-    {kFloat32, false, kFloat32, false, kFloat32}, {kFloat32, false, kFloat64, false, kFloat64},
-    {kFloat64, false, kBool, false, kFloat64}, {kFloat64, false, kInt64, false, kFloat64},
-    {kFloat64, false, kFloat32, false, kFloat64}, {kFloat64, false, kFloat64, false, kFloat64},
+    {kBool, false, kBool, false, kBool},
+    {kBool, false, kInt64, false, kInt64},
+    {kBool, false, kFloat32, false, kFloat32},
+    {kBool, false, kFloat64, false, kFloat64},
+    {kInt64, false, kBool, false, kInt64},
+    {kInt64, false, kInt64, false, kInt64},
+    {kInt64, false, kFloat32, false, kFloat32},
+    {kInt64, false, kFloat64, false, kFloat64},
+    {kFloat32, false, kBool, false, kFloat32},
+    {kFloat32, false, kInt64, false, kFloat32},
+    {kFloat32, false, kFloat32, false, kFloat32},
+    {kFloat32, false, kFloat64, false, kFloat64},
+    {kFloat64, false, kBool, false, kFloat64},
+    {kFloat64, false, kInt64, false, kFloat64},
+    {kFloat64, false, kFloat32, false, kFloat64},
+    {kFloat64, false, kFloat64, false, kFloat64},
     // dimensioned x 0-dim
-    {kBool, false, kBool, true, kBool}, {kBool, false, kInt64, true, kInt64},
-    {kBool, false, kFloat32, true, kFloat32}, {kBool, false, kFloat64, true, kFloat64},
-    {kInt64, false, kBool, true, kInt64}, {kInt64, false, kInt64, true, kInt64},
-    {kInt64, false, kFloat32, true, kFloat32}, {kInt64, false, kFloat64, true, kFloat64},
-    {kFloat32, false, kBool, true, kFloat32}, {kFloat32, false, kInt64, true, kFloat32},
-    {kFloat32, false, kFloat32, true, kFloat32}, {kFloat32, false, kFloat64, true, kFloat32},
-    {kFloat64, false, kBool, true, kFloat64}, {kFloat64, false, kInt64, true, kFloat64},
-    {kFloat64, false, kFloat32, true, kFloat64}, {kFloat64, false, kFloat64, true, kFloat64},
+    {kBool, false, kBool, true, kBool},
+    {kBool, false, kInt64, true, kInt64},
+    {kBool, false, kFloat32, true, kFloat32},
+    {kBool, false, kFloat64, true, kFloat64},
+    {kInt64, false, kBool, true, kInt64},
+    {kInt64, false, kInt64, true, kInt64},
+    {kInt64, false, kFloat32, true, kFloat32},
+    {kInt64, false, kFloat64, true, kFloat64},
+    {kFloat32, false, kBool, true, kFloat32},
+    {kFloat32, false, kInt64, true, kFloat32},
+    {kFloat32, false, kFloat32, true, kFloat32},
+    {kFloat32, false, kFloat64, true, kFloat32},
+    {kFloat64, false, kBool, true, kFloat64},
+    {kFloat64, false, kInt64, true, kFloat64},
+    {kFloat64, false, kFloat32, true, kFloat64},
+    {kFloat64, false, kFloat64, true, kFloat64},
     // 0-dim x dimensioned
-    {kBool, true, kBool, false, kBool}, {kBool, true, kInt64, false, kInt64},
-    {kBool, true, kFloat32, false, kFloat32}, {kBool, true, kFloat64, false, kFloat64},
-    {kInt64, true, kBool, false, kInt64}, {kInt64, true, kInt64, false, kInt64},
-    {kInt64, true, kFloat32, false, kFloat32}, {kInt64, true, kFloat64, false, kFloat64},
-    {kFloat32, true, kBool, false, kFloat32}, {kFloat32, true, kInt64, false, kFloat32},
-    {kFloat32, true, kFloat32, false, kFloat32}, {kFloat32, true, kFloat64, false, kFloat64},
-    {kFloat64, true, kBool, false, kFloat64}, {kFloat64, true, kInt64, false, kFloat64},
-    {kFloat64, true, kFloat32, false, kFloat32}, {kFloat64, true, kFloat64, false, kFloat64},
+    {kBool, true, kBool, false, kBool},
+    {kBool, true, kInt64, false, kInt64},
+    {kBool, true, kFloat32, false, kFloat32},
+    {kBool, true, kFloat64, false, kFloat64},
+    {kInt64, true, kBool, false, kInt64},
+    {kInt64, true, kInt64, false, kInt64},
+    {kInt64, true, kFloat32, false, kFloat32},
+    {kInt64, true, kFloat64, false, kFloat64},
+    {kFloat32, true, kBool, false, kFloat32},
+    {kFloat32, true, kInt64, false, kFloat32},
+    {kFloat32, true, kFloat32, false, kFloat32},
+    {kFloat32, true, kFloat64, false, kFloat64},
+    {kFloat64, true, kBool, false, kFloat64},
+    {kFloat64, true, kInt64, false, kFloat64},
+    {kFloat64, true, kFloat32, false, kFloat32},
+    {kFloat64, true, kFloat64, false, kFloat64},
     // 0-dim x 0-dim
-    {kBool, true, kBool, true, kBool}, {kBool, true, kInt64, true, kInt64},
-    {kBool, true, kFloat32, true, kFloat32}, {kBool, true, kFloat64, true, kFloat64},
-    {kInt64, true, kBool, true, kInt64}, {kInt64, true, kInt64, true, kInt64},
-    {kInt64, true, kFloat32, true, kFloat32}, {kInt64, true, kFloat64, true, kFloat64},
-    {kFloat32, true, kBool, true, kFloat32}, {kFloat32, true, kInt64, true, kFloat32},
-    {kFloat32, true, kFloat32, true, kFloat32}, {kFloat32, true, kFloat64, true, kFloat64},
-    {kFloat64, true, kBool, true, kFloat64}, {kFloat64, true, kInt64, true, kFloat64},
-    {kFloat64, true, kFloat32, true, kFloat64}, {kFloat64, true, kFloat64, true, kFloat64},
+    {kBool, true, kBool, true, kBool},
+    {kBool, true, kInt64, true, kInt64},
+    {kBool, true, kFloat32, true, kFloat32},
+    {kBool, true, kFloat64, true, kFloat64},
+    {kInt64, true, kBool, true, kInt64},
+    {kInt64, true, kInt64, true, kInt64},
+    {kInt64, true, kFloat32, true, kFloat32},
+    {kInt64, true, kFloat64, true, kFloat64},
+    {kFloat32, true, kBool, true, kFloat32},
+    {kFloat32, true, kInt64, true, kFloat32},
+    {kFloat32, true, kFloat32, true, kFloat32},
+    {kFloat32, true, kFloat64, true, kFloat64},
+    {kFloat64, true, kBool, true, kFloat64},
+    {kFloat64, true, kInt64, true, kFloat64},
+    {kFloat64, true, kFloat32, true, kFloat64},
+    {kFloat64, true, kFloat64, true, kFloat64},
 };
 
 struct TS {
@@ -119,14 +152,14 @@ struct TS {
 };
 // torch.result_type(a, python_number).
 const TS kTensorScalar[] = {
-    {kBool, false, true, kBool},        {kBool, false, int64_t{2}, kInt64},     {kBool, false, 2.5, kFloat32},
-    {kInt64, false, true, kInt64},      {kInt64, false, int64_t{2}, kInt64},    {kInt64, false, 2.5, kFloat32},
-    {kFloat32, false, true, kFloat32},  {kFloat32, false, int64_t{2}, kFloat32}, {kFloat32, false, 2.5, kFloat32},
-    {kFloat64, false, true, kFloat64},  {kFloat64, false, int64_t{2}, kFloat64}, {kFloat64, false, 2.5, kFloat64},
-    {kBool, true, true, kBool},         {kBool, true, int64_t{2}, kInt64},      {kBool, true, 2.5, kFloat32},
-    {kInt64, true, true, kInt64},       {kInt64, true, int64_t{2}, kInt64},     {kInt64, true, 2.5, kFloat32},
-    {kFloat32, true, true, kFloat32},   {kFloat32, true, int64_t{2}, kFloat32}, {kFloat32, true, 2.5, kFloat32},
-    {kFloat64, true, true, kFloat64},   {kFloat64, true, int64_t{2}, kFloat64}, {kFloat64, true, 2.5, kFloat64},
+    {kBool, false, true, kBool},       {kBool, false, int64_t{2}, kInt64},      {kBool, false, 2.5, kFloat32},
+    {kInt64, false, true, kInt64},     {kInt64, false, int64_t{2}, kInt64},     {kInt64, false, 2.5, kFloat32},
+    {kFloat32, false, true, kFloat32}, {kFloat32, false, int64_t{2}, kFloat32}, {kFloat32, false, 2.5, kFloat32},
+    {kFloat64, false, true, kFloat64}, {kFloat64, false, int64_t{2}, kFloat64}, {kFloat64, false, 2.5, kFloat64},
+    {kBool, true, true, kBool},        {kBool, true, int64_t{2}, kInt64},       {kBool, true, 2.5, kFloat32},
+    {kInt64, true, true, kInt64},      {kInt64, true, int64_t{2}, kInt64},      {kInt64, true, 2.5, kFloat32},
+    {kFloat32, true, true, kFloat32},  {kFloat32, true, int64_t{2}, kFloat32},  {kFloat32, true, 2.5, kFloat32},
+    {kFloat64, true, true, kFloat64},  {kFloat64, true, int64_t{2}, kFloat64},  {kFloat64, true, 2.5, kFloat64},
 };
 }  // namespace
 

@@ -2,7 +2,6 @@
 // the scan form of the arg rule against the general one, and a tree of arg_take combines (as the
 // CUDA warp does it) against the sequential scan.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 #include <limits>
 #include <random>
@@ -61,9 +60,9 @@ TEST_CASE("reduction rules: the arg rule's scan form agrees with the general rul
 }
 
 TEST_CASE("reduction rules: argmax/argmin by hand, and a tree of combines equals the scan") {
-  CHECK(scan<true>({1, 3, 3, 2}) == 1);         // first maximum
-  CHECK(scan<false>({2, 0, 5, 0}) == 1);        // first minimum
-  CHECK(scan<true>({1, kNaN, 9, kNaN}) == 1);   // first NaN beats every number
+  CHECK(scan<true>({1, 3, 3, 2}) == 1);        // first maximum
+  CHECK(scan<false>({2, 0, 5, 0}) == 1);       // first minimum
+  CHECK(scan<true>({1, kNaN, 9, kNaN}) == 1);  // first NaN beats every number
   CHECK(scan<false>({1, kNaN, -9, kNaN}) == 1);
   CHECK(scan<true>({-kInf, -kInf}) == 0);
   std::mt19937_64 gen(7);

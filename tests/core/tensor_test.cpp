@@ -2,11 +2,11 @@
 // copies, element access, printing, and per-device allocator accounting.
 #include <wick/wick.h>
 
-#include <catch2/catch.hpp>
 #include <atomic>
-#include <thread>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <set>
+#include <thread>
 #include <tuple>
 
 #include "support/allclose.h"
@@ -179,7 +179,7 @@ TEST_CASE("the uniform map never returns its upper bound, at the rounding bounda
   const uint64_t all_ones = ~uint64_t{0};
   CHECK(math::uniform_from_bits(all_ones) == 1.0 - 0x1.0p-53);
   CHECK(math::uniform_from_bits(0) == 0.0);
-  const std::vector<std::pair<double, double>> bounds = {{0.0, 1.0}, {1.0, 2.0},  {-3.0, 7.0},
+  const std::vector<std::pair<double, double>> bounds = {{0.0, 1.0}, {1.0, 2.0},   {-3.0, 7.0},
                                                          {0.1, 0.3}, {-1.0, -0.5}, {1e6, 1e6 + 1.0}};
   for (auto [a, b] : bounds) {
     CAPTURE(a, b);
@@ -535,7 +535,7 @@ TEST_CASE("small CPU blocks are cached in size classes, per device, from many th
 #if defined(__SANITIZE_ADDRESS__)
   CHECK(s1.reserved == s1.in_use);  // no cache under AddressSanitizer (Note [CPU block cache])
 #else
-  CHECK(s1.reserved == s1.in_use + 64);  // the 64-byte class
+  CHECK(s1.reserved == s1.in_use + 64);                                                   // the 64-byte class
   // Any request of the same class (33..64 bytes) on the same device takes the warm block back.
   Tensor same_class = empty({16}, TensorOptions(kFloat32).device(d));
   CHECK(same_class.data_ptr() == first);

@@ -113,7 +113,8 @@ TEST_CASE("bool tensors reduce by logical or through the NCCL communicator, as t
   comm->all_reduce(per_device(cpu), outs);
   sync_all();
   check_equal(out, expected, "reduce bool");
-  for (int i = 0; i < n; ++i) check_equal(outs[static_cast<size_t>(i)], expected, fmt::format("all_reduce bool on {}", i));
+  for (int i = 0; i < n; ++i)
+    check_equal(outs[static_cast<size_t>(i)], expected, fmt::format("all_reduce bool on {}", i));
   // the same through comm::reduce_add, which picks the communicator itself
   check_equal(parallel::comm::reduce_add(per_device(cpu), gpu(0)), expected, "comm::reduce_add bool");
 }

@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <vector>
+
 #include "support/temp_dir.h"
 
 using namespace wick;
@@ -418,24 +419,45 @@ std::vector<Row> tensor_api_rows() {
       row<IndexError>("topk with k past the size", [=] { wick::topk(v3, 4); }, {"topk", "k = 4", "size 3", "[3]"}),
       row<IndexError>("sort along a dim that is not there", [=] { wick::sort(m23, 2); }, {"sort", "dim 2"}),
       row<ValueError>("bmm of 2-d tensors", [=] { wick::bmm(m23, m23); }, {"bmm", "[2, 3]", "3-d"}),
-      row<ValueError>("addmm with an input that does not broadcast", [=] { wick::addmm(v3.view({3, 1}).expand({3, 2}), m23.t(), m23); },
+      row<ValueError>("addmm with an input that does not broadcast",
+                      [=] {
+                        wick::addmm(v3.view({3, 1}).expand({3, 2}), m23.t(), m23);
+                      },
                       {"addmm", "[3, 2]", "[3, 3]"}),
       row<ValueError>("tril of a 1-d tensor", [=] { wick::tril(v3); }, {"tril", "[3]", "2 dims"}),
-      row<TypeError>("masked_fill with a float mask", [=] { wick::masked_fill(v3, v3, 1.0); }, {"masked_fill", "bool", "float64"}),
-      row<ValueError>("masked_fill with a 1-d value", [=] { wick::masked_fill(v3, mask3, v3); }, {"masked_fill", "0-dim", "[3]"}),
+      row<TypeError>("masked_fill with a float mask", [=] { wick::masked_fill(v3, v3, 1.0); },
+                     {"masked_fill", "bool", "float64"}),
+      row<ValueError>("masked_fill with a 1-d value", [=] { wick::masked_fill(v3, mask3, v3); },
+                      {"masked_fill", "0-dim", "[3]"}),
       row<ValueError>("repeat with fewer repeats than dims", [=] { wick::repeat(m23, {2}); }, {"repeat", "[2, 3]"}),
-      row<ValueError>("roll with more shifts than dims", [=] { wick::roll(m23, {1, 2}, {0}); }, {"roll", "2 shifts", "1 dims"}),
+      row<ValueError>("roll with more shifts than dims",
+                      [=] {
+                        wick::roll(m23, {1, 2}, {0});
+                      },
+                      {"roll", "2 shifts", "1 dims"}),
       row<ValueError>("diag of a 3-d tensor", [=] { wick::diag(m23.unsqueeze(0)); }, {"diag", "[1, 2, 3]"}),
-      row<ValueError>("dot of different lengths", [=] { wick::dot(v3, wick::zeros({2}, f64())); }, {"dot", "[3]", "[2]"}),
+      row<ValueError>("dot of different lengths", [=] { wick::dot(v3, wick::zeros({2}, f64())); },
+                      {"dot", "[3]", "[2]"}),
       row<TypeError>("one_hot of a float tensor", [=] { wick::one_hot(v3); }, {"one_hot", "int64", "float64"}),
-      row<ValueError>("one_hot with a class past num_classes", [] { wick::one_hot(wick::tensor(std::vector<int64_t>{0, 5}, {2}), 3); },
+      row<ValueError>("one_hot with a class past num_classes",
+                      [] {
+                        wick::one_hot(wick::tensor(std::vector<int64_t>{0, 5}, {2}), 3);
+                      },
                       {"one_hot", "5", "num_classes = 3"}),
-      row<ValueError>("multinomial with a negative weight", [] { wick::multinomial(wick::tensor({0.5, -1.0}, f64()), 1); },
+      row<ValueError>("multinomial with a negative weight",
+                      [] {
+                        wick::multinomial(wick::tensor({0.5, -1.0}, f64()), 1);
+                      },
                       {"multinomial", "negative"}),
-      row<ValueError>("multinomial with an all-zero row", [=] { wick::multinomial(v3, 1, true); }, {"multinomial", "sums to 0"}),
+      row<ValueError>("multinomial with an all-zero row", [=] { wick::multinomial(v3, 1, true); },
+                      {"multinomial", "sums to 0"}),
       row<ValueError>("multinomial without replacement past the positive weights",
-                      [] { wick::multinomial(wick::tensor({1.0, 0.0}, f64()), 2); }, {"multinomial", "2 samples", "1 positive"}),
-      row<TypeError>("isclose of two dtypes", [=] { wick::isclose(v3, v3.to(kFloat32)); }, {"isclose", "float64", "float32"}),
+                      [] {
+                        wick::multinomial(wick::tensor({1.0, 0.0}, f64()), 2);
+                      },
+                      {"multinomial", "2 samples", "1 positive"}),
+      row<TypeError>("isclose of two dtypes", [=] { wick::isclose(v3, v3.to(kFloat32)); },
+                     {"isclose", "float64", "float32"}),
       row<TypeError>("norm of an integer tensor", [] { wick::norm(wick::zeros({2}, i64())); }, {"norm", "int64"}),
   };
 }
@@ -535,9 +557,8 @@ TEST_CASE("typed errors: the tensor API") { check_rows(tensor_api_rows()); }
 
 TEST_CASE("typed errors: the table covers at least 40 bad inputs") {
   TempDir dir("wick-errors-test");
-  const size_t n =
-      core_rows().size() + autograd_rows().size() + nn_rows().size() + file_rows(dir).size() + parallel_rows().size() +
-      tensor_api_rows().size();
+  const size_t n = core_rows().size() + autograd_rows().size() + nn_rows().size() + file_rows(dir).size() +
+                   parallel_rows().size() + tensor_api_rows().size();
   CHECK(n >= 40);
 }
 

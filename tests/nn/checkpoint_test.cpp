@@ -1,24 +1,25 @@
 // Checkpoint files: bit-identical round trips, every mismatch named with nothing changed,
 // truncated files, failed saves that keep the previous file, and training checkpoints
 // (model + optimizer + epoch) that resume bit-identically.
-#include <catch2/catch.hpp>
+#include "wick/nn/checkpoint.h"
+
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "support/temp_dir.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/generator.h"
-#include "wick/nn/checkpoint.h"
 #include "wick/nn/nn.h"
 #include "wick/nn/optim/optim.h"
 #include "wick/nn/safetensors.h"
-#include "support/temp_dir.h"
 
 using namespace wick;
 namespace fs = std::filesystem;
@@ -135,14 +136,17 @@ TEST_CASE("checkpoint: every mismatch is named and nothing changes", "[checkpoin
   const std::string p_dtype = write(dtype, "dtype.safetensors");
   const std::string p_all = write(all, "all.safetensors");
 
-  CHECK_THROWS_WITH(nn::load(*target, p_missing), Catch::Contains("Missing key(s)") && Catch::Contains("\"5.bias\"") &&
-                                                      Catch::Contains(p_missing));
+  CHECK_THROWS_WITH(nn::load(*target, p_missing),
+                    Catch::Contains("Missing key(s)") && Catch::Contains("\"5.bias\"") && Catch::Contains(p_missing));
   CHECK(values(*target) == before);
-  CHECK_THROWS_WITH(nn::load(*target, p_unexpected), Catch::Contains("Unexpected key(s)") && Catch::Contains("\"extra.weight\""));
+  CHECK_THROWS_WITH(nn::load(*target, p_unexpected),
+                    Catch::Contains("Unexpected key(s)") && Catch::Contains("\"extra.weight\""));
   CHECK(values(*target) == before);
-  CHECK_THROWS_WITH(nn::load(*target, p_shape), Catch::Contains("size mismatch for 5.weight") && Catch::Contains("[5, 63]"));
+  CHECK_THROWS_WITH(nn::load(*target, p_shape),
+                    Catch::Contains("size mismatch for 5.weight") && Catch::Contains("[5, 63]"));
   CHECK(values(*target) == before);
-  CHECK_THROWS_WITH(nn::load(*target, p_dtype), Catch::Contains("dtype mismatch for 0.bias") && Catch::Contains("float64"));
+  CHECK_THROWS_WITH(nn::load(*target, p_dtype),
+                    Catch::Contains("dtype mismatch for 0.bias") && Catch::Contains("float64"));
   CHECK(values(*target) == before);
   try {
     nn::load(*target, p_all);
@@ -241,15 +245,19 @@ TEST_CASE("checkpoint: a training checkpoint resumes bit-identically", "[checkpo
     INFO((kind == 0 ? "Adam" : "SGD"));
     auto net = make_net(1);
     std::unique_ptr<optim::Optimizer> opt;
-    if (kind == 0) opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(1e-2).amsgrad(true));
-    else opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
+    if (kind == 0)
+      opt = std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(1e-2).amsgrad(true));
+    else
+      opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
     train_steps(*net, *opt, 3);
     nn::save_checkpoint(path, *net, *opt, 3, {{"note", "hello"}});
 
     auto net2 = make_net(7);
     std::unique_ptr<optim::Optimizer> opt2;
-    if (kind == 0) opt2 = std::make_unique<optim::Adam>(net2->parameters(), optim::AdamOptions(0.5));
-    else opt2 = std::make_unique<optim::SGD>(net2->parameters(), optim::SGDOptions(0.5));
+    if (kind == 0)
+      opt2 = std::make_unique<optim::Adam>(net2->parameters(), optim::AdamOptions(0.5));
+    else
+      opt2 = std::make_unique<optim::SGD>(net2->parameters(), optim::SGDOptions(0.5));
     nn::CheckpointInfo info = nn::load_checkpoint(path, *net2, *opt2);
     CHECK(info.epoch == 3);
     CHECK(info.metadata.at("note") == "hello");
@@ -279,8 +287,9 @@ TEST_CASE("checkpoint: a training checkpoint that does not fit changes neither m
   const auto opt_before = adam.state_dict();
 
   // The model part fits, the optimizer part does not (SGD state into Adam): both unchanged.
-  CHECK_THROWS_WITH(nn::load_checkpoint(dir.file("sgd.safetensors"), *net2, adam),
-                    Catch::Contains("nothing was loaded") && Catch::Contains("the state dict is for SGD but this optimizer is Adam"));
+  CHECK_THROWS_WITH(
+      nn::load_checkpoint(dir.file("sgd.safetensors"), *net2, adam),
+      Catch::Contains("nothing was loaded") && Catch::Contains("the state dict is for SGD but this optimizer is Adam"));
   CHECK(values(*net2) == model_before);
   auto opt_after = adam.state_dict();
   CHECK(opt_after.state.keys() == opt_before.state.keys());
@@ -289,8 +298,9 @@ TEST_CASE("checkpoint: a training checkpoint that does not fit changes neither m
   // Model mismatch and optimizer mismatch together: both reported.
   auto other = make_net(3, 6);
   optim::Adam adam2(other->parameters(), optim::AdamOptions(1e-3));
-  CHECK_THROWS_WITH(nn::load_checkpoint(dir.file("sgd.safetensors"), *other, adam2),
-                    Catch::Contains("Model:") && Catch::Contains("size mismatch for 5.weight") && Catch::Contains("Optimizer:"));
+  CHECK_THROWS_WITH(
+      nn::load_checkpoint(dir.file("sgd.safetensors"), *other, adam2),
+      Catch::Contains("Model:") && Catch::Contains("size mismatch for 5.weight") && Catch::Contains("Optimizer:"));
   CHECK_THROWS_WITH(nn::load_checkpoint(dir.file("model-only.safetensors"), *net2, adam),
                     Catch::Contains("not a training checkpoint"));
 

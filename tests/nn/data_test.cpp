@@ -1,8 +1,10 @@
 // wick::data: the IDX reader on small hand-made files (gzip and plain) and the batch loader.
-#include <catch2/catch.hpp>
+#include "wick/nn/data/data.h"
+
 #include <unistd.h>
 #include <zlib.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "wick/autograd/functions.h"
-#include "wick/nn/data/data.h"
 
 using namespace wick;
 using namespace wick::data;
@@ -22,12 +23,19 @@ namespace {
 struct TempDir {
   fs::path path;
   TempDir() {
-    path = fs::temp_directory_path() / ("wick-data-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+    path = fs::temp_directory_path() /
+           ("wick-data-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
     fs::create_directories(path);
   }
-  ~TempDir() { std::error_code ec; fs::remove_all(path, ec); }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
   std::string file(const std::string& name) const { return (path / name).string(); }
-  static int& counter() { static int c = 0; return c; }
+  static int& counter() {
+    static int c = 0;
+    return c;
+  }
 };
 
 std::vector<uint8_t> idx_bytes(uint8_t type, const std::vector<uint32_t>& dims, const std::vector<uint8_t>& data) {
@@ -99,8 +107,10 @@ TEST_CASE("data: IDX multi-byte types are read big-endian", "[data]") {
 TEST_CASE("data: damaged IDX files raise errors naming the file and the problem", "[data]") {
   TempDir dir;
   const std::string missing = dir.file("t10k-images-idx3-ubyte.gz");
-  CHECK_THROWS_WITH(load_idx_images(missing), Catch::Contains(missing) && Catch::Contains("sudo apt-get install dataset-fashion-mnist"));
-  CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "t10k"), Catch::Contains("apt-get install dataset-fashion-mnist"));
+  CHECK_THROWS_WITH(load_idx_images(missing),
+                    Catch::Contains(missing) && Catch::Contains("sudo apt-get install dataset-fashion-mnist"));
+  CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "t10k"),
+                    Catch::Contains("apt-get install dataset-fashion-mnist"));
 
   write_gz(dir.file("magic.gz"), {1, 2, 8, 1, 0, 0, 0, 1, 7});
   CHECK_THROWS_WITH(read_idx(dir.file("magic.gz")), Catch::Contains("not an IDX file"));
@@ -124,7 +134,8 @@ TEST_CASE("data: damaged IDX files raise errors naming the file and the problem"
   write_gz(dir.file("full.gz"), idx_bytes(0x08, {6, 10, 10}, pixels));
   auto full = read_file(dir.file("full.gz"));
   for (size_t cut = 1; cut + 1 < full.size(); cut += 3) {
-    write_plain(dir.file("cut.gz"), std::vector<uint8_t>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(cut)));
+    write_plain(dir.file("cut.gz"),
+                std::vector<uint8_t>(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(cut)));
     INFO("cut at " << cut);
     CHECK_THROWS_AS(read_idx(dir.file("cut.gz")), Error);
   }

@@ -4,11 +4,10 @@
 // module is built on the CPU from one seed and moved, so every device starts from the same values.
 // CPU devices run the same kernels and must agree bit for bit; a GPU agrees to rtol 1e-12 in
 // float64.
-#include <catch2/catch.hpp>
-
 #include <wick/nn/nn.h>
 #include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <functional>
 #include <map>
 
@@ -50,7 +49,8 @@ std::function<std::vector<Tensor>(Device)> layer(std::function<Holder()> make, s
 TensorOptions f64() { return TensorOptions(kFloat64); }
 
 // A loss of random logits and targets, and the logits' gradient.
-std::function<std::vector<Tensor>(Device)> loss(std::function<Tensor(const Tensor&, const Tensor&)> f, bool class_target) {
+std::function<std::vector<Tensor>(Device)> loss(std::function<Tensor(const Tensor&, const Tensor&)> f,
+                                                bool class_target) {
   return [f, class_target](Device d) {
     Tensor x = data({6, 5}, 21, d).requires_grad_(true);
     Tensor t = class_target ? tensor(std::vector<int64_t>{0, 4, 2, 2, 1, 3}, {6}, TensorOptions(kInt64)).to(d)
@@ -86,21 +86,26 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
   using namespace nn;
   static const std::map<std::string, std::function<std::vector<Tensor>(Device)>> c = {
       {"Linear", layer<Linear>([] { return Linear(LinearOptions(5, 3), f64()); }, {4, 5})},
-      {"Conv2d", layer<Conv2d>([] { return Conv2d(Conv2dOptions(2, 4, 3).stride(2).padding(1), f64()); }, {2, 2, 7, 6})},
+      {"Conv2d",
+       layer<Conv2d>([] { return Conv2d(Conv2dOptions(2, 4, 3).stride(2).padding(1), f64()); }, {2, 2, 7, 6})},
       {"BatchNorm1d", layer<BatchNorm1d>([] { return BatchNorm1d(BatchNorm1dOptions(3), f64()); }, {5, 3})},
       {"BatchNorm2d", layer<BatchNorm2d>([] { return BatchNorm2d(BatchNorm2dOptions(3), f64()); }, {2, 3, 4, 4})},
       {"LayerNorm", layer<LayerNorm>([] { return LayerNorm(LayerNormOptions({4}), f64()); }, {3, 4})},
       {"MaxPool2d", layer<MaxPool2d>([] { return MaxPool2d(MaxPool2dOptions(2).stride(1)); }, {2, 3, 5, 5})},
       {"AvgPool2d", layer<AvgPool2d>([] { return AvgPool2d(AvgPool2dOptions(3).stride(2).padding(1)); }, {2, 3, 6, 6})},
-      {"AdaptiveAvgPool2d", layer<AdaptiveAvgPool2d>([] { return AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(3)); }, {2, 3, 7, 5})},
+      {"AdaptiveAvgPool2d",
+       layer<AdaptiveAvgPool2d>([] { return AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(3)); }, {2, 3, 7, 5})},
       {"Dropout", layer<Dropout>([] { return Dropout(DropoutOptions(0.3)); }, {4, 6})},
       {"GELU", layer<GELU>([] { return GELU(GELUOptions().approximate("tanh")); }, {4, 6})},
       {"Softmax", layer<Softmax>([] { return Softmax(SoftmaxOptions(1)); }, {4, 6})},
-      {"Sequential", layer<Sequential>([] {
-         return Sequential(Linear(LinearOptions(6, 8), f64()), ReLU(), Tanh(), Linear(LinearOptions(8, 2), f64()),
-                           Sigmoid(), Flatten());
-       }, {4, 6})},
-      {"Embedding", [](Device d) {
+      {"Sequential", layer<Sequential>(
+                         [] {
+                           return Sequential(Linear(LinearOptions(6, 8), f64()), ReLU(), Tanh(),
+                                             Linear(LinearOptions(8, 2), f64()), Sigmoid(), Flatten());
+                         },
+                         {4, 6})},
+      {"Embedding",
+       [](Device d) {
          manual_seed(11);
          Embedding e(EmbeddingOptions(7, 3).padding_idx(0), f64());
          e->to(d);
@@ -110,16 +115,17 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
          return std::vector<Tensor>{y, e->weight().grad()};
        }},
       {"cross_entropy", loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t); }, true)},
-      {"cross_entropy smoothed", loss([](const Tensor& x, const Tensor& t) {
-         return F::cross_entropy(x, t, {}, nn::Reduction::Sum, -100, 0.1);
-       }, true)},
+      {"cross_entropy smoothed",
+       loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t, {}, nn::Reduction::Sum, -100, 0.1); },
+            true)},
       {"nll_loss", loss([](const Tensor& x, const Tensor& t) { return F::nll_loss(F::log_softmax(x, 1), t); }, true)},
       {"mse_loss", loss([](const Tensor& x, const Tensor& t) { return F::mse_loss(x, t); }, false)},
-      {"binary_cross_entropy_with_logits", loss([](const Tensor& x, const Tensor& t) {
-         return F::binary_cross_entropy_with_logits(x, sigmoid(t));
-       }, false)},
+      {"binary_cross_entropy_with_logits",
+       loss([](const Tensor& x, const Tensor& t) { return F::binary_cross_entropy_with_logits(x, sigmoid(t)); },
+            false)},
       {"SGD", optimizer([](std::vector<Tensor> p) {
-         return std::make_unique<wick::optim::SGD>(p, wick::optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.01));
+         return std::make_unique<wick::optim::SGD>(
+             p, wick::optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(0.01));
        })},
       {"Adam", optimizer([](std::vector<Tensor> p) {
          return std::make_unique<wick::optim::Adam>(p, wick::optim::AdamOptions(0.01).amsgrad(true).weight_decay(0.1));

@@ -1,7 +1,6 @@
 // Every nn function of the PyTorch oracle (tests/data/ops.safetensors), forward and backward,
 // at relative error 1e-9 in float64.
 #include <catch2/catch.hpp>
-
 #include <functional>
 #include <map>
 

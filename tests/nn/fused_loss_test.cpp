@@ -2,7 +2,6 @@
 // against the composites they replace, forward and backward, on every device; float64 gradchecks
 // of the fused cross_entropy, once and twice differentiated.
 #include <catch2/catch.hpp>
-
 #include <limits>
 
 #include "support/allclose.h"
@@ -30,9 +29,9 @@ TEST_CASE("fused log_softmax matches the composite, forward and backward", "[nn]
         const Tensor want = native::log_softmax_composite(x, -1);
         CHECK_ALLCLOSE(native::log_softmax(x, -1), want, tol, tol);
         const Tensor g = randn(x.sizes(), o);
-        const Tensor ref = native::binary(BinaryOp::Sub, g,
-                                          native::binary(BinaryOp::Mul, native::unary(UnaryOp::Exp, want),
-                                                         native::sum(g, {-1}, true)));
+        const Tensor ref = native::binary(
+            BinaryOp::Sub, g,
+            native::binary(BinaryOp::Mul, native::unary(UnaryOp::Exp, want), native::sum(g, {-1}, true)));
         CHECK_ALLCLOSE(native::log_softmax_backward(g, want, -1), ref, tol, tol);
       }
       // -inf entries (masked scores) give -inf, as the composite; a NaN spreads over its row.

@@ -1,7 +1,6 @@
 // Layer semantics checked by hand: BatchNorm's running statistics (PyTorch's update rule),
 // default initialization, init functions, dropout seeding, pooling edge cases, loss semantics.
 #include <catch2/catch.hpp>
-
 #include <cmath>
 
 #include "support/allclose.h"
@@ -170,7 +169,8 @@ TEST_CASE("pooling edge cases against hand-computed values", "[nn][pooling]") {
   CHECK_THROWS_WITH(F::max_pool2d(x, 2, 1, 2), Catch::Contains("at most half the kernel size"));
   CHECK_THROWS_WITH(F::max_pool2d(wick::ones({3}), 2), Catch::Contains("3-d [C, H, W] or 4-d"));
   CHECK_THROWS_WITH(F::conv2d(x, wick::ones({1, 2, 1, 1}, kFloat64)), Catch::Contains("groups"));
-  CHECK_THROWS_WITH(F::conv2d(x, wick::ones({1, 1, 5, 5}, kFloat64)), Catch::Contains("smaller than the dilated kernel"));
+  CHECK_THROWS_WITH(F::conv2d(x, wick::ones({1, 1, 5, 5}, kFloat64)),
+                    Catch::Contains("smaller than the dilated kernel"));
 }
 
 TEST_CASE("conv2d matches a direct loop with stride, padding and dilation", "[nn][conv]") {
@@ -227,8 +227,8 @@ TEST_CASE("cross_entropy semantics: ignore_index, label smoothing, weights, redu
   CHECK_THROWS_WITH(F::cross_entropy(x, wick::zeros({3}, kFloat64)), Catch::Contains("int64 class indices"));
   CHECK_THROWS_WITH(F::nll_loss(x, wick::zeros({2}, kInt64)), Catch::Contains("needs target of shape [3]"));
   // A 1-d input with a 0-d target, and spatial dims.
-  CHECK(values(F::cross_entropy(wick::tensor({1, 2, 3}, kFloat64),
-                                wick::scalar_tensor(int64_t{2}, kInt64)))[0] == Approx(l0).epsilon(1e-14));
+  CHECK(values(F::cross_entropy(wick::tensor({1, 2, 3}, kFloat64), wick::scalar_tensor(int64_t{2}, kInt64)))[0] ==
+        Approx(l0).epsilon(1e-14));
   Tensor x4 = wick::randn({2, 3, 2, 2}, kFloat64);
   Tensor t4 = wick::zeros({2, 2, 2}, kInt64);
   CHECK(F::cross_entropy(x4, t4, {}, Reduction::None).sizes() == IntArrayRef({2, 2, 2}));
@@ -243,7 +243,7 @@ TEST_CASE("mse, l1 and BCE-with-logits by hand", "[nn][loss]") {
   auto l = values(F::binary_cross_entropy_with_logits(logits, target, {}, Reduction::None));
   CHECK(l[0] == Approx(std::log1p(std::exp(-0.5))));
   CHECK(l[1] == Approx(std::log1p(std::exp(-30.0))).margin(1e-14));  // cancellation, as PyTorch's formula
-  CHECK(l[2] == Approx(30.0));  // stable for large logits
+  CHECK(l[2] == Approx(30.0));                                       // stable for large logits
   Tensor pw = wick::tensor({2, 2, 2}, kFloat64);
   auto lp = values(F::binary_cross_entropy_with_logits(logits, target, {}, Reduction::None, pw));
   CHECK(lp[0] == Approx(2 * std::log1p(std::exp(-0.5))));

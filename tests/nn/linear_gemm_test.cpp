@@ -91,10 +91,10 @@ TEST_CASE("native addmm adds a broadcast bias through GEMM and checks its operan
     CHECK_ALLCLOSE(native::addmm(bias, a, m), add(matmul(a, m), bias), 1e-5, 1e-5);
   }
   CHECK_ALLCLOSE(native::addmm(Tensor(), a, m), matmul(a, m), 0, 0);
-  CHECK_THROWS_AS(native::addmm(randn({5}), a, m), ValueError);            // bias does not broadcast
-  CHECK_THROWS_AS(native::addmm(row, a, randn({5, 6})), ValueError);       // 4 != 5
+  CHECK_THROWS_AS(native::addmm(randn({5}), a, m), ValueError);       // bias does not broadcast
+  CHECK_THROWS_AS(native::addmm(row, a, randn({5, 6})), ValueError);  // 4 != 5
   CHECK_THROWS_AS(native::addmm(row, a, randn({4, 6}, kFloat64)), TypeError);
-  CHECK_THROWS_AS(native::addmm(row, randn({2, 3, 4}), m), ValueError);   // not 2-d
+  CHECK_THROWS_AS(native::addmm(row, randn({2, 3, 4}), m), ValueError);  // not 2-d
   CHECK_THROWS_AS(F::linear(randn({2, 4}, TensorOptions().device(Device("cpu:1"))), randn({3, 4}), randn({3})),
                   ValueError);
 }

@@ -1,7 +1,6 @@
 // Module: tables, slots, registration errors, recursive views with PyTorch's deduplication,
 // tree operations, printing, Value and forward_value.
 #include <catch2/catch.hpp>
-
 #include <sstream>
 
 #include "nn_test_util.h"
@@ -43,7 +42,9 @@ class Net : public Cloneable<Net> {
     l2_ptr()->set_parameter_entry(0, child(l1_).weight());  // tie l2.weight to l1.weight
   }
   std::shared_ptr<LinearImpl> l2_ptr() { return child_ptr(l2_); }
-  Tensor forward(const Tensor& x) { return child(l2_).forward(child(l1_).forward(child(b_).forward(child(a_).forward(x)))); }
+  Tensor forward(const Tensor& x) {
+    return child(l2_).forward(child(l1_).forward(child(b_).forward(child(a_).forward(x))));
+  }
   ChildSlot<Block> a_, b_;
   ChildSlot<LinearImpl> l1_, l2_;
 };
@@ -321,8 +322,7 @@ TEST_CASE("forward_value adapts typed forward signatures", "[nn][value]") {
   CHECK_NOTHROW(m.forward_value({Value(wick::ones({2})), Value(wick::ones({2})), Value(2)}));
   CHECK_THROWS_WITH(m.forward_value({Value(wick::ones({2}))}),
                     Catch::Contains("TwoIn.forward_value: forward takes 3 arguments, but 1 was given"));
-  CHECK_THROWS_WITH(m.forward_value({Value(1), Value(wick::ones({2})), Value(2.0)}),
-                    Catch::Contains("argument 0"));
+  CHECK_THROWS_WITH(m.forward_value({Value(1), Value(wick::ones({2})), Value(2.0)}), Catch::Contains("argument 0"));
   Overloaded o;
   CHECK_THROWS_WITH(o.forward_value({Value(wick::ones({1}))}), Catch::Contains("Override"));
   NoForward n;

@@ -1,8 +1,9 @@
 // wick::optim: several steps of each optimizer configuration against the update formulas
 // computed independently here in float64 (plain std::vector<double> math), parameter groups,
 // the schedulers' lr sequences, and state dicts.
-#include <catch2/catch.hpp>
+#include "wick/nn/optim/optim.h"
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,7 +11,6 @@
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/modules/linear.h"
-#include "wick/nn/optim/optim.h"
 #include "wick/parallel/replicate.h"
 
 using namespace wick;
@@ -24,9 +24,10 @@ struct Config {
   bool nesterov = false, amsgrad = false, maximize = false;
   double beta1 = 0.9, beta2 = 0.999, eps = 1e-8;
   std::string label() const {
-    return kind + " lr=" + std::to_string(lr) + " mom=" + std::to_string(momentum) + " damp=" + std::to_string(dampening) +
-           " wd=" + std::to_string(weight_decay) + (nesterov ? " nesterov" : "") + (amsgrad ? " amsgrad" : "") +
-           (maximize ? " maximize" : "") + " betas=" + std::to_string(beta1) + "," + std::to_string(beta2);
+    return kind + " lr=" + std::to_string(lr) + " mom=" + std::to_string(momentum) +
+           " damp=" + std::to_string(dampening) + " wd=" + std::to_string(weight_decay) +
+           (nesterov ? " nesterov" : "") + (amsgrad ? " amsgrad" : "") + (maximize ? " maximize" : "") +
+           " betas=" + std::to_string(beta1) + "," + std::to_string(beta2);
   }
 };
 
@@ -53,8 +54,10 @@ struct RefParam {
         }
         p[i] -= cf.lr * g;
       } else {
-        if (cf.kind == "AdamW") p[i] *= 1 - cf.lr * cf.weight_decay;
-        else g += cf.weight_decay * p[i];
+        if (cf.kind == "AdamW")
+          p[i] *= 1 - cf.lr * cf.weight_decay;
+        else
+          g += cf.weight_decay * p[i];
         m[i] = cf.beta1 * m[i] + (1 - cf.beta1) * g;
         v[i] = cf.beta2 * v[i] + (1 - cf.beta2) * g * g;
         const double mhat = m[i] / (1 - std::pow(cf.beta1, double(t)));
@@ -86,11 +89,20 @@ std::unique_ptr<Optimizer> make(const Config& cf, std::vector<ParamGroup> groups
 std::unique_ptr<OptimizerOptions> options_of(const Config& cf) {
   if (cf.kind == "SGD") {
     auto o = std::make_unique<SGDOptions>(cf.lr);
-    o->momentum(cf.momentum).dampening(cf.dampening).weight_decay(cf.weight_decay).nesterov(cf.nesterov).maximize(cf.maximize);
+    o->momentum(cf.momentum)
+        .dampening(cf.dampening)
+        .weight_decay(cf.weight_decay)
+        .nesterov(cf.nesterov)
+        .maximize(cf.maximize);
     return o;
   }
   auto o = std::make_unique<AdamOptions>(cf.lr);
-  o->beta1(cf.beta1).beta2(cf.beta2).eps(cf.eps).weight_decay(cf.weight_decay).amsgrad(cf.amsgrad).maximize(cf.maximize);
+  o->beta1(cf.beta1)
+      .beta2(cf.beta2)
+      .eps(cf.eps)
+      .weight_decay(cf.weight_decay)
+      .amsgrad(cf.amsgrad)
+      .maximize(cf.maximize);
   return o;
 }
 
@@ -152,7 +164,8 @@ void run_against_reference(const std::vector<Config>& configs, DType dt, bool fu
       const Config& cf = configs.size() == 1 ? configs[0] : configs[i];
       refs[i].step(cf);
       check_close(ps[i], refs[i].p, rtol,
-                  cf.label() + (fused ? " fused" : " generic") + " step " + std::to_string(s + 1) + " param " + std::to_string(i));
+                  cf.label() + (fused ? " fused" : " generic") + " step " + std::to_string(s + 1) + " param " +
+                      std::to_string(i));
     }
   }
 }
@@ -284,7 +297,8 @@ TEST_CASE("optim: a tensor that is not a leaf (a replica's parameter) is refused
                         Catch::Contains("pass the original module's parameters()"));
   CHECK_THROWS_WITH(Adam(std::vector<Tensor>{p, replica_like}, AdamOptions()), Catch::Contains("not a leaf"));
   CHECK_THROWS_WITH(SGD(std::vector<Tensor>{}, SGDOptions(0.1)), Catch::Contains("empty parameter list"));
-  CHECK_THROWS_WITH(SGD(std::vector<Tensor>{wick::zeros({2}, kInt64)}, SGDOptions(0.1)), Catch::Contains("floating-point"));
+  CHECK_THROWS_WITH(SGD(std::vector<Tensor>{wick::zeros({2}, kInt64)}, SGDOptions(0.1)),
+                    Catch::Contains("floating-point"));
   CHECK_THROWS_WITH(SGD(std::vector<Tensor>{p}, SGDOptions(0.1).nesterov(true)), Catch::Contains("Nesterov"));
   CHECK_THROWS_WITH(Adam(std::vector<Tensor>{p}, AdamOptions().beta1(1.0)), Catch::Contains("beta1"));
 }
@@ -326,16 +340,9 @@ TEST_CASE("optim: CosineAnnealingLR gives PyTorch's lr sequence", "[optim][sched
   CosineAnnealingLR sched(opt, 4, 0.02);
   // Hand-computed: eta_min + (0.1 - 0.02) * (1 + cos(pi * e / 4)) / 2 for e = 0..4, then back up.
   const double r = std::sqrt(0.5);
-  const std::vector<double> want = {0.1,
-                                    0.02 + 0.04 * (1 + r),
-                                    0.06,
-                                    0.02 + 0.04 * (1 - r),
-                                    0.02,
-                                    0.02 + 0.04 * (1 - r),
-                                    0.06,
-                                    0.02 + 0.04 * (1 + r),
-                                    0.1,
-                                    0.02 + 0.04 * (1 + r)};
+  const std::vector<double> want = {0.1,  0.02 + 0.04 * (1 + r), 0.06, 0.02 + 0.04 * (1 - r),
+                                    0.02, 0.02 + 0.04 * (1 - r), 0.06, 0.02 + 0.04 * (1 + r),
+                                    0.1,  0.02 + 0.04 * (1 + r)};
   for (int e = 0; e < static_cast<int>(want.size()); ++e) {
     INFO("epoch " << e);
     CHECK(opt.param_groups()[0].options().get_lr() == Approx(want[e]).epsilon(1e-12));
@@ -362,7 +369,11 @@ TEST_CASE("optim: state_dict round trip continues bit-identically", "[optim][sta
     std::vector<Tensor> ps = {to_tensor(refs[0].p, {2, 3}, kFloat32), to_tensor(refs[1].p, {4}, kFloat32)};
     std::vector<ParamGroup> groups;
     groups.emplace_back(std::vector<Tensor>{ps[0]});
-    groups.emplace_back(std::vector<Tensor>{ps[1]}, options_of([&] { Config c = cf; c.lr = 0.003; return c; }()));
+    groups.emplace_back(std::vector<Tensor>{ps[1]}, options_of([&] {
+                          Config c = cf;
+                          c.lr = 0.003;
+                          return c;
+                        }()));
     auto opt = make(cf, groups);
     for (int s = 0; s < 3; ++s) {
       opt->zero_grad();
@@ -416,12 +427,12 @@ TEST_CASE("optim: load_state_dict names every problem and changes nothing", "[op
   Adam fresh(std::vector<Tensor>{p2, q2}, AdamOptions(0.5));
 
   OptimizerStateDict bad = good;
-  bad.state.insert_or_assign("state.0.exp_avg", wick::zeros({3, 2}, kFloat64));         // wrong shape
-  bad.state.insert_or_assign("state.1.exp_avg_sq", wick::zeros({4}, kFloat32));         // wrong dtype
-  bad.state.erase("state.1.exp_avg");                                                   // missing
-  bad.state.insert("state.0.momentum_buffer", wick::zeros({2, 3}, kFloat64));           // unexpected
-  bad.state.insert("state.7.exp_avg", wick::zeros({2, 3}, kFloat64));                   // unknown parameter
-  bad.param_groups[0].options.emplace_back("foo", 1.0);                                 // unknown option
+  bad.state.insert_or_assign("state.0.exp_avg", wick::zeros({3, 2}, kFloat64));  // wrong shape
+  bad.state.insert_or_assign("state.1.exp_avg_sq", wick::zeros({4}, kFloat32));  // wrong dtype
+  bad.state.erase("state.1.exp_avg");                                            // missing
+  bad.state.insert("state.0.momentum_buffer", wick::zeros({2, 3}, kFloat64));    // unexpected
+  bad.state.insert("state.7.exp_avg", wick::zeros({2, 3}, kFloat64));            // unknown parameter
+  bad.param_groups[0].options.emplace_back("foo", 1.0);                          // unknown option
   try {
     fresh.load_state_dict(bad);
     FAIL("no error");
@@ -441,7 +452,8 @@ TEST_CASE("optim: load_state_dict names every problem and changes nothing", "[op
 
   OptimizerStateDict other = good;
   other.optimizer = "SGD";
-  CHECK_THROWS_WITH(fresh.load_state_dict(other), Catch::Contains("the state dict is for SGD but this optimizer is Adam"));
+  CHECK_THROWS_WITH(fresh.load_state_dict(other),
+                    Catch::Contains("the state dict is for SGD but this optimizer is Adam"));
   other = good;
   other.param_groups.push_back(other.param_groups[0]);
   CHECK_THROWS_WITH(fresh.load_state_dict(other), Catch::Contains("2 parameter group(s) but this optimizer has 1"));

@@ -1,9 +1,11 @@
 // safetensors: round trips, the exact on-disk format, atomic saves, and a wick::Error (never a
 // crash) for every kind of malformed or truncated file (Note [safetensors validation]).
-#include <catch2/catch.hpp>
+#include "wick/nn/safetensors.h"
 
 #include <unistd.h>
+#include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -11,10 +13,7 @@
 #include <iterator>
 #include <string>
 
-#include <wick/wick.h>
-
 #include "support/allclose.h"
-#include "wick/nn/safetensors.h"
 
 using namespace wick;
 using namespace wick::serialize;
@@ -84,10 +83,10 @@ TEST_CASE("safetensors: save writes exactly the oracle's format and load reads i
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(mine[static_cast<size_t>(i)]);
   CHECK(n % 8 == 0);
-  CHECK(mine.substr(0, 8) == original.substr(0, 8));                       // header length
-  CHECK(mine.substr(8 + n) == original.substr(8 + n));                     // the data section
+  CHECK(mine.substr(0, 8) == original.substr(0, 8));    // header length
+  CHECK(mine.substr(8 + n) == original.substr(8 + n));  // the data section
   const std::string tensors_part = original.substr(8, original.find("\"__metadata__\"") - 8);
-  CHECK(mine.substr(8, tensors_part.size()) == tensors_part);              // every tensor entry
+  CHECK(mine.substr(8, tensors_part.size()) == tensors_part);  // every tensor entry
   SafetensorsData back = parse_safetensors(mine.data(), mine.size());
   CHECK(back.metadata == d.metadata);
   REQUIRE(back.tensors.size() == d.tensors.size());
@@ -107,7 +106,7 @@ TEST_CASE("safetensors: round trip of every dtype, empty and 0-dim tensors, view
   Tensor scalar = scalar_tensor(7.0, kFloat64);
   Tensor empty = zeros({0, 3});
   Tensor remote = ones({2}, TensorOptions(kFloat64).device("cpu:2"));
-  std::vector<NamedTensor> ts = {{"z.f32", f32}, {"a.f64", f64v}, {"i64", i64}, {"mask", b},
+  std::vector<NamedTensor> ts = {{"z.f32", f32},     {"a.f64", f64v},  {"i64", i64},      {"mask", b},
                                  {"scalar", scalar}, {"empty", empty}, {"remote", remote}};
   save_safetensors(path, ts, {{"format", "pt"}, {"note", "caf\xc3\xa9 \"quoted\""}});
   SafetensorsData d = load_safetensors(path);
@@ -161,8 +160,8 @@ TEST_CASE("safetensors: a truncated file is an error naming the file, at every c
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
   std::vector<size_t> cuts;
   for (size_t c = 0; c < bytes.size(); c += 64) cuts.push_back(c);
-  for (size_t c : {size_t{7}, size_t{8}, size_t{9}, size_t(8 + n - 1), size_t(8 + n), size_t(8 + n + 1),
-                   bytes.size() - 1})
+  for (size_t c :
+       {size_t{7}, size_t{8}, size_t{9}, size_t(8 + n - 1), size_t(8 + n), size_t(8 + n + 1), bytes.size() - 1})
     cuts.push_back(c);
   for (size_t c : cuts) {
     INFO("cut at byte " << c << " of " << bytes.size());
@@ -176,9 +175,10 @@ TEST_CASE("safetensors: a truncated file is an error naming the file, at every c
     INFO("file cut at byte " << c);
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(c));
     CHECK_THROWS_WITH(load_safetensors(path), Contains(path) && (Contains("truncated") || Contains("past the end") ||
-                                                                  Contains("not valid JSON") || Contains("cover only")));
+                                                                 Contains("not valid JSON") || Contains("cover only")));
   }
-  CHECK_THROWS_WITH(load_safetensors(dir.file("absent.safetensors")), Contains("absent.safetensors") && Contains("cannot open"));
+  CHECK_THROWS_WITH(load_safetensors(dir.file("absent.safetensors")),
+                    Contains("absent.safetensors") && Contains("cannot open"));
   CHECK_THROWS_WITH(load_safetensors(dir.path.string()), Contains("not a regular file"));
 }
 
@@ -222,7 +222,8 @@ TEST_CASE("safetensors: malformed headers are errors naming the problem") {
       {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[18446744073709551608,18446744073709551624]}})", f64x2),
        "non-negative integer"},
       {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[8,24]}})", f64x2), "past the end"},
-      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},"u":{"dtype":"F64","shape":[2],"data_offsets":[8,24]}})",
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,16]},)"
+             R"("u":{"dtype":"F64","shape":[2],"data_offsets":[8,24]}})",
              std::string(24, '\0')),
        "overlaps"},
       {image(R"({"t":{"dtype":"F64","shape":[1],"data_offsets":[8,16]}})", f64x2), "hole"},
@@ -237,7 +238,8 @@ TEST_CASE("safetensors: malformed headers are errors naming the problem") {
   }
   // The good counterpart parses, as does a BOOL tensor with a byte that is neither 0 nor 1.
   CHECK(parse(image("{" + ok_entry + "}", f64x2)).at("t").sizes() == IntArrayRef({2}));
-  SafetensorsData bl = parse(image(R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})", std::string("\x00\x07\x01", 3)));
+  SafetensorsData bl =
+      parse(image(R"({"m":{"dtype":"BOOL","shape":[3],"data_offsets":[0,3]}})", std::string("\x00\x07\x01", 3)));
   CHECK(bl.at("m").to_vector<bool>() == std::vector<bool>{false, true, true});
   CHECK(bl.at("m").to(kInt64).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 1});
 }

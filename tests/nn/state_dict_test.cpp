@@ -79,8 +79,9 @@ TEST_CASE("load_state_dict reports every problem at once and changes nothing", "
   SECTION("shape mismatch, also when not strict") {
     StateDict d = good;
     d.insert_or_assign("0.weight", wick::zeros({3, 5}));
-    CHECK_THROWS_WITH(m->load_state_dict(d), Catch::Contains("size mismatch for 0.weight: copying a param with shape "
-                                                             "[3, 5] from checkpoint, the shape in current model is [3, 4]"));
+    CHECK_THROWS_WITH(m->load_state_dict(d),
+                      Catch::Contains("size mismatch for 0.weight: copying a param with shape "
+                                      "[3, 5] from checkpoint, the shape in current model is [3, 4]"));
     CHECK_THROWS_WITH(m->load_state_dict(d, false), Catch::Contains("size mismatch"));
     check_unchanged(*m, before);
   }

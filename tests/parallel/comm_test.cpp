@@ -2,12 +2,12 @@
 // test_broadcast_coalesced and its _dense_only and _empty_tensors forms, test_reduce_add,
 // test_reduce_add_coalesced, test_scatter and test_gather with their dim forms), plus the
 // bucketing rule and the communicator registry.
-#include <catch2/catch.hpp>
+#include "wick/parallel/comm.h"
 
 #include <atomic>
+#include <catch2/catch.hpp>
 
 #include "parallel/parallel_test_util.h"
-#include "wick/parallel/comm.h"
 #include "wick/parallel/communicator.h"
 
 using namespace wick;
@@ -21,10 +21,10 @@ namespace {
 std::vector<Tensor> mixed_tensors(Device d) {
   TensorOptions o = TensorOptions().device(d);
   return {
-      randn({2, 5}, o.dtype(kFloat64)), randint(0, 10, {5}, o.dtype(kInt64)), randn({10}, o.dtype(kFloat32)),
-      randn({3, 3}, o.dtype(kFloat64)), randint(0, 10, {7}, o.dtype(kInt64)), randn({4}, o.dtype(kFloat32)),
+      randn({2, 5}, o.dtype(kFloat64)), randint(0, 10, {5}, o.dtype(kInt64)),      randn({10}, o.dtype(kFloat32)),
+      randn({3, 3}, o.dtype(kFloat64)), randint(0, 10, {7}, o.dtype(kInt64)),      randn({4}, o.dtype(kFloat32)),
       randn({5}, o.dtype(kFloat64)),    randint(0, 2, {9}, o.dtype(kInt64)).gt(0), randn({10, 2}, o.dtype(kFloat32)),
-      randn({1}, o.dtype(kFloat64)),    randint(0, 10, {5}, o.dtype(kInt64)), randn({6}, o.dtype(kFloat32)),
+      randn({1}, o.dtype(kFloat64)),    randint(0, 10, {5}, o.dtype(kInt64)),      randn({6}, o.dtype(kFloat32)),
   };
 }
 
@@ -56,9 +56,9 @@ TEST_CASE("comm::broadcast_out fills the given tensors and checks their shapes")
   std::vector<Tensor> with_self{input, zeros({5, 5}, TensorOptions(kFloat64).device(cpu(1)))};
   comm::broadcast_out(input, with_self);
   CHECK_VALUES_EQUAL(with_self[1], input);
-  CHECK_THROWS_WITH(comm::broadcast_out(input, {outs[0], zeros({4}, TensorOptions(kFloat64).device(cpu(1)))}),
-                    Catch::Contains("Expected all output tensors to have same shape as the source") &&
-                        Catch::Contains("at index 1"));
+  CHECK_THROWS_WITH(
+      comm::broadcast_out(input, {outs[0], zeros({4}, TensorOptions(kFloat64).device(cpu(1)))}),
+      Catch::Contains("Expected all output tensors to have same shape as the source") && Catch::Contains("at index 1"));
   CHECK_THROWS_WITH(comm::broadcast(input, {}), Catch::Contains("Expected at least one device"));
 }
 
@@ -105,8 +105,7 @@ TEST_CASE("comm::broadcast_coalesced over three devices, dense only, default buf
 }
 
 TEST_CASE("comm::broadcast_coalesced with empty tensors") {
-  std::vector<Tensor> tensors{empty({0}, kBool), randn({5}, kFloat32), randn({5}, kFloat64),
-                              empty({2, 0}, kFloat64)};
+  std::vector<Tensor> tensors{empty({0}, kBool), randn({5}, kFloat32), randn({5}, kFloat64), empty({2, 0}, kFloat64)};
   auto out = comm::broadcast_coalesced(tensors, {cpu(0), cpu(1)}, 256);
   for (size_t i = 0; i < tensors.size(); ++i) {
     CHECK(out[1][i].device() == cpu(1));
@@ -147,8 +146,9 @@ TEST_CASE("bucketing: never past buffer_size unless one tensor alone is larger")
 
 TEST_CASE("comm::broadcast_coalesced errors say what was expected") {
   Tensor a = randn({3}), b = randn({3}, TensorOptions().device(cpu(1)));
-  CHECK_THROWS_WITH(comm::broadcast_coalesced({a, b}, {cpu(0), cpu(1)}),
-                    Catch::Contains("All tensors must be on devices[0] (cpu:0)") && Catch::Contains("tensor 1 is on cpu:1"));
+  CHECK_THROWS_WITH(
+      comm::broadcast_coalesced({a, b}, {cpu(0), cpu(1)}),
+      Catch::Contains("All tensors must be on devices[0] (cpu:0)") && Catch::Contains("tensor 1 is on cpu:1"));
   CHECK_THROWS_WITH(comm::broadcast_coalesced({a}, {}), Catch::Contains("Expected at least one device"));
   CHECK_THROWS_WITH(comm::broadcast_coalesced({a, Tensor()}, {cpu(0)}), Catch::Contains("tensor 1 is undefined"));
 }

@@ -1,24 +1,24 @@
 // DataParallel and data_parallel on CPU devices: the non-CUDA-only cases of PyTorch's
 // test_data_parallel.py (TestDataParallel) and LibTorch's test/cpp/api/parallel.cpp (ParallelTest).
-#include <catch2/catch.hpp>
+#include "wick/parallel/data_parallel.h"
 
 #include <wick/nn/nn.h>
 #include <wick/nn/optim/optim.h>
 
+#include <catch2/catch.hpp>
+
 #include "parallel/parallel_test_util.h"
 #include "support/gradcheck.h"
-#include "wick/parallel/data_parallel.h"
 #include "wick/parallel/scatter_gather.h"
 
 using namespace wick;
 using namespace wick::parallel;
 using nn::Value;
 using wick::test::cpu;
-using wick::test::f64;
 using wick::test::cpus;
+using wick::test::f64;
 
 namespace {
-
 
 // forward(var1, var2, float1, var3 = None) of test_data_parallel_multiple_input.
 class MultiInput : public nn::Cloneable<MultiInput> {
@@ -85,7 +85,9 @@ class Ones : public nn::Cloneable<Ones> {
 
 class DeviceIndex : public nn::Cloneable<DeviceIndex> {
  public:
-  Tensor forward(const Tensor& x) { return tensor({double(x.device().index)}, TensorOptions(kInt64).device(x.device())); }
+  Tensor forward(const Tensor& x) {
+    return tensor({double(x.device().index)}, TensorOptions(kInt64).device(x.device()));
+  }
 };
 
 class ZeroGradInForward : public nn::Cloneable<ZeroGradInForward> {

@@ -2,12 +2,11 @@
 // [Deterministic accumulation] in autograd/src/): on the models of equivalence_test.cpp, the
 // gradients on the original parameters are the same bits whether backward runs every device
 // on its own thread or everything on the caller, and on every run.
-#include <catch2/catch.hpp>
+#include <wick/nn/nn.h>
 
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <cstring>
-
-#include <wick/nn/nn.h>
 
 #include "parallel/parallel_test_util.h"
 #include "wick/autograd/engine.h"

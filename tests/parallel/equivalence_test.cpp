@@ -1,13 +1,12 @@
-// The promise (docs/parallel.md, "DataParallel: what it promises"): DataParallel over 1, 2, 3 and 4 CPU devices gives the same
-// loss and the same gradients on the original parameters as the plain module on the whole
-// batch, within 1e-12 relative in float64. Also: no two replicas share storage, only the source
-// replica shares with the original, every replica tensor is on its replica's device.
-#include <catch2/catch.hpp>
+// The promise (docs/parallel.md, "DataParallel: what it promises"): DataParallel over 1, 2, 3 and 4 CPU devices gives
+// the same loss and the same gradients on the original parameters as the plain module on the whole batch, within 1e-12
+// relative in float64. Also: no two replicas share storage, only the source replica shares with the original, every
+// replica tensor is on its replica's device.
+#include <wick/nn/nn.h>
 
+#include <catch2/catch.hpp>
 #include <map>
 #include <set>
-
-#include <wick/nn/nn.h>
 
 #include "parallel/parallel_test_util.h"
 #include "wick/parallel/data_parallel.h"
@@ -16,11 +15,10 @@
 using namespace wick;
 using namespace wick::parallel;
 using wick::test::cpu;
-using wick::test::f64;
 using wick::test::cpus;
+using wick::test::f64;
 
 namespace {
-
 
 // max |a - e| / max |e| (0 when both are zero).
 double rel_err(const Tensor& a, const Tensor& e) {
@@ -149,7 +147,11 @@ TEST_CASE("DataParallel over 1-4 CPU devices equals the plain module (float64, 1
         shape.insert(shape.end(), c.item_shape.begin(), c.item_shape.end());
         Tensor x = randn(shape, f64());
         // give BatchNorm non-trivial running statistics first
-        { NoGradGuard ng; model->train(); model->forward_tensor(randn(shape, f64()) * 2.0 + 1.0); }
+        {
+          NoGradGuard ng;
+          model->train();
+          model->forward_tensor(randn(shape, f64()) * 2.0 + 1.0);
+        }
         model->train(c.train);
         const auto state = model->state_dict();
         std::map<std::string, Tensor> saved;

@@ -3,11 +3,12 @@
 // test_broadcast_not_requiring_grad and test_broadcast_no_grad (test_nn.py), LibTorch's
 // DifferentiableScatter and DifferentiableGather (ParallelTest), and double backward through all
 // four.
+#include "wick/parallel/functions.h"
+
 #include <catch2/catch.hpp>
 
 #include "parallel/parallel_test_util.h"
 #include "support/gradcheck.h"
-#include "wick/parallel/functions.h"
 
 using namespace wick;
 using namespace wick::parallel;

@@ -2,18 +2,17 @@
 // test_parallel_apply_passes_exception and test_data_parallel_no_grad (grad mode), LibTorch's
 // ParallelApply and ParallelApplyWithDifferentOutputDevice (ParallelTest), and
 // the thread guarantees (no leaked thread, the first failure by replica index).
-#include <catch2/catch.hpp>
+#include "wick/parallel/parallel_apply.h"
 
 #include <dirent.h>
+#include <wick/nn/nn.h>
 
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <stdexcept>
 #include <thread>
 
-#include <wick/nn/nn.h>
-
 #include "parallel/parallel_test_util.h"
-#include "wick/parallel/parallel_apply.h"
 #include "wick/parallel/replicate.h"
 
 using namespace wick;
@@ -22,7 +21,6 @@ using wick::test::cpu;
 using wick::test::f64;
 
 namespace {
-
 
 int thread_count() {
   int n = 0;
@@ -104,7 +102,8 @@ TEST_CASE("parallel_apply: outputs stay where the module put them (ParallelApply
   }
 }
 
-TEST_CASE("parallel_apply: a failure is rethrown naming the replica and device (test_parallel_apply_passes_exception)") {
+TEST_CASE(
+    "parallel_apply: a failure is rethrown naming the replica and device (test_parallel_apply_passes_exception)") {
   auto m = std::make_shared<Failing>(std::vector<int>{0, 1});
   // the same module twice, on the same device, both failing: replica 0 is reported
   CHECK_THROWS_WITH(parallel_apply({m, m}, std::vector<Tensor>{tensor({0.0}), tensor({1.0})}, {cpu(0), cpu(0)}),

@@ -1,9 +1,8 @@
 #pragma once
 // Helpers for the parallel tests: CPU devices by index and exact value comparison.
-#include <catch2/catch.hpp>
-
 #include <wick/wick.h>
 
+#include <catch2/catch.hpp>
 #include <functional>
 
 #include "support/allclose.h"

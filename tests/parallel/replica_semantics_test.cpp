@@ -2,10 +2,10 @@
 // training flags from each original module, plain members that do not leak between calls,
 // options changed on the original seen at the next call, and a module moved by DataParallel's
 // constructor that its optimizer still trains.
-#include <catch2/catch.hpp>
-
 #include <wick/nn/nn.h>
 #include <wick/nn/optim/optim.h>
+
+#include <catch2/catch.hpp>
 
 #include "parallel/parallel_test_util.h"
 #include "wick/parallel/data_parallel.h"

@@ -2,24 +2,23 @@
 // test_save_replica_module (test_data_parallel.py) and LibTorch's Replicate (ParallelTest), plus the index-map
 // properties (tied weights, shared children, None entries), storage and device placement,
 // replica marks, the index-map cache.
-#include <catch2/catch.hpp>
-
-#include <set>
+#include "wick/parallel/replicate.h"
 
 #include <wick/nn/nn.h>
 #include <wick/nn/optim/optim.h>
 
+#include <catch2/catch.hpp>
+#include <set>
+
 #include "parallel/parallel_test_util.h"
-#include "wick/parallel/replicate.h"
 
 using namespace wick;
 using namespace wick::parallel;
 using wick::test::cpu;
-using wick::test::f64;
 using wick::test::cpus;
+using wick::test::f64;
 
 namespace {
-
 
 // Every defined tensor of a module tree, by walking the tables (replicas' parameters() work
 // too: they live in the tables).
@@ -217,9 +216,9 @@ TEST_CASE("replicate: duplicate devices get their own copies") {
 
 TEST_CASE("replicate: the module must be on devices[0]") {
   auto module = std::make_shared<nn::LinearImpl>(3, 2, f64(cpu(1)));
-  CHECK_THROWS_WITH(replicate(module, {cpu(0), cpu(1)}),
-                    Catch::Contains("must be on devices[0] (cpu:0)") && Catch::Contains("'weight'") &&
-                        Catch::Contains("is on cpu:1"));
+  CHECK_THROWS_WITH(replicate(module, {cpu(0), cpu(1)}), Catch::Contains("must be on devices[0] (cpu:0)") &&
+                                                             Catch::Contains("'weight'") &&
+                                                             Catch::Contains("is on cpu:1"));
 }
 
 TEST_CASE("replicate: training flags follow the original, on_replicated runs on every replica") {

@@ -12,9 +12,9 @@ CloseResult allclose(const Tensor& actual, const Tensor& expected, double rtol, 
   CloseResult r;
   if (!actual.defined() || !expected.defined()) {
     r.ok = actual.defined() == expected.defined();
-    if (!r.ok) r.message = fmt::format("one tensor is undefined (actual {}, expected {})",
-                                       actual.defined() ? "defined" : "undefined",
-                                       expected.defined() ? "defined" : "undefined");
+    if (!r.ok)
+      r.message = fmt::format("one tensor is undefined (actual {}, expected {})",
+                              actual.defined() ? "defined" : "undefined", expected.defined() ? "defined" : "undefined");
     return r;
   }
   if (actual.sizes() != expected.sizes()) {

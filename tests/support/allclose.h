@@ -10,7 +10,6 @@
 // infinity; any other non-finite value is a mismatch. On failure the message names the first
 // offending element (index and values), the worst absolute and relative errors, and both shapes.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -21,9 +20,9 @@ namespace wick::test {
 
 struct CloseResult {
   bool ok = true;
-  std::string message;       ///< empty when ok
-  double max_abs_err = 0;    ///< max |a - e| over finite elements
-  double max_rel_err = 0;    ///< max |a - e| / |e| over finite elements with e != 0
+  std::string message;     ///< empty when ok
+  double max_abs_err = 0;  ///< max |a - e| over finite elements
+  double max_rel_err = 0;  ///< max |a - e| / |e| over finite elements with e != 0
 };
 
 /// Elementwise |actual - expected| <= atol + rtol * |expected|.
@@ -34,11 +33,11 @@ std::vector<double> values(const Tensor& t);
 
 }  // namespace wick::test
 
-#define WICK_TEST_ALLCLOSE_IMPL(MACRO, actual, expected, rtol, atol)                       \
-  do {                                                                                   \
+#define WICK_TEST_ALLCLOSE_IMPL(MACRO, actual, expected, rtol, atol)                                            \
+  do {                                                                                                          \
     const ::wick::test::CloseResult wick_close_ = ::wick::test::allclose((actual), (expected), (rtol), (atol)); \
-    INFO(#actual " vs " #expected ": " << wick_close_.message);                          \
-    MACRO(wick_close_.ok);                                                               \
+    INFO(#actual " vs " #expected ": " << wick_close_.message);                                                 \
+    MACRO(wick_close_.ok);                                                                                      \
   } while (0)
 
 #define CHECK_ALLCLOSE(actual, expected, rtol, atol) WICK_TEST_ALLCLOSE_IMPL(CHECK, actual, expected, rtol, atol)

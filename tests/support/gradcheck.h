@@ -7,11 +7,11 @@
 
 #include "wick/autograd/gradcheck.h"
 
-#define WICK_TEST_GRADCHECK_IMPL(CHECKER, fn, ...)                                        \
-  do {                                                                                  \
-    const auto wick_gc_ = ::wick::autograd::CHECKER(fn, __VA_ARGS__);                  \
-    INFO(#CHECKER ": " << wick_gc_.message);                                            \
-    CHECK(wick_gc_.ok);                                                                 \
+#define WICK_TEST_GRADCHECK_IMPL(CHECKER, fn, ...)                    \
+  do {                                                                \
+    const auto wick_gc_ = ::wick::autograd::CHECKER(fn, __VA_ARGS__); \
+    INFO(#CHECKER ": " << wick_gc_.message);                          \
+    CHECK(wick_gc_.ok);                                               \
   } while (0)
 
 /// CHECK_GRADCHECK(fn, inputs[, GradcheckOptions])

@@ -53,8 +53,10 @@ std::vector<OracleCase> load_oracle(const std::string& path) {
     c.kwargs = m.value("kwargs", nlohmann::json::object());
     const int n = m.at("inputs").get<int>();
     c.differentiable = m.at("differentiable").get<std::vector<bool>>();
-    WICK_CHECK(static_cast<int>(c.differentiable.size()) == n, "oracle: case {} lists {} differentiable flags for {} "
-               "inputs", c.id, c.differentiable.size(), n);
+    WICK_CHECK(static_cast<int>(c.differentiable.size()) == n,
+               "oracle: case {} lists {} differentiable flags for {} "
+               "inputs",
+               c.id, c.differentiable.size(), n);
     const std::string p = fmt::format("c{}.", c.id);
     for (int j = 0; j < n; ++j) {
       c.inputs.push_back(file.at(p + fmt::format("in{}", j)));

@@ -20,7 +20,6 @@
 //
 // The file can be replaced with $WICK_ORACLE_FILE (e.g. one made by `generate.py --set extended`).
 #include <nlohmann/json.hpp>
-
 #include <string>
 #include <vector>
 
@@ -36,7 +35,7 @@ struct OracleCase {
   std::vector<Tensor> inputs;        ///< c{id}.in{j} (float64, int64 indices)
   std::vector<bool> differentiable;  ///< per input
   Tensor out, gout;
-  std::vector<Tensor> gin;           ///< per input; undefined where not differentiable
+  std::vector<Tensor> gin;  ///< per input; undefined where not differentiable
 
   /// "case 12 (sum, kwargs {"dim":[1]})", for INFO/SECTION names.
   std::string label() const;

@@ -1,9 +1,9 @@
 #pragma once
 // Catch2 printers for wick types, so CHECK(a.device() == b) and CHECK(t.dtype() == kFloat64)
 // show readable values when they fail. Included by every support header.
-#include <catch2/catch.hpp>
-
 #include <fmt/format.h>
+
+#include <catch2/catch.hpp>
 
 #include "wick/core/device.h"
 #include "wick/core/dtype.h"

@@ -99,9 +99,11 @@ void* CpuAllocator::allocate(size_t bytes, Device device) {
       static_cast<void**>(p)[-1] = raw;
     }
   }
-  WICK_CHECK_T(OutOfMemoryError, p != nullptr, "allocate: out of memory on {} asking for {} bytes ({} bytes in use there)", device,
-             bytes, c.in_use.load());
-  int64_t now = c.in_use.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) + static_cast<int64_t>(bytes);
+  WICK_CHECK_T(OutOfMemoryError, p != nullptr,
+               "allocate: out of memory on {} asking for {} bytes ({} bytes in use there)", device, bytes,
+               c.in_use.load());
+  int64_t now =
+      c.in_use.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed) + static_cast<int64_t>(bytes);
   int64_t peak = c.peak.load(std::memory_order_relaxed);
   while (now > peak && !c.peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }

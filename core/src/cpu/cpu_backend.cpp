@@ -95,10 +95,18 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       });
     };
     switch (op) {
-      case ReduceOp::Sum: run.template operator()<math::ReduceRule<A, ReduceOp::Sum>>(); break;
-      case ReduceOp::Prod: run.template operator()<math::ReduceRule<A, ReduceOp::Prod>>(); break;
-      case ReduceOp::Max: run.template operator()<math::ReduceRule<A, ReduceOp::Max>>(); break;
-      case ReduceOp::Min: run.template operator()<math::ReduceRule<A, ReduceOp::Min>>(); break;
+      case ReduceOp::Sum:
+        run.template operator()<math::ReduceRule<A, ReduceOp::Sum>>();
+        break;
+      case ReduceOp::Prod:
+        run.template operator()<math::ReduceRule<A, ReduceOp::Prod>>();
+        break;
+      case ReduceOp::Max:
+        run.template operator()<math::ReduceRule<A, ReduceOp::Max>>();
+        break;
+      case ReduceOp::Min:
+        run.template operator()<math::ReduceRule<A, ReduceOp::Min>>();
+        break;
     }
     // Write into out (any strides) from the contiguous accumulator.
     const A* pa = acc.data();
@@ -170,8 +178,8 @@ void CpuBackend::arg_reduce(ArgReduceOp op, const KernelTensor& out, const Kerne
         for (int64_t j = 1; j < len; ++j) {
           T v = x[j * st_in];
           if (bv != bv) break;  // NaN wins, first occurrence (Note [Reduction rules])
-          const bool better = op == ArgReduceOp::ArgMax ? math::arg_take_later<T, true>(bv, v)
-                                                        : math::arg_take_later<T, false>(bv, v);
+          const bool better =
+              op == ArgReduceOp::ArgMax ? math::arg_take_later<T, true>(bv, v) : math::arg_take_later<T, false>(bv, v);
           if (better) {
             bv = v;
             best = j;
@@ -251,7 +259,6 @@ void CpuBackend::gemm(const GemmArgs& g) {
     }
   }
 }
-
 
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
 // skipped), and the valid part is a memcpy (stride 1) or a strided loop with no bounds checks.

@@ -44,7 +44,8 @@ BatchLoader::Epoch BatchLoader::epoch(int64_t e) const {
   if (!options_.shuffle) return Epoch(this, Tensor());
   auto idx = order(e);
   NoGradGuard no_grad;
-  return Epoch(this, wick::from_blob(idx.data(), {static_cast<int64_t>(idx.size())}, TensorOptions(kInt64).device(inputs_.device())));
+  return Epoch(this, wick::from_blob(idx.data(), {static_cast<int64_t>(idx.size())},
+                                     TensorOptions(kInt64).device(inputs_.device())));
 }
 
 Batch BatchLoader::Epoch::batch(int64_t i) const {
@@ -68,8 +69,10 @@ Batch BatchLoader::Epoch::batch(int64_t i) const {
 BatchLoader::Iterator::Iterator(const Epoch* e, int64_t pos) : epoch_(e), pos_(pos) { load(); }
 
 void BatchLoader::Iterator::load() {
-  if (pos_ < epoch_->size()) current_ = epoch_->batch(pos_);
-  else current_ = Batch{};
+  if (pos_ < epoch_->size())
+    current_ = epoch_->batch(pos_);
+  else
+    current_ = Batch{};
 }
 
 BatchLoader::Iterator& BatchLoader::Iterator::operator++() {

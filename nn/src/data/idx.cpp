@@ -22,11 +22,18 @@ namespace {
 
 size_t idx_element_size(uint8_t type) {
   switch (type) {
-    case 0x08: case 0x09: return 1;
-    case 0x0B: return 2;
-    case 0x0C: case 0x0D: return 4;
-    case 0x0E: return 8;
-    default: return 0;
+    case 0x08:
+    case 0x09:
+      return 1;
+    case 0x0B:
+      return 2;
+    case 0x0C:
+    case 0x0D:
+      return 4;
+    case 0x0E:
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -53,7 +60,8 @@ size_t read_some(gzFile f, void* dst, size_t n, const std::string& path) {
   if (done < n) {
     int err = 0;
     const char* msg = gzerror(f, &err);
-    WICK_CHECK_FORMAT(err == Z_OK || err == Z_STREAM_END, "read_idx: {}: the file is damaged ({})", path, msg ? msg : "zlib error");
+    WICK_CHECK_FORMAT(err == Z_OK || err == Z_STREAM_END, "read_idx: {}: the file is damaged ({})", path,
+                      msg ? msg : "zlib error");
   }
   return done;
 }
@@ -87,19 +95,22 @@ IdxArray read_idx(const std::string& path) {
   gzbuffer(f.get(), 1 << 17);
 
   uint8_t magic[4];
-  WICK_CHECK_FORMAT(read_some(f.get(), magic, 4, path) == 4, "read_idx: {}: the file is shorter than the 4-byte magic number", path);
-  WICK_CHECK_FORMAT(magic[0] == 0 && magic[1] == 0,
-             "read_idx: {}: not an IDX file (magic number {:02x} {:02x} {:02x} {:02x}; expected 00 00 <type> <dims>)", path,
-             magic[0], magic[1], magic[2], magic[3]);
+  WICK_CHECK_FORMAT(read_some(f.get(), magic, 4, path) == 4,
+                    "read_idx: {}: the file is shorter than the 4-byte magic number", path);
+  WICK_CHECK_FORMAT(
+      magic[0] == 0 && magic[1] == 0,
+      "read_idx: {}: not an IDX file (magic number {:02x} {:02x} {:02x} {:02x}; expected 00 00 <type> <dims>)", path,
+      magic[0], magic[1], magic[2], magic[3]);
   IdxArray a;
   a.type = magic[2];
   const size_t esize = idx_element_size(a.type);
-  WICK_CHECK_FORMAT(esize != 0, "read_idx: {}: unknown element type 0x{:02x} (expected 08, 09, 0b, 0c, 0d or 0e)", path, a.type);
+  WICK_CHECK_FORMAT(esize != 0, "read_idx: {}: unknown element type 0x{:02x} (expected 08, 09, 0b, 0c, 0d or 0e)", path,
+                    a.type);
   const int ndims = magic[3];
   WICK_CHECK_FORMAT(ndims >= 1, "read_idx: {}: the header declares 0 dimensions", path);
   std::vector<uint8_t> dimbytes(static_cast<size_t>(ndims) * 4);
   WICK_CHECK_FORMAT(read_some(f.get(), dimbytes.data(), dimbytes.size(), path) == dimbytes.size(),
-             "read_idx: {}: the file ends inside the header ({} dimensions declared)", path, ndims);
+                    "read_idx: {}: the file ends inside the header ({} dimensions declared)", path, ndims);
   // Note [Loader limits]: the declared size is checked (overflow, kMaxIdxDataBytes) and, for a
   // plain file, compared with the bytes actually there before anything is allocated; a gzip
   // stream's buffer grows only as data really decompresses.
@@ -115,14 +126,20 @@ IdxArray read_idx(const std::string& path) {
   const uint64_t header = 4 + dimbytes.size();
   if (gzdirect(f.get())) {  // a plain file: its size is the truth
     const uint64_t present = static_cast<uint64_t>(st.st_size) - header;
-    WICK_CHECK_FORMAT(present >= total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but "
-                      "only {} are present", path, fmt::join(a.dims, ", "), total, present);
-    WICK_CHECK_FORMAT(present == total, "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] "
-                      "declare", path, total, fmt::join(a.dims, ", "));
+    WICK_CHECK_FORMAT(present >= total,
+                      "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but "
+                      "only {} are present",
+                      path, fmt::join(a.dims, ", "), total, present);
+    WICK_CHECK_FORMAT(present == total,
+                      "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] "
+                      "declare",
+                      path, total, fmt::join(a.dims, ", "));
     a.bytes.resize(total);
     const size_t got = read_some(f.get(), a.bytes.data(), total, path);
-    WICK_CHECK_FORMAT(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
-                      "could be read", path, fmt::join(a.dims, ", "), total, got);
+    WICK_CHECK_FORMAT(got == total,
+                      "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
+                      "could be read",
+                      path, fmt::join(a.dims, ", "), total, got);
   } else {  // gzip: grow geometrically with what really decompresses
     size_t got = 0;
     while (got < total) {
@@ -134,13 +151,15 @@ IdxArray read_idx(const std::string& path) {
     }
     a.bytes.resize(got);
     a.bytes.shrink_to_fit();
-    WICK_CHECK_FORMAT(got == total, "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
-                      "are present", path, fmt::join(a.dims, ", "), total, got);
+    WICK_CHECK_FORMAT(got == total,
+                      "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
+                      "are present",
+                      path, fmt::join(a.dims, ", "), total, got);
   }
   uint8_t extra;
   WICK_CHECK_FORMAT(read_some(f.get(), &extra, 1, path) == 0,
-             "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] declare", path, total,
-             fmt::join(a.dims, ", "));
+                    "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] declare", path,
+                    total, fmt::join(a.dims, ", "));
   if (esize > 1) {  // big-endian -> host (little-endian hosts only in practice)
     for (size_t i = 0; i < total; i += esize)
       for (size_t k = 0; k < esize / 2; ++k) std::swap(a.bytes[i + k], a.bytes[i + esize - 1 - k]);
@@ -150,8 +169,10 @@ IdxArray read_idx(const std::string& path) {
 
 Tensor load_idx_images(const std::string& path, double mean, double std) {
   IdxArray a = read_idx(path);
-  WICK_CHECK_FORMAT(a.type == 0x08 && a.dims.size() == 3, "load_idx_images: {}: expected unsigned bytes with 3 dimensions "
-             "(images x rows x cols), got type 0x{:02x} with dimensions [{}]", path, a.type, fmt::join(a.dims, ", "));
+  WICK_CHECK_FORMAT(a.type == 0x08 && a.dims.size() == 3,
+                    "load_idx_images: {}: expected unsigned bytes with 3 dimensions "
+                    "(images x rows x cols), got type 0x{:02x} with dimensions [{}]",
+                    path, a.type, fmt::join(a.dims, ", "));
   WICK_CHECK(std > 0, "load_idx_images: std must be > 0, got {}", std);
   NoGradGuard no_grad;
   Tensor out = wick::empty({a.dims[0], 1, a.dims[1], a.dims[2]}, kFloat32);
@@ -163,8 +184,10 @@ Tensor load_idx_images(const std::string& path, double mean, double std) {
 
 Tensor load_idx_labels(const std::string& path) {
   IdxArray a = read_idx(path);
-  WICK_CHECK_FORMAT(a.type == 0x08 && a.dims.size() == 1, "load_idx_labels: {}: expected unsigned bytes with 1 dimension, got "
-             "type 0x{:02x} with dimensions [{}]", path, a.type, fmt::join(a.dims, ", "));
+  WICK_CHECK_FORMAT(a.type == 0x08 && a.dims.size() == 1,
+                    "load_idx_labels: {}: expected unsigned bytes with 1 dimension, got "
+                    "type 0x{:02x} with dimensions [{}]",
+                    path, a.type, fmt::join(a.dims, ", "));
   NoGradGuard no_grad;
   Tensor out = wick::empty({a.dims[0]}, kInt64);
   int64_t* o = out.data_ptr<int64_t>();
@@ -173,16 +196,18 @@ Tensor load_idx_labels(const std::string& path) {
 }
 
 Split load_mnist_split(const std::string& dir, const std::string& split, double mean, double std) {
-  WICK_CHECK(split == "train" || split == "t10k", "load_mnist_split: split must be \"train\" or \"t10k\", got \"{}\"", split);
+  WICK_CHECK(split == "train" || split == "t10k", "load_mnist_split: split must be \"train\" or \"t10k\", got \"{}\"",
+             split);
   const std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
   Split s;
   s.images = load_idx_images(base + split + "-images-idx3-ubyte.gz", mean, std);
   s.labels = load_idx_labels(base + split + "-labels-idx1-ubyte.gz");
   WICK_CHECK_FORMAT(s.images.size(0) == s.labels.size(0), "load_mnist_split: {}: {} images but {} labels", base + split,
-             s.images.size(0), s.labels.size(0));
+                    s.images.size(0), s.labels.size(0));
   const int64_t* l = s.labels.data_ptr<int64_t>();
   for (int64_t i = 0; i < s.labels.numel(); ++i)
-    WICK_CHECK_FORMAT(l[i] < 10, "load_mnist_split: {}: label {} of sample {} is not in [0, 10)", base + split, l[i], i);
+    WICK_CHECK_FORMAT(l[i] < 10, "load_mnist_split: {}: label {} of sample {} is not in [0, 10)", base + split, l[i],
+                      i);
   return s;
 }
 

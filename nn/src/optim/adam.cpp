@@ -51,9 +51,9 @@ void AdamOptions::set_values(const OptionValues& v) {
 
 namespace {
 struct AdamScalars {
-  double decay;        // AdamW: 1 - lr * wd
-  double step_size;    // lr / (1 - beta1^t)
-  double bc2_sqrt;     // sqrt(1 - beta2^t)
+  double decay;      // AdamW: 1 - lr * wd
+  double step_size;  // lr / (1 - beta1^t)
+  double bc2_sqrt;   // sqrt(1 - beta2^t)
 };
 
 }  // namespace
@@ -63,7 +63,8 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam(std::move(groups), defaults, false) {}
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults, bool decoupled)
     : Optimizer(std::move(groups), defaults.clone()), decoupled_(decoupled) {
-  for (const auto& g : param_groups()) check_options(static_cast<const AdamOptions&>(g.options()), decoupled ? "AdamW" : "Adam");
+  for (const auto& g : param_groups())
+    check_options(static_cast<const AdamOptions&>(g.options()), decoupled ? "AdamW" : "Adam");
 }
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
@@ -93,7 +94,8 @@ void Adam::step() {
         st.buffers.insert("exp_avg", wick::zeros_like(p));
         st.buffers.insert("exp_avg_sq", wick::zeros_like(p));
       }
-      if (o.amsgrad() && !st.buffers.contains("max_exp_avg_sq")) st.buffers.insert("max_exp_avg_sq", wick::zeros_like(p));
+      if (o.amsgrad() && !st.buffers.contains("max_exp_avg_sq"))
+        st.buffers.insert("max_exp_avg_sq", wick::zeros_like(p));
       Tensor& m = st.buffers.at("exp_avg");
       Tensor& v = st.buffers.at("exp_avg_sq");
       Tensor* vmax = o.amsgrad() ? &st.buffers.at("max_exp_avg_sq") : nullptr;
@@ -104,15 +106,14 @@ void Adam::step() {
       s.bc2_sqrt = std::sqrt(1 - std::pow(o.beta2(), static_cast<double>(t)));
       if (fused_cpu_ && fusable_cpu({&p, &g, &m, &v}, p.dtype()) && (!vmax || fusable_cpu({vmax}, p.dtype()))) {
         dispatch_floating(p.dtype(), "Adam.step", [&]<typename T>() {
-          const math::AdamScalars<T> sc{static_cast<T>(o.weight_decay()), static_cast<T>(s.decay),
-                                        static_cast<T>(o.beta1()),        static_cast<T>(o.beta2()),
-                                        static_cast<T>(1 - o.beta1()),    static_cast<T>(1 - o.beta2()),
-                                        static_cast<T>(s.bc2_sqrt),       static_cast<T>(o.eps()),
-                                        static_cast<T>(-s.step_size)};
+          const math::AdamScalars<T> sc{
+              static_cast<T>(o.weight_decay()), static_cast<T>(s.decay),       static_cast<T>(o.beta1()),
+              static_cast<T>(o.beta2()),        static_cast<T>(1 - o.beta1()), static_cast<T>(1 - o.beta2()),
+              static_cast<T>(s.bc2_sqrt),       static_cast<T>(o.eps()),       static_cast<T>(-s.step_size)};
           const bool wd = o.weight_decay() != 0;
           detail::adam_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), m.data_ptr<T>(), v.data_ptr<T>(),
-                               vmax ? vmax->data_ptr<T>() : nullptr, p.numel(), sc, wd && !decoupled_,
-                               wd && decoupled_, o.maximize());
+                               vmax ? vmax->data_ptr<T>() : nullptr, p.numel(), sc, wd && !decoupled_, wd && decoupled_,
+                               o.maximize());
         });
         for (Tensor* x : {&p, &m, &v}) x->bump_version();
         if (vmax) vmax->bump_version();
@@ -120,8 +121,10 @@ void Adam::step() {
       }
       Tensor gi = o.maximize() ? g.neg() : g;
       if (o.weight_decay() != 0) {
-        if (decoupled_) p.mul_(s.decay);
-        else gi = gi.add(p, o.weight_decay());
+        if (decoupled_)
+          p.mul_(s.decay);
+        else
+          gi = gi.add(p, o.weight_decay());
       }
       m.mul_(o.beta1());
       m.add_(gi, 1 - o.beta1());

@@ -16,8 +16,10 @@ void dispatch_flags(F& f) {
 }
 template <bool... Bs, typename F, typename... Rest>
 void dispatch_flags(F& f, bool b, Rest... rest) {
-  if (b) dispatch_flags<Bs..., true>(f, rest...);
-  else dispatch_flags<Bs..., false>(f, rest...);
+  if (b)
+    dispatch_flags<Bs..., true>(f, rest...);
+  else
+    dispatch_flags<Bs..., false>(f, rest...);
 }
 
 /// One pass of SgdStep over n contiguous elements (SSE2 and AVX2 builds, Note [CPU multiversioning]).

@@ -17,8 +17,10 @@ void LRScheduler::initial_step() { step(); }
 void LRScheduler::step() {
   ++last_epoch_;
   auto& groups = optimizer_.param_groups();
-  WICK_CHECK_STATE(groups.size() == base_lrs_.size(), "lr scheduler: the optimizer has {} parameter groups but the scheduler "
-             "was made for {}; make the scheduler after adding every group", groups.size(), base_lrs_.size());
+  WICK_CHECK_STATE(groups.size() == base_lrs_.size(),
+                   "lr scheduler: the optimizer has {} parameter groups but the scheduler "
+                   "was made for {}; make the scheduler after adding every group",
+                   groups.size(), base_lrs_.size());
   std::vector<double> lrs = get_lr();
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lr_ = std::move(lrs);
@@ -26,8 +28,10 @@ void LRScheduler::step() {
 
 void LRScheduler::resume(int64_t last_epoch, const std::vector<double>& base_lrs) {
   auto& groups = optimizer_.param_groups();
-  WICK_CHECK(base_lrs.size() == groups.size() && last_epoch >= 0, "lr scheduler: resume needs one base lr per group ({}) "
-             "and a last_epoch >= 0, got {} base lrs and last_epoch {}", groups.size(), base_lrs.size(), last_epoch);
+  WICK_CHECK(base_lrs.size() == groups.size() && last_epoch >= 0,
+             "lr scheduler: resume needs one base lr per group ({}) "
+             "and a last_epoch >= 0, got {} base lrs and last_epoch {}",
+             groups.size(), base_lrs.size(), last_epoch);
   base_lrs_ = base_lrs;
   last_epoch_ = last_epoch;
   last_lr_.clear();
@@ -82,8 +86,8 @@ std::vector<double> CosineAnnealingLR::get_lr() const {
 }
 
 double CosineAnnealingLR::closed_form_lr(size_t group, int64_t epoch) const {
-  return eta_min_ + (base_lrs_.at(group) - eta_min_) * (1 + std::cos(std::numbers::pi * static_cast<double>(epoch) /
-                                                                     static_cast<double>(t_max_))) / 2;
+  return eta_min_ + (base_lrs_.at(group) - eta_min_) *
+                        (1 + std::cos(std::numbers::pi * static_cast<double>(epoch) / static_cast<double>(t_max_))) / 2;
 }
 
 }  // namespace wick::optim

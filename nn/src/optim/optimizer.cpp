@@ -9,10 +9,10 @@
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
+#include "../json_limits.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/node.h"
-#include "../json_limits.h"
 #include "wick/core/error.h"
 #include "wick/nn/loader_limits.h"
 
@@ -46,13 +46,18 @@ void Optimizer::add_param_group(ParamGroup group) {
   for (size_t i = 0; i < group.params().size(); ++i) {
     const Tensor& p = group.params()[i];
     WICK_CHECK(p.defined(), "optimizer: parameter {} of the new group is undefined", i);
-    WICK_CHECK(p.is_leaf(), "optimizer got a tensor that is not a leaf (a replica's parameter?) — pass the original "
+    WICK_CHECK(p.is_leaf(),
+               "optimizer got a tensor that is not a leaf (a replica's parameter?) — pass the original "
                "module's parameters() (parameter {} of the new group, shape [{}], produced by {})",
                i, fmt::join(p.sizes(), ", "), p.grad_fn() ? p.grad_fn()->name() : std::string("?"));
-    WICK_CHECK_TYPE(p.is_floating_point(), "optimizer: parameter {} of the new group is {}; only floating-point tensors "
-               "can be optimized", i, p.dtype());
-    WICK_CHECK(seen.insert(p.impl()).second, "optimizer: parameter {} of the new group (shape [{}]) appears more than "
-               "once in this optimizer's parameter groups", i, fmt::join(p.sizes(), ", "));
+    WICK_CHECK_TYPE(p.is_floating_point(),
+                    "optimizer: parameter {} of the new group is {}; only floating-point tensors "
+                    "can be optimized",
+                    i, p.dtype());
+    WICK_CHECK(seen.insert(p.impl()).second,
+               "optimizer: parameter {} of the new group (shape [{}]) appears more than "
+               "once in this optimizer's parameter groups",
+               i, fmt::join(p.sizes(), ", "));
   }
   if (!group.has_options()) group.set_options(defaults_->clone());
   groups_.push_back(std::move(group));
@@ -66,12 +71,13 @@ void Optimizer::check_state_fits(const char* op) const {
       if (it != state_.end()) {
         for (const auto& [sname, t] : it->second.buffers) {
           if (!t.defined() || (t.dtype() == p.dtype() && t.device() == p.device() && t.sizes() == p.sizes())) continue;
-          WICK_FAIL_T(StateError,
-                      "{}.step: the state '{}' of parameter {} is {} [{}] on {}, but the parameter is now {} [{}] on {}. "
-                      "Module::to() moves parameters but not optimizer state (as PyTorch): build the optimizer after "
-                      "to(), or load_state_dict() it again afterwards. Nothing was updated",
-                      op, sname, index, t.dtype(), fmt::join(t.sizes(), ", "), t.device(), p.dtype(),
-                      fmt::join(p.sizes(), ", "), p.device());
+          WICK_FAIL_T(
+              StateError,
+              "{}.step: the state '{}' of parameter {} is {} [{}] on {}, but the parameter is now {} [{}] on {}. "
+              "Module::to() moves parameters but not optimizer state (as PyTorch): build the optimizer after "
+              "to(), or load_state_dict() it again afterwards. Nothing was updated",
+              op, sname, index, t.dtype(), fmt::join(t.sizes(), ", "), t.device(), p.dtype(),
+              fmt::join(p.sizes(), ", "), p.device());
         }
       }
       ++index;
@@ -100,8 +106,10 @@ void Optimizer::zero_grad(bool set_to_none) {
         p.set_grad(Tensor());
       } else {
         Tensor& grad = p.mutable_grad();
-        if (grad.grad_fn()) grad = grad.detach();
-        else grad.requires_grad_(false);
+        if (grad.grad_fn())
+          grad = grad.detach();
+        else
+          grad.requires_grad_(false);
         grad.zero_();
       }
     }
@@ -150,8 +158,9 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
   std::exception_ptr options_error;  // set_values' error, when it is the first problem
   if (dict.optimizer != name())
     problems.push_back(fmt::format("the state dict is for {} but this optimizer is {}",
-                                   dict.optimizer.empty() ? "an unnamed optimizer"
-                                                           : serialize::detail::quote_prefix(dict.optimizer, serialize::kMaxQuotedChars),
+                                   dict.optimizer.empty()
+                                       ? "an unnamed optimizer"
+                                       : serialize::detail::quote_prefix(dict.optimizer, serialize::kMaxQuotedChars),
                                    name()));
   if (dict.param_groups.size() != groups_.size()) {
     problems.push_back(fmt::format("the state dict has {} parameter group(s) but this optimizer has {}",
@@ -211,17 +220,19 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
     }
     const auto allowed = state_names(new_options[gi] ? *new_options[gi] : groups_[gi].options());
     if (std::find(allowed.begin(), allowed.end(), sname) == allowed.end()) {
-      problems.push_back(fmt::format("unexpected key \"{}\" ({} with these options keeps: {})", key, name(),
-                                     allowed.empty() ? std::string("no state tensors") : fmt::format("{}", fmt::join(allowed, ", "))));
+      problems.push_back(
+          fmt::format("unexpected key \"{}\" ({} with these options keeps: {})", key, name(),
+                      allowed.empty() ? std::string("no state tensors") : fmt::format("{}", fmt::join(allowed, ", "))));
       continue;
     }
     if (t.sizes() != p.sizes()) {
-      problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", key, shape_str(t.sizes()),
-                                     shape_str(p.sizes())));
+      problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", key,
+                                     shape_str(t.sizes()), shape_str(p.sizes())));
       continue;
     }
     if (t.dtype() != p.dtype()) {
-      problems.push_back(fmt::format("key \"{}\" has dtype {} but the parameter has dtype {}", key, t.dtype(), p.dtype()));
+      problems.push_back(
+          fmt::format("key \"{}\" has dtype {} but the parameter has dtype {}", key, t.dtype(), p.dtype()));
       continue;
     }
     new_state[p.impl()].buffers.insert(sname, native::clone(native::to(t, p.device(), p.dtype())));
@@ -269,14 +280,14 @@ std::string OptimizerStateDict::groups_json() const {
 void OptimizerStateDict::set_groups_json(const std::string& text) {
   // Depth-limited: this JSON comes from a file (Note [Loader limits]).
   const nlohmann::ordered_json j = serialize::detail::parse_json_limited(text, "optimizer state: the parameter groups");
-  WICK_CHECK_FORMAT(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() && j.contains("param_groups") &&
-                 j["param_groups"].is_array(),
-             "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}",
-             serialize::detail::json_preview(j));
+  WICK_CHECK_FORMAT(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() &&
+                        j.contains("param_groups") && j["param_groups"].is_array(),
+                    "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}",
+                    serialize::detail::json_preview(j));
   std::vector<ParamGroupState> groups;
   for (const auto& gj : j["param_groups"]) {
     WICK_CHECK_FORMAT(gj.is_object() && gj.contains("params") && gj["params"].is_array(),
-               "optimizer state: each parameter group must be an object with a \"params\" list");
+                      "optimizer state: each parameter group must be an object with a \"params\" list");
     ParamGroupState g;
     for (const auto& id : gj["params"]) {
       WICK_CHECK_FORMAT(id.is_number_integer(), "optimizer state: parameter numbers must be integers");
@@ -285,7 +296,8 @@ void OptimizerStateDict::set_groups_json(const std::string& text) {
     for (const auto& [k, v] : gj.items()) {
       if (k == "params") continue;
       WICK_CHECK_FORMAT(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number, got {}",
-                        serialize::detail::quote_prefix(k, serialize::kMaxQuotedChars), serialize::detail::json_preview(v));
+                        serialize::detail::quote_prefix(k, serialize::kMaxQuotedChars),
+                        serialize::detail::json_preview(v));
       g.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
     }
     groups.push_back(std::move(g));

@@ -12,8 +12,8 @@
 namespace wick::optim::detail {
 
 /// The values by name; throws wick::IndexError listing names that are missing or not in `names`.
-inline std::unordered_map<std::string, double> read_options(const OptionValues& v, const std::vector<std::string>& names,
-                                                            const char* what) {
+inline std::unordered_map<std::string, double> read_options(const OptionValues& v,
+                                                            const std::vector<std::string>& names, const char* what) {
   std::unordered_map<std::string, double> m;
   std::vector<std::string> unknown, missing;
   for (const auto& [k, x] : v) {
@@ -24,9 +24,9 @@ inline std::unordered_map<std::string, double> read_options(const OptionValues& 
   for (const auto& n : names)
     if (!m.count(n)) missing.push_back(n);
   WICK_CHECK_INDEX(unknown.empty() && missing.empty(), "{} options: {}{}{}", what,
-             missing.empty() ? std::string() : fmt::format("missing {}", fmt::join(missing, ", ")),
-             !missing.empty() && !unknown.empty() ? "; " : "",
-             unknown.empty() ? std::string() : fmt::format("unknown {}", fmt::join(unknown, ", ")));
+                   missing.empty() ? std::string() : fmt::format("missing {}", fmt::join(missing, ", ")),
+                   !missing.empty() && !unknown.empty() ? "; " : "",
+                   unknown.empty() ? std::string() : fmt::format("unknown {}", fmt::join(unknown, ", ")));
   return m;
 }
 

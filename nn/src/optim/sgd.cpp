@@ -45,8 +45,8 @@ void SGDOptions::set_values(const OptionValues& v) {
   *this = o;
 }
 
-
-SGD::SGD(std::vector<Tensor> params, const SGDOptions& options) : SGD(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
+SGD::SGD(std::vector<Tensor> params, const SGDOptions& options)
+    : SGD(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options) {}
 
 SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults)
     : Optimizer(std::move(groups), std::make_unique<SGDOptions>(defaults)) {

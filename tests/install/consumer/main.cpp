@@ -1,7 +1,7 @@
 // A program outside the wick tree: one differentiable computation through the installed package.
-#include <cstdio>
-
 #include <wick/wick.h>
+
+#include <cstdio>
 
 int main() {
   wick::Tensor x = wick::tensor({1.0, 2.0, 3.0}, wick::kFloat64).requires_grad_();

@@ -12,10 +12,10 @@
 namespace wick {
 
 struct MemoryStats {
-  int64_t in_use = 0;          ///< bytes held by live tensors
-  int64_t peak = 0;            ///< max of in_use since the last reset_peak_memory
-  int64_t reserved = 0;        ///< bytes held from the system (cache included)
-  int64_t allocations = 0;     ///< live allocations
+  int64_t in_use = 0;             ///< bytes held by live tensors
+  int64_t peak = 0;               ///< max of in_use since the last reset_peak_memory
+  int64_t reserved = 0;           ///< bytes held from the system (cache included)
+  int64_t allocations = 0;        ///< live allocations
   int64_t total_allocations = 0;  ///< allocations ever made
 };
 

@@ -22,11 +22,47 @@
 namespace wick {
 
 enum class UnaryOp : int8_t {
-  Neg, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Sigmoid, Relu, Gelu, Sin, Cos, Sign, Reciprocal,
-  Square, Erf, Log1p, Expm1, Floor, PowScalar, ClampMin, ClampMax, LogicalNot
+  Neg,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Sigmoid,
+  Relu,
+  Gelu,
+  Sin,
+  Cos,
+  Sign,
+  Reciprocal,
+  Square,
+  Erf,
+  Log1p,
+  Expm1,
+  Floor,
+  PowScalar,
+  ClampMin,
+  ClampMax,
+  LogicalNot
 };
 enum class BinaryOp : int8_t {
-  Add, Sub, Mul, Div, Pow, Maximum, Minimum, ReluBackward, Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr
+  Add,
+  Sub,
+  Mul,
+  Div,
+  Pow,
+  Maximum,
+  Minimum,
+  ReluBackward,
+  Eq,
+  Ne,
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  LogicalAnd,
+  LogicalOr
 };
 
 /// True for comparisons and logical ops, whose output is bool.
@@ -50,16 +86,20 @@ StridedLayout<N> layout_of(const KernelTensor* const (&ops)[N]) {
   return make_layout<N>(ops[0]->sizes, strides);
 }
 
-
 /// A batched, row-major GEMM: C[b] = alpha * op(A[b]) @ op(B[b]) + beta * C[b], with
 /// op(A[b]) of shape m x k and op(B[b]) of shape k x n. Leading dims and batch strides are in
 /// elements; C is m x n with leading dim ldc.
 struct GemmArgs {
   DType dtype;
   int64_t batch, m, n, k;
-  const void* a; int64_t lda, stride_a; bool trans_a;
-  const void* b; int64_t ldb, stride_b; bool trans_b;
-  void* c; int64_t ldc, stride_c;
+  const void* a;
+  int64_t lda, stride_a;
+  bool trans_a;
+  const void* b;
+  int64_t ldb, stride_b;
+  bool trans_b;
+  void* c;
+  int64_t ldc, stride_c;
   double alpha = 1.0, beta = 0.0;
 };
 
@@ -67,8 +107,8 @@ struct GemmArgs {
 /// (C*kh*kw) x (out_h*out_w), row-major, contiguous).
 struct Im2ColArgs {
   DType dtype;
-  int64_t channels, height, width, kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w,
-      dilation_h, dilation_w, out_h, out_w;
+  int64_t channels, height, width, kernel_h, kernel_w, pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, out_h,
+      out_w;
 };
 
 // Every method is pure virtual, those with an obvious "nothing to do" answer included: a backend
@@ -96,7 +136,8 @@ class Backend {
   /// out = op(a, b); a and b share dtype; out has that dtype or bool (comparisons).
   virtual void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) = 0;
   /// out = cond ? a : b; cond is bool, a/b/out share dtype.
-  virtual void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b) = 0;
+  virtual void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a,
+                     const KernelTensor& b) = 0;
   /// dst = src (same sizes), converting dtype; both on this backend's devices (cross-device
   /// copies between two device types go through copy_between in core/src/native_copy.cpp).
   virtual void copy(const KernelTensor& dst, const KernelTensor& src) = 0;
@@ -116,13 +157,15 @@ class Backend {
   /// Index of the max/min along `dim` of `in` into int64 `out` (keepdim shape); first wins.
   virtual void arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) = 0;
   /// out = in.index_select(dim, index) (index: 1-d int64, already bounds-checked).
-  virtual void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) = 0;
+  virtual void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim,
+                            const KernelTensor& index) = 0;
   /// out.index_add_(dim, index, src).
   virtual void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) = 0;
   /// out = in.gather(dim, index) (index has out's sizes).
   virtual void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) = 0;
   /// out.scatter_add_(dim, index, src) (index has src's sizes).
-  virtual void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) = 0;
+  virtual void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index,
+                           const KernelTensor& src) = 0;
   /// indices = the positions that sort each line of `in` along `dim` (int64, in's sizes): stable,
   /// NaN after every number ascending and before every number descending (math::sorts_before).
   virtual void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) = 0;

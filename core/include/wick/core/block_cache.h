@@ -66,7 +66,7 @@ class BlockCache {
   static constexpr size_t kMinBlock = 512;
   static constexpr size_t kSmallRequest = size_t{1} << 20;  ///< up to this: the small pool
   static constexpr size_t kSmallSegment = size_t{2} << 20;
-  static constexpr size_t kMidRequest = size_t{10} << 20;   ///< below this: 20 MiB segments
+  static constexpr size_t kMidRequest = size_t{10} << 20;  ///< below this: 20 MiB segments
   static constexpr size_t kMidSegment = size_t{20} << 20;
   static constexpr size_t kLargeRound = size_t{2} << 20;
 

@@ -24,9 +24,10 @@ struct Device {
   /// Throws wick::ValueError unless 0 <= idx <= 32767 (never wraps into another device).
   constexpr Device(DeviceType t, int idx = 0) : type(t), index(static_cast<int16_t>(idx)) {
     if (idx < 0 || idx > 32767) [[unlikely]]
-      detail::throw_error<ValueError>(__FILE__, __LINE__,
-                                      fmt::format("Device: index {} is out of range for a {} device (expected 0..32767)",
-                                                  idx, t == DeviceType::CPU ? "cpu" : "cuda"));
+      detail::throw_error<ValueError>(
+          __FILE__, __LINE__,
+          fmt::format("Device: index {} is out of range for a {} device (expected 0..32767)", idx,
+                      t == DeviceType::CPU ? "cpu" : "cuda"));
   }
   /// Parses "cpu", "cpu:3", "cuda", "cuda:1". Throws wick::ValueError on anything else.
   Device(std::string_view spec);  // NOLINT(google-explicit-constructor): LibTorch allows it
@@ -38,9 +39,7 @@ struct Device {
 
   friend constexpr bool operator==(Device a, Device b) { return a.type == b.type && a.index == b.index; }
   friend constexpr bool operator!=(Device a, Device b) { return !(a == b); }
-  friend constexpr bool operator<(Device a, Device b) {
-    return a.type != b.type ? a.type < b.type : a.index < b.index;
-  }
+  friend constexpr bool operator<(Device a, Device b) { return a.type != b.type ? a.type < b.type : a.index < b.index; }
 };
 
 inline constexpr Device kCPU{DeviceType::CPU, 0};

@@ -48,9 +48,7 @@ class TaskQueue {
     uint64_t priority, order;
     bool flush_denormal;
     std::function<void()> fn;
-    bool operator<(const Entry& o) const {
-      return priority != o.priority ? priority < o.priority : order > o.order;
-    }
+    bool operator<(const Entry& o) const { return priority != o.priority ? priority < o.priority : order > o.order; }
   };
   std::mutex mutex_;
   std::condition_variable cv_;

@@ -19,8 +19,8 @@ class IntArrayRef {
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
   IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}  // NOLINT
 #pragma GCC diagnostic pop
-  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}    // NOLINT
-  IntArrayRef(const int64_t& single) : data_(&single), size_(1) {}                    // NOLINT
+  IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  IntArrayRef(const int64_t& single) : data_(&single), size_(1) {}                  // NOLINT
 
   const int64_t* data() const { return data_; }
   size_t size() const { return size_; }

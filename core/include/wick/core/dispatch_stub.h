@@ -49,8 +49,8 @@ class DispatchStub<R (*)(Args...)> {
   R operator()(DeviceType type, Args... args) const {
     const Fn fn = find(type);
     WICK_CHECK_T(NotImplementedError, fn != nullptr,
-                 "{}: no {} kernel is registered; use a device type that has one or the op's composite path",
-                 name_, device_type_name(type));
+                 "{}: no {} kernel is registered; use a device type that has one or the op's composite path", name_,
+                 device_type_name(type));
     profiler::RecordScope scope = profiler::RecordScope::named("op", [&] { return std::string("stub:") + name_; });
     return fn(std::forward<Args>(args)...);
   }

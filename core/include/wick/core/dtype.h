@@ -20,10 +20,14 @@ inline constexpr DType kFloat64 = DType::Float64;
 /// Bytes per element.
 constexpr size_t element_size(DType d) {
   switch (d) {
-    case DType::Bool: return 1;
-    case DType::Int64: return 8;
-    case DType::Float32: return 4;
-    case DType::Float64: return 8;
+    case DType::Bool:
+      return 1;
+    case DType::Int64:
+      return 8;
+    case DType::Float32:
+      return 4;
+    case DType::Float64:
+      return 8;
   }
   return 0;
 }
@@ -57,13 +61,21 @@ constexpr bool can_cast(DType from, DType to) {
 template <typename T>
 struct dtype_of;
 template <>
-struct dtype_of<bool> { static constexpr DType value = DType::Bool; };
+struct dtype_of<bool> {
+  static constexpr DType value = DType::Bool;
+};
 template <>
-struct dtype_of<int64_t> { static constexpr DType value = DType::Int64; };
+struct dtype_of<int64_t> {
+  static constexpr DType value = DType::Int64;
+};
 template <>
-struct dtype_of<float> { static constexpr DType value = DType::Float32; };
+struct dtype_of<float> {
+  static constexpr DType value = DType::Float32;
+};
 template <>
-struct dtype_of<double> { static constexpr DType value = DType::Float64; };
+struct dtype_of<double> {
+  static constexpr DType value = DType::Float64;
+};
 template <typename T>
 inline constexpr DType dtype_v = dtype_of<T>::value;
 
@@ -72,10 +84,14 @@ inline constexpr DType dtype_v = dtype_of<T>::value;
 template <typename F>
 decltype(auto) dispatch(DType d, const char* op, F&& f) {
   switch (d) {
-    case DType::Bool: return f.template operator()<bool>();
-    case DType::Int64: return f.template operator()<int64_t>();
-    case DType::Float32: return f.template operator()<float>();
-    case DType::Float64: return f.template operator()<double>();
+    case DType::Bool:
+      return f.template operator()<bool>();
+    case DType::Int64:
+      return f.template operator()<int64_t>();
+    case DType::Float32:
+      return f.template operator()<float>();
+    case DType::Float64:
+      return f.template operator()<double>();
   }
   WICK_FAIL_T(TypeError, "{}: unknown dtype {}", op, static_cast<int>(d));
 }
@@ -84,9 +100,12 @@ decltype(auto) dispatch(DType d, const char* op, F&& f) {
 template <typename F>
 decltype(auto) dispatch_floating(DType d, const char* op, F&& f) {
   switch (d) {
-    case DType::Float32: return f.template operator()<float>();
-    case DType::Float64: return f.template operator()<double>();
-    default: break;
+    case DType::Float32:
+      return f.template operator()<float>();
+    case DType::Float64:
+      return f.template operator()<double>();
+    default:
+      break;
   }
   WICK_FAIL_T(TypeError, "{}: expected a floating-point tensor (float32 or float64) but got {}", op, dtype_name(d));
 }

@@ -98,15 +98,16 @@ extern template void throw_error<OutOfMemoryError>(const char*, int, std::string
 }  // namespace wick
 
 /// Throws `ErrorType` (a wick::Error subclass) with an fmt-formatted message when `cond` is false.
-#define WICK_CHECK_T(ErrorType, cond, ...)                                                      \
-  do {                                                                                          \
-    if (!(cond)) [[unlikely]] {                                                                 \
-      ::wick::detail::throw_error<ErrorType>(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__));   \
-    }                                                                                           \
+#define WICK_CHECK_T(ErrorType, cond, ...)                                                    \
+  do {                                                                                        \
+    if (!(cond)) [[unlikely]] {                                                               \
+      ::wick::detail::throw_error<ErrorType>(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__)); \
+    }                                                                                         \
   } while (0)
 
 /// Throws `ErrorType` unconditionally with an fmt-formatted message.
-#define WICK_FAIL_T(ErrorType, ...) ::wick::detail::throw_error<ErrorType>(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__))
+#define WICK_FAIL_T(ErrorType, ...) \
+  ::wick::detail::throw_error<ErrorType>(__FILE__, __LINE__, ::fmt::format(__VA_ARGS__))
 
 /// The common check: an argument with a bad value (wick::ValueError).
 #define WICK_CHECK(cond, ...) WICK_CHECK_T(::wick::ValueError, cond, __VA_ARGS__)

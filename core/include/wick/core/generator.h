@@ -23,7 +23,8 @@ __host__ __device__ __forceinline__
 #else
 inline
 #endif
-uint64_t random_bits(uint64_t seed, uint64_t counter) {
+    uint64_t
+    random_bits(uint64_t seed, uint64_t counter) {
   uint64_t z = seed * 0x9E3779B97F4A7C15ull + counter * 0xD1B54A32D192ED03ull + 0x632BE59BD9B4E019ull;
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
@@ -38,7 +39,8 @@ __host__ __device__ __forceinline__
 #else
 inline
 #endif
-double uniform_from_bits(uint64_t bits) {
+    double
+    uniform_from_bits(uint64_t bits) {
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 /// Uniform double in [0, 1) from counter `counter`.
@@ -47,7 +49,8 @@ __host__ __device__ __forceinline__
 #else
 inline
 #endif
-double random_uniform(uint64_t seed, uint64_t counter) {
+    double
+    random_uniform(uint64_t seed, uint64_t counter) {
   return uniform_from_bits(random_bits(seed, counter));
 }
 /// Standard normal from counter `counter` (Box-Muller on two hashed uniforms).
@@ -56,7 +59,8 @@ __host__ __device__ __forceinline__
 #else
 inline
 #endif
-double random_normal(uint64_t seed, uint64_t counter) {
+    double
+    random_normal(uint64_t seed, uint64_t counter) {
   double u1 = random_uniform(seed ^ 0x5851F42D4C957F2Dull, counter);
   double u2 = random_uniform(seed ^ 0x14057B7EF767814Full, counter);
   u1 = u1 > 1e-300 ? u1 : 1e-300;

@@ -10,29 +10,52 @@ template <typename F>
 decltype(auto) dispatch_unary_op(UnaryOp op, F&& f) {
   using namespace math;
   switch (op) {
-    case UnaryOp::Neg: return f(Neg{});
-    case UnaryOp::Abs: return f(Abs{});
-    case UnaryOp::Exp: return f(Exp{});
-    case UnaryOp::Log: return f(Log{});
-    case UnaryOp::Sqrt: return f(Sqrt{});
-    case UnaryOp::Rsqrt: return f(Rsqrt{});
-    case UnaryOp::Tanh: return f(Tanh{});
-    case UnaryOp::Sigmoid: return f(Sigmoid{});
-    case UnaryOp::Relu: return f(Relu{});
-    case UnaryOp::Gelu: return f(Gelu{});
-    case UnaryOp::Sin: return f(Sin{});
-    case UnaryOp::Cos: return f(Cos{});
-    case UnaryOp::Sign: return f(Sign{});
-    case UnaryOp::Reciprocal: return f(Reciprocal{});
-    case UnaryOp::Square: return f(Square{});
-    case UnaryOp::Erf: return f(Erf{});
-    case UnaryOp::Log1p: return f(Log1p{});
-    case UnaryOp::Expm1: return f(Expm1{});
-    case UnaryOp::Floor: return f(Floor{});
-    case UnaryOp::PowScalar: return f(PowScalar{});
-    case UnaryOp::ClampMin: return f(ClampMin{});
-    case UnaryOp::ClampMax: return f(ClampMax{});
-    case UnaryOp::LogicalNot: return f(LogicalNot{});
+    case UnaryOp::Neg:
+      return f(Neg{});
+    case UnaryOp::Abs:
+      return f(Abs{});
+    case UnaryOp::Exp:
+      return f(Exp{});
+    case UnaryOp::Log:
+      return f(Log{});
+    case UnaryOp::Sqrt:
+      return f(Sqrt{});
+    case UnaryOp::Rsqrt:
+      return f(Rsqrt{});
+    case UnaryOp::Tanh:
+      return f(Tanh{});
+    case UnaryOp::Sigmoid:
+      return f(Sigmoid{});
+    case UnaryOp::Relu:
+      return f(Relu{});
+    case UnaryOp::Gelu:
+      return f(Gelu{});
+    case UnaryOp::Sin:
+      return f(Sin{});
+    case UnaryOp::Cos:
+      return f(Cos{});
+    case UnaryOp::Sign:
+      return f(Sign{});
+    case UnaryOp::Reciprocal:
+      return f(Reciprocal{});
+    case UnaryOp::Square:
+      return f(Square{});
+    case UnaryOp::Erf:
+      return f(Erf{});
+    case UnaryOp::Log1p:
+      return f(Log1p{});
+    case UnaryOp::Expm1:
+      return f(Expm1{});
+    case UnaryOp::Floor:
+      return f(Floor{});
+    case UnaryOp::PowScalar:
+      return f(PowScalar{});
+    case UnaryOp::ClampMin:
+      return f(ClampMin{});
+    case UnaryOp::ClampMax:
+      return f(ClampMax{});
+    case UnaryOp::LogicalNot:
+      return f(LogicalNot{});
   }
   return f(Neg{});
 }
@@ -41,22 +64,38 @@ template <typename F>
 decltype(auto) dispatch_binary_op(BinaryOp op, F&& f) {
   using namespace math;
   switch (op) {
-    case BinaryOp::Add: return f(Add{});
-    case BinaryOp::Sub: return f(Sub{});
-    case BinaryOp::Mul: return f(Mul{});
-    case BinaryOp::Div: return f(Div{});
-    case BinaryOp::Pow: return f(Pow{});
-    case BinaryOp::Maximum: return f(Maximum{});
-    case BinaryOp::Minimum: return f(Minimum{});
-    case BinaryOp::ReluBackward: return f(ReluBackward{});
-    case BinaryOp::Eq: return f(Eq{});
-    case BinaryOp::Ne: return f(Ne{});
-    case BinaryOp::Lt: return f(Lt{});
-    case BinaryOp::Le: return f(Le{});
-    case BinaryOp::Gt: return f(Gt{});
-    case BinaryOp::Ge: return f(Ge{});
-    case BinaryOp::LogicalAnd: return f(LogicalAnd{});
-    case BinaryOp::LogicalOr: return f(LogicalOr{});
+    case BinaryOp::Add:
+      return f(Add{});
+    case BinaryOp::Sub:
+      return f(Sub{});
+    case BinaryOp::Mul:
+      return f(Mul{});
+    case BinaryOp::Div:
+      return f(Div{});
+    case BinaryOp::Pow:
+      return f(Pow{});
+    case BinaryOp::Maximum:
+      return f(Maximum{});
+    case BinaryOp::Minimum:
+      return f(Minimum{});
+    case BinaryOp::ReluBackward:
+      return f(ReluBackward{});
+    case BinaryOp::Eq:
+      return f(Eq{});
+    case BinaryOp::Ne:
+      return f(Ne{});
+    case BinaryOp::Lt:
+      return f(Lt{});
+    case BinaryOp::Le:
+      return f(Le{});
+    case BinaryOp::Gt:
+      return f(Gt{});
+    case BinaryOp::Ge:
+      return f(Ge{});
+    case BinaryOp::LogicalAnd:
+      return f(LogicalAnd{});
+    case BinaryOp::LogicalOr:
+      return f(LogicalOr{});
   }
   return f(Add{});
 }

@@ -12,8 +12,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <tuple>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -69,10 +69,14 @@ class Tensor {
   /// The value of a one-element tensor (copied to the host when needed).
   Scalar item() const;
   template <typename T>
-  T item() const { return item().to<T>(); }
+  T item() const {
+    return item().to<T>();
+  }
   /// Bounds-checked read of one element (any device), as T.
   template <typename T>
-  T at(IntArrayRef index) const { return at_scalar(index).to<T>(); }
+  T at(IntArrayRef index) const {
+    return at_scalar(index).to<T>();
+  }
   Scalar at_scalar(IntArrayRef index) const;
   /// Number of in-place writes to this tensor's data through any of its views.
   uint32_t version() const;
@@ -118,8 +122,8 @@ class Tensor {
   RemovableHandle register_hook(std::function<Tensor(const Tensor&)> hook) const;
   /// The same for a hook that returns nothing (it only observes the gradient).
   template <class F>
-    requires std::is_void_v<std::invoke_result_t<F&, const Tensor&>>
-  RemovableHandle register_hook(F hook) const {
+  requires std::is_void_v<std::invoke_result_t<F&, const Tensor&>> RemovableHandle register_hook(F hook)
+  const {
     return register_hook(std::function<Tensor(const Tensor&)>([h = std::move(hook)](const Tensor& g) mutable {
       h(g);
       return Tensor();

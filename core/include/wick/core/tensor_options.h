@@ -12,12 +12,24 @@ struct TensorOptions {
   bool requires_grad_ = false;
 
   TensorOptions() = default;
-  TensorOptions(DType d) : dtype_(d) {}       // NOLINT
-  TensorOptions(Device d) : device_(d) {}     // NOLINT
+  TensorOptions(DType d) : dtype_(d) {}         // NOLINT
+  TensorOptions(Device d) : device_(d) {}       // NOLINT
   TensorOptions(const char* d) : device_(d) {}  // NOLINT
-  TensorOptions dtype(DType d) const { auto o = *this; o.dtype_ = d; return o; }
-  TensorOptions device(Device d) const { auto o = *this; o.device_ = d; return o; }
-  TensorOptions requires_grad(bool r = true) const { auto o = *this; o.requires_grad_ = r; return o; }
+  TensorOptions dtype(DType d) const {
+    auto o = *this;
+    o.dtype_ = d;
+    return o;
+  }
+  TensorOptions device(Device d) const {
+    auto o = *this;
+    o.device_ = d;
+    return o;
+  }
+  TensorOptions requires_grad(bool r = true) const {
+    auto o = *this;
+    o.requires_grad_ = r;
+    return o;
+  }
 };
 
 }  // namespace wick

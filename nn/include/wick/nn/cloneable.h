@@ -45,11 +45,11 @@ template <class T>
 struct ValueArg {
   static constexpr bool ok = false;
 };
-#define WICK_NN_VALUE_ARG(T, expr)                                  \
-  template <>                                                      \
-  struct ValueArg<T> {                                             \
-    static constexpr bool ok = true;                               \
-    static T get(const Value& v) { return expr; }                  \
+#define WICK_NN_VALUE_ARG(T, expr)                \
+  template <>                                     \
+  struct ValueArg<T> {                            \
+    static constexpr bool ok = true;              \
+    static T get(const Value& v) { return expr; } \
   }
 WICK_NN_VALUE_ARG(Tensor, v.is_none() ? Tensor() : v.tensor());
 WICK_NN_VALUE_ARG(Value, v);
@@ -84,8 +84,9 @@ template <class... Ts>
 struct ToValue<std::tuple<Ts...>> {
   static constexpr bool ok = (ToValue<Ts>::ok && ...);
   static Value make(std::tuple<Ts...>&& x) {
-    return std::apply([](auto&&... e) { return Value::tuple({ToValue<std::decay_t<decltype(e)>>::make(std::move(e))...}); },
-                      std::move(x));
+    return std::apply(
+        [](auto&&... e) { return Value::tuple({ToValue<std::decay_t<decltype(e)>>::make(std::move(e))...}); },
+        std::move(x));
   }
 };
 template <class A, class B>
@@ -101,14 +102,14 @@ template <class F>
 struct ForwardTraits {
   static constexpr bool ok = false;
 };
-#define WICK_NN_FORWARD_TRAITS(QUAL)                                                                  \
-  template <class C, class R, class... A>                                                           \
-  struct ForwardTraits<R (C::*)(A...) QUAL> {                                                        \
-    static constexpr bool ok = (ValueArg<std::decay_t<A>>::ok && ...) &&                             \
-                               (std::is_void_v<R> || ToValue<std::decay_t<R>>::ok);                  \
-    static constexpr size_t arity = sizeof...(A);                                                    \
-    using Args = std::tuple<std::decay_t<A>...>;                                                     \
-    using Result = R;                                                                                \
+#define WICK_NN_FORWARD_TRAITS(QUAL)                                                                   \
+  template <class C, class R, class... A>                                                              \
+  struct ForwardTraits<R (C::*)(A...) QUAL> {                                                          \
+    static constexpr bool ok =                                                                         \
+        (ValueArg<std::decay_t<A>>::ok && ...) && (std::is_void_v<R> || ToValue<std::decay_t<R>>::ok); \
+    static constexpr size_t arity = sizeof...(A);                                                      \
+    using Args = std::tuple<std::decay_t<A>...>;                                                       \
+    using Result = R;                                                                                  \
   }
 WICK_NN_FORWARD_TRAITS();
 WICK_NN_FORWARD_TRAITS(const);
@@ -117,7 +118,10 @@ WICK_NN_FORWARD_TRAITS(const noexcept);
 #undef WICK_NN_FORWARD_TRAITS
 
 template <class D>
-concept HasAdaptableForward = requires { &D::forward; } && ForwardTraits<decltype(&D::forward)>::ok;
+concept HasAdaptableForward = requires {
+  &D::forward;
+}
+&&ForwardTraits<decltype(&D::forward)>::ok;
 
 [[noreturn]] void throw_forward_arity(const std::string& module, size_t expected, const std::vector<Value>& args);
 [[noreturn]] void throw_forward_arg(const std::string& module, size_t index, const std::exception& e);
@@ -137,7 +141,7 @@ Value call_forward(D& self, const std::vector<Value>& args) {
   if constexpr (HasAdaptableForward<D>) {
     using Tr = ForwardTraits<decltype(&D::forward)>;
     if (args.size() != Tr::arity) throw_forward_arity(self.name(), Tr::arity, args);
-    return [&]<size_t... I>(std::index_sequence<I...>) -> Value {
+    return [&]<size_t... I>(std::index_sequence<I...>)->Value {
       if constexpr (std::is_void_v<typename Tr::Result>) {
         self.forward(convert_arg<std::tuple_element_t<I, typename Tr::Args>>(self.name(), args, I)...);
         return Value();
@@ -146,7 +150,8 @@ Value call_forward(D& self, const std::vector<Value>& args) {
         return ToValue<R>::make(
             R(self.forward(convert_arg<std::tuple_element_t<I, typename Tr::Args>>(self.name(), args, I)...)));
       }
-    }(std::make_index_sequence<Tr::arity>{});
+    }
+    (std::make_index_sequence<Tr::arity>{});
   } else {
     throw_no_forward(self.name());
   }
@@ -161,10 +166,10 @@ class Cloneable : public Module {
   std::shared_ptr<Module> shallow_copy() const override {
     if constexpr (std::is_copy_constructible_v<Derived>) {
       WICK_CHECK_TYPE(typeid(*this) == typeid(Derived),
-                 "shallow_copy: {} derives from {}, so copying it through Cloneable<{}> would drop its own "
-                 "part. Derive {} directly from wick::nn::Cloneable<{}>",
-                 Module::name(), detail::short_type_name(typeid(Derived)), detail::short_type_name(typeid(Derived)),
-                 Module::name(), Module::name());
+                      "shallow_copy: {} derives from {}, so copying it through Cloneable<{}> would drop its own "
+                      "part. Derive {} directly from wick::nn::Cloneable<{}>",
+                      Module::name(), detail::short_type_name(typeid(Derived)),
+                      detail::short_type_name(typeid(Derived)), Module::name(), Module::name());
       detail::ModuleCopyScope scope(this);  // Note [Holders follow their owner's table]
       return std::make_shared<Derived>(static_cast<const Derived&>(*this));
     } else {

@@ -164,7 +164,9 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- reading through slots ----
   /// The tensor in a parameter slot (undefined for None). Throws for a slot of another module.
-  const Tensor& param(ParamSlot s) const { return parameters_[check_slot(s.index, parameters_.size(), "parameter")].value; }
+  const Tensor& param(ParamSlot s) const {
+    return parameters_[check_slot(s.index, parameters_.size(), "parameter")].value;
+  }
   const Tensor& buffer(BufferSlot s) const { return buffers_[check_slot(s.index, buffers_.size(), "buffer")].value; }
   /// The typed child in a slot; throws wick::Error when the entry is None.
   template <class T>
@@ -182,7 +184,9 @@ class Module : public std::enable_shared_from_this<Module> {
   bool has(ParamSlot s) const { return param(s).defined(); }
   bool has(BufferSlot s) const { return buffer(s).defined(); }
   template <class T>
-  bool has(ChildSlot<T> s) const { return child_ptr(s) != nullptr; }
+  bool has(ChildSlot<T> s) const {
+    return child_ptr(s) != nullptr;
+  }
 
   // ---- the tables (what the parallel layer rewires) ----
   const std::vector<ParameterEntry>& parameter_table() const { return parameters_; }

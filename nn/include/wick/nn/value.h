@@ -41,19 +41,19 @@ class Value {
 
   /// None.
   Value() = default;
-  Value(std::nullptr_t) {}                                        // NOLINT
-  Value(Tensor t) : v_(std::move(t)) {}                           // NOLINT
-  Value(bool b) : v_(b) {}                                        // NOLINT
-  Value(int v) : v_(static_cast<int64_t>(v)) {}                   // NOLINT
-  Value(int64_t v) : v_(v) {}                                     // NOLINT
-  Value(double v) : v_(v) {}                                      // NOLINT
-  Value(std::string s) : v_(std::move(s)) {}                      // NOLINT
-  Value(const char* s) : v_(std::string(s)) {}                    // NOLINT
-  Value(ValueList l) : v_(std::move(l)) {}                        // NOLINT
-  Value(ValueTuple t) : v_(std::move(t)) {}                       // NOLINT
-  Value(ValueDict d) : v_(std::move(d)) {}                        // NOLINT
+  Value(std::nullptr_t) {}                       // NOLINT
+  Value(Tensor t) : v_(std::move(t)) {}          // NOLINT
+  Value(bool b) : v_(b) {}                       // NOLINT
+  Value(int v) : v_(static_cast<int64_t>(v)) {}  // NOLINT
+  Value(int64_t v) : v_(v) {}                    // NOLINT
+  Value(double v) : v_(v) {}                     // NOLINT
+  Value(std::string s) : v_(std::move(s)) {}     // NOLINT
+  Value(const char* s) : v_(std::string(s)) {}   // NOLINT
+  Value(ValueList l) : v_(std::move(l)) {}       // NOLINT
+  Value(ValueTuple t) : v_(std::move(t)) {}      // NOLINT
+  Value(ValueDict d) : v_(std::move(d)) {}       // NOLINT
   /// A List of tensors.
-  Value(const std::vector<Tensor>& ts);                           // NOLINT
+  Value(const std::vector<Tensor>& ts);  // NOLINT
 
   static Value list(std::vector<Value> items) { return Value(ValueList{std::move(items)}); }
   static Value tuple(std::vector<Value> items) { return Value(ValueTuple{std::move(items)}); }

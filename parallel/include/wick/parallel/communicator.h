@@ -61,7 +61,8 @@ Communicator& local_communicator();
 
 /// Returns a communicator for a collective over `devices` moving `dtype`, or nullptr when the
 /// factory does not apply (Note [Choosing a communicator]).
-using CommunicatorFactory = std::function<std::shared_ptr<Communicator>(const std::vector<Device>& devices, DType dtype)>;
+using CommunicatorFactory =
+    std::function<std::shared_ptr<Communicator>(const std::vector<Device>& devices, DType dtype)>;
 
 /// Adds a factory (e.g. the NCCL one) and returns its id. Thread-safe.
 int register_communicator_factory(std::string name, CommunicatorFactory factory);

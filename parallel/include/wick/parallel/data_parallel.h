@@ -65,7 +65,8 @@ nn::Value data_parallel(const std::shared_ptr<nn::Module>& module, const std::ve
                         int64_t dim = 0);
 
 /// One tensor argument, one tensor result.
-Tensor data_parallel(const std::shared_ptr<nn::Module>& module, const Tensor& input, std::vector<Device> device_ids = {},
-                     std::optional<Device> output_device = std::nullopt, int64_t dim = 0);
+Tensor data_parallel(const std::shared_ptr<nn::Module>& module, const Tensor& input,
+                     std::vector<Device> device_ids = {}, std::optional<Device> output_device = std::nullopt,
+                     int64_t dim = 0);
 
 }  // namespace wick::parallel

@@ -41,9 +41,10 @@ std::vector<Tensor> parallel_apply(const std::vector<std::shared_ptr<nn::Module>
 
 /// The same for modules held as their own type (e.g. the result of replicate<LinearImpl>).
 template <class T, class In>
-  requires(!std::is_same_v<T, nn::Module> && std::is_base_of_v<nn::Module, T>)
-auto parallel_apply(const std::vector<std::shared_ptr<T>>& modules, const std::vector<In>& inputs,
-                    const std::vector<Device>& devices = {}) {
+requires(!std::is_same_v<T, nn::Module> &&
+         std::is_base_of_v<nn::Module, T>) auto parallel_apply(const std::vector<std::shared_ptr<T>>& modules,
+                                                               const std::vector<In>& inputs,
+                                                               const std::vector<Device>& devices = {}) {
   return parallel_apply(std::vector<std::shared_ptr<nn::Module>>(modules.begin(), modules.end()), inputs, devices);
 }
 

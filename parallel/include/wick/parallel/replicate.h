@@ -68,9 +68,9 @@ std::vector<std::shared_ptr<nn::Module>> replicate(const std::shared_ptr<nn::Mod
 
 /// Typed convenience: the replicas as the module's own type.
 template <class T>
-  requires(!std::is_same_v<T, nn::Module> && std::is_base_of_v<nn::Module, T>)
-std::vector<std::shared_ptr<T>> replicate(const std::shared_ptr<T>& module, const std::vector<Device>& devices,
-                                          bool detach = false, ReplicateProfile* profile = nullptr) {
+requires(!std::is_same_v<T, nn::Module> && std::is_base_of_v<nn::Module, T>) std::vector<std::shared_ptr<T>> replicate(
+    const std::shared_ptr<T>& module, const std::vector<Device>& devices, bool detach = false,
+    ReplicateProfile* profile = nullptr) {
   auto base = replicate(std::static_pointer_cast<nn::Module>(module), devices, detach, profile);
   std::vector<std::shared_ptr<T>> out;
   out.reserve(base.size());
@@ -85,7 +85,7 @@ struct ReplicateIndexMaps {
     const nn::Module* module = nullptr;
     std::vector<int32_t> children, params, buffers;  ///< table entry -> index (-1: None)
   };
-  std::vector<Row> modules;  ///< modules[i].module is module index i; [0] is the root
+  std::vector<Row> modules;             ///< modules[i].module is module index i; [0] is the root
   std::vector<Tensor> params, buffers;  ///< index -> the original tensor
 };
 ReplicateIndexMaps replicate_index_maps(const std::shared_ptr<nn::Module>& module);

@@ -134,7 +134,8 @@ class ModuleDictImpl : public Cloneable<ModuleDictImpl> {
   template <class T>
   std::shared_ptr<T> at(const std::string& name) const {
     auto p = std::dynamic_pointer_cast<T>((*this)[name]);
-    WICK_CHECK_TYPE(p != nullptr, "ModuleDict::at: child '{}' is a {}, not the requested type", name, (*this)[name]->name());
+    WICK_CHECK_TYPE(p != nullptr, "ModuleDict::at: child '{}' is a {}, not the requested type", name,
+                    (*this)[name]->name());
     return p;
   }
   std::vector<std::string> keys() const;

@@ -35,15 +35,15 @@ namespace wick::optim {
 
 /// Declares an option `name` of type T with a getter `name()` and a chainable setter
 /// `name(value)` (LibTorch's TORCH_ARG).
-#define WICK_OPTIM_ARG(T, name)                     \
- public:                                            \
-  auto& name(const T& v) {                          \
-    name##_ = v;                                    \
-    return *this;                                   \
-  }                                                 \
-  const T& name() const { return name##_; }         \
-                                                    \
- private:                                           \
+#define WICK_OPTIM_ARG(T, name)             \
+ public:                                    \
+  auto& name(const T& v) {                  \
+    name##_ = v;                            \
+    return *this;                           \
+  }                                         \
+  const T& name() const { return name##_; } \
+                                            \
+ private:                                   \
   T name##_
 
 /// Named numeric option values (bools as 0 or 1), as stored in state dicts.
