@@ -5,7 +5,7 @@
 // a framework that copies nothing would use. Read wick's step as a ratio to that bound.
 // benchmarks/libtorch/baseline_libtorch.cpp and benchmarks/train_step_pytorch.py time the same step.
 //
-// Threads: OpenBLAS gets WICK_BENCH_THREADS (default 1) threads.
+// Threads: OpenBLAS and wick's kernels get WICK_BENCH_THREADS (default 1) threads.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
 
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "wick/autograd/functions.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/generator.h"
 #include "wick/nn/nn.h"
 #include "wick/nn/optim/optim.h"
@@ -24,6 +25,12 @@ int threads() {
   return t ? std::atoi(t) : 1;
 }
 
+// OpenBLAS and wick's own kernels get the same count (Note [CPU thread budgets]).
+void use_threads() {
+  openblas_set_num_threads(threads());
+  wick::set_intra_op_threads(wick::kCPU, threads());
+}
+
 constexpr int kIn = 784, kHidden = 256, kOut = 10;
 
 wick::nn::Sequential make_mlp() {
@@ -32,7 +39,7 @@ wick::nn::Sequential make_mlp() {
 }
 
 void BM_MlpStepSGD(benchmark::State& state) {
-  openblas_set_num_threads(threads());
+  use_threads();
   wick::manual_seed(0);
   const int64_t batch = state.range(0);
   auto net = make_mlp();
@@ -51,7 +58,7 @@ void BM_MlpStepSGD(benchmark::State& state) {
 
 // The bound: C = A * W^T forward (W stored [out, in] as Linear's), dW = G^T * A, dA = G * W.
 void BM_MlpGemmBound(benchmark::State& state) {
-  openblas_set_num_threads(threads());
+  use_threads();
   const int b = static_cast<int>(state.range(0));
   const int dims[4] = {kIn, kHidden, kHidden, kOut};
   std::vector<std::vector<float>> act(4), grad_act(4), w(3), grad_w(3);

@@ -2,7 +2,7 @@
 // forward, cross-entropy loss, backward, optimizer step. scripts/compare-train-step.sh runs it
 // next to benchmarks/train_step_pytorch.py (PyTorch 1.13, same network, batch and threads).
 //
-// Threads: OpenBLAS gets WICK_BENCH_THREADS (default 1) threads; set OMP_NUM_THREADS and
+// Threads: OpenBLAS and wick's kernels get WICK_BENCH_THREADS (default 1) threads; set OMP_NUM_THREADS and
 // OPENBLAS_NUM_THREADS to the same value for a fair comparison.
 #include <benchmark/benchmark.h>
 #include <cblas.h>
@@ -12,6 +12,7 @@
 #include "../examples/fashion_mnist_net.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/generator.h"
 #include "wick/nn/optim/optim.h"
 
@@ -22,9 +23,15 @@ int threads() {
   return t ? std::atoi(t) : 1;
 }
 
+// OpenBLAS and wick's own kernels get the same count (Note [CPU thread budgets]).
+void use_threads() {
+  openblas_set_num_threads(threads());
+  wick::set_intra_op_threads(wick::kCPU, threads());
+}
+
 template <class Opt, class Options>
 void train_step(benchmark::State& state, Options options) {
-  openblas_set_num_threads(threads());
+  use_threads();
   wick::manual_seed(0);
   const int64_t batch = state.range(0);
   auto net = fashion::make_net();
@@ -44,7 +51,7 @@ void train_step(benchmark::State& state, Options options) {
 
 // Forward only (no grad), to split the step.
 void forward_only(benchmark::State& state) {
-  openblas_set_num_threads(threads());
+  use_threads();
   wick::manual_seed(0);
   const int64_t batch = state.range(0);
   auto net = fashion::make_net();

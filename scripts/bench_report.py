@@ -56,7 +56,7 @@ def ratio(a, b):
 def main():
     out = sys.argv[1]
     wick = {}
-    for name in ("bench_op_overhead", "bench_mlp_step", "bench_train_step", "bench_replicate"):
+    for name in ("bench_op_overhead", "bench_mlp_step", "bench_train_step", "bench_sequence_step", "bench_replicate"):
         r = load_gbench(os.path.join(out, name + ".json"))
         if r:
             wick.update({k: v for k, v in r.items() if k not in ("_counters", "_cpu")})
@@ -75,7 +75,7 @@ def main():
     g = wick.get
     ltg = (lt or {}).get
     ptg = (pt or {}).get
-    lines.append("\n### The issue's targets (batch 64, 1 thread)\n")
+    lines.append("\n### Targets (1 thread)\n")
     lines.append("Ratios of real (wall) time; where both sides are Google Benchmark programs the ratio of CPU time "
                  "(the process's own, all threads) is given too: on a loaded machine wall time also counts time spent "
                  "waiting for a core.\n")
@@ -95,6 +95,12 @@ def main():
          lcpu.get("BM_TrainStepAdam/64"), ""),
         ("demo CNN SGD step", "BM_TrainStepSGD/64", "LibTorch", ltg("BM_TrainStepSGD/64"),
          lcpu.get("BM_TrainStepSGD/64"), ""),
+        ("transformer step (2 blocks, d128, T64, b32)", "BM_TransformerStep/32", "PyTorch",
+         ptg("BM_TransformerStep/32"), None, "<= 1.0"),
+        ("transformer step (2 blocks, d128, T64, b8)", "BM_TransformerStep/8", "PyTorch",
+         ptg("BM_TransformerStep/8"), None, "<= 1.0"),
+        ("LSTM step (2 layers, h128, T32, b64)", "BM_LstmStep/64", "PyTorch", ptg("BM_LstmStep/64"), None, ""),
+        ("LSTM step (2 layers, h128, T32, b16)", "BM_LstmStep/16", "PyTorch", ptg("BM_LstmStep/16"), None, ""),
         ("float32 add 64x64", "BM_add_64x64_nograd", "LibTorch", ltg("BM_add_64x64_nograd"),
          lcpu.get("BM_add_64x64_nograd"), "<= 0.5"),
         ("float32 add, 1 element", "BM_add_1_nograd", "LibTorch", ltg("BM_add_1_nograd"), lcpu.get("BM_add_1_nograd"),

@@ -3,7 +3,8 @@
 # backward, optimizer step) in wick (benchmarks/bench_train_step.cpp) and in PyTorch 1.13
 # (benchmarks/train_step_pytorch.py, Debian's python3-torch under /usr/bin/python3), one after
 # the other in one run, with the same network, batch and thread count, and prints both times
-# and their ratio.
+# and their ratio. Then the same for the transformer and LSTM steps of
+# benchmarks/bench_sequence_step.cpp (train_step_pytorch.py --sequence), where that is built.
 #
 #   scripts/compare-train-step.sh [BUILD_DIR] [THREADS]     (defaults: build/default, 1)
 set -euo pipefail
@@ -25,8 +26,8 @@ export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$t
 wick_json=$(mktemp)
 trap 'rm -f "$wick_json"' EXIT
 "$bench" --benchmark_repetitions=5 --benchmark_min_time=0.5 --benchmark_format=json >"$wick_json" 2>/dev/null
-wick_ms() {  # $1: benchmark name prefix
-  /usr/bin/python3 - "$wick_json" "$1" <<'PY'
+wick_ms() {  # $1: benchmark name prefix, $2: the JSON (default: the CNN's)
+  /usr/bin/python3 - "${2:-$wick_json}" "$1" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 for b in d["benchmarks"]:
@@ -51,6 +52,28 @@ for k in adam sgd forward; do
   [ "$k" = adam ] && label="train step, Adam"
   [ "$k" = sgd ] && label="train step, SGD momentum"
   [ "$k" = forward ] && label="forward only (no grad)"
+  printf "%-28s %10.2f %10.2f %8.2f\n" "$label" "${wick[$k]}" "${torch[$k]}" \
+    "$(/usr/bin/python3 -c "print(${wick[$k]} / ${torch[$k]})")"
+done
+
+seq_bench=$build/benchmarks/bench_sequence_step
+if [ ! -x "$seq_bench" ]; then
+  echo "(the transformer and LSTM steps: $seq_bench not built)"
+  exit 0
+fi
+seq_json=$(mktemp)
+trap 'rm -f "$wick_json" "$seq_json"' EXIT
+"$seq_bench" --benchmark_filter='BM_TransformerStep/32|BM_LstmStep/64' --benchmark_repetitions=5 \
+  --benchmark_min_time=0.5 --benchmark_format=json >"$seq_json" 2>/dev/null
+wick[transformer]=$(wick_ms BM_TransformerStep/32 "$seq_json")
+wick[lstm]=$(wick_ms BM_LstmStep/64 "$seq_json")
+while read -r name ms; do torch[$name]=$ms; done < <(/usr/bin/python3 "$root/benchmarks/train_step_pytorch.py" --threads "$threads" --sequence)
+echo
+echo "Sequence models, $threads thread(s)  (ms per step; ratio = wick / PyTorch)"
+printf "%-28s %10s %10s %8s\n" "" "wick" "PyTorch" "ratio"
+for k in transformer lstm; do
+  label="transformer 2 blocks, b32"
+  [ "$k" = lstm ] && label="LSTM 2 layers, b64"
   printf "%-28s %10.2f %10.2f %8.2f\n" "$label" "${wick[$k]}" "${torch[$k]}" \
     "$(/usr/bin/python3 -c "print(${wick[$k]} / ${torch[$k]})")"
 done

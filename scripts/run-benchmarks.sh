@@ -24,7 +24,7 @@ REPORT="$OUT/report.md"
 rc_all=0
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} \
   MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} WICK_BENCH_THREADS=${WICK_BENCH_THREADS:-1}
-for name in bench_op_overhead bench_mlp_step bench_train_step baseline_libtorch bench_replicate bench_data_parallel bench_cuda; do
+for name in bench_op_overhead bench_mlp_step bench_train_step bench_sequence_step baseline_libtorch bench_replicate bench_data_parallel bench_cuda; do
   exe="$BUILD/benchmarks/$name"
   if [ ! -x "$exe" ]; then
     if [ "$name" = baseline_libtorch ]; then

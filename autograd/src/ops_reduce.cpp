@@ -167,6 +167,8 @@ Tensor softmax(const Tensor& a, int64_t dim) {
     record_function("SoftmaxBackward", {a}, {out},
                     [dim](const VL& g, const VL& s) -> VL {
                       const Tensor& y = s[0];
+                      // Without create_graph the fused kernel; with it the differentiable formula.
+                      if (!GradMode::is_enabled()) return {native::softmax_backward(g[0], y, dim)};
                       return {mul(y, sub(g[0], sum(mul(g[0], y), {dim}, true)))};
                     },
                     {}, {out});

@@ -122,6 +122,15 @@ Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
 Tensor softmax(const Tensor& t, int64_t dim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "softmax");
+  // As log_softmax (Note [Fused log_softmax]): a backend's fused row kernel along a contiguous
+  // last dim, the composite below for other layouts and backends without one.
+  if (t.dim() > 0 && dim == t.dim() - 1 && t.is_contiguous() && t.numel() > 0 &&
+      stubs::softmax_rows.find(t.device().type)) {
+    Tensor out = empty(t.sizes(), t.dtype(), t.device());
+    const int64_t cols = t.sizes()[dim];
+    stubs::softmax_rows(t.device().type, t.dtype(), t.numel() / cols, cols, t.data_ptr(), out.data_ptr());
+    return out;
+  }
   Tensor m = amax(t, {dim}, true);
   Tensor e = unary(UnaryOp::Exp, binary(BinaryOp::Sub, t, m));
   return binary(BinaryOp::Div, e, sum(e, {dim}, true));
@@ -178,6 +187,25 @@ Tensor argmin(const Tensor& t, int64_t dim, bool keepdim) {
 }  // namespace wick::native
 
 namespace wick::native {
+
+Tensor softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim) {
+  check_same_device("softmax_backward", {&grad_out, &out});
+  WICK_CHECK(grad_out.sizes() == out.sizes() && grad_out.dtype() == out.dtype(),
+             "softmax_backward: the gradient ({} [{}]) must match the output ({} [{}])", grad_out.dtype(),
+             fmt::join(grad_out.sizes(), ", "), out.dtype(), fmt::join(out.sizes(), ", "));
+  dim = wrap_dim(dim, out.dim(), "softmax_backward");
+  if (out.dim() > 0 && dim == out.dim() - 1 && out.is_contiguous() && grad_out.is_contiguous() && out.numel() > 0 &&
+      stubs::softmax_backward_rows.find(out.device().type)) {
+    Tensor gi = empty(out.sizes(), out.dtype(), out.device());
+    const int64_t cols = out.sizes()[dim];
+    stubs::softmax_backward_rows(out.device().type, out.dtype(), out.numel() / cols, cols, grad_out.data_ptr(),
+                                 out.data_ptr(), gi.data_ptr());
+    return gi;
+  }
+  // out * (g - sum(g * out, dim))
+  return binary(BinaryOp::Mul, out,
+                binary(BinaryOp::Sub, grad_out, sum(binary(BinaryOp::Mul, grad_out, out), {dim}, true)));
+}
 
 Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim) {
   check_same_device("log_softmax_backward", {&grad_out, &out});

@@ -5,5 +5,9 @@ namespace wick::stubs {
 
 DispatchStub<LogSoftmaxRowsFn> log_softmax_rows("log_softmax_rows");
 DispatchStub<LogSoftmaxBackwardRowsFn> log_softmax_backward_rows("log_softmax_backward_rows");
+DispatchStub<SoftmaxRowsFn> softmax_rows("softmax_rows");
+DispatchStub<SoftmaxBackwardRowsFn> softmax_backward_rows("softmax_backward_rows");
+DispatchStub<LayerNormRowsFn> layer_norm_rows("layer_norm_rows");
+DispatchStub<LayerNormBackwardRowsFn> layer_norm_backward_rows("layer_norm_backward_rows");
 
 }  // namespace wick::stubs

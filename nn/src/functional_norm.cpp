@@ -1,10 +1,13 @@
-// F::batch_norm and F::layer_norm, composed of differentiable ops.
+// F::batch_norm, composed of differentiable ops, and F::layer_norm: one fused node for contiguous
+// inputs (Note [Fused layer_norm]), the composite otherwise.
 #include <fmt/format.h>
 
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/autograd/record.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/stubs.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn::functional {
@@ -16,6 +19,78 @@ void check_param(const char* op, const char* what, const Tensor& t, IntArrayRef 
   if (!t.defined()) return;
   WICK_CHECK(t.sizes() == shape, "{}: {} must have shape [{}], got {}", op, what, fmt::join(shape, ", "), shape_of(t));
   WICK_CHECK(t.device() == input.device(), "{}: {} is on {} but input is on {}", op, what, t.device(), input.device());
+}
+
+// Note [Fused layer_norm] (wick/core/layer_norm_rows.h): one node for a contiguous input whose
+// backend has the row kernels; the composite in layer_norm below otherwise.
+bool fusable_layer_norm(const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  auto same = [&](const Tensor& p) { return !p.defined() || (p.dtype() == input.dtype() && p.is_contiguous()); };
+  return input.numel() > 0 && input.is_contiguous() && same(weight) && same(bias) &&
+         stubs::layer_norm_rows.find(input.device().type) && stubs::layer_norm_backward_rows.find(input.device().type);
+}
+
+// d x, d w, d b of layer_norm over [rows, cols] views on differentiable ops: the create_graph
+// backward, and the formula the fused kernel implements.
+std::vector<Tensor> layer_norm_grads(const Tensor& g2, const Tensor& x2, const Tensor& w, double eps) {
+  Tensor mu = mean(x2, {1}, true);
+  Tensor rstd = rsqrt(add(var(x2, {1}, /*unbiased=*/false, true), scalar_tensor(eps, x2.options())));
+  Tensor xhat = mul(sub(x2, mu), rstd);
+  Tensor gw = w.defined() ? mul(g2, reshape(w, {-1})) : g2;
+  Tensor dx = mul(rstd, sub(sub(gw, mean(gw, {1}, true)), mul(xhat, mean(mul(gw, xhat), {1}, true))));
+  return {dx, sum(mul(g2, xhat), {0}, false), sum(g2, {0}, false)};
+}
+
+Tensor fused_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight, const Tensor& bias,
+                        double eps) {
+  int64_t cols = 1;
+  for (int64_t s : normalized_shape) cols *= s;
+  const int64_t rows = input.numel() / cols;
+  const DeviceType type = input.device().type;
+  Tensor y = native::empty(input.sizes(), input.dtype(), input.device());
+  Tensor mu = native::empty({rows, 1}, input.dtype(), input.device());
+  Tensor rstd = native::empty({rows, 1}, input.dtype(), input.device());
+  stubs::layer_norm_rows(type, input.dtype(), rows, cols, input.data_ptr(),
+                         weight.defined() ? weight.data_ptr() : nullptr, bias.defined() ? bias.data_ptr() : nullptr,
+                         eps, y.data_ptr(), mu.data_ptr(), rstd.data_ptr());
+  std::vector<Tensor> inputs = {input};
+  if (weight.defined()) inputs.push_back(weight);
+  if (bias.defined()) inputs.push_back(bias);
+  if (autograd::needs_grad(inputs)) {
+    const std::vector<int64_t> shape(normalized_shape.begin(), normalized_shape.end());
+    const bool has_w = weight.defined(), has_b = bias.defined();
+    autograd::record_function(
+        "LayerNormBackward", inputs, {y},
+        [rows, cols, shape, has_w, has_b, eps](const autograd::variable_list& g, const autograd::variable_list& s) {
+          const Tensor& x = s[0];
+          const Tensor w = has_w ? s[1] : Tensor();
+          const Tensor g2 = reshape(g[0], {rows, cols});
+          const Tensor x2 = reshape(x, {rows, cols});
+          std::vector<Tensor> d;
+          if (GradMode::is_enabled()) {  // create_graph: differentiable in x, w and g
+            d = layer_norm_grads(g2, x2, w, eps);
+          } else {
+            const Tensor gc = native::contiguous(g2);
+            const Tensor& m = s[s.size() - 2];
+            const Tensor& r = s[s.size() - 1];
+            Tensor dx = native::empty({rows, cols}, x.dtype(), x.device());
+            stubs::layer_norm_backward_rows(x.device().type, x.dtype(), rows, cols, gc.data_ptr(), x.data_ptr(),
+                                            has_w ? w.data_ptr() : nullptr, m.data_ptr(), r.data_ptr(), dx.data_ptr());
+            Tensor dw, db;
+            if (has_w) {
+              const Tensor xhat = native::binary(BinaryOp::Mul, native::binary(BinaryOp::Sub, x2, m), r);
+              dw = native::sum(native::binary(BinaryOp::Mul, gc, xhat), {0}, false);
+            }
+            if (has_b) db = native::sum(gc, {0}, false);
+            d = {dx, dw, db};
+          }
+          autograd::variable_list out = {reshape(d[0], x.sizes())};
+          if (has_w) out.push_back(reshape(d[1], shape));
+          if (has_b) out.push_back(reshape(d[2], shape));
+          return out;
+        },
+        has_w ? std::vector<Tensor>{input, weight, mu, rstd} : std::vector<Tensor>{input, mu, rstd});
+  }
+  return y;
 }
 }  // namespace
 
@@ -83,6 +158,7 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
              fmt::join(normalized_shape, ", "));
   check_param("layer_norm", "weight", weight, normalized_shape, input);
   check_param("layer_norm", "bias", bias, normalized_shape, input);
+  if (fusable_layer_norm(input, weight, bias)) return fused_layer_norm(input, normalized_shape, weight, bias, eps);
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);
   Tensor mu = mean(input, dims, true);

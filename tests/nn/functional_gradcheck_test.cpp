@@ -91,6 +91,11 @@ TEST_CASE("gradcheck: batch_norm and layer_norm", "[nn][gradcheck]") {
   CHECK_GRADCHECK(ln, TL{rnd({2, 3, 4}), rnd({3, 4}), rnd({3, 4})});
   check_double_backward(ln, TL{rnd({2, 3, 4}), rnd({3, 4}), rnd({3, 4})});
   CHECK_GRADCHECK([](const TL& x) { return TL{F::layer_norm(x[0], {5})}; }, TL{rnd({3, 5})});
+  // Without affine, and with a weight only (Note [Fused layer_norm]: each takes its own branch).
+  check_double_backward([](const TL& x) { return TL{F::layer_norm(x[0], {5})}; }, TL{rnd({3, 5})});
+  auto ln_w = [](const TL& x) { return TL{F::layer_norm(x[0], {4}, x[1], {}, 1e-5)}; };
+  CHECK_GRADCHECK(ln_w, TL{rnd({3, 4}), rnd({4})});
+  check_double_backward(ln_w, TL{rnd({3, 4}), rnd({4})});
 }
 
 TEST_CASE("gradcheck: embedding and dropout", "[nn][gradcheck]") {

@@ -17,7 +17,8 @@
 
 namespace wick::cpu {
 
-void register_cpu_stubs();  // cpu_softmax.cpp
+void register_cpu_stubs();             // cpu_softmax.cpp
+void register_cpu_layer_norm_stubs();  // cpu_layer_norm.cpp
 
 // Never destroyed: tensors held in static objects (caches, user globals) are freed after every
 // function-local static has been destroyed, and their storage still needs the allocator.
@@ -26,6 +27,7 @@ Backend& cpu_backend() {
   // [Dispatch stubs]).
   static CpuBackend* b = [] {
     register_cpu_stubs();
+    register_cpu_layer_norm_stubs();
     return new CpuBackend;
   }();
   return *b;

@@ -1,4 +1,5 @@
-// CPU elementwise kernels: unary, binary, where, copy/cast, fill, arange, random.
+// CPU elementwise kernels: unary, binary, where, copy/cast, fill, arange, random. Each splits across
+// the device's intra-op threads past kElementwiseGrain elements (Note [Intra-op threads]).
 #include <algorithm>
 #include <cmath>
 
@@ -55,7 +56,7 @@ void CpuBackend::unary(UnaryOp op, const KernelTensor& out, const KernelTensor& 
     dispatch_unary_op(op, [&](auto fn) {
       T* o = reinterpret_cast<T*>(out.data);
       const T* a = reinterpret_cast<const T*>(in.data);
-      for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
         T* po = o + off[0];
         const T* pa = a + off[1];
         if (st[0] == 1 && st[1] == 1) {
@@ -76,7 +77,7 @@ void CpuBackend::binary(BinaryOp op, const KernelTensor& out, const KernelTensor
       R* o = reinterpret_cast<R*>(out.data);
       const T* pa0 = reinterpret_cast<const T*>(a.data);
       const T* pb0 = reinterpret_cast<const T*>(b.data);
-      for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
         R* po = o + off[0];
         const T* pa = pa0 + off[1];
         const T* pb = pb0 + off[2];
@@ -100,7 +101,7 @@ void CpuBackend::where(const KernelTensor& out, const KernelTensor& cond, const 
     const bool* c = reinterpret_cast<const bool*>(cond.data);
     const T* pa = reinterpret_cast<const T*>(a.data);
     const T* pb = reinterpret_cast<const T*>(b.data);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+    for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
       if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) {
         T* __restrict__ po = o + off[0];
         const bool* __restrict__ pc = c + off[1];
@@ -127,7 +128,7 @@ void CpuBackend::copy(const KernelTensor& dst, const KernelTensor& src) {
     dispatch(src.dtype, "copy", [&]<typename S>() {
       D* o = reinterpret_cast<D*>(dst.data);
       const S* s = reinterpret_cast<const S*>(src.data);
-      for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+      for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
         D* po = o + off[0];
         const S* ps = s + off[1];
         if (st[0] == 1 && st[1] == 1) {
@@ -147,7 +148,7 @@ void CpuBackend::fill(const KernelTensor& dst, double value) {
   dispatch(dst.dtype, "fill", [&]<typename T>() {
     T* o = reinterpret_cast<T*>(dst.data);
     const T v = static_cast<T>(value);
-    for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+    for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
       if (st[0] == 1) {
         std::fill(o + off[0], o + off[0] + n, v);
       } else {
@@ -162,7 +163,9 @@ void CpuBackend::arange(const KernelTensor& out, double start, double step) {
   for (auto s : out.sizes) n *= s;
   dispatch(out.dtype, "arange", [&]<typename T>() {
     T* o = reinterpret_cast<T*>(out.data);
-    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(start + static_cast<double>(i) * step);
+    parallel_for(n, kElementwiseGrain, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) o[i] = static_cast<T>(start + static_cast<double>(i) * step);
+    });
   });
 }
 
@@ -171,7 +174,11 @@ void CpuBackend::random(const KernelTensor& out, RandomKind kind, double a, doub
   for (auto s : out.sizes) n *= s;
   dispatch(out.dtype, "random", [&]<typename T>() {
     T* o = reinterpret_cast<T*>(out.data);
-    for (int64_t i = 0; i < n; ++i) o[i] = math::random_value<T>(kind, a, b, seed, offset + static_cast<uint64_t>(i));
+    // Element i draws from counter offset + i (Note [Random affine maps]): any split gives the same bits.
+    parallel_for(n, kElementwiseGrain, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        o[i] = math::random_value<T>(kind, a, b, seed, offset + static_cast<uint64_t>(i));
+    });
   });
 }
 

@@ -3,13 +3,14 @@
 //
 // Note [CPU thread budgets]
 // A CPU device's kernels run on the thread that calls them (a device worker, Note [Device
-// threads], or the caller of a backward or parallel_apply); the only intra-op parallelism is
-// OpenBLAS's GEMM, which uses the calling thread plus budget - 1 threads of OpenBLAS's own pool.
-// Each CPU device has a budget: set explicitly (set_intra_op_threads), else its share of the
-// cores from share_cpu_cores (DataParallel calls it with its device list: N CPU devices on C
-// cores get max(1, C / N) each, so N devices working at once never ask for more than C threads),
-// else 0, meaning "not managed": OpenBLAS keeps whatever OPENBLAS_NUM_THREADS or
-// openblas_set_num_threads said. A GEMM on a device with a budget makes OpenBLAS's thread count
+// threads], or the caller of a backward or parallel_apply), plus up to budget - 1 helpers:
+// OpenBLAS's GEMM uses budget - 1 threads of OpenBLAS's own pool, and wick's elementwise and
+// row kernels past a size threshold use budget - 1 threads of wick's helper pool (Note
+// [Intra-op threads], core/src/cpu/parallel_for.h). Each CPU device has a budget: set explicitly
+// (set_intra_op_threads), else its share of the cores from share_cpu_cores (DataParallel calls it with its device list:
+// N CPU devices on C cores get max(1, C / N) each, so N devices working at once never ask for more than C threads),
+// else 0, meaning "not managed": wick's kernels run on the caller alone, and OpenBLAS keeps whatever
+// OPENBLAS_NUM_THREADS or openblas_set_num_threads said. A GEMM on a device with a budget makes OpenBLAS's thread count
 // equal to that budget first. OpenBLAS 0.3.21's count is process-wide (the per-thread setter
 // arrived in 0.3.27), so when devices with different budgets run GEMMs at the same time, each
 // GEMM uses the budget last set; shared-out budgets are equal, so the count is set once.
@@ -33,6 +34,10 @@ int intra_op_threads(Device d);
 void share_cpu_cores(const std::vector<Device>& devices);
 /// Forgets every budget (explicit and shared).
 void reset_intra_op_threads();
+
+/// How many intra-op helper threads the process has started (Note [Intra-op threads]): grows to
+/// the largest budget - 1 that a large enough kernel has used; they live until exit.
+int intra_op_helper_threads();
 
 /// The CPU device the calling thread works for (DeviceGuard sets it; cpu:0 by default).
 Device current_cpu_device();

@@ -88,6 +88,9 @@ Tensor log_softmax_composite(const Tensor& t, int64_t dim);
 /// log_softmax's backward from its output: grad_out - exp(out) * sum(grad_out, dim), fused along
 /// a contiguous last dim.
 Tensor log_softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim);
+/// softmax's backward from its output: out * (grad_out - sum(grad_out * out, dim)), fused along a
+/// contiguous last dim.
+Tensor softmax_backward(const Tensor& grad_out, const Tensor& out, int64_t dim);
 
 // ---- sorting and scans (Note [Sort order] in sort_order.h) ----
 /// int64 positions that sort `t` along dim: stable, NaN last ascending and first descending.

@@ -1,5 +1,5 @@
 #pragma once
-// log_softmax along one contiguous row and its backward, written once for the CPU backend and
+// softmax and log_softmax along one contiguous row and their backwards, written once for the CPU backend and
 // CUDA kernels (one row per thread or block) alike (Note [Math written once], docs/cuda.md).
 // Sums accumulate in math::acc_type (double for float32), as the reduce kernels; the results
 // agree with the composite amax/exp/sum/log formula (native::log_softmax's fallback and the
@@ -34,6 +34,34 @@ WICK_HOST_DEVICE void log_softmax_backward_row(const T* grad_out, const T* out, 
   for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(grad_out[i]);
   const T st = static_cast<T>(s);
   for (int64_t i = 0; i < n; ++i) grad_in[i] = grad_out[i] - std::exp(out[i]) * st;
+}
+
+/// out[i] = exp(in[i] - max) / sum_j exp(in[j] - max) over n elements (n > 0). A NaN input
+/// makes the row NaN, as the composite; in and out may be the same array.
+template <typename T>
+WICK_HOST_DEVICE void softmax_row(const T* in, T* out, int64_t n) {
+  using Acc = acc_type<T>;
+  T m = in[0];
+  for (int64_t i = 1; i < n; ++i) m = (in[i] > m || in[i] != in[i]) ? in[i] : m;
+  Acc s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const T e = std::exp(in[i] - m);
+    out[i] = e;
+    s += static_cast<Acc>(e);
+  }
+  const T st = static_cast<T>(s);
+  for (int64_t i = 0; i < n; ++i) out[i] = out[i] / st;
+}
+
+/// grad_in[i] = out[i] * (grad_out[i] - sum_j grad_out[j] * out[j]): softmax's backward from its
+/// output, over n elements.
+template <typename T>
+WICK_HOST_DEVICE void softmax_backward_row(const T* grad_out, const T* out, T* grad_in, int64_t n) {
+  using Acc = acc_type<T>;
+  Acc s = 0;
+  for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(grad_out[i] * out[i]);
+  const T st = static_cast<T>(s);
+  for (int64_t i = 0; i < n; ++i) grad_in[i] = out[i] * (grad_out[i] - st);
 }
 
 }  // namespace wick::math

@@ -19,4 +19,27 @@ using LogSoftmaxBackwardRowsFn = void (*)(DType dtype, int64_t rows, int64_t col
                                           const void* out, void* grad_in);
 extern DispatchStub<LogSoftmaxBackwardRowsFn> log_softmax_backward_rows;
 
+/// out = softmax(in) along the last dim of contiguous rows x cols arrays of a floating dtype
+/// (cols > 0; in may be out), math::softmax_row per row.
+using SoftmaxRowsFn = LogSoftmaxRowsFn;
+extern DispatchStub<SoftmaxRowsFn> softmax_rows;
+
+/// grad_in = out * (grad_out - sum(grad_out * out)) along the last dim of contiguous rows x cols
+/// arrays (softmax's backward), math::softmax_backward_row per row.
+using SoftmaxBackwardRowsFn = LogSoftmaxBackwardRowsFn;
+extern DispatchStub<SoftmaxBackwardRowsFn> softmax_backward_rows;
+
+/// y = layer_norm(x) over the last `cols` elements of contiguous rows x cols arrays of a floating
+/// dtype (cols > 0), with optional affine w, b (null: none), writing each row's mean and rstd
+/// (Note [Fused layer_norm], math::layer_norm_row per row).
+using LayerNormRowsFn = void (*)(DType dtype, int64_t rows, int64_t cols, const void* x, const void* w, const void* b,
+                                 double eps, void* y, void* mean, void* rstd);
+extern DispatchStub<LayerNormRowsFn> layer_norm_rows;
+
+/// dx of layer_norm for contiguous rows x cols arrays from g, x, the saved mean and rstd and an
+/// optional w (math::layer_norm_backward_row per row).
+using LayerNormBackwardRowsFn = void (*)(DType dtype, int64_t rows, int64_t cols, const void* g, const void* x,
+                                         const void* w, const void* mean, const void* rstd, void* dx);
+extern DispatchStub<LayerNormBackwardRowsFn> layer_norm_backward_rows;
+
 }  // namespace wick::stubs

@@ -1,0 +1,108 @@
+// Intra-op threads (Note [Intra-op threads]): a CPU device's elementwise and row kernels split
+// across its thread budget, and the result never depends on the split. Every case runs the same
+// work at budgets 1, 2, 3 and 5 and requires identical bits; the shapes are chosen so that
+// pieces start in the middle of rows and operands are transposed or broadcast. Runs under
+// ThreadSanitizer in CI (.ci/run's tsan pass runs test_nn).
+#include <wick/nn/nn.h>
+#include <wick/wick.h>
+
+#include <catch2/catch.hpp>
+#include <functional>
+#include <vector>
+
+#include "wick/core/cpu_threads.h"
+
+using namespace wick;
+
+namespace {
+
+// Sets cpu:0's budget for the scope, and forgets every budget after.
+struct BudgetGuard {
+  explicit BudgetGuard(int n) { set_intra_op_threads(kCPU, n); }
+  ~BudgetGuard() { reset_intra_op_threads(); }
+};
+
+// Runs f at each budget; every run must equal the budget-1 run exactly.
+void same_bits_at_every_budget(const std::function<std::vector<Tensor>()>& f) {
+  std::vector<Tensor> one;
+  {
+    BudgetGuard g(1);
+    one = f();
+  }
+  for (int budget : {2, 3, 5}) {
+    BudgetGuard g(budget);
+    std::vector<Tensor> r = f();
+    REQUIRE(r.size() == one.size());
+    for (size_t i = 0; i < r.size(); ++i) {
+      INFO("budget " << budget << ", result " << i);
+      CHECK(equal(r[i], one[i]));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("intra-op threads: elementwise kernels give the same bits at every thread budget") {
+  same_bits_at_every_budget([] {
+    manual_seed(1);
+    Tensor a = randn({301, 1009});  // 303709 elements: pieces start mid-row
+    Tensor b = randn({1009, 301}).t();
+    Tensor row = randn({1009});
+    Tensor mask = rand({301, 1009}).gt(0.5);
+    return std::vector<Tensor>{
+        exp(a),
+        a + b,                            // a transposed operand
+        a * row,                          // a broadcast row
+        where(mask, a, b),                // four operands
+        b.contiguous(),                   // a strided copy
+        a.to(kFloat64),                   // a cast
+        full({301, 1009}, 0.25),          // fill
+        arange(0, 400000, 1, kFloat64),   // arange
+        rand({700001}),                   // the counter-based sampler
+        nn::functional::gelu(a, "tanh"),  // a composite of unary and binary ops
+    };
+  });
+}
+
+TEST_CASE("intra-op threads: row kernels (log_softmax, its backward) give the same bits at every budget") {
+  same_bits_at_every_budget([] {
+    manual_seed(2);
+    Tensor x = randn({611, 257}, kFloat64).requires_grad_(true);
+    Tensor y = nn::functional::log_softmax(x, -1);
+    Tensor up = randn({611, 257}, kFloat64);
+    autograd::backward({y}, {up});
+    return std::vector<Tensor>{y.detach(), x.grad()};
+  });
+}
+
+// No GEMM here: OpenBLAS's own results change with its thread count (its partitioning changes
+// the order of the k-sums), and the budget sets that count too (Note [Intra-op threads]).
+TEST_CASE("intra-op threads: training steps through layer_norm, GELU and softmax give the same bits at every budget") {
+  same_bits_at_every_budget([] {
+    manual_seed(3);
+    Tensor scale = randn({257, 300}).requires_grad_(true);
+    Tensor w = randn({300}).requires_grad_(true), b = randn({300}).requires_grad_(true);
+    optim::Adam opt({scale, w, b}, optim::AdamOptions(1e-2));
+    Tensor x = randn({257, 300});
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      Tensor h = nn::functional::gelu(nn::functional::layer_norm(x * scale, {300}, w, b, 1e-5));
+      Tensor loss = (nn::functional::softmax(h, -1) * x).sum() + nn::functional::log_softmax(h, -1).mean();
+      loss.backward();
+      opt.step();
+    }
+    return std::vector<Tensor>{scale.detach(), w.detach(), b.detach()};
+  });
+}
+
+TEST_CASE("intra-op threads: a large kernel at budget 3 starts helpers, a small one or budget 1 does not") {
+  BudgetGuard g(3);
+  const int before = intra_op_helper_threads();
+  Tensor small = ones({1000});
+  (void)(small + small);
+  CHECK(intra_op_helper_threads() == before);  // under the grain: inline
+  Tensor big = ones({1 << 20});
+  Tensor sum = big + big;
+  CHECK(intra_op_helper_threads() >= 2);  // three pieces: the caller and two helpers
+  CHECK(sum.sum().item<double>() == 2.0 * (1 << 20));
+}
