@@ -1,8 +1,9 @@
-// Rearranging copies: repeat, flip, roll, diag, and unbind (views). Each is composed of
-// differentiable view, expand, index and cat ops, so its gradient needs no formula of its own.
+// Rearranging copies: repeat, flip, roll, diag, composed of differentiable view, expand, index and
+// cat ops, so their gradients need no formula of their own; and unbind (views, one node).
 #include <algorithm>
 
 #include "op_helpers.h"
+#include "wick/autograd/meta.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -95,7 +96,15 @@ std::vector<Tensor> unbind(const Tensor& a, int64_t dim) {
   const int64_t d = native::wrap_dim(dim, a.dim(), "unbind");
   std::vector<Tensor> out;
   out.reserve(static_cast<size_t>(a.size(d)));
-  for (int64_t i = 0; i < a.size(d); ++i) out.push_back(select(a, d, i));
+  for (int64_t i = 0; i < a.size(d); ++i) out.push_back(native::select(a, d, i));
+  // One node for all the slices, whose backward stacks their gradients (unused slices get
+  // zeros): a select per slice would make each slice's backward a zero tensor of a's whole
+  // shape, and summing them costs n times a's size (an RNN unbinding its time steps).
+  if (needs_grad({&a})) {
+    for (auto& o : out) o = native::alias(o);
+    record_function("UnbindBackward", {a}, out, [d](const VL& g, const VL&) -> VL { return {stack(g, d)}; });
+  }
+  for (auto& o : out) mark_view(o, a);
   return out;
 }
 
