@@ -148,12 +148,14 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
       const auto w = layer_parameters(l, d);  // weight_ih, weight_hh, bias_ih, bias_hh
       // Both biases go into the input projection of all steps: one GEMM for the sequence.
       const Tensor bias = w[2].defined() ? w[2] + w[3] : Tensor();
-      const Tensor gi = F::linear(x, w[0], bias);  // [T, N, 4H]
+      // Steps as one split (one backward node that concatenates the step gradients), not T
+      // selects (each of whose backward would write a whole [T, N, 4H] zero tensor).
+      const auto gi = F::linear(x, w[0], bias).split(1, 0);  // T x [1, N, 4H]
       const Tensor w_hh_t = w[1].t();
       Tensor h = h0[l * D + d], c = c0[l * D + d];
       std::vector<Tensor> steps;
       for (int64_t i = 0; i < T; ++i) {
-        const auto g = addmm(gi[step_time(i, T, d == 1)], h, w_hh_t).chunk(4, 1);  // i, f, g, o
+        const auto g = addmm(gi[step_time(i, T, d == 1)].squeeze(0), h, w_hh_t).chunk(4, 1);  // i, f, g, o
         c = sigmoid(g[1]) * c + sigmoid(g[0]) * wick::tanh(g[2]);
         h = sigmoid(g[3]) * wick::tanh(c);
         steps.push_back(h);
@@ -193,12 +195,12 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& h
         bias = w[2] + cat({w[3].narrow(0, 0, 2 * H), wick::zeros({H}, w[3].options().requires_grad(false))}, 0);
         b_hn = w[3].narrow(0, 2 * H, H);
       }
-      const Tensor gi = F::linear(x, w[0], bias);  // [T, N, 3H]
+      const auto gi = F::linear(x, w[0], bias).split(1, 0);  // T x [1, N, 3H], as LSTM's
       const Tensor w_hh_t = w[1].t();
       Tensor h = h0[l * D + d];
       std::vector<Tensor> steps;
       for (int64_t i = 0; i < T; ++i) {
-        const auto a = gi[step_time(i, T, d == 1)].chunk(3, 1);
+        const auto a = gi[step_time(i, T, d == 1)].squeeze(0).chunk(3, 1);
         const auto b = matmul(h, w_hh_t).chunk(3, 1);
         const Tensor r = sigmoid(a[0] + b[0]), z = sigmoid(a[1] + b[1]);
         const Tensor n = wick::tanh(a[2] + r * (b_hn.defined() ? b[2] + b_hn : b[2]));
