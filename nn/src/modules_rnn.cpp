@@ -1,6 +1,7 @@
 // LSTM and GRU: a composite of differentiable ops per time step.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "repr.h"
@@ -27,17 +28,20 @@ RNNImplBase<Derived>::RNNImplBase(const RNNOptionsBase& options, int64_t gates, 
   WICK_CHECK(options.dropout() >= 0.0 && options.dropout() <= 1.0, "{}: dropout must be in [0, 1], got {}", name,
              options.dropout());
   tensor_options = tensor_options.requires_grad(false);
+  const int64_t directions = options.bidirectional() ? 2 : 1;
   for (int64_t l = 0; l < layers; ++l) {
-    const int64_t in_l = l == 0 ? in : H;
-    weights_.push_back(
-        this->register_parameter(fmt::format("weight_ih_l{}", l), wick::empty({gates * H, in_l}, tensor_options)));
-    weights_.push_back(
-        this->register_parameter(fmt::format("weight_hh_l{}", l), wick::empty({gates * H, H}, tensor_options)));
-    const bool b = options.bias();
-    weights_.push_back(this->register_parameter(fmt::format("bias_ih_l{}", l),
-                                                b ? wick::empty({gates * H}, tensor_options) : Tensor()));
-    weights_.push_back(this->register_parameter(fmt::format("bias_hh_l{}", l),
-                                                b ? wick::empty({gates * H}, tensor_options) : Tensor()));
+    const int64_t in_l = l == 0 ? in : directions * H;
+    for (int64_t d = 0; d < directions; ++d) {
+      const char* suffix = d == 0 ? "" : "_reverse";
+      auto add = [&](const char* kind, IntArrayRef shape, bool defined) {
+        weights_.push_back(this->register_parameter(fmt::format("{}_l{}{}", kind, l, suffix),
+                                                    defined ? wick::empty(shape, tensor_options) : Tensor()));
+      };
+      add("weight_ih", {gates * H, in_l}, true);
+      add("weight_hh", {gates * H, H}, true);
+      add("bias_ih", {gates * H}, options.bias());
+      add("bias_hh", {gates * H}, options.bias());
+    }
   }
   reset_parameters();
 }
@@ -50,9 +54,10 @@ void RNNImplBase<Derived>::reset_parameters() {
 }
 
 template <class Derived>
-std::vector<Tensor> RNNImplBase<Derived>::layer_parameters(int64_t layer) const {
+std::vector<Tensor> RNNImplBase<Derived>::layer_parameters(int64_t layer, int64_t direction) const {
+  const auto first = static_cast<size_t>((layer * num_directions() + direction) * 4);
   std::vector<Tensor> p;
-  for (size_t i = 0; i < 4; ++i) p.push_back(this->param(weights_[static_cast<size_t>(layer) * 4 + i]));
+  for (size_t i = 0; i < 4; ++i) p.push_back(this->param(weights_[first + i]));
   return p;
 }
 
@@ -64,6 +69,7 @@ std::string RNNImplBase<Derived>::extra_repr() const {
   if (!o.bias()) s += ", bias=False";
   if (o.batch_first()) s += ", batch_first=True";
   if (o.dropout() != 0.0) s += fmt::format(", dropout={}", detail::py_float(o.dropout()));
+  if (o.bidirectional()) s += ", bidirectional=True";
   return s;
 }
 
@@ -91,13 +97,14 @@ Tensor RNNImplBase<Derived>::time_major(const Tensor& input, bool batched) const
 
 template <class Derived>
 Tensor RNNImplBase<Derived>::initial_state(const Tensor& state, const char* what, const Tensor& x, bool batched) const {
-  const int64_t L = options_.num_layers(), N = x.size(1), H = options_.hidden_size();
+  const int64_t L = num_directions() * options_.num_layers(), N = x.size(1), H = options_.hidden_size();
   if (!state.defined()) return wick::zeros({L, N, H}, TensorOptions(x.dtype()).device(x.device()));
   const bool ok = batched ? state.dim() == 3 && state.size(0) == L && state.size(1) == N && state.size(2) == H
                           : state.dim() == 2 && state.size(0) == L && state.size(1) == H;
-  WICK_CHECK(
-      ok, "{}: {} {} must be [num_layers, N, hidden_size] = [{}, {}, {}] (unbatched: [{}, {}]) for input of batch {}",
-      this->name(), what, shape_str(state), L, N, H, L, H, N);
+  WICK_CHECK(ok,
+             "{}: {} {} must be [{}num_layers, N, hidden_size] = [{}, {}, {}] (unbatched: [{}, {}]) for input of "
+             "batch {}",
+             this->name(), what, shape_str(state), num_directions() == 2 ? "2 * " : "", L, N, H, L, H, N);
   WICK_CHECK_TYPE(state.dtype() == x.dtype(), "{}: {} is {} but input is {}", this->name(), what, state.dtype(),
                   x.dtype());
   return batched ? state : state.unsqueeze(1);
@@ -107,11 +114,19 @@ template class RNNImplBase<LSTMImpl>;
 template class RNNImplBase<GRUImpl>;
 
 namespace {
-// [T, N, H] steps -> output in the caller's layout.
-Tensor output_layout(const std::vector<Tensor>& steps, bool batched, bool batch_first) {
-  Tensor out = stack(steps, 0);  // [T, N, H]
+// Time-major [T, N, F] -> the caller's layout.
+Tensor output_layout(const Tensor& out, bool batched, bool batch_first) {
   if (!batched) return out.squeeze(1);
   return batch_first ? out.transpose(0, 1) : out;
+}
+
+// The step order of one direction.
+int64_t step_time(int64_t i, int64_t T, bool reverse) { return reverse ? T - 1 - i : i; }
+
+// Stacks per-step outputs, collected in step order, back into time order [T, N, H].
+Tensor in_time_order(std::vector<Tensor> steps, bool reverse) {
+  if (reverse) std::reverse(steps.begin(), steps.end());
+  return stack(steps, 0);
 }
 }  // namespace
 
@@ -124,26 +139,32 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
   Tensor x = time_major(input, batched);
   const Tensor h0 = initial_state(hx ? std::get<0>(*hx) : Tensor(), "h_0", x, batched);
   const Tensor c0 = initial_state(hx ? std::get<1>(*hx) : Tensor(), "c_0", x, batched);
-  const int64_t T = x.size(0), layers = options_.num_layers();
+  const int64_t T = x.size(0), layers = options_.num_layers(), D = num_directions();
   const double p = is_training() ? options_.dropout() : 0.0;
-  std::vector<Tensor> h_n, c_n, steps;
+  std::vector<Tensor> h_n, c_n;
   for (int64_t l = 0; l < layers; ++l) {
-    const auto w = layer_parameters(l);  // weight_ih, weight_hh, bias_ih, bias_hh
-    // Both biases go into the input projection of all steps: one GEMM for the sequence.
-    const Tensor bias = w[2].defined() ? w[2] + w[3] : Tensor();
-    const Tensor gi = F::linear(x, w[0], bias);  // [T, N, 4H]
-    const Tensor w_hh_t = w[1].t();
-    Tensor h = h0[l], c = c0[l];
-    steps.clear();
-    for (int64_t t = 0; t < T; ++t) {
-      const auto g = addmm(gi[t], h, w_hh_t).chunk(4, 1);  // i, f, g, o
-      c = sigmoid(g[1]) * c + sigmoid(g[0]) * wick::tanh(g[2]);
-      h = sigmoid(g[3]) * wick::tanh(c);
-      steps.push_back(h);
+    std::vector<Tensor> outs;
+    for (int64_t d = 0; d < D; ++d) {
+      const auto w = layer_parameters(l, d);  // weight_ih, weight_hh, bias_ih, bias_hh
+      // Both biases go into the input projection of all steps: one GEMM for the sequence.
+      const Tensor bias = w[2].defined() ? w[2] + w[3] : Tensor();
+      // Steps as one split (one backward node that concatenates the step gradients), not T
+      // selects (each of whose backward would write a whole [T, N, 4H] zero tensor).
+      const auto gi = F::linear(x, w[0], bias).split(1, 0);  // T x [1, N, 4H]
+      const Tensor w_hh_t = w[1].t();
+      Tensor h = h0[l * D + d], c = c0[l * D + d];
+      std::vector<Tensor> steps;
+      for (int64_t i = 0; i < T; ++i) {
+        const auto g = addmm(gi[step_time(i, T, d == 1)].squeeze(0), h, w_hh_t).chunk(4, 1);  // i, f, g, o
+        c = sigmoid(g[1]) * c + sigmoid(g[0]) * wick::tanh(g[2]);
+        h = sigmoid(g[3]) * wick::tanh(c);
+        steps.push_back(h);
+      }
+      h_n.push_back(h);
+      c_n.push_back(c);
+      outs.push_back(in_time_order(std::move(steps), d == 1));
     }
-    h_n.push_back(h);
-    c_n.push_back(c);
-    x = stack(steps, 0);
+    x = D == 1 ? outs[0] : cat(outs, 2);
     if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
   }
   Tensor hs = stack(h_n, 0), cs = stack(c_n, 0);
@@ -151,7 +172,7 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
     hs = hs.squeeze(1);
     cs = cs.squeeze(1);
   }
-  return {output_layout(steps, batched, options_.batch_first()), {hs, cs}};
+  return {output_layout(x, batched, options_.batch_first()), {hs, cs}};
 }
 
 GRUImpl::GRUImpl(const GRUOptions& options, TensorOptions tensor_options)
@@ -161,36 +182,40 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& h
   const bool batched = is_batched(input);
   Tensor x = time_major(input, batched);
   const Tensor h0 = initial_state(hx, "h_0", x, batched);
-  const int64_t T = x.size(0), layers = options_.num_layers(), H = options_.hidden_size();
+  const int64_t T = x.size(0), layers = options_.num_layers(), H = options_.hidden_size(), D = num_directions();
   const double p = is_training() ? options_.dropout() : 0.0;
-  std::vector<Tensor> h_n, steps;
+  std::vector<Tensor> h_n;
   for (int64_t l = 0; l < layers; ++l) {
-    const auto w = layer_parameters(l);
-    // b_hr and b_hz join the input projection; b_hn stays inside r * (W_hn h + b_hn).
-    Tensor bias, b_hn;
-    if (w[2].defined()) {
-      bias = w[2] + cat({w[3].narrow(0, 0, 2 * H), wick::zeros({H}, w[3].options().requires_grad(false))}, 0);
-      b_hn = w[3].narrow(0, 2 * H, H);
+    std::vector<Tensor> outs;
+    for (int64_t d = 0; d < D; ++d) {
+      const auto w = layer_parameters(l, d);
+      // b_hr and b_hz join the input projection; b_hn stays inside r * (W_hn h + b_hn).
+      Tensor bias, b_hn;
+      if (w[2].defined()) {
+        bias = w[2] + cat({w[3].narrow(0, 0, 2 * H), wick::zeros({H}, w[3].options().requires_grad(false))}, 0);
+        b_hn = w[3].narrow(0, 2 * H, H);
+      }
+      const auto gi = F::linear(x, w[0], bias).split(1, 0);  // T x [1, N, 3H], as LSTM's
+      const Tensor w_hh_t = w[1].t();
+      Tensor h = h0[l * D + d];
+      std::vector<Tensor> steps;
+      for (int64_t i = 0; i < T; ++i) {
+        const auto a = gi[step_time(i, T, d == 1)].squeeze(0).chunk(3, 1);
+        const auto b = matmul(h, w_hh_t).chunk(3, 1);
+        const Tensor r = sigmoid(a[0] + b[0]), z = sigmoid(a[1] + b[1]);
+        const Tensor n = wick::tanh(a[2] + r * (b_hn.defined() ? b[2] + b_hn : b[2]));
+        h = n + z * (h - n);  // (1 - z) * n + z * h
+        steps.push_back(h);
+      }
+      h_n.push_back(h);
+      outs.push_back(in_time_order(std::move(steps), d == 1));
     }
-    const Tensor gi = F::linear(x, w[0], bias);  // [T, N, 3H]
-    const Tensor w_hh_t = w[1].t();
-    Tensor h = h0[l];
-    steps.clear();
-    for (int64_t t = 0; t < T; ++t) {
-      const auto a = gi[t].chunk(3, 1);
-      const auto b = matmul(h, w_hh_t).chunk(3, 1);
-      const Tensor r = sigmoid(a[0] + b[0]), z = sigmoid(a[1] + b[1]);
-      const Tensor n = wick::tanh(a[2] + r * (b_hn.defined() ? b[2] + b_hn : b[2]));
-      h = n + z * (h - n);  // (1 - z) * n + z * h
-      steps.push_back(h);
-    }
-    h_n.push_back(h);
-    x = stack(steps, 0);
+    x = D == 1 ? outs[0] : cat(outs, 2);
     if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
   }
   Tensor hs = stack(h_n, 0);
   if (!batched) hs = hs.squeeze(1);
-  return {output_layout(steps, batched, options_.batch_first()), hs};
+  return {output_layout(x, batched, options_.batch_first()), hs};
 }
 
 }  // namespace wick::nn

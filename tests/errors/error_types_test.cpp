@@ -327,6 +327,12 @@ std::vector<Row> nn_rows() {
                         nn::GRU(3, 4)(wick::zeros({5, 2, 3}, f32()), wick::zeros({1, 3, 4}, f32()));
                       },
                       {"GRU", "h_0 [1, 3, 4]", "[1, 2, 4]"}),
+      row<ValueError>("bidirectional GRU state with one direction's entries",
+                      [] {
+                        nn::GRU(nn::GRUOptions(3, 4).bidirectional(true))(wick::zeros({5, 2, 3}, f32()),
+                                                                          wick::zeros({1, 2, 4}, f32()));
+                      },
+                      {"GRU", "h_0 [1, 2, 4]", "[2 * num_layers, N, hidden_size] = [2, 2, 4]"}),
       row<IndexError>("a parameter that is not there", [=] { lin->get_parameter("nope"); },
                       {"get_parameter", "Linear", "nope"}),
       row<IndexError>("a Sequential index out of range",

@@ -5,6 +5,7 @@
 #include "support/allclose.h"
 #include "support/gradcheck.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/allocator.h"
 #include "wick/core/generator.h"
 #include "wick/nn/nn.h"
 
@@ -137,6 +138,18 @@ TEST_CASE("matmul reads batched strided views in place and agrees with contiguou
   same(y, q.transpose(-2, -1));
   same(wick::randn({2, 1, 5, 4}, kF64), wick::randn({3, 4, 2}, kF64));
   same(wick::randn({3, 1, 5, 4}, kF64).expand({3, 2, 5, 4}), wick::randn({2, 6, 4}, kF64).transpose(-1, -2));
+  // No copies: on a device of its own, each product allocates its output and nothing else.
+  {
+    NoGradGuard no_grad;
+    const Device dev("cpu:6");
+    const Tensor qd = q.to(dev), yd = y.to(dev);
+    const Tensor kt = qd.transpose(-2, -1);
+    for (const auto& [a, b] : {std::pair{qd, kt}, std::pair{yd, kt}, std::pair{wick::matmul(qd, kt), yd}}) {
+      const int64_t before = memory_stats(dev).total_allocations;
+      const Tensor product = wick::matmul(a, b);
+      CHECK(memory_stats(dev).total_allocations - before == 1);
+    }
+  }
   // An operand whose own matrix fits no GEMM layout (both strides > 1) is copied.
   same(wick::randn({2, 6, 8}, kF64).slice(1, 0, 6, 2).slice(2, 0, 8, 2), wick::randn({2, 4, 3}, kF64));
 }

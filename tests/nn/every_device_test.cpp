@@ -162,7 +162,7 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"GRU",
        [](Device d) {
          manual_seed(11);
-         GRU m(GRUOptions(3, 4).num_layers(2).dropout(0.2), f64());
+         GRU m(GRUOptions(3, 4).num_layers(2).dropout(0.2).bidirectional(true), f64());
          m->to(d);
          Tensor x = data({5, 2, 3}, 12, d).requires_grad_(true);
          manual_seed(13);

@@ -1,5 +1,5 @@
 // LSTM and GRU beyond the oracle: float64 gradchecks in the input, the states and every
-// parameter; unbatched input; dropout between layers; parameter names.
+// parameter (one and two directions); unbatched input; dropout between layers; parameter names.
 #include <catch2/catch.hpp>
 
 #include "support/allclose.h"
@@ -47,6 +47,24 @@ TEST_CASE("gradcheck: GRU, 2 layers, in the input, the state and every parameter
   CHECK_GRADCHECK(fn, with_params(*m, {rnd({3, 2, 2}), rnd({2, 2, 3})}));
 }
 
+TEST_CASE("gradcheck: bidirectional LSTM and GRU, 2 layers", "[nn][gradcheck]") {
+  wick::manual_seed(11);
+  LSTM lstm(LSTMOptions(2, 2).num_layers(2).bidirectional(true), kF64);
+  auto f = [lstm](const TL& x) mutable {
+    set_params(*lstm, x, 1);
+    auto [out, s] = lstm(x[0]);
+    return TL{out, std::get<0>(s), std::get<1>(s)};
+  };
+  CHECK_GRADCHECK(f, with_params(*lstm, {rnd({3, 2, 2})}));
+  GRU gru(GRUOptions(2, 2).num_layers(2).bidirectional(true).batch_first(true), kF64);
+  auto g = [gru](const TL& x) mutable {
+    set_params(*gru, x, 2);
+    auto [out, h] = gru(x[0], x[1]);
+    return TL{out, h};
+  };
+  CHECK_GRADCHECK(g, with_params(*gru, {rnd({2, 3, 2}), rnd({4, 2, 2})}));
+}
+
 TEST_CASE("LSTM and GRU: PyTorch's parameter names, unbatched input, bias(false), dropout between layers", "[nn]") {
   wick::manual_seed(10);
   LSTM lstm(LSTMOptions(3, 4).num_layers(2), kF64);
@@ -55,6 +73,18 @@ TEST_CASE("LSTM and GRU: PyTorch's parameter names, unbatched input, bias(false)
                                                                     "bias_ih_l1", "bias_hh_l1"});
   CHECK(lstm->named_parameters()["weight_ih_l0"].sizes() == IntArrayRef({16, 3}));
   CHECK(lstm->named_parameters()["weight_hh_l1"].sizes() == IntArrayRef({16, 4}));
+  LSTM bi(LSTMOptions(3, 4).num_layers(2).bidirectional(true), kF64);
+  CHECK(bi->named_parameters().keys() ==
+        std::vector<std::string>{"weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0", "weight_ih_l0_reverse",
+                                 "weight_hh_l0_reverse", "bias_ih_l0_reverse", "bias_hh_l0_reverse", "weight_ih_l1",
+                                 "weight_hh_l1", "bias_ih_l1", "bias_hh_l1", "weight_ih_l1_reverse",
+                                 "weight_hh_l1_reverse", "bias_ih_l1_reverse", "bias_hh_l1_reverse"});
+  CHECK(bi->named_parameters()["weight_ih_l1_reverse"].sizes() == IntArrayRef({16, 8}));
+  {
+    auto [out, s] = bi(wick::randn({5, 2, 3}, kF64));
+    CHECK(out.sizes() == IntArrayRef({5, 2, 8}));
+    CHECK(std::get<1>(s).sizes() == IntArrayRef({4, 2, 4}));
+  }
   GRU gru(GRUOptions(3, 4).bias(false), kF64);
   CHECK(gru->named_parameters().keys() == std::vector<std::string>{"weight_ih_l0", "weight_hh_l0"});
   CHECK(gru->named_parameters()["weight_ih_l0"].sizes() == IntArrayRef({12, 3}));

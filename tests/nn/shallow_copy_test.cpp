@@ -149,6 +149,7 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
                {seq, Value::tuple({Value(wick::randn({1, 2, 4})), Value(wick::randn({1, 2, 4}))})});
   check_module(mk<GRUImpl>(GRUOptions(3, 4).num_layers(2).batch_first(true)), {seq, none});
   check_module(mk<GRUImpl>(GRUOptions(3, 4)), {seq, Value(wick::randn({1, 2, 4}))});
+  check_module(mk<LSTMImpl>(LSTMOptions(3, 4).num_layers(2).bidirectional(true)), {seq, none});
   check_module(mk<SigmoidImpl>(), {Value(wick::randn({5}))});
   check_module(mk<SoftmaxImpl>(1), {Value(wick::randn({2, 5}))});
   check_module(mk<IdentityImpl>(), {Value(wick::randn({5}))});

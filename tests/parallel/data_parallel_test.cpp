@@ -444,3 +444,41 @@ TEST_CASE("three SGD steps through data_parallel match the serial ones (DataPara
     for (size_t k = 0; k < p.size(); ++k) CHECK_ALLCLOSE(q[k], p[k], 1e-12, 1e-14);
   }
 }
+
+TEST_CASE("DataParallel runs the attention, transformer and recurrent layers as the plain module (batch_first)") {
+  // Each layer, batch_first so that scatter splits the batch: outputs and parameter gradients on
+  // 1-3 CPU devices equal the plain module's on the whole batch.
+  auto check = [](const std::shared_ptr<nn::Module>& m, const std::vector<Value>& args) {
+    INFO(m->name());
+    const Value expected = m->forward_value(args);
+    std::vector<Tensor> outs;
+    expected.for_each_tensor([&](const Tensor& t) { outs.push_back(t); });
+    Tensor loss = outs[0].sum();
+    for (size_t k = 1; k < outs.size(); ++k) loss = loss + outs[k].sum() * 0.5;
+    loss.backward();
+    const auto expected_grads = grads_of(*m);
+    for (int n : {1, 2, 3}) {
+      INFO(n << " devices");
+      m->zero_grad();
+      const Value got = data_parallel(m, args, cpus(n));
+      std::vector<Tensor> g;
+      got.for_each_tensor([&](const Tensor& t) { g.push_back(t); });
+      REQUIRE(g.size() == outs.size());
+      CHECK_ALLCLOSE(g[0], outs[0], 1e-12, 1e-13);
+      Tensor l = g[0].sum();
+      for (size_t k = 1; k < g.size(); ++k) l = l + g[k].sum() * 0.5;
+      l.backward();
+      const auto grads = grads_of(*m);
+      for (size_t k = 0; k < grads.size(); ++k) CHECK_ALLCLOSE(grads[k], expected_grads[k], 1e-12, 1e-13);
+    }
+  };
+  manual_seed(3);
+  const Value x = randn({6, 5, 4}, f64()), none;
+  check(std::make_shared<nn::TransformerEncoderLayerImpl>(
+            nn::TransformerEncoderLayerOptions(4, 2).dim_feedforward(8).dropout(0.0).batch_first(true), f64()),
+        {x, none, none, Value(true)});
+  check(std::make_shared<nn::MultiheadAttentionImpl>(nn::MultiheadAttentionOptions(4, 2).batch_first(true), f64()),
+        {x, x, x, none, Value(true), none, Value(true), Value(false)});
+  check(std::make_shared<nn::GRUImpl>(nn::GRUOptions(4, 3).num_layers(2).batch_first(true), f64()), {x, none});
+  check(std::make_shared<nn::LSTMImpl>(nn::LSTMOptions(4, 3).batch_first(true), f64()), {x, none});
+}
