@@ -60,6 +60,89 @@ void gemm_2d(const Tensor& out, const Tensor& a, const Tensor& b, double beta) {
   g.beta = beta;
   backend(out.device()).gemm(g);
 }
+
+// Note [Batched GEMM without copies]
+// matmul's operands, broadcast to [batch..., m, k] and [batch..., k, n], go to GEMM as they lie
+// whenever each matrix is row-major or transposed with a leading dim (gemm_layout). The batch
+// dims are split at the outermost dim from which on both operands' batch dims merge into one
+// stride (size-1 dims merge with anything, broadcast dims have stride 0): those inner dims are
+// one strided batched GEMM call, the outer ones a loop of such calls. So q @ k.transpose(-2, -1)
+// on [B, H, L, E] views (heads split out of a [B, L, H*E] projection) and broadcast operands
+// reach BLAS with no copy; only a matrix whose own two dims fit no GEMM layout is copied.
+bool gemm_layout(const Tensor& x, bool& trans, int64_t& ld) {
+  const int64_t n = x.dim();
+  const int64_t r = x.sizes()[n - 2], c = x.sizes()[n - 1];
+  const int64_t sr = x.strides()[n - 2], sc = x.strides()[n - 1];
+  if ((sc == 1 || c == 1) && sr >= std::max<int64_t>(c, 1)) {
+    trans = false;
+    ld = std::max<int64_t>(sr, 1);
+    return true;
+  }
+  if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) {
+    trans = true;
+    ld = std::max<int64_t>(sc, 1);
+    return true;
+  }
+  return false;
+}
+
+// out [nb, m, n] (contiguous) = a [batch..., m, k] @ b [batch..., k, n], nb = prod(batch), k > 0.
+void batched_gemm(const Tensor& out, Tensor a, Tensor b, const DimVector& batch) {
+  GemmArgs g{};
+  if (!gemm_layout(a, g.trans_a, g.lda)) {
+    a = contiguous(a);
+    gemm_layout(a, g.trans_a, g.lda);
+  }
+  if (!gemm_layout(b, g.trans_b, g.ldb)) {
+    b = contiguous(b);
+    gemm_layout(b, g.trans_b, g.ldb);
+  }
+  const int64_t nbd = static_cast<int64_t>(batch.size());
+  // Inner (merged) batch dims [split, nbd): their count and each operand's one stride.
+  int64_t split = nbd, inner = 1, stride_a = 0, stride_b = 0;
+  for (int64_t d = nbd - 1; d >= 0; --d) {
+    const int64_t size = batch[d], sa = a.strides()[d], sb = b.strides()[d];
+    if (size != 1 && inner != 1 && (sa != stride_a * inner || sb != stride_b * inner)) break;
+    if (size != 1 && inner == 1) {
+      stride_a = sa;
+      stride_b = sb;
+    }
+    inner *= size;
+    split = d;
+  }
+  const int64_t m = out.size(1), n = out.size(2);
+  const size_t es = element_size(out.dtype());
+  g.dtype = out.dtype();
+  g.batch = inner;
+  g.m = m;
+  g.n = n;
+  g.k = a.sizes()[a.dim() - 1];
+  g.stride_a = stride_a;
+  g.stride_b = stride_b;
+  g.ldc = n;
+  g.stride_c = m * n;
+  int64_t outer = 1;
+  for (int64_t d = 0; d < split; ++d) outer *= batch[d];
+  DimVector index(static_cast<size_t>(split), 0);
+  auto* pa = static_cast<const char*>(a.data_ptr());
+  auto* pb = static_cast<const char*>(b.data_ptr());
+  auto* pc = static_cast<char*>(out.data_ptr());
+  for (int64_t o = 0; o < outer; ++o) {
+    int64_t off_a = 0, off_b = 0;
+    for (int64_t d = 0; d < split; ++d) {
+      off_a += index[d] * a.strides()[d];
+      off_b += index[d] * b.strides()[d];
+    }
+    g.a = pa + off_a * static_cast<int64_t>(es);
+    g.b = pb + off_b * static_cast<int64_t>(es);
+    g.c = pc + o * inner * m * n * static_cast<int64_t>(es);
+    backend(out.device()).gemm(g);
+    for (int64_t d = split - 1; d >= 0; --d) {  // next outer multi-index
+      if (++index[d] < batch[d]) break;
+      index[d] = 0;
+    }
+  }
+}
 }  // namespace
 
 Tensor addmm(const Tensor& bias, const Tensor& a, const Tensor& b) {
@@ -121,43 +204,9 @@ Tensor matmul(const Tensor& a_in, const Tensor& b_in) {
   be.push_back(n);
   a = expand(a, ae);
   b = expand(b, be);
-  // Collapse batch dims: needs a layout where the batch has one stride.
-  auto collapse = [&](const Tensor& x, int64_t r, int64_t c) {
-    if (batch.empty()) return view(x, {1, r, c});
-    Tensor y = x;
-    // Broadcast batch with stride 0 can be kept only when it is stride 0 throughout.
-    bool zero_batch = true;
-    for (int64_t d = 0; d < x.dim() - 2; ++d) zero_batch = zero_batch && x.strides()[d] == 0;
-    if (zero_batch) return as_strided(x, {nb, r, c}, {0, x.strides()[x.dim() - 2], x.strides()[x.dim() - 1]}, 0);
-    return reshape(contiguous(y), {nb, r, c});
-  };
-  Tensor a3 = collapse(a, m, k), b3 = collapse(b, k, n);
   Tensor out = empty({nb, m, n}, dt, a.device());
-  if (out.numel()) {
-    if (k == 0) {
-      fill_(out, 0);
-    } else {
-      GemmOperand ga = gemm_operand(a3), gb = gemm_operand(b3);
-      GemmArgs g{};
-      g.dtype = dt;
-      g.batch = nb;
-      g.m = m;
-      g.n = n;
-      g.k = k;
-      g.a = ga.t.data_ptr();
-      g.lda = ga.ld;
-      g.stride_a = ga.t.strides()[0];
-      g.trans_a = ga.trans;
-      g.b = gb.t.data_ptr();
-      g.ldb = gb.ld;
-      g.stride_b = gb.t.strides()[0];
-      g.trans_b = gb.trans;
-      g.c = out.data_ptr();
-      g.ldc = n;
-      g.stride_c = m * n;
-      backend(a.device()).gemm(g);
-    }
-  }
+  if (out.numel() > 0 && k == 0) fill_(out, 0);
+  if (out.numel() > 0 && k > 0) batched_gemm(out, a, b, batch);  // Note [Batched GEMM without copies]
   DimVector os = batch;
   if (!a_vec) os.push_back(m);
   if (!b_vec) os.push_back(n);

@@ -56,6 +56,8 @@ std::string DropoutImpl::extra_repr() const { return fmt::format("p={}, inplace=
 
 Tensor ReLUImpl::forward(const Tensor& input) { return F::relu(input); }
 
+Tensor SiLUImpl::forward(const Tensor& input) { return F::silu(input); }
+
 GELUImpl::GELUImpl(GELUOptions options) : options_(std::move(options)) {
   const std::string& a = options_.approximate();
   WICK_CHECK(a == "none" || a == "tanh", "GELU: approximate must be 'none' or 'tanh', got '{}'", a);

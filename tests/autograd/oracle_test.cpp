@@ -108,9 +108,11 @@ std::map<std::string, OpFn> foundation_ops_only() {
 
 // Ops of the oracle that belong to nn/ and are checked by its tests (tests/nn/).
 const std::set<std::string>& nn_ops() {
-  static const std::set<std::string> ops = {"linear",           "cross_entropy", "nll_loss",    "mse_loss",
-                                            "conv2d",           "max_pool2d",    "avg_pool2d",  "layer_norm",
-                                            "batch_norm_train", "embedding",     "dropout_eval"};
+  static const std::set<std::string> ops = {"linear", "cross_entropy", "nll_loss", "mse_loss", "conv2d", "max_pool2d",
+                                            "avg_pool2d", "layer_norm", "batch_norm_train", "embedding", "dropout_eval",
+                                            // tests/nn/layers_oracle_test.cpp
+                                            "sdpa", "multihead_attention", "transformer_encoder_layer", "lstm", "gru",
+                                            "embedding_padding_idx", "gelu_tanh", "layer_norm_no_affine"};
   return ops;
 }
 

@@ -278,6 +278,55 @@ std::vector<Row> nn_rows() {
                       {"embedding", "index 9", "4 embeddings"}),
       row<ValueError>("dropout probability above 1", [] { F::dropout(wick::zeros({2}, f32()), 1.5); },
                       {"dropout", "1.5"}),
+      row<ValueError>("attention with query and key of different last dims",
+                      [] {
+                        F::scaled_dot_product_attention(wick::zeros({2, 3, 4}, f32()), wick::zeros({2, 5, 3}, f32()),
+                                                        wick::zeros({2, 5, 3}, f32()));
+                      },
+                      {"scaled_dot_product_attention", "[2, 3, 4]", "[2, 5, 3]", "same last dim"}),
+      row<ValueError>("attention with a mask of the wrong shape",
+                      [] {
+                        F::scaled_dot_product_attention(wick::zeros({3, 4}, f32()), wick::zeros({5, 4}, f32()),
+                                                        wick::zeros({5, 2}, f32()), wick::ones({3, 3}, f32()));
+                      },
+                      {"scaled_dot_product_attention", "attn_mask [3, 3]", "[3, 5]", "[L, S] = [3, 5]"}),
+      row<ValueError>("MultiheadAttention with embed_dim not divisible by num_heads",
+                      [] { nn::MultiheadAttention(6, 4); },
+                      {"MultiheadAttention", "embed_dim (6)", "num_heads (4)", "divisible"}),
+      row<ValueError>("MultiheadAttention with a key_padding_mask of the wrong shape",
+                      [] {
+                        nn::MultiheadAttention m(4, 2);
+                        Tensor x = wick::zeros({3, 2, 4}, f32());
+                        m(x, x, x, wick::zeros({2, 4}, f32()).to(kBool));
+                      },
+                      {"MultiheadAttention", "key_padding_mask [2, 4]", "[N, S] = [2, 3]"}),
+      row<ValueError>("MultiheadAttention with inputs of the wrong embed_dim",
+                      [] {
+                        nn::MultiheadAttention m(4, 2);
+                        Tensor x = wick::zeros({3, 2, 5}, f32());
+                        m(x, x, x);
+                      },
+                      {"MultiheadAttention", "[3, 2, 5]", "embed_dim = 4"}),
+      row<ValueError>("TransformerEncoderLayer with an unknown activation",
+                      [] { nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(4, 2).activation("swish")); },
+                      {"TransformerEncoderLayer", "activation", "swish"}),
+      row<ValueError>("LSTM input of the wrong feature size",
+                      [] {
+                        nn::LSTM(3, 4)(wick::zeros({5, 2, 6}, f32()));
+                      },
+                      {"LSTM", "[5, 2, 6]", "input_size = 3"}),
+      row<ValueError>("LSTM state of the wrong shape",
+                      [] {
+                        nn::LSTM(nn::LSTMOptions(3, 4).num_layers(2))(
+                            wick::zeros({5, 2, 3}, f32()),
+                            std::tuple<Tensor, Tensor>{wick::zeros({1, 2, 4}, f32()), wick::zeros({2, 2, 4}, f32())});
+                      },
+                      {"LSTM", "h_0 [1, 2, 4]", "[num_layers, N, hidden_size] = [2, 2, 4]"}),
+      row<ValueError>("GRU state of the wrong shape",
+                      [] {
+                        nn::GRU(3, 4)(wick::zeros({5, 2, 3}, f32()), wick::zeros({1, 3, 4}, f32()));
+                      },
+                      {"GRU", "h_0 [1, 3, 4]", "[1, 2, 4]"}),
       row<IndexError>("a parameter that is not there", [=] { lin->get_parameter("nope"); },
                       {"get_parameter", "Linear", "nope"}),
       row<IndexError>("a Sequential index out of range",

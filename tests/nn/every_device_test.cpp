@@ -114,6 +114,64 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
          autograd::backward({y}, {data(y.sizes(), 14, d)});
          return std::vector<Tensor>{y, e->weight().grad()};
        }},
+      {"SiLU", layer<SiLU>([] { return SiLU(); }, {4, 6})},
+      {"LayerNorm without affine",
+       layer<LayerNorm>([] { return LayerNorm(LayerNormOptions({4}).elementwise_affine(false), f64()); }, {3, 4})},
+      {"MultiheadAttention",
+       [](Device d) {
+         manual_seed(11);
+         MultiheadAttention m(MultiheadAttentionOptions(6, 2).dropout(0.2), f64());
+         m->to(d);
+         Tensor q = data({4, 2, 6}, 12, d).requires_grad_(true), kv = data({5, 2, 6}, 15, d).requires_grad_(true);
+         Tensor pad = data({2, 5}, 16, d).gt(1.0);
+         manual_seed(13);
+         auto [y, w] = m(q, kv, kv, pad, true, Tensor(), false);
+         autograd::backward({y, w}, {data(y.sizes(), 14, d), data(w.sizes(), 17, d)});
+         std::vector<Tensor> r = {y, w, q.grad(), kv.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
+      {"TransformerEncoderLayer",
+       [](Device d) {
+         manual_seed(11);
+         TransformerEncoderLayer m(
+             TransformerEncoderLayerOptions(6, 2).dim_feedforward(8).dropout(0.2).activation("gelu").batch_first(true),
+             f64());
+         m->to(d);
+         Tensor x = data({2, 5, 6}, 12, d).requires_grad_(true);
+         manual_seed(13);
+         Tensor y = m(x, Tensor(), Tensor(), true);
+         autograd::backward({y}, {data(y.sizes(), 14, d)});
+         std::vector<Tensor> r = {y, x.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
+      {"LSTM",
+       [](Device d) {
+         manual_seed(11);
+         LSTM m(LSTMOptions(3, 4).num_layers(2).dropout(0.2).batch_first(true), f64());
+         m->to(d);
+         Tensor x = data({2, 5, 3}, 12, d).requires_grad_(true), h = data({2, 2, 4}, 15, d).requires_grad_(true);
+         manual_seed(13);
+         auto [y, s] = m(x, std::tuple<Tensor, Tensor>{h, data({2, 2, 4}, 16, d)});
+         autograd::backward({y, std::get<1>(s)}, {data(y.sizes(), 14, d), data({2, 2, 4}, 17, d)});
+         std::vector<Tensor> r = {y, std::get<0>(s), std::get<1>(s), x.grad(), h.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
+      {"GRU",
+       [](Device d) {
+         manual_seed(11);
+         GRU m(GRUOptions(3, 4).num_layers(2).dropout(0.2), f64());
+         m->to(d);
+         Tensor x = data({5, 2, 3}, 12, d).requires_grad_(true);
+         manual_seed(13);
+         auto [y, h] = m(x);
+         autograd::backward({y, h}, {data(y.sizes(), 14, d), data(h.sizes(), 17, d)});
+         std::vector<Tensor> r = {y, h, x.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
       {"cross_entropy", loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t); }, true)},
       {"cross_entropy smoothed",
        loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t, {}, nn::Reduction::Sum, -100, 0.1); },

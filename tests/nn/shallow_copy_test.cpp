@@ -131,7 +131,24 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
   check_module(mk<ReLUImpl>(), {Value(wick::randn({5}))});
   check_module(mk<GELUImpl>(), {Value(wick::randn({5}))});
   check_module(mk<GELUImpl>(GELUOptions().approximate("tanh")), {Value(wick::randn({5}))});
+  check_module(mk<SiLUImpl>(), {Value(wick::randn({5}))});
   check_module(mk<TanhImpl>(), {Value(wick::randn({5}))});
+  const Value x = Value(wick::randn({3, 2, 4})), none;
+  check_module(mk<MultiheadAttentionImpl>(MultiheadAttentionOptions(4, 2).dropout(0.5)),
+               {x, x, x, none, Value(true), none, Value(true), Value(false)}, /*train=*/true);
+  check_module(mk<MultiheadAttentionImpl>(MultiheadAttentionOptions(4, 2).bias(false).batch_first(true)),
+               {x, x, x, none, Value(true), none, Value(false), Value(true)});
+  check_module(mk<TransformerEncoderLayerImpl>(TransformerEncoderLayerOptions(4, 2).dim_feedforward(6)),
+               {x, none, none, Value(true)}, /*train=*/true);
+  check_module(
+      mk<TransformerEncoderLayerImpl>(TransformerEncoderLayerOptions(4, 2).dim_feedforward(6).norm_first(true)),
+      {x, none, none, Value(false)});
+  const Value seq = Value(wick::randn({4, 2, 3}));
+  check_module(mk<LSTMImpl>(LSTMOptions(3, 4).num_layers(2).dropout(0.5)), {seq, none}, /*train=*/true);
+  check_module(mk<LSTMImpl>(LSTMOptions(3, 4).bias(false)),
+               {seq, Value::tuple({Value(wick::randn({1, 2, 4})), Value(wick::randn({1, 2, 4}))})});
+  check_module(mk<GRUImpl>(GRUOptions(3, 4).num_layers(2).batch_first(true)), {seq, none});
+  check_module(mk<GRUImpl>(GRUOptions(3, 4)), {seq, Value(wick::randn({1, 2, 4}))});
   check_module(mk<SigmoidImpl>(), {Value(wick::randn({5}))});
   check_module(mk<SoftmaxImpl>(1), {Value(wick::randn({2, 5}))});
   check_module(mk<IdentityImpl>(), {Value(wick::randn({5}))});

@@ -11,7 +11,8 @@
 //  - operator(): calls forward, so `m(x)` is `m.forward(x)`, as in LibTorch.
 //  - forward_value(): the generic call (Note [Value] in value.h), adapted from a single,
 //    non-overloaded `forward`. Supported parameter types: Tensor, Value, bool, int, int64_t,
-//    float, double, std::string, std::vector<Tensor>, std::vector<Value>, std::optional<Tensor>;
+//    float, double, std::string, std::vector<Tensor>, std::vector<Value>, std::optional<Tensor>,
+//    std::optional<std::tuple<Tensor, Tensor>> (None or a pair);
 //    return types: those, std::tuple/std::pair of them, and void. Any other forward (overloaded,
 //    templated, other types) compiles too, and then forward_value raises an error unless the
 //    subclass overrides it.
@@ -63,6 +64,17 @@ WICK_NN_VALUE_ARG(std::vector<Tensor>, v.tensors());
 WICK_NN_VALUE_ARG(std::vector<Value>, v.items());
 WICK_NN_VALUE_ARG(std::optional<Tensor>, v.is_none() ? std::optional<Tensor>() : std::optional<Tensor>(v.tensor()));
 #undef WICK_NN_VALUE_ARG
+// LSTM's optional (h_0, c_0): None, or a tuple or list of two tensors.
+template <>
+struct ValueArg<std::optional<std::tuple<Tensor, Tensor>>> {
+  static constexpr bool ok = true;
+  static std::optional<std::tuple<Tensor, Tensor>> get(const Value& v) {
+    if (v.is_none()) return std::nullopt;
+    const std::vector<Tensor> t = v.tensors();
+    WICK_CHECK(t.size() == 2, "expected None or a pair of tensors (h_0, c_0), got {} tensors", t.size());
+    return std::tuple<Tensor, Tensor>{t[0], t[1]};
+  }
+};
 
 // ---- result -> Value ----
 template <class T>

@@ -98,6 +98,22 @@ Tensor tanh(const Tensor& input);
 Tensor sigmoid(const Tensor& input);
 Tensor softmax(const Tensor& input, int64_t dim);
 Tensor log_softmax(const Tensor& input, int64_t dim);
+/// x * sigmoid(x) (torch.nn.functional.silu).
+Tensor silu(const Tensor& input);
+
+// ---- attention ----
+/// PyTorch 2's torch.nn.functional.scaled_dot_product_attention: query [..., L, E], key
+/// [..., S, E], value [..., S, Ev] (batch dims broadcast) -> [..., L, Ev] =
+/// dropout(softmax(query @ key^T * scale + mask), dropout_p) @ value, scale = 1 / sqrt(E) unless
+/// given. attn_mask (broadcast to [..., L, S]) is bool (true = take part; false = -inf) or of
+/// query's floating dtype (added). is_causal masks key j > query i (the top-left triangle, as
+/// PyTorch's) and excludes attn_mask. dropout_p applies whenever it is > 0 (pass 0 in eval, as
+/// PyTorch's callers do). A row whose keys are all masked gives NaN, as PyTorch's math kernel.
+/// A composite of matmul (batched GEMM straight on the strided views, Note [Batched GEMM
+/// without copies]), masked_fill / add, softmax and dropout: differentiable on every device.
+Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
+                                    const Tensor& attn_mask = {}, double dropout_p = 0.0, bool is_causal = false,
+                                    std::optional<double> scale = std::nullopt);
 
 // ---- losses (reduction defaults to mean) ----
 /// Negative log likelihood: input [N, C] or [N, C, d1, ...] (or [C]) of log-probabilities,

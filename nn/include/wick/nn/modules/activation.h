@@ -1,5 +1,5 @@
 #pragma once
-// Parameter-free layers: ReLU, GELU, Tanh, Sigmoid, Softmax, Flatten.
+// Parameter-free layers: ReLU, GELU, SiLU, Tanh, Sigmoid, Softmax, Flatten.
 #include <string>
 #include <utility>
 
@@ -32,6 +32,14 @@ class GELUImpl : public Cloneable<GELUImpl> {
   GELUOptions options_;
 };
 WICK_MODULE(GELU);
+
+/// x * sigmoid(x) (torch.nn.SiLU).
+class SiLUImpl : public Cloneable<SiLUImpl> {
+ public:
+  SiLUImpl() = default;
+  Tensor forward(const Tensor& input);
+};
+WICK_MODULE(SiLU);
 
 class TanhImpl : public Cloneable<TanhImpl> {
  public:

@@ -1,0 +1,196 @@
+// LSTM and GRU: a composite of differentiable ops per time step.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "repr.h"
+#include "wick/autograd/functions.h"
+#include "wick/nn/functional.h"
+#include "wick/nn/init.h"
+#include "wick/nn/modules/rnn.h"
+
+namespace wick::nn {
+
+namespace {
+std::string shape_str(const Tensor& t) {
+  return t.defined() ? fmt::format("[{}]", fmt::join(t.sizes(), ", ")) : std::string("undefined");
+}
+}  // namespace
+
+template <class Derived>
+RNNImplBase<Derived>::RNNImplBase(const RNNOptionsBase& options, int64_t gates, TensorOptions tensor_options)
+    : options_(options) {
+  const std::string name = detail::module_type_name(typeid(Derived));
+  const int64_t in = options.input_size(), H = options.hidden_size(), layers = options.num_layers();
+  WICK_CHECK(in > 0 && H > 0 && layers > 0,
+             "{}: input_size ({}), hidden_size ({}) and num_layers ({}) must be positive", name, in, H, layers);
+  WICK_CHECK(options.dropout() >= 0.0 && options.dropout() <= 1.0, "{}: dropout must be in [0, 1], got {}", name,
+             options.dropout());
+  tensor_options = tensor_options.requires_grad(false);
+  for (int64_t l = 0; l < layers; ++l) {
+    const int64_t in_l = l == 0 ? in : H;
+    weights_.push_back(
+        this->register_parameter(fmt::format("weight_ih_l{}", l), wick::empty({gates * H, in_l}, tensor_options)));
+    weights_.push_back(
+        this->register_parameter(fmt::format("weight_hh_l{}", l), wick::empty({gates * H, H}, tensor_options)));
+    const bool b = options.bias();
+    weights_.push_back(this->register_parameter(fmt::format("bias_ih_l{}", l),
+                                                b ? wick::empty({gates * H}, tensor_options) : Tensor()));
+    weights_.push_back(this->register_parameter(fmt::format("bias_hh_l{}", l),
+                                                b ? wick::empty({gates * H}, tensor_options) : Tensor()));
+  }
+  reset_parameters();
+}
+
+template <class Derived>
+void RNNImplBase<Derived>::reset_parameters() {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(options_.hidden_size()));
+  for (ParamSlot s : weights_)
+    if (this->param(s).defined()) init::uniform_(this->param(s), -bound, bound);
+}
+
+template <class Derived>
+std::vector<Tensor> RNNImplBase<Derived>::layer_parameters(int64_t layer) const {
+  std::vector<Tensor> p;
+  for (size_t i = 0; i < 4; ++i) p.push_back(this->param(weights_[static_cast<size_t>(layer) * 4 + i]));
+  return p;
+}
+
+template <class Derived>
+std::string RNNImplBase<Derived>::extra_repr() const {
+  const auto& o = options_;
+  std::string s = fmt::format("{}, {}", o.input_size(), o.hidden_size());
+  if (o.num_layers() != 1) s += fmt::format(", num_layers={}", o.num_layers());
+  if (!o.bias()) s += ", bias=False";
+  if (o.batch_first()) s += ", batch_first=True";
+  if (o.dropout() != 0.0) s += fmt::format(", dropout={}", detail::py_float(o.dropout()));
+  return s;
+}
+
+template <class Derived>
+bool RNNImplBase<Derived>::is_batched(const Tensor& input) const {
+  const std::string name = this->name();
+  WICK_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
+             "{}: expected input {} (or unbatched [T, input_size]), got {}", name,
+             options_.batch_first() ? "[N, T, input_size]" : "[T, N, input_size]", shape_str(input));
+  return input.dim() == 3;
+}
+
+template <class Derived>
+Tensor RNNImplBase<Derived>::time_major(const Tensor& input, bool batched) const {
+  WICK_CHECK(input.size(-1) == options_.input_size(),
+             "{}: input {} must have input_size = {} features in its last dim; give the layer input_size {} or "
+             "reshape the input",
+             this->name(), shape_str(input), options_.input_size(), input.size(-1));
+  const Tensor& w = this->param(weights_[0]);
+  WICK_CHECK_TYPE(input.dtype() == w.dtype(), "{}: input is {} but the parameters are {}; convert one to the other",
+                  this->name(), input.dtype(), w.dtype());
+  if (!batched) return input.unsqueeze(1);
+  return options_.batch_first() ? input.transpose(0, 1) : input;
+}
+
+template <class Derived>
+Tensor RNNImplBase<Derived>::initial_state(const Tensor& state, const char* what, const Tensor& x, bool batched) const {
+  const int64_t L = options_.num_layers(), N = x.size(1), H = options_.hidden_size();
+  if (!state.defined()) return wick::zeros({L, N, H}, TensorOptions(x.dtype()).device(x.device()));
+  const bool ok = batched ? state.dim() == 3 && state.size(0) == L && state.size(1) == N && state.size(2) == H
+                          : state.dim() == 2 && state.size(0) == L && state.size(1) == H;
+  WICK_CHECK(
+      ok, "{}: {} {} must be [num_layers, N, hidden_size] = [{}, {}, {}] (unbatched: [{}, {}]) for input of batch {}",
+      this->name(), what, shape_str(state), L, N, H, L, H, N);
+  WICK_CHECK_TYPE(state.dtype() == x.dtype(), "{}: {} is {} but input is {}", this->name(), what, state.dtype(),
+                  x.dtype());
+  return batched ? state : state.unsqueeze(1);
+}
+
+template class RNNImplBase<LSTMImpl>;
+template class RNNImplBase<GRUImpl>;
+
+namespace {
+// [T, N, H] steps -> output in the caller's layout.
+Tensor output_layout(const std::vector<Tensor>& steps, bool batched, bool batch_first) {
+  Tensor out = stack(steps, 0);  // [T, N, H]
+  if (!batched) return out.squeeze(1);
+  return batch_first ? out.transpose(0, 1) : out;
+}
+}  // namespace
+
+LSTMImpl::LSTMImpl(const LSTMOptions& options, TensorOptions tensor_options)
+    : RNNImplBase<LSTMImpl>(options, 4, tensor_options) {}
+
+std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
+                                                                 std::optional<std::tuple<Tensor, Tensor>> hx) {
+  const bool batched = is_batched(input);
+  Tensor x = time_major(input, batched);
+  const Tensor h0 = initial_state(hx ? std::get<0>(*hx) : Tensor(), "h_0", x, batched);
+  const Tensor c0 = initial_state(hx ? std::get<1>(*hx) : Tensor(), "c_0", x, batched);
+  const int64_t T = x.size(0), layers = options_.num_layers();
+  const double p = is_training() ? options_.dropout() : 0.0;
+  std::vector<Tensor> h_n, c_n, steps;
+  for (int64_t l = 0; l < layers; ++l) {
+    const auto w = layer_parameters(l);  // weight_ih, weight_hh, bias_ih, bias_hh
+    // Both biases go into the input projection of all steps: one GEMM for the sequence.
+    const Tensor bias = w[2].defined() ? w[2] + w[3] : Tensor();
+    const Tensor gi = F::linear(x, w[0], bias);  // [T, N, 4H]
+    const Tensor w_hh_t = w[1].t();
+    Tensor h = h0[l], c = c0[l];
+    steps.clear();
+    for (int64_t t = 0; t < T; ++t) {
+      const auto g = addmm(gi[t], h, w_hh_t).chunk(4, 1);  // i, f, g, o
+      c = sigmoid(g[1]) * c + sigmoid(g[0]) * wick::tanh(g[2]);
+      h = sigmoid(g[3]) * wick::tanh(c);
+      steps.push_back(h);
+    }
+    h_n.push_back(h);
+    c_n.push_back(c);
+    x = stack(steps, 0);
+    if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
+  }
+  Tensor hs = stack(h_n, 0), cs = stack(c_n, 0);
+  if (!batched) {
+    hs = hs.squeeze(1);
+    cs = cs.squeeze(1);
+  }
+  return {output_layout(steps, batched, options_.batch_first()), {hs, cs}};
+}
+
+GRUImpl::GRUImpl(const GRUOptions& options, TensorOptions tensor_options)
+    : RNNImplBase<GRUImpl>(options, 3, tensor_options) {}
+
+std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& hx) {
+  const bool batched = is_batched(input);
+  Tensor x = time_major(input, batched);
+  const Tensor h0 = initial_state(hx, "h_0", x, batched);
+  const int64_t T = x.size(0), layers = options_.num_layers(), H = options_.hidden_size();
+  const double p = is_training() ? options_.dropout() : 0.0;
+  std::vector<Tensor> h_n, steps;
+  for (int64_t l = 0; l < layers; ++l) {
+    const auto w = layer_parameters(l);
+    // b_hr and b_hz join the input projection; b_hn stays inside r * (W_hn h + b_hn).
+    Tensor bias, b_hn;
+    if (w[2].defined()) {
+      bias = w[2] + cat({w[3].narrow(0, 0, 2 * H), wick::zeros({H}, w[3].options().requires_grad(false))}, 0);
+      b_hn = w[3].narrow(0, 2 * H, H);
+    }
+    const Tensor gi = F::linear(x, w[0], bias);  // [T, N, 3H]
+    const Tensor w_hh_t = w[1].t();
+    Tensor h = h0[l];
+    steps.clear();
+    for (int64_t t = 0; t < T; ++t) {
+      const auto a = gi[t].chunk(3, 1);
+      const auto b = matmul(h, w_hh_t).chunk(3, 1);
+      const Tensor r = sigmoid(a[0] + b[0]), z = sigmoid(a[1] + b[1]);
+      const Tensor n = wick::tanh(a[2] + r * (b_hn.defined() ? b[2] + b_hn : b[2]));
+      h = n + z * (h - n);  // (1 - z) * n + z * h
+      steps.push_back(h);
+    }
+    h_n.push_back(h);
+    x = stack(steps, 0);
+    if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
+  }
+  Tensor hs = stack(h_n, 0);
+  if (!batched) hs = hs.squeeze(1);
+  return {output_layout(steps, batched, options_.batch_first()), hs};
+}
+
+}  // namespace wick::nn

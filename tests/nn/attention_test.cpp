@@ -1,0 +1,142 @@
+// Attention and the transformer layer beyond the oracle: float64 gradchecks, dropout in training
+// and eval mode, and matmul on the strided views attention hands it.
+#include <catch2/catch.hpp>
+
+#include "support/allclose.h"
+#include "support/gradcheck.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/generator.h"
+#include "wick/nn/nn.h"
+
+using namespace wick;
+using namespace wick::nn;
+using TL = std::vector<Tensor>;
+
+namespace {
+const TensorOptions kF64(kFloat64);
+Tensor rnd(IntArrayRef shape) { return wick::randn(shape, TensorOptions(kFloat64).requires_grad()); }
+
+// fn of the module's own parameters (first `n` table entries) and data: gradcheck inputs are the
+// data then those parameters, put into the module's table for each evaluation.
+template <class M>
+std::function<TL(const TL&)> with_params(std::shared_ptr<M> m, size_t n_data, std::function<TL(M&, const TL&)> run) {
+  return [m, n_data, run](const TL& x) {
+    for (size_t i = n_data; i < x.size(); ++i) m->set_parameter_entry(i - n_data, x[i]);
+    return run(*m, TL(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(n_data)));
+  };
+}
+template <class M>
+TL own_params(const M& m) {
+  TL p;
+  for (const auto& e : m.parameter_table())
+    if (e.value.defined()) p.push_back(e.value.detach().clone().requires_grad_(true));
+  return p;
+}
+}  // namespace
+
+TEST_CASE("gradcheck: scaled_dot_product_attention plain, causal, bool and float masks", "[nn][gradcheck]") {
+  wick::manual_seed(3);
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::scaled_dot_product_attention(x[0], x[1], x[2])}; },
+                  TL{rnd({2, 3, 4}), rnd({2, 5, 4}), rnd({2, 5, 3})});
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::scaled_dot_product_attention(x[0], x[1], x[2], {}, 0.0, true)}; },
+                  TL{rnd({2, 4, 3}), rnd({2, 4, 3}), rnd({2, 4, 2})});
+  const Tensor keep = wick::tensor({1, 0, 1, 1, 1, 1, 0, 0, 1}, {3, 3}).to(kBool);
+  CHECK_GRADCHECK([keep](const TL& x) { return TL{F::scaled_dot_product_attention(x[0], x[1], x[2], keep)}; },
+                  TL{rnd({1, 3, 2}), rnd({1, 3, 2}), rnd({1, 3, 2})});
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::scaled_dot_product_attention(x[0], x[1], x[2], x[3], 0.0, false)}; },
+                  TL{rnd({2, 3, 2}), rnd({2, 4, 2}), rnd({2, 4, 3}), rnd({3, 4})});
+}
+
+TEST_CASE("gradcheck: MultiheadAttention in its inputs and in_proj parameters", "[nn][gradcheck]") {
+  wick::manual_seed(4);
+  auto m = std::make_shared<MultiheadAttentionImpl>(MultiheadAttentionOptions(4, 2).batch_first(true), kF64);
+  const Tensor pad = wick::tensor({0, 0, 1, 0, 0, 0}, {2, 3}).to(kBool);
+  auto cross = with_params<MultiheadAttentionImpl>(m, 3, [pad](MultiheadAttentionImpl& a, const TL& x) {
+    auto [out, w] = a(x[0], x[1], x[2], pad);
+    return TL{out, w};
+  });
+  TL in = {rnd({2, 2, 4}), rnd({2, 3, 4}), rnd({2, 3, 4})};
+  for (const Tensor& p : own_params(*m)) in.push_back(p);
+  CHECK_GRADCHECK(cross, in);
+  // Self-attention (one fused projection), causal.
+  auto self = [m](const TL& x) { return TL{std::get<0>(m->forward(x[0], x[0], x[0], {}, false, {}, true, true))}; };
+  CHECK_GRADCHECK(self, TL{rnd({2, 3, 4})});
+}
+
+TEST_CASE("gradcheck: TransformerEncoderLayer, pre-norm gelu, causal", "[nn][gradcheck]") {
+  wick::manual_seed(5);
+  TransformerEncoderLayer layer(
+      TransformerEncoderLayerOptions(4, 2).dim_feedforward(6).dropout(0.0).activation("gelu").norm_first(true), kF64);
+  CHECK_GRADCHECK([layer](const TL& x) mutable { return TL{layer(x[0], Tensor(), Tensor(), true)}; },
+                  TL{rnd({3, 2, 4})});
+}
+
+TEST_CASE("attention dropout: training mode drops, eval mode is deterministic", "[nn]") {
+  wick::manual_seed(6);
+  const Tensor q = wick::randn({2, 4, 3}, kF64), k = wick::randn({2, 5, 3}, kF64), v = wick::randn({2, 5, 3}, kF64);
+  const Tensor plain = F::scaled_dot_product_attention(q, k, v);
+  wick::manual_seed(1);
+  const Tensor dropped = F::scaled_dot_product_attention(q, k, v, {}, 0.5);
+  wick::manual_seed(1);
+  CHECK_ALLCLOSE(F::scaled_dot_product_attention(q, k, v, {}, 0.5), dropped, 0, 0);  // seeded
+  CHECK_FALSE(wick::test::allclose(dropped, plain, 1e-6, 1e-6).ok);
+
+  SECTION("MultiheadAttention") {
+    MultiheadAttention drop(MultiheadAttentionOptions(6, 2).dropout(0.5), kF64);
+    MultiheadAttention none(MultiheadAttentionOptions(6, 2), kF64);
+    none->load_state_dict(drop->state_dict());
+    const Tensor x = wick::randn({4, 2, 6}, kF64);
+    const Tensor reference = std::get<0>(none(x, x, x));
+    drop->train(true);
+    CHECK_FALSE(wick::test::allclose(std::get<0>(drop(x, x, x)), reference, 1e-6, 1e-6).ok);
+    drop->eval();
+    CHECK_ALLCLOSE(std::get<0>(drop(x, x, x)), reference, 0, 0);
+    CHECK_ALLCLOSE(std::get<0>(drop(x, x, x)), reference, 0, 0);
+  }
+  SECTION("TransformerEncoderLayer") {
+    TransformerEncoderLayer drop(TransformerEncoderLayerOptions(6, 2).dim_feedforward(8).dropout(0.3), kF64);
+    TransformerEncoderLayer none(TransformerEncoderLayerOptions(6, 2).dim_feedforward(8).dropout(0.0), kF64);
+    none->load_state_dict(drop->state_dict());
+    const Tensor x = wick::randn({4, 2, 6}, kF64);
+    const Tensor reference = none(x, Tensor(), Tensor(), true);
+    drop->train(true);
+    CHECK_FALSE(wick::test::allclose(drop(x, Tensor(), Tensor(), true), reference, 1e-6, 1e-6).ok);
+    drop->eval();
+    CHECK_ALLCLOSE(drop(x, Tensor(), Tensor(), true), reference, 0, 0);
+  }
+}
+
+TEST_CASE("MultiheadAttention and TransformerEncoderLayer name their parameters as PyTorch", "[nn]") {
+  MultiheadAttention mha(6, 3);
+  CHECK(mha->named_parameters().keys() ==
+        std::vector<std::string>{"in_proj_weight", "in_proj_bias", "out_proj.weight", "out_proj.bias"});
+  CHECK(mha->in_proj_bias().abs().sum().item<float>() == 0.0f);  // PyTorch's initialization
+  CHECK(MultiheadAttention(MultiheadAttentionOptions(6, 3).bias(false))->named_parameters().keys() ==
+        std::vector<std::string>{"in_proj_weight", "out_proj.weight"});
+  TransformerEncoderLayer layer(TransformerEncoderLayerOptions(6, 3).dim_feedforward(8));
+  std::vector<std::string> children;
+  for (const auto& c : layer->child_table()) children.push_back(c.name);
+  CHECK(children == std::vector<std::string>{"self_attn", "linear1", "dropout", "linear2", "norm1", "norm2", "dropout1",
+                                             "dropout2"});
+  CHECK(layer->named_parameters().size() == 12);
+  // Unbatched input keeps its shape.
+  CHECK(layer(wick::randn({5, 6})).sizes() == IntArrayRef({5, 6}));
+}
+
+TEST_CASE("matmul reads batched strided views in place and agrees with contiguous copies", "[nn]") {
+  wick::manual_seed(7);
+  auto same = [](const Tensor& a, const Tensor& b) {
+    CHECK_ALLCLOSE(wick::matmul(a, b), wick::matmul(a.contiguous(), b.contiguous()), 1e-12, 1e-12);
+  };
+  // Heads split out of [N, L, H*D] (batch dims N, H that merge into no single stride), against
+  // the transposed keys; [L, N, H, D] permuted; a broadcast batch next to a real one.
+  const Tensor x = wick::randn({2, 5, 3 * 4}, kF64);
+  const Tensor q = x.reshape({2, 5, 3, 4}).transpose(1, 2);
+  same(q, q.transpose(-2, -1));
+  const Tensor y = wick::randn({5, 2, 3 * 4}, kF64).reshape({5, 2, 3, 4}).permute({1, 2, 0, 3});
+  same(y, q.transpose(-2, -1));
+  same(wick::randn({2, 1, 5, 4}, kF64), wick::randn({3, 4, 2}, kF64));
+  same(wick::randn({3, 1, 5, 4}, kF64).expand({3, 2, 5, 4}), wick::randn({2, 6, 4}, kF64).transpose(-1, -2));
+  // An operand whose own matrix fits no GEMM layout (both strides > 1) is copied.
+  same(wick::randn({2, 6, 8}, kF64).slice(1, 0, 6, 2).slice(2, 0, 8, 2), wick::randn({2, 4, 3}, kF64));
+}

@@ -1,0 +1,244 @@
+// The attention, transformer and small layers of the PyTorch oracle (tests/data/ops.safetensors,
+// generate.py's layer_cases), forward and backward at relative error 1e-9 in float64, on every
+// test device. A layer case's inputs are its data tensors and then PyTorch's parameters, named in
+// kwargs["inputs"]; the wick layer must have parameters of exactly those names (so a PyTorch
+// state_dict loads name for name). Its outputs are compared flattened and concatenated.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <map>
+
+#include "support/allclose.h"
+#include "support/devices.h"
+#include "support/oracle.h"
+#include "wick/autograd/grad.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/nn/nn.h"
+
+using namespace wick;
+using namespace wick::nn;
+using wick::test::OracleCase;
+
+namespace {
+// 1e-13 absolute covers gradients that cancel to ~1e-16 (as the op oracle's).
+constexpr double kRtol = 1e-9, kAtol = 1e-13;
+
+using Inputs = std::map<std::string, Tensor>;
+using Run = std::function<std::vector<Tensor>(Module&, const Inputs&)>;
+const TensorOptions kF64(kFloat64);
+
+Tensor flat_cat(const std::vector<Tensor>& outs) {
+  std::vector<Tensor> flat;
+  for (const Tensor& t : outs)
+    if (t.defined()) flat.push_back(t.reshape({-1}));
+  return cat(flat, 0);
+}
+
+// Loads the case's parameters into `m` (checking the names against PyTorch's), runs it and
+// compares the output and every gradient (data inputs and parameters).
+void check_layer(const OracleCase& c, Module& m, Device dev, const Run& run) {
+  INFO(c.label() << " on " << dev.str());
+  const auto names = c.kwargs.at("inputs").get<std::vector<std::string>>();
+  REQUIRE(names.size() == c.inputs.size());
+  std::vector<Tensor> leaves = c.leaves(dev);
+  m.to(dev);
+  m.train(true);  // dropout is 0 in every case
+  const OrderedDict<Tensor> params = m.named_parameters();
+  const size_t n_data = names.size() - params.size();
+  std::vector<std::string> expected(names.begin() + static_cast<std::ptrdiff_t>(n_data), names.end());
+  REQUIRE(params.keys() == expected);
+  Inputs data;
+  std::vector<Tensor> wrt(leaves.size());
+  for (size_t j = 0; j < names.size(); ++j) {
+    if (j < n_data) {
+      data[names[j]] = leaves[j];
+      wrt[j] = leaves[j];
+    } else {
+      Tensor p = params[names[j]];
+      NoGradGuard no_grad;
+      p.copy_(leaves[j]);
+      wrt[j] = p;
+    }
+  }
+  Tensor out = flat_cat(run(m, data));
+  CHECK(out.device() == dev);
+  CHECK_ALLCLOSE(out, c.out, kRtol, kAtol);
+  std::vector<Tensor> diff;
+  for (size_t j = 0; j < wrt.size(); ++j)
+    if (c.differentiable[j]) diff.push_back(wrt[j]);
+  auto grads = autograd::grad({out}, diff, {c.gout.to(dev)}, std::nullopt, false, /*allow_unused=*/true);
+  size_t k = 0;
+  for (size_t j = 0; j < wrt.size(); ++j) {
+    if (!c.differentiable[j]) continue;
+    INFO("gradient of " << names[j]);
+    REQUIRE(grads[k].defined());
+    CHECK_ALLCLOSE(grads[k], c.gin[j], kRtol, kAtol);
+    ++k;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("layers: scaled_dot_product_attention matches PyTorch 2's formula (float64, rtol 1e-9)", "[nn][oracle]") {
+  int seen = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "sdpa") continue;
+    for (Device dev : wick::test::test_devices()) {
+      INFO(c.label() << " on " << dev.str());
+      auto x = c.leaves(dev);
+      const std::string mask = c.kw<std::string>("mask", "none");
+      const std::optional<double> scale =
+          c.kwargs.contains("scale") ? std::optional<double>(c.kwargs["scale"].get<double>()) : std::nullopt;
+      Tensor out = F::scaled_dot_product_attention(x[0], x[1], x[2], x.size() > 3 ? x[3] : Tensor(), 0.0,
+                                                   mask == "causal", scale);
+      CHECK_ALLCLOSE(out, c.out, kRtol, kAtol);
+      auto grads = c.backward(out, x);
+      for (size_t j = 0; j < grads.size(); ++j)
+        if (c.differentiable[j]) CHECK_ALLCLOSE(grads[j], c.gin[j], kRtol, kAtol);
+    }
+    ++seen;
+  }
+  CHECK(seen >= 5);
+}
+
+TEST_CASE("layers: MultiheadAttention matches PyTorch, batch_first both ways and masks (float64)", "[nn][oracle]") {
+  int seen = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "multihead_attention") continue;
+    for (Device dev : wick::test::test_devices()) {
+      auto m = std::make_shared<MultiheadAttentionImpl>(
+          MultiheadAttentionOptions(6, 2).bias(c.kw<bool>("bias", true)).batch_first(c.kw<bool>("batch_first", false)),
+          kF64);
+      const bool need_weights = c.kw<bool>("need_weights", true), average = c.kw<bool>("average_attn_weights", true);
+      check_layer(c, *m, dev, [&](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+        auto& mha = static_cast<MultiheadAttentionImpl&>(mod);
+        const bool self = in.count("self");
+        const Tensor q = self ? in.at("self") : in.at("query");
+        const Tensor k = self ? q : in.at("key"), v = self ? q : in.at("value");
+        auto get = [&](const char* n) { return in.count(n) ? in.at(n) : Tensor(); };
+        auto [out, w] = mha(q, k, v, get("key_padding_mask"), need_weights, get("attn_mask"), average);
+        CHECK(w.defined() == need_weights);
+        return {out, w};
+      });
+    }
+    ++seen;
+  }
+  CHECK(seen >= 3);
+}
+
+TEST_CASE("layers: TransformerEncoderLayer matches PyTorch, pre- and post-norm, relu and gelu (float64)",
+          "[nn][oracle]") {
+  int seen = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "transformer_encoder_layer") continue;
+    for (Device dev : wick::test::test_devices()) {
+      auto m = std::make_shared<TransformerEncoderLayerImpl>(TransformerEncoderLayerOptions(6, 2)
+                                                                 .dim_feedforward(8)
+                                                                 .dropout(0.0)
+                                                                 .activation(c.kw<std::string>("activation", "relu"))
+                                                                 .batch_first(c.kw<bool>("batch_first", false))
+                                                                 .norm_first(c.kw<bool>("norm_first", false)),
+                                                             kF64);
+      // The case marked is_causal runs with is_causal instead of its (causal) mask.
+      const bool use_is_causal = c.kw<bool>("is_causal", false);
+      check_layer(c, *m, dev, [&](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+        auto& layer = static_cast<TransformerEncoderLayerImpl&>(mod);
+        auto get = [&](const char* n) { return in.count(n) ? in.at(n) : Tensor(); };
+        if (use_is_causal) return {layer(in.at("src"), Tensor(), get("src_key_padding_mask"), true)};
+        return {layer(in.at("src"), get("src_mask"), get("src_key_padding_mask"))};
+      });
+    }
+    ++seen;
+  }
+  CHECK(seen >= 3);
+}
+
+TEST_CASE("layers: Embedding padding_idx, GELU tanh, SiLU and LayerNorm without affine match PyTorch", "[nn][oracle]") {
+  std::map<std::string, int> seen;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    std::function<Tensor(const std::vector<Tensor>&)> module_fn, functional_fn;
+    if (c.op == "embedding_padding_idx") {
+      const int64_t pad = c.kw<int64_t>("padding_idx", 0);
+      functional_fn = [pad](const std::vector<Tensor>& x) { return F::embedding(x[0], x[1], pad); };
+      // The module (zeroed padding row, no gradient there): the test case below.
+    } else if (c.op == "gelu_tanh") {
+      functional_fn = [](const std::vector<Tensor>& x) { return F::gelu(x[0], "tanh"); };
+      module_fn = [](const std::vector<Tensor>& x) { return GELU(GELUOptions().approximate("tanh"))(x[0]); };
+    } else if (c.op == "silu") {
+      functional_fn = [](const std::vector<Tensor>& x) { return F::silu(x[0]); };
+      module_fn = [](const std::vector<Tensor>& x) { return SiLU()(x[0]); };
+    } else if (c.op == "layer_norm_no_affine") {
+      const auto shape = c.kwargs.at("normalized_shape").get<std::vector<int64_t>>();
+      const double eps = c.kw<double>("eps", 1e-5);
+      functional_fn = [=](const std::vector<Tensor>& x) { return F::layer_norm(x[0], shape, {}, {}, eps); };
+      module_fn = [=](const std::vector<Tensor>& x) {
+        LayerNorm ln(LayerNormOptions(shape).eps(eps).elementwise_affine(false), kF64);
+        CHECK(ln->parameters().empty());
+        return ln(x[0]);
+      };
+    } else {
+      continue;
+    }
+    for (Device dev : wick::test::test_devices()) {
+      for (const auto& fn : {functional_fn, module_fn}) {
+        if (!fn) continue;
+        INFO(c.label() << " on " << dev.str());
+        auto x = c.leaves(dev);
+        Tensor out = fn(x);
+        CHECK_ALLCLOSE(out, c.out, kRtol, kAtol);
+        auto grads = c.backward(out, x);
+        for (size_t j = 0; j < grads.size(); ++j)
+          if (c.differentiable[j]) CHECK_ALLCLOSE(grads[j], c.gin[j], kRtol, kAtol);
+      }
+    }
+    ++seen[c.op];
+  }
+  for (const char* op : {"embedding_padding_idx", "gelu_tanh", "silu", "layer_norm_no_affine"}) {
+    INFO(op);
+    CHECK(seen[op] > 0);
+  }
+}
+
+TEST_CASE("layers: the Embedding module's padding_idx row is zero and gets no gradient", "[nn]") {
+  for (Device dev : wick::test::test_devices()) {
+    Embedding e(EmbeddingOptions(5, 3).padding_idx(-2), kF64);
+    e->to(dev);
+    CHECK(e->weight()[3].abs().sum().item<double>() == 0.0);
+    Tensor idx = tensor(std::vector<int64_t>{3, 0, 3, 4}, {4}, TensorOptions(kInt64)).to(dev);
+    Tensor y = e(idx);
+    autograd::backward({(y * y + y).sum()});
+    const Tensor g = e->weight().grad().to(kCPU);
+    CHECK(g[3].abs().sum().item<double>() == 0.0);
+    CHECK(g[0].abs().sum().item<double>() > 0.0);
+    CHECK(g[4].abs().sum().item<double>() > 0.0);
+  }
+}
+
+TEST_CASE("layers: LSTM and GRU match PyTorch, 2 layers, batch_first both ways, with initial states (float64)",
+          "[nn][oracle]") {
+  std::map<std::string, int> seen;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "lstm" && c.op != "gru") continue;
+    const bool batch_first = c.kw<bool>("batch_first", false);
+    for (Device dev : wick::test::test_devices()) {
+      if (c.op == "lstm") {
+        LSTM m(LSTMOptions(3, 4).num_layers(2).batch_first(batch_first), kF64);
+        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+          auto& lstm = static_cast<LSTMImpl&>(mod);
+          auto hx =
+              in.count("h0") ? std::optional<std::tuple<Tensor, Tensor>>({in.at("h0"), in.at("c0")}) : std::nullopt;
+          auto [out, state] = lstm(in.at("input"), hx);
+          return {out, std::get<0>(state), std::get<1>(state)};
+        });
+      } else {
+        GRU m(GRUOptions(3, 4).num_layers(2).batch_first(batch_first), kF64);
+        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+          auto [out, h] = static_cast<GRUImpl&>(mod)(in.at("input"), in.count("h0") ? in.at("h0") : Tensor());
+          return {out, h};
+        });
+      }
+    }
+    ++seen[c.op];
+  }
+  CHECK(seen["lstm"] >= 2);
+  CHECK(seen["gru"] >= 2);
+}
