@@ -40,9 +40,9 @@ namespace {
 
 struct Options {
   std::string data = char_gpt::kFortunesDir;
-  int64_t epochs = 6;
+  int64_t epochs = 10;
   int64_t steps_per_epoch = 100;
-  int64_t batch_size = 32;
+  int64_t batch_size = 64;
   char_gpt::Config model;  // vocab comes from the data
   double lr = 2e-3;
   double weight_decay = 0.1;
