@@ -343,6 +343,7 @@ int train(Options o) {
         std::printf("%sstep %lld: train loss %.4f (mean of %lld steps), lr %.2e, %.0f char/s\n", tty ? "\r" : "",
                     static_cast<long long>(step + 1), window_sum / static_cast<double>(window_n),
                     static_cast<long long>(window_n), lr_at(step, total_steps, o.lr), cps);
+        std::fflush(stdout);
         window_sum = 0;
         window_n = 0;
       }

@@ -165,8 +165,8 @@ class TrainingCurves {
     const std::vector<std::string> series = series_names();
     std::string s = fmt::format(
         "# Draws {0}.csv (written by the demo) into {0}.png: gnuplot {0}.gp\n"
-        "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{ set terminal pngcairo size 960,540 }} "
-        "else {{ set terminal png size 960,540 }}\n"
+        "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {{ set terminal pngcairo noenhanced size 960,540 }} "
+        "else {{ set terminal png noenhanced size 960,540 }}\n"
         "set output {1}\n"
         "set datafile separator ','\n"
         "set key autotitle columnhead\n"
