@@ -6,8 +6,10 @@ JOBS ?= $(shell nproc)
 ARGS ?=
 
 BUILD_PACKAGES := cmake ninja-build g++ pkg-config catch2 libfmt-dev libopenblas-dev nlohmann-json3-dev \
-                  zlib1g-dev libbenchmark-dev openmpi-bin libopenmpi-dev
-DEMO_PACKAGES := dataset-fashion-mnist
+                  zlib1g-dev libbenchmark-dev openmpi-bin libopenmpi-dev libcli11-dev
+# The demos' data, and gnuplot for their pictures of training (PREFIX.png).
+DEMO_PACKAGES := dataset-fashion-mnist gnuplot-nox
+DEMO_GPT_PACKAGES := fortunes gnuplot-nox
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev
 # make bench's baselines, plots and page-fault count: LibTorch (benchmarks/libtorch), PyTorch, gnuplot, perf.
 BENCH_PACKAGES := libtorch-dev python3-torch gnuplot-nox python3 linux-perf
@@ -18,7 +20,7 @@ FUZZ_SECONDS ?= 600
 RANKS ?= 2
 MPIRUN := mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none
 
-.PHONY: all deps demo-deps configure build test demo demo-ddp bench fuzz docs format format-check clean
+.PHONY: all deps demo-deps demo-gpt-deps configure build test demo demo-ddp demo-gpt bench fuzz docs format format-check clean
 
 all: build
 
@@ -27,6 +29,9 @@ deps:
 
 demo-deps:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DEMO_PACKAGES)
+
+demo-gpt-deps:
+	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DEMO_GPT_PACKAGES)
 
 configure: deps
 	@cmake --preset $(PRESET) >/dev/null
@@ -48,6 +53,13 @@ demo-ddp: demo-deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo
 	@$(MPIRUN) -np $(RANKS) $(BUILD_DIR)/examples/demo --ddp $(ARGS)
+
+# The character-level GPT on Debian's fortunes (examples/char_gpt.cpp; ARGS as for `make demo`,
+# e.g. ARGS=--resume, or ARGS="--sample 500 --prompt 'The '" to write text from the checkpoint).
+demo-gpt: demo-gpt-deps
+	@cmake --preset $(PRESET) >/dev/null
+	@cmake --build $(BUILD_DIR) -j $(JOBS) --target char_gpt
+	@$(BUILD_DIR)/examples/char_gpt $(ARGS)
 
 # libFuzzer harnesses (clang, ASan + UBSan): replay the corpus, then fuzz each harness for
 # FUZZ_SECONDS (default 600). docs/hostile-input.md.

@@ -9,11 +9,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "demo_cli.h"
 #include "fashion_mnist_net.h"
+#include "training_curves.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/config.h"
@@ -48,110 +51,51 @@ struct Options {
   bool keep_denormals = false;
   bool ddp = false;      // DistributedDataParallel, one process per rank (mpirun)
   double timeout = 600;  // seconds a collective may take before the job is aborted
+  std::string curves = "fashion_mnist.curves";
+  int64_t log_every = 50;
 };
 
-void usage(FILE* f) {
-  std::fprintf(f,
-               "Usage: demo [options]\n"
-               "Trains a small CNN (conv-pool-relu x2, linear-relu-linear) on Fashion-MNIST with wick.\n\n"
-               "  --epochs N          epochs to train (default 3)\n"
-               "  --batch-size N      images per step (default 64)\n"
-               "  --lr X              learning rate (default 2e-3 for adam, use ~0.05 for sgd); cosine-annealed to 0\n"
-               "  --optimizer NAME    adam (default) or sgd (momentum 0.9, nesterov)\n"
-               "  --devices LIST      comma-separated devices, e.g. cpu:0 or cpu:0,cpu:1 (default: every GPU, else\n"
-               "                      cpu:0,cpu:1); with more than one, each batch is split across them with\n"
-               "                      wick::parallel::DataParallel\n"
-               "  --data DIR          directory with {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz\n"
-               "                      (default %s, from `sudo apt-get install dataset-fashion-mnist`)\n"
-               "  --checkpoint PATH   checkpoint written after every epoch (default fashion_mnist.ckpt.safetensors)\n"
-               "  --resume            continue from --checkpoint (model, optimizer and epoch)\n"
-               "  --seed N            seed for initialisation and shuffling (default 1)\n"
-               "  --threads N         OpenBLAS threads per device (default: cores / CPU devices, at least 1)\n"
-               "  --train-limit N     train on the first N images only (for quick runs)\n"
-               "  --keep-denormals    compute with denormal floats instead of flushing them to zero (slower\n"
-               "                      once Adam's moments of unused weights decay that far; see docs/training.md)\n"
-               "  --ddp               train with wick::distributed::DistributedDataParallel, one process per rank:\n"
-               "                      mpirun -np 2 demo --ddp (`make demo-ddp`); each batch is split across the\n"
-               "                      ranks, rank 0 prints and saves the checkpoints, every rank loads on --resume\n"
-               "  --timeout S         with --ddp: seconds a collective may wait for a stalled or dead rank before\n"
-               "                      the job is aborted (default 600)\n"
-               "  --help              this text\n",
-               data::kFashionMnistDir);
-}
-
-[[noreturn]] void bad_args(const std::string& msg) {
-  std::fprintf(stderr, "demo: %s\n\n", msg.c_str());
-  usage(stderr);
-  std::exit(2);
-}
-
-Options parse(int argc, char** argv) {
-  Options o;
-  auto value = [&](int& i) -> std::string {
-    if (i + 1 >= argc) bad_args(std::string(argv[i]) + " needs a value");
-    return argv[++i];
-  };
-  auto number = [&](int& i) -> double {
-    std::string flag = argv[i], v = value(i);
-    char* end = nullptr;
-    double d = std::strtod(v.c_str(), &end);
-    if (v.empty() || *end != '\0') bad_args(flag + ": not a number: " + v);
-    return d;
-  };
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help" || a == "-h") {
-      usage(stdout);
-      std::exit(0);
-    } else if (a == "--epochs") {
-      o.epochs = static_cast<int64_t>(number(i));
-    } else if (a == "--batch-size") {
-      o.batch_size = static_cast<int64_t>(number(i));
-    } else if (a == "--lr") {
-      o.lr = number(i);
-    } else if (a == "--optimizer") {
-      o.optimizer = value(i);
-      if (o.optimizer != "adam" && o.optimizer != "sgd") bad_args("--optimizer must be adam or sgd");
-    } else if (a == "--devices") {
-      o.devices.clear();
-      std::string list = value(i);
-      size_t start = 0;
-      while (start <= list.size()) {
-        size_t comma = list.find(',', start);
-        std::string d = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-        try {
-          o.devices.emplace_back(d);
-        } catch (const ValueError& e) {  // a device that does not parse
-          bad_args("--devices: " + std::string(e.what()));
-        }
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-    } else if (a == "--data") {
-      o.data = value(i);
-    } else if (a == "--checkpoint") {
-      o.checkpoint = value(i);
-    } else if (a == "--resume") {
-      o.resume = true;
-    } else if (a == "--seed") {
-      o.seed = static_cast<uint64_t>(number(i));
-    } else if (a == "--threads") {
-      o.threads = static_cast<int>(number(i));
-    } else if (a == "--train-limit") {
-      o.train_limit = static_cast<int64_t>(number(i));
-    } else if (a == "--ddp") {
-      o.ddp = true;
-    } else if (a == "--timeout") {
-      o.timeout = number(i);
-    } else if (a == "--keep-denormals") {
-      o.keep_denormals = true;
-    } else {
-      bad_args("unknown option " + a);
-    }
-  }
-  if (o.epochs < 1 || o.batch_size < 1 || o.lr <= 0 || o.threads < 0 || o.train_limit < 0)
-    bad_args("--epochs, --batch-size and --lr must be positive, --threads and --train-limit >= 0");
-  return o;
+// Builds the command line; returns the exit code when the program should stop.
+std::optional<int> parse(Options& o, int argc, char** argv) {
+  CLI::App app("Trains a small CNN (conv-pool-relu x2, linear-relu-linear) on Fashion-MNIST with wick.", "demo");
+  demo::set_up(app);
+  std::string devices;
+  app.add_option("--epochs", o.epochs, "epochs to train")->check(CLI::PositiveNumber);
+  app.add_option("--batch-size", o.batch_size, "images per step")->check(CLI::PositiveNumber);
+  app.add_option("--lr", o.lr, "learning rate (use ~0.05 for sgd); cosine-annealed to 0")->check(CLI::PositiveNumber);
+  app.add_option("--optimizer", o.optimizer, "adam, or sgd (momentum 0.9, nesterov)")
+      ->check(CLI::IsMember({"adam", "sgd"}));
+  app.add_option("--devices", devices,
+                 "comma-separated devices, e.g. cpu:0 or cpu:0,cpu:1 (default: every GPU, else cpu:0,cpu:1); with "
+                 "more than one, each batch is split across them with wick::parallel::DataParallel")
+      ->check(demo::device_list_validator());
+  app.add_option("--data", o.data,
+                 "directory with {train,t10k}-{images-idx3,labels-idx1}-ubyte.gz (from `sudo apt-get install "
+                 "dataset-fashion-mnist`)");
+  app.add_option("--checkpoint", o.checkpoint, "checkpoint written atomically after every epoch");
+  app.add_flag("--resume", o.resume, "continue from --checkpoint (model, optimizer, epoch and curves)");
+  app.add_option("--curves", o.curves,
+                 "the loss and accuracy curves go to PREFIX.csv and PREFIX.gp, and PREFIX.png when gnuplot is "
+                 "installed");
+  app.add_option("--seed", o.seed, "seed for initialisation and shuffling");
+  app.add_option("--threads", o.threads, "OpenBLAS threads per device (0: cores / CPU devices, at least 1)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--train-limit", o.train_limit, "train on the first N images only, for quick runs (0: all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--log-every", o.log_every, "steps per train-loss point of the curves")->check(CLI::PositiveNumber);
+  app.add_flag("--keep-denormals", o.keep_denormals,
+               "compute with denormal floats instead of flushing them to zero (slower once Adam's moments of "
+               "unused weights decay that far; see docs/training.md)");
+  app.add_flag("--ddp", o.ddp,
+               "train with wick::distributed::DistributedDataParallel, one process per rank: mpirun -np 2 demo "
+               "--ddp (`make demo-ddp`); each batch is split across the ranks, rank 0 prints and saves the "
+               "checkpoints, every rank loads on --resume");
+  app.add_option("--timeout", o.timeout,
+                 "with --ddp: seconds a collective may wait for a stalled or dead rank before the job is aborted")
+      ->check(CLI::PositiveNumber);
+  if (auto code = demo::parse(app, argc, argv)) return code;
+  if (!devices.empty()) o.devices = demo::parse_devices(devices);
+  return std::nullopt;
 }
 
 // "[#########.........]  412/938  loss 0.4123  2310 img/s", redrawn in place.
@@ -270,6 +214,9 @@ int run(Options o) {
     opt = std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(o.lr).momentum(0.9).nesterov(true));
   optim::CosineAnnealingLR schedule(*opt, o.epochs);
 
+  demo::TrainingCurves curves("Fashion-MNIST demo: cross-entropy and test accuracy", "step");
+  data::BatchLoader loader(train.images, train.labels, {.batch_size = o.batch_size, .shuffle = true, .seed = o.seed});
+  const auto steps_per_epoch = static_cast<int64_t>(loader.size());
   int64_t start_epoch = 0;
   if (o.resume) {
     if (!std::filesystem::exists(o.checkpoint)) {
@@ -277,7 +224,10 @@ int run(Options o) {
       return 1;
     }
     try {
-      start_epoch = nn::load_checkpoint(o.checkpoint, *net, *opt).epoch;
+      const nn::CheckpointInfo info = nn::load_checkpoint(o.checkpoint, *net, *opt);
+      start_epoch = info.epoch;
+      if (auto c = info.metadata.find("demo.curves"); c != info.metadata.end()) curves.from_csv(c->second);
+      curves.truncate_after(start_epoch * steps_per_epoch);
     } catch (const Error& e) {
       std::fprintf(stderr, "demo: cannot resume: %s\n", e.what());
       return 1;
@@ -311,15 +261,14 @@ int run(Options o) {
     std::printf("nothing to do: the checkpoint already finished %lld epochs\n", static_cast<long long>(start_epoch));
 
   const bool tty = ::isatty(STDOUT_FILENO);
-  data::BatchLoader loader(train.images, train.labels, {.batch_size = o.batch_size, .shuffle = true, .seed = o.seed});
   const auto run_start = Clock::now();
   double accuracy = 0;
   for (int64_t epoch = start_epoch; epoch < o.epochs; ++epoch) {
     model->train();
     const auto t0 = Clock::now();
     auto last_draw = t0;
-    double loss_sum = 0;
-    int64_t seen = 0;
+    double loss_sum = 0, window_sum = 0;
+    int64_t seen = 0, window_n = 0;
     for (const auto& b : loader.epoch(epoch)) {
       Tensor x = b.inputs, y = b.targets;
       const int64_t rows = x.size(0);
@@ -339,8 +288,17 @@ int run(Options o) {
                               : nn::F::cross_entropy(model->forward_tensor(x), y);
       loss.backward();
       opt->step();
-      loss_sum += loss.item<double>() * static_cast<double>(rows) / world;  // this rank's sum
+      const double l = loss.item<double>();
+      loss_sum += l * static_cast<double>(rows) / world;  // this rank's sum
       seen += rows;
+      window_sum += l;  // in a DDP job: the lead rank's share
+      ++window_n;
+      const int64_t step = epoch * steps_per_epoch + static_cast<int64_t>(b.index) + 1;
+      if (step % o.log_every == 0 || b.index + 1 == loader.size()) {
+        curves.add("train loss", step, window_sum / static_cast<double>(window_n));
+        window_sum = 0;
+        window_n = 0;
+      }
       const auto now = Clock::now();
       const bool last = b.index + 1 == loader.size();
       if (lead && (last || now - last_draw > std::chrono::milliseconds(tty ? 200 : 10000))) {
@@ -364,24 +322,30 @@ int run(Options o) {
                 static_cast<long long>(epoch + 1), static_cast<long long>(o.epochs),
                 loss_sum / static_cast<double>(seen), test_loss, 100 * acc, train_secs,
                 static_cast<double>(seen) / train_secs);
+    curves.add("test loss", (epoch + 1) * steps_per_epoch, test_loss);
+    curves.add("test accuracy", (epoch + 1) * steps_per_epoch, acc);
     nn::save_checkpoint(o.checkpoint, *net, *opt, epoch + 1,
-                        {{"demo.optimizer", o.optimizer},
+                        {{"demo.curves", curves.to_csv()},
+                         {"demo.optimizer", o.optimizer},
                          {"demo.lr", std::to_string(o.lr)},
                          {"demo.batch_size", std::to_string(o.batch_size)},
                          {"demo.seed", std::to_string(o.seed)}});
+    curves.write(o.curves);
     std::printf("checkpoint saved to %s\n", o.checkpoint.c_str());
     std::fflush(stdout);
   }
   if (lead && start_epoch < o.epochs)
     std::printf("done: test accuracy %.2f%% after %lld epochs, %.1f s total\n", 100 * accuracy,
                 static_cast<long long>(o.epochs), std::chrono::duration<double>(Clock::now() - run_start).count());
+  if (lead && start_epoch < o.epochs) std::printf("%s\n", curves.plot(o.curves).c_str());
   return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Options o = parse(argc, argv);
+  Options o;
+  if (auto code = parse(o, argc, argv)) return *code;
   try {
     return run(o);
   } catch (const Error& e) {
