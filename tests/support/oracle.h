@@ -1,7 +1,7 @@
 #pragma once
 // The PyTorch oracle: reference cases computed by PyTorch in float64 (tests/data/generate.py).
 //
-// The file tests/data/ops.safetensors (a copy of ../shared/oracle/ops.safetensors) holds, per
+// The file tests/data/ops.safetensors (written by tests/data/generate.py; its header says how) holds, per
 // case i: c{i}.in{j} (input j), c{i}.out (the output), c{i}.gout (the upstream gradient given to
 // backward) and c{i}.gin{j} (the gradient of input j, for differentiable inputs only), plus a
 // manifest in __metadata__["cases"]: [{"id", "op", "inputs", "differentiable", "kwargs"}, ...].
