@@ -21,6 +21,11 @@ if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
   exit 1
 fi
 export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads WICK_BENCH_THREADS=$threads
+# PyTorch's OpenMP workers spin after each parallel region by default; beside OpenBLAS's own
+# threads on few cores that spinning steals the cores (measured here at 2 threads: the
+# transformer step 223 ms spinning, 147 ms passive; the LSTM 196 ms and 45 ms). Passive waiting
+# is PyTorch's faster setting, so the baseline runs with it.
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}
 
 # wick: median of 5 repetitions, real time, in ms.
 wick_json=$(mktemp)

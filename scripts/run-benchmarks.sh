@@ -23,7 +23,8 @@ REPORT="$OUT/report.md"
 } >"$REPORT"
 rc_all=0
 export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1} OMP_NUM_THREADS=${OMP_NUM_THREADS:-1} \
-  MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} WICK_BENCH_THREADS=${WICK_BENCH_THREADS:-1}
+  MKL_NUM_THREADS=${MKL_NUM_THREADS:-1} WICK_BENCH_THREADS=${WICK_BENCH_THREADS:-1} \
+  OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-PASSIVE}  # PyTorch's faster setting beside OpenBLAS (compare-train-step.sh)
 for name in bench_op_overhead bench_mlp_step bench_train_step bench_sequence_step baseline_libtorch bench_replicate bench_data_parallel bench_cuda; do
   exe="$BUILD/benchmarks/$name"
   if [ ! -x "$exe" ]; then
