@@ -12,24 +12,16 @@
 #include <cstdlib>
 #include <vector>
 
+#include "bench_threads.h"
 #include "wick/autograd/functions.h"
-#include "wick/core/cpu_threads.h"
 #include "wick/core/generator.h"
 #include "wick/nn/nn.h"
 #include "wick/nn/optim/optim.h"
 
 namespace {
 
-int threads() {
-  const char* t = std::getenv("WICK_BENCH_THREADS");
-  return t ? std::atoi(t) : 1;
-}
-
-// OpenBLAS and wick's own kernels get the same count (Note [CPU thread budgets]).
-void use_threads() {
-  openblas_set_num_threads(threads());
-  wick::set_intra_op_threads(wick::kCPU, threads());
-}
+using wick_bench::threads;
+using wick_bench::use_threads;
 
 constexpr int kIn = 784, kHidden = 256, kOut = 10;
 

@@ -21,25 +21,16 @@
 
 #include <cstdlib>
 
+#include "bench_threads.h"
 #include "wick/autograd/functions.h"
-#include "wick/core/cpu_threads.h"
 #include "wick/core/generator.h"
 #include "wick/nn/nn.h"
 #include "wick/nn/optim/optim.h"
 
 namespace {
 
-int threads() {
-  const char* t = std::getenv("WICK_BENCH_THREADS");
-  return t ? std::atoi(t) : 1;
-}
-
-// OpenBLAS and wick's own kernels get the same count (Note [CPU thread
-// budgets]).
-void use_threads() {
-  openblas_set_num_threads(threads());
-  wick::set_intra_op_threads(wick::kCPU, threads());
-}
+using wick_bench::threads;
+using wick_bench::use_threads;
 
 constexpr int64_t kSeq = 64, kModel = 128, kHeads = 4, kFeedForward = 512, kClasses = 96;
 constexpr int64_t kLstmSeq = 32, kLstmIn = 64, kLstmHidden = 128;

@@ -10,24 +10,16 @@
 #include <cstdlib>
 
 #include "../examples/fashion_mnist_net.h"
+#include "bench_threads.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
-#include "wick/core/cpu_threads.h"
 #include "wick/core/generator.h"
 #include "wick/nn/optim/optim.h"
 
 namespace {
 
-int threads() {
-  const char* t = std::getenv("WICK_BENCH_THREADS");
-  return t ? std::atoi(t) : 1;
-}
-
-// OpenBLAS and wick's own kernels get the same count (Note [CPU thread budgets]).
-void use_threads() {
-  openblas_set_num_threads(threads());
-  wick::set_intra_op_threads(wick::kCPU, threads());
-}
+using wick_bench::threads;
+using wick_bench::use_threads;
 
 template <class Opt, class Options>
 void train_step(benchmark::State& state, Options options) {
