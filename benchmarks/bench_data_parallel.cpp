@@ -9,7 +9,9 @@
 //
 // Configurations alternate in rounds, so load from other processes hits them alike; the median
 // round is reported, with each figure's ratio to the baseline. Usage:
-//   bench_data_parallel [--rounds N] [--steps N]     (defaults 5 and 20)
+//   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K]
+//   (defaults 5 rounds, 20 steps, both models, every configuration; K = 1, 2 or 3 in the order above
+//   runs that one alone, for profiling)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -89,25 +91,35 @@ using wick_bench::median;
 
 int main(int argc, char** argv) {
   int rounds = 5, steps = 20;
+  std::string only;     // "cnn" or "mlp"; empty: both
+  int only_config = 0;  // 1-based; 0: every configuration
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--rounds"))
       rounds = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--steps"))
       steps = std::max(1, std::atoi(argv[i + 1]));
+    else if (!std::strcmp(argv[i], "--model"))
+      only = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--config"))
+      only_config = std::atoi(argv[i + 1]);
   }
   set_flush_denormal(true);  // as the demo (Note [Denormals])
-  const std::vector<Config> configs{{"1 device, 1 thread", false, 1},
-                                    {"DataParallel cpu:0,cpu:1, 1 thread each", true, 1},
-                                    {"1 device, 2 threads", false, 2}};
+  std::vector<Config> configs{{"1 device, 1 thread", false, 1},
+                              {"DataParallel cpu:0,cpu:1, 1 thread each", true, 1},
+                              {"1 device, 2 threads", false, 2}};
+  if (only_config >= 1 && only_config <= static_cast<int>(configs.size()))
+    configs = {configs[static_cast<size_t>(only_config - 1)]};
   struct Model {
+    const char* key;  // --model's value
     const char* name;
     std::function<std::shared_ptr<nn::Module>()> make;
   };
-  const std::vector<Model> models{{"CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
-                                  {"MLP (784-512-512-10)", make_mlp}};
+  const std::vector<Model> models{{"cnn", "CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
+                                  {"mlp", "MLP (784-512-512-10)", make_mlp}};
   std::printf("batch %lld, Adam, %d rounds of %d steps (median round), load average %s at start\n",
               static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
   for (const Model& m : models) {
+    if (!only.empty() && std::string(m.key) != only) continue;
     std::vector<std::unique_ptr<Trainer>> trainers;
     for (const Config& c : configs) {
       trainers.push_back(std::make_unique<Trainer>(m.make, c));

@@ -9,5 +9,7 @@ DispatchStub<SoftmaxRowsFn> softmax_rows("softmax_rows");
 DispatchStub<SoftmaxBackwardRowsFn> softmax_backward_rows("softmax_backward_rows");
 DispatchStub<LayerNormRowsFn> layer_norm_rows("layer_norm_rows");
 DispatchStub<LayerNormBackwardRowsFn> layer_norm_backward_rows("layer_norm_backward_rows");
+DispatchStub<SgdStepFn> sgd_step("sgd_step");
+DispatchStub<AdamStepFn> adam_step("adam_step");
 
 }  // namespace wick::stubs

@@ -95,6 +95,26 @@ TEST_CASE("intra-op threads: training steps through layer_norm, GELU and softmax
   });
 }
 
+// The fused steps (stubs::sgd_step, stubs::adam_step) split each parameter across the threads.
+TEST_CASE("intra-op threads: fused SGD and AdamW steps give the same bits at every budget") {
+  same_bits_at_every_budget([] {
+    manual_seed(4);
+    Tensor p1 = randn({70001}).requires_grad_(true), p2 = randn({311, 333}).requires_grad_(true);
+    Tensor g1 = randn({70001}), g2 = randn({311, 333});
+    optim::SGD sgd({p1}, optim::SGDOptions(0.1).momentum(0.9).nesterov(true).weight_decay(1e-2));
+    optim::AdamWOptions adamw_options(1e-2);
+    adamw_options.amsgrad(true).weight_decay(0.1);
+    optim::AdamW adamw({p2}, adamw_options);
+    for (int step = 0; step < 3; ++step) {
+      p1.mutable_grad() = g1 * (step + 1);
+      p2.mutable_grad() = g2.sin() * (step + 1);
+      sgd.step();
+      adamw.step();
+    }
+    return std::vector<Tensor>{p1.detach(), p2.detach()};
+  });
+}
+
 TEST_CASE("intra-op threads: a large kernel at budget 3 starts helpers, a small one or budget 1 does not") {
   BudgetGuard g(3);
   const int before = intra_op_helper_threads();

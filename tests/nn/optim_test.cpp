@@ -155,7 +155,7 @@ void run_against_reference(const std::vector<Config>& configs, DType dt, bool fu
     groups.emplace_back(std::vector<Tensor>{ps[1]}, options_of(configs[1]));
   }
   auto opt = make(configs[0], std::move(groups));
-  opt->set_fused_cpu(fused);
+  opt->set_fused(fused);
   for (int s = 0; s < steps; ++s) {
     opt->zero_grad();
     compute_grads(ps, refs);

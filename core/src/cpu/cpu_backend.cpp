@@ -19,6 +19,7 @@ namespace wick::cpu {
 
 void register_cpu_stubs();             // cpu_softmax.cpp
 void register_cpu_layer_norm_stubs();  // cpu_layer_norm.cpp
+void register_cpu_optim_stubs();       // cpu_optim.cpp
 
 // Never destroyed: tensors held in static objects (caches, user globals) are freed after every
 // function-local static has been destroyed, and their storage still needs the allocator.
@@ -28,6 +29,7 @@ Backend& cpu_backend() {
   static CpuBackend* b = [] {
     register_cpu_stubs();
     register_cpu_layer_norm_stubs();
+    register_cpu_optim_stubs();
     return new CpuBackend;
   }();
   return *b;

@@ -1,13 +1,13 @@
-// Adam and AdamW: PyTorch 1.13's _single_tensor_adam, as a fused per-element loop on contiguous
-// CPU tensors and as tensor ops everywhere else.
+// Adam and AdamW: PyTorch 1.13's _single_tensor_adam, as one fused pass (stubs::adam_step) over
+// contiguous tensors on a device that has the kernel, and as tensor ops everywhere else.
 #include "wick/nn/optim/adam.h"
 
 #include <cmath>
 
-#include "fused_loops.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/stubs.h"
 #include "wick/core/trace.h"
 
 namespace wick::optim {
@@ -104,17 +104,20 @@ void Adam::step() {
       s.decay = 1 - o.lr() * o.weight_decay();
       s.step_size = o.lr() / (1 - std::pow(o.beta1(), static_cast<double>(t)));
       s.bc2_sqrt = std::sqrt(1 - std::pow(o.beta2(), static_cast<double>(t)));
-      if (fused_cpu_ && fusable_cpu({&p, &g, &m, &v}, p.dtype()) && (!vmax || fusable_cpu({vmax}, p.dtype()))) {
-        dispatch_floating(p.dtype(), "Adam.step", [&]<typename T>() {
-          const math::AdamScalars<T> sc{
-              static_cast<T>(o.weight_decay()), static_cast<T>(s.decay),       static_cast<T>(o.beta1()),
-              static_cast<T>(o.beta2()),        static_cast<T>(1 - o.beta1()), static_cast<T>(1 - o.beta2()),
-              static_cast<T>(s.bc2_sqrt),       static_cast<T>(o.eps()),       static_cast<T>(-s.step_size)};
-          const bool wd = o.weight_decay() != 0;
-          detail::adam_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), m.data_ptr<T>(), v.data_ptr<T>(),
-                               vmax ? vmax->data_ptr<T>() : nullptr, p.numel(), sc, wd && !decoupled_, wd && decoupled_,
-                               o.maximize());
-        });
+      if (fused_ && stubs::adam_step.find(p.device().type) && fusable({&p, &g, &m, &v}, p) &&
+          (!vmax || fusable({vmax}, p))) {
+        math::AdamStepArgs a;
+        a.beta1 = o.beta1();
+        a.beta2 = o.beta2();
+        a.eps = o.eps();
+        a.weight_decay = o.weight_decay();
+        a.decay = s.decay;
+        a.step_size = s.step_size;
+        a.bias_correction2_sqrt = s.bc2_sqrt;
+        a.decoupled = decoupled_;
+        a.maximize = o.maximize();
+        stubs::adam_step(p.device().type, p.dtype(), p.numel(), p.data_ptr(), g.data_ptr(), m.data_ptr(), v.data_ptr(),
+                         vmax ? vmax->data_ptr() : nullptr, a);
         for (Tensor* x : {&p, &m, &v}) x->bump_version();
         if (vmax) vmax->bump_version();
         continue;

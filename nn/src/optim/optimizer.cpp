@@ -27,9 +27,9 @@ const OptimizerOptions& ParamGroup::options() const {
   return *options_;
 }
 
-bool fusable_cpu(std::initializer_list<const Tensor*> ts, DType d) {
+bool fusable(std::initializer_list<const Tensor*> ts, const Tensor& p) {
   for (const Tensor* t : ts)
-    if (!t->defined() || !t->is_cpu() || t->dtype() != d || !t->is_contiguous()) return false;
+    if (!t->defined() || t->device() != p.device() || t->dtype() != p.dtype() || !t->is_contiguous()) return false;
   return true;
 }
 

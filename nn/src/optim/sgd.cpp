@@ -1,11 +1,11 @@
-// SGD: PyTorch 1.13's _single_tensor_sgd, as one fused pass (math::SgdStep) over contiguous CPU tensors
-// and as tensor ops everywhere else.
+// SGD: PyTorch 1.13's _single_tensor_sgd, as one fused pass (stubs::sgd_step) over contiguous
+// tensors on a device that has the kernel, and as tensor ops everywhere else.
 #include "wick/nn/optim/sgd.h"
 
-#include "fused_loops.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/stubs.h"
 #include "wick/core/trace.h"
 
 namespace wick::optim {
@@ -74,13 +74,17 @@ void SGD::step() {
       const bool first = o.momentum() != 0 && buf == nullptr;
       if (first) buf = &st.buffers.insert("momentum_buffer", wick::empty_like(p));
       ++st.step;
-      if (fused_cpu_ && fusable_cpu({&p, &g}, p.dtype()) && (!buf || fusable_cpu({buf}, p.dtype()))) {
-        dispatch_floating(p.dtype(), "SGD.step", [&]<typename T>() {
-          const math::SgdScalars<T> sc{static_cast<T>(o.weight_decay()), static_cast<T>(o.momentum()),
-                                       static_cast<T>(1 - o.dampening()), static_cast<T>(-o.lr())};
-          detail::sgd_loop<T>(p.data_ptr<T>(), g.data_ptr<T>(), buf ? buf->data_ptr<T>() : nullptr, p.numel(), sc,
-                              o.weight_decay() != 0, o.momentum() != 0, o.nesterov(), first, o.maximize());
-        });
+      if (fused_ && stubs::sgd_step.find(p.device().type) && fusable({&p, &g}, p) && (!buf || fusable({buf}, p))) {
+        math::SgdStepArgs a;
+        a.lr = o.lr();
+        a.momentum = o.momentum();
+        a.dampening = o.dampening();
+        a.weight_decay = o.weight_decay();
+        a.nesterov = o.nesterov();
+        a.maximize = o.maximize();
+        a.first = first;
+        stubs::sgd_step(p.device().type, p.dtype(), p.numel(), p.data_ptr(), g.data_ptr(),
+                        buf ? buf->data_ptr() : nullptr, a);
         p.bump_version();
         if (buf) buf->bump_version();
         continue;

@@ -8,7 +8,7 @@
 // of wick's time. The AVX2 clone does the same IEEE operations element by element (AVX2 does not
 // imply FMA, and no reduction is reassociated), so both clones return identical results on
 // every machine; only their speed differs. Used on the contiguous elementwise loops
-// (core/src/cpu/cpu_elementwise.cpp) and the fused optimizer loops (nn/src/optim/fused_loops.h).
+// (core/src/cpu/cpu_elementwise.cpp) and the fused optimizer loops (core/src/cpu/cpu_optim.cpp).
 // Off (one baseline version) for other compilers and architectures, and under the sanitizers,
 // whose run-time setup and IFUNC resolvers do not mix.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \

@@ -5,6 +5,7 @@
 
 #include "wick/core/dispatch_stub.h"
 #include "wick/core/dtype.h"
+#include "wick/core/optim_functors.h"
 
 namespace wick::stubs {
 
@@ -41,5 +42,17 @@ extern DispatchStub<LayerNormRowsFn> layer_norm_rows;
 using LayerNormBackwardRowsFn = void (*)(DType dtype, int64_t rows, int64_t cols, const void* g, const void* x,
                                          const void* w, const void* mean, const void* rstd, void* dx);
 extern DispatchStub<LayerNormBackwardRowsFn> layer_norm_backward_rows;
+
+/// One SGD update, in place, of n contiguous elements of p (math::SgdStep per element, Note [Fused
+/// optimizer steps]): g is p's gradient, momentum_buffer (null without momentum) its state.
+using SgdStepFn = void (*)(DType dtype, int64_t n, void* p, const void* g, void* momentum_buffer,
+                           const math::SgdStepArgs& args);
+extern DispatchStub<SgdStepFn> sgd_step;
+
+/// One Adam/AdamW update, in place, of n contiguous elements of p and its state (math::AdamStep
+/// per element); max_exp_avg_sq is null without amsgrad.
+using AdamStepFn = void (*)(DType dtype, int64_t n, void* p, const void* g, void* exp_avg, void* exp_avg_sq,
+                            void* max_exp_avg_sq, const math::AdamStepArgs& args);
+extern DispatchStub<AdamStepFn> adam_step;
 
 }  // namespace wick::stubs

@@ -145,9 +145,10 @@ class Optimizer {
   /// dicts]); state tensors are copied (to the parameter's device).
   void load_state_dict(const OptimizerStateDict& dict);
 
-  /// Testing and benchmarking aid: when false, updates use the generic tensor-op path even on
-  /// the CPU (default true: a fused per-element loop for contiguous CPU tensors).
-  void set_fused_cpu(bool on) { fused_cpu_ = on; }
+  /// Testing and benchmarking aid: when false, updates use the generic tensor-op path (default
+  /// true: one fused pass per contiguous tensor on devices whose backend registered the fused
+  /// kernel, Note [Fused optimizer steps]).
+  void set_fused(bool on) { fused_ = on; }
 
  protected:
   Optimizer(std::vector<ParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
@@ -160,7 +161,7 @@ class Optimizer {
   /// parameter's dtype, device and shape (Module::to() does not convert optimizer state).
   /// Every step() calls it first; `op` names the optimizer in the message.
   void check_state_fits(const char* op) const;
-  bool fused_cpu_ = true;
+  bool fused_ = true;
 
  private:
   std::unique_ptr<OptimizerOptions> defaults_;
@@ -168,8 +169,8 @@ class Optimizer {
   std::unordered_map<const TensorImpl*, ParamState> state_;
 };
 
-/// True when every tensor is defined, on the CPU, contiguous and of dtype `d` (the fused
-/// per-element loops' condition).
-bool fusable_cpu(std::initializer_list<const Tensor*> ts, DType d);
+/// True when every tensor is defined, contiguous, and on p's device with p's dtype (the fused
+/// steps' condition; the caller also checks that the device type has the stub).
+bool fusable(std::initializer_list<const Tensor*> ts, const Tensor& p);
 
 }  // namespace wick::optim
