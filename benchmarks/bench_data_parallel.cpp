@@ -8,7 +8,9 @@
 //   1 device, 2 threads       cpu:0, two OpenBLAS threads
 //
 // Configurations alternate in rounds, so load from other processes hits them alike; the median
-// round is reported, with each figure's ratio to the baseline. Usage:
+// round is reported, with each figure's ratio to the baseline. After the 2-thread configuration
+// the bench sleeps 0.3 s, until OpenBLAS's workers stop spinning (they took a core from the next
+// configuration: DataParallel measured 1.13x in a mixed run and 1.40x alone). Usage:
 //   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K]
 //   (defaults 5 rounds, 20 steps, both models, every configuration; K = 1, 2 or 3 in the order above
 //   runs that one alone, for profiling)
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
@@ -127,7 +130,12 @@ int main(int argc, char** argv) {
     }
     std::vector<std::vector<double>> ips(configs.size());
     for (int r = 0; r < rounds; ++r)
-      for (size_t c = 0; c < configs.size(); ++c) ips[c].push_back(trainers[c]->run(steps));
+      for (size_t c = 0; c < configs.size(); ++c) {
+        ips[c].push_back(trainers[c]->run(steps));
+        // OpenBLAS's pthread workers spin for about 0.1 s after a threaded GEMM; waiting them out
+        // keeps the 2-thread configuration from taking a core from the next one's threads.
+        if (configs[c].threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      }
     std::printf("\n%s\n", m.name);
     const double base = median(ips[0]);
     for (size_t c = 0; c < configs.size(); ++c) {

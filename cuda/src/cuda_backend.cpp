@@ -1,15 +1,11 @@
-// The CUDA backend: device selection per op, registration with core, byte transfers.
-//
-// Note [Which device runs an op]
-// Core's front-ends call the backend without making the operands' device current (KernelTensor
-// carries no device). With one GPU that is always device 0. With several, each op looks up the
-// device that owns its output pointer (cudaPointerGetAttributes, a fraction of a microsecond)
-// and makes it current for the op's duration; inputs must live on that device (core checks).
+// The CUDA backend: device selection per op (Note [Which device runs an op], op_device.h),
+// registration with core, byte transfers.
 #include "cuda_backend.h"
 
 #include "caching_allocator.h"
 #include "cuda_check.h"
 #include "kernels.h"
+#include "op_device.h"
 #include "stream_internal.h"
 #include "wick/core/error.h"
 #include "wick/cuda/memory.h"
@@ -19,34 +15,6 @@
 namespace wick::cuda {
 
 namespace {
-// Makes the device owning `p` current for one op (Note [Which device runs an op]).
-class OpDevice {
- public:
-  explicit OpDevice(const void* p) {
-    if (device_count() <= 1 || p == nullptr) return;
-    cudaPointerAttributes attr{};
-    if (cudaPointerGetAttributes(&attr, p) != cudaSuccess) {
-      (void)cudaGetLastError();
-      return;
-    }
-    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) return;
-    int cur = 0;
-    WICK_CUDA_CHECK(cudaGetDevice(&cur));
-    if (cur != attr.device) {
-      WICK_CUDA_CHECK(cudaSetDevice(attr.device));
-      prev_ = cur;
-    }
-  }
-  ~OpDevice() {
-    if (prev_ >= 0) (void)cudaSetDevice(prev_);
-  }
-  OpDevice(const OpDevice&) = delete;
-  OpDevice& operator=(const OpDevice&) = delete;
-
- private:
-  int prev_ = -1;
-};
-
 void check_cuda_device(Device d, const char* what) {
   WICK_CHECK(d.is_cuda(), "CUDA backend: {} got non-CUDA device {}", what, d);
   check_device_index(d.index);
@@ -218,5 +186,6 @@ void busy_wait(Stream s, int64_t microseconds) {
 // Note [Backend registration] (backend.h): core calls this the first time a CUDA device is used.
 extern "C" void wick_cuda_register_backend() {
   static wick::cuda::CudaBackend* backend = new wick::cuda::CudaBackend();  // never destroyed
+  wick::cuda::kernels::register_optim_stubs();  // the fused kernels' entries (Note [Dispatch stubs])
   wick::register_backend(wick::DeviceType::CUDA, backend);
 }

@@ -30,6 +30,9 @@ void copy(const KernelTensor& dst, const KernelTensor& src);
 void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse);
 void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending);
 
+// optim.cu: puts the fused SGD and Adam steps into their dispatch stubs (Note [Dispatch stubs])
+void register_optim_stubs();
+
 // random.cu
 void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset);
 

@@ -1,10 +1,14 @@
 // The Communicator registry and the local communicator (Note [Choosing a communicator]).
 #include "wick/parallel/communicator.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include "wick/config.h"
+#include "wick/core/cpu_multiversion.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -31,7 +35,28 @@ void copy_into(const Tensor& dst, const Tensor& src) {
   }
 }
 
-// out[k] = ins[0][k] + ins[1][k] + ... (list order), on host memory.
+// One pass per chunk: o = a + b, or o += b; the pointers do not overlap, so the loops vectorise
+// (this file is built with -O3, parallel/CMakeLists.txt; SSE2 and AVX2 builds, Note [CPU
+// multiversioning]).
+template <typename T>
+WICK_CPU_MULTIVERSION void add_two(T* __restrict o, const T* __restrict a, const T* __restrict b, int64_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    for (int64_t k = 0; k < n; ++k) o[k] = a[k] || b[k];
+  } else {
+    for (int64_t k = 0; k < n; ++k) o[k] = a[k] + b[k];
+  }
+}
+template <typename T>
+WICK_CPU_MULTIVERSION void add_to(T* __restrict o, const T* __restrict b, int64_t n) {
+  if constexpr (std::is_same_v<T, bool>) {
+    for (int64_t k = 0; k < n; ++k) o[k] = o[k] || b[k];
+  } else {
+    for (int64_t k = 0; k < n; ++k) o[k] = o[k] + b[k];
+  }
+}
+
+// out[k] = ((ins[0][k] + ins[1][k]) + ins[2][k]) + ... (list order), on host memory, a chunk at
+// a time so that each chunk of out stays in the L1 cache while every input is added to it.
 template <typename T>
 void sum_host(T* out, const std::vector<const T*>& ins, int64_t n) {
   bool aliased = false;
@@ -42,14 +67,20 @@ void sum_host(T* out, const std::vector<const T*>& ins, int64_t n) {
     tmp.reset(new T[static_cast<size_t>(n)]);
     o = tmp.get();
   }
-  if (o != ins[0]) std::memcpy(o, ins[0], sizeof(T) * static_cast<size_t>(n));
-  for (size_t d = 1; d < ins.size(); ++d) {
-    const T* in = ins[d];
-    if constexpr (std::is_same_v<T, bool>) {
-      for (int64_t k = 0; k < n; ++k) o[k] = o[k] || in[k];
+  constexpr int64_t kChunk = 2048;
+  for (int64_t c = 0; c < n; c += kChunk) {
+    const int64_t m = std::min(kChunk, n - c);
+    size_t d = 1;
+    if (ins.size() == 1) {
+      if (o != ins[0]) std::memcpy(o + c, ins[0] + c, sizeof(T) * static_cast<size_t>(m));
+    } else if (o == ins[0]) {
+      add_to(o + c, ins[1] + c, m);
+      d = 2;
     } else {
-      for (int64_t k = 0; k < n; ++k) o[k] += in[k];
+      add_two(o + c, ins[0] + c, ins[1] + c, m);
+      d = 2;
     }
+    for (; d < ins.size(); ++d) add_to(o + c, ins[d] + c, m);
   }
   if (aliased) std::memcpy(out, o, sizeof(T) * static_cast<size_t>(n));
 }

@@ -1,0 +1,67 @@
+// The fused optimizer steps on CUDA (Note [Fused optimizer steps], docs/training.md): one
+// grid-stride kernel per functor from wick/core/optim_functors.h, the same math the CPU loop
+// calls, reached through stubs::sgd_step and stubs::adam_step (Note [Dispatch stubs]). This file
+// is built with --fmad=false (cuda/CMakeLists.txt): every multiply and add then rounds on its
+// own, as on the CPU, and sqrt and division are IEEE-rounded by default, so a step gives the
+// CPU's bits.
+#include "kernels.h"
+#include "launch.cuh"
+#include "op_device.h"
+#include "wick/core/dtype.h"
+#include "wick/core/optim_functors.h"
+#include "wick/core/stubs.h"
+
+namespace wick::cuda {
+
+namespace {
+
+template <typename T, typename Step>
+__global__ void sgd_kernel(Step step, T* p, const T* g, T* buf, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    step(p[i], g[i], Step::kUsesBuffer ? buf + i : nullptr);
+}
+
+template <typename T, typename Step>
+__global__ void adam_kernel(Step step, T* p, const T* g, T* m, T* v, T* vmax, int64_t n) {
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride)
+    step(p[i], g[i], m[i], v[i], Step::kUsesMax ? vmax + i : nullptr);
+}
+
+void sgd_step(DType dtype, int64_t n, void* p, const void* g, void* buf, const math::SgdStepArgs& args) {
+  if (n == 0) return;
+  OpDevice device(p);
+  cudaStream_t stream = detail::current_raw_stream();
+  dispatch_floating(dtype, "SGD.step", [&]<typename T>() {
+    math::with_sgd_step<T>(args, [&](auto step) {
+      sgd_kernel<T><<<detail::grid_for(n), detail::kBlock, 0, stream>>>(
+          step, static_cast<T*>(p), static_cast<const T*>(g), static_cast<T*>(buf), n);
+    });
+  });
+  WICK_CUDA_CHECK(cudaGetLastError());
+}
+
+void adam_step(DType dtype, int64_t n, void* p, const void* g, void* m, void* v, void* vmax,
+               const math::AdamStepArgs& args) {
+  if (n == 0) return;
+  OpDevice device(p);
+  cudaStream_t stream = detail::current_raw_stream();
+  dispatch_floating(dtype, "Adam.step", [&]<typename T>() {
+    math::with_adam_step<T>(args, vmax != nullptr, [&](auto step) {
+      adam_kernel<T><<<detail::grid_for(n), detail::kBlock, 0, stream>>>(step, static_cast<T*>(p),
+                                                                         static_cast<const T*>(g), static_cast<T*>(m),
+                                                                         static_cast<T*>(v), static_cast<T*>(vmax), n);
+    });
+  });
+  WICK_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace
+
+void kernels::register_optim_stubs() {
+  stubs::sgd_step.set(DeviceType::CUDA, &sgd_step);
+  stubs::adam_step.set(DeviceType::CUDA, &adam_step);
+}
+
+}  // namespace wick::cuda
