@@ -571,6 +571,40 @@ TEST_CASE("small CPU blocks are cached in size classes, per device, from many th
   empty_cache(other);
 }
 
+// Note [CPU thread caches]: a thread keeps a few small blocks of cpu:0..cpu:3 for itself; they
+// count as cached, go to the device's shared cache when the thread exits, and empty_cache frees
+// the caller's.
+TEST_CASE("small CPU blocks freed by a thread stay with it until it exits") {
+  const Device d("cpu:2");
+  empty_cache(d);
+  const MemoryStats s0 = memory_stats(d);
+  void* on_thread = nullptr;
+  void* again_on_thread = nullptr;
+  int64_t reserved_while_held = 0;
+  std::thread t([&] {
+    { on_thread = empty({100}, TensorOptions(kFloat32).device(d)).data_ptr(); }  // 400 bytes: the 448 class
+    reserved_while_held = memory_stats(d).reserved - memory_stats(d).in_use;
+    Tensor x = empty({100}, TensorOptions(kFloat32).device(d));
+    again_on_thread = x.data_ptr();
+  });
+  t.join();
+#if defined(__SANITIZE_ADDRESS__)
+  CHECK(memory_stats(d).reserved == memory_stats(d).in_use);  // no cache under AddressSanitizer
+#else
+  CHECK(reserved_while_held == s0.reserved - s0.in_use + 448);
+  CHECK(again_on_thread == on_thread);  // the thread's own block, taken back
+  CHECK(memory_stats(d).reserved == s0.reserved + 448);  // handed to the shared cache at exit
+  {
+    Tensor y = empty({112}, TensorOptions(kFloat32).device(d));  // 448 bytes: the same class
+    CHECK(y.data_ptr() == on_thread);                            // from the shared cache
+  }
+  CHECK(memory_stats(d).reserved == s0.reserved + 448);  // now held by this thread
+  empty_cache(d);                                         // frees this thread's blocks too
+#endif
+  CHECK(memory_stats(d).reserved == memory_stats(d).in_use);
+  CHECK(memory_stats(d).in_use == s0.in_use);
+}
+
 #include "support/exit_code.h"
 
 TEST_CASE("GPU test exit codes: a failure never reads as ctest's skip code") {

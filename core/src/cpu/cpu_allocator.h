@@ -11,6 +11,8 @@
 
 namespace wick::cpu {
 
+struct ThreadBlocksFlusher;
+
 /// Size classes of the CPU block cache: 64-byte steps up to 512 bytes, then four classes per
 /// power of two (a block is at most 25% larger than asked for).
 struct SizeClass {
@@ -44,6 +46,10 @@ class CpuAllocator final : public Allocator {
   DeviceCache* cache_for(int index, bool create);
   void* take_cached(int cls, Device device);
   bool give_to_cache(void* p, int cls, Device device);
+  // The calling thread's small blocks (Note [CPU thread caches] in cpu_allocator.cpp).
+  void* take_from_thread(int cls, Device device);
+  bool give_to_thread(void* p, int cls, Device device);
+  friend struct ThreadBlocksFlusher;
   std::atomic<int64_t> cached_total_{0};
   // One slot per possible CPU device index (Device::index is int16).
   std::unique_ptr<Counters[]> counters_;
