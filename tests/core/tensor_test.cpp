@@ -592,14 +592,14 @@ TEST_CASE("small CPU blocks freed by a thread stay with it until it exits") {
   CHECK(memory_stats(d).reserved == memory_stats(d).in_use);  // no cache under AddressSanitizer
 #else
   CHECK(reserved_while_held == s0.reserved - s0.in_use + 448);
-  CHECK(again_on_thread == on_thread);  // the thread's own block, taken back
+  CHECK(again_on_thread == on_thread);                   // the thread's own block, taken back
   CHECK(memory_stats(d).reserved == s0.reserved + 448);  // handed to the shared cache at exit
   {
     Tensor y = empty({112}, TensorOptions(kFloat32).device(d));  // 448 bytes: the same class
     CHECK(y.data_ptr() == on_thread);                            // from the shared cache
   }
   CHECK(memory_stats(d).reserved == s0.reserved + 448);  // now held by this thread
-  empty_cache(d);                                         // frees this thread's blocks too
+  empty_cache(d);                                        // frees this thread's blocks too
 #endif
   CHECK(memory_stats(d).reserved == memory_stats(d).in_use);
   CHECK(memory_stats(d).in_use == s0.in_use);
