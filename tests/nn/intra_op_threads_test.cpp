@@ -10,6 +10,7 @@
 #include <functional>
 #include <vector>
 
+#include "wick/core/backend.h"
 #include "wick/core/cpu_threads.h"
 
 using namespace wick;
@@ -92,6 +93,34 @@ TEST_CASE("intra-op threads: training steps through layer_norm, GELU and softmax
       opt.step();
     }
     return std::vector<Tensor>{scale.detach(), w.detach(), b.detach()};
+  });
+}
+
+// im2col and col2im split by channel, max pooling and its backward by plane, and reductions over
+// trailing dims by output row (Note [Intra-op threads]). The backend's im2col and col2im are called
+// directly: a convolution would add GEMMs, whose OpenBLAS thread count the budget also sets.
+TEST_CASE("intra-op threads: im2col, col2im, max pooling and reductions give the same bits at every budget") {
+  same_bits_at_every_budget([] {
+    manual_seed(6);
+    Tensor image = randn({16, 40, 40}, kFloat64);
+    const Im2ColArgs g{kFloat64, 16, 40, 40, 3, 3, 1, 1, 1, 1, 1, 1, 40, 40};
+    Tensor cols = empty({16 * 9, 1600}, kFloat64);
+    backend(kCPU).im2col(g, image.data_ptr(), cols.data_ptr());
+    Tensor back = zeros({16, 40, 40}, kFloat64);
+    backend(kCPU).col2im(g, cols.data_ptr(), back.data_ptr());
+    Tensor x = randn({4, 16, 40, 40}).requires_grad_(true);
+    Tensor pooled = nn::functional::max_pool2d(x, 2);
+    autograd::backward({pooled}, {randn({4, 16, 20, 20})});
+    Tensor r = randn({3001, 301});
+    return std::vector<Tensor>{cols,
+                               back,
+                               pooled.detach(),
+                               x.grad(),
+                               sum(r, {1}),
+                               mean(x.detach(), {2, 3}),
+                               amax(r, {1}),
+                               std::get<0>(max(r, 1)),
+                               sum(r.t(), {0})};  // a strided input: the general walk
   });
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cpu/loop.h"
+#include "cpu/parallel_for.h"
 #include "cpu/window.h"
 #include "wick/core/accumulate_type.h"
 #include "wick/core/cpu_threads.h"
@@ -64,6 +65,19 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       st *= out.sizes[d];
     }
   }
+  // A contiguous input reduced over trailing dims (a row sum, a mean over the last dims) is one
+  // row per output: the rows split across the intra-op threads (Note [Intra-op threads]), each
+  // reduced by one thread in the same order at every budget.
+  int64_t in_n = 1;
+  for (auto s : in.sizes) in_n *= s;
+  bool trailing = in_n > 0 && is_contiguous_layout(in.sizes, in.strides);
+  bool reducing = false;
+  for (size_t d = 0; trailing && d < in.sizes.size(); ++d) {
+    if (out.sizes[d] == 1 && in.sizes[d] != 1)
+      reducing = true;
+    else if (reducing && in.sizes[d] != 1)
+      trailing = false;  // a kept dim inside the reduced ones
+  }
   dispatch(in.dtype, "reduce", [&]<typename T>() {
     using A = math::acc_type<T>;
     KernelTensor acc_k = with_strides(in, in.sizes, acc_strides);
@@ -76,23 +90,33 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       constexpr auto combine = Rule::combine;
       acc.assign(static_cast<size_t>(out_n), init);
       A* pa = acc.data();
+      // Folds n elements of x (stride st) into start: 4 lanes for ILP on contiguous rows.
+      auto fold = [&](A start, const T* x, int64_t n, int64_t st) {
+        A r0 = start, r1 = init, r2 = init, r3 = init;
+        int64_t i = 0;
+        if (st == 1) {
+          for (; i + 4 <= n; i += 4) {
+            r0 = combine(r0, static_cast<A>(x[i]));
+            r1 = combine(r1, static_cast<A>(x[i + 1]));
+            r2 = combine(r2, static_cast<A>(x[i + 2]));
+            r3 = combine(r3, static_cast<A>(x[i + 3]));
+          }
+        }
+        for (; i < n; ++i) r0 = combine(r0, static_cast<A>(x[i * st]));
+        return combine(combine(r0, r1), combine(r2, r3));
+      };
+      if (trailing) {
+        const int64_t cols = in_n / out_n;
+        parallel_for(out_n, std::max<int64_t>(1, kElementwiseGrain / cols), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) pa[r] = fold(init, pi + r * cols, cols, 1);
+        });
+        return;
+      }
       for_each_row(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
         A* a = pa + off[0];
         const T* x = pi + off[1];
         if (st[0] == 0) {
-          // The whole row reduces into one value: accumulate in registers, 4 lanes for ILP.
-          A r0 = *a, r1 = init, r2 = init, r3 = init;
-          int64_t i = 0;
-          if (st[1] == 1) {
-            for (; i + 4 <= n; i += 4) {
-              r0 = combine(r0, static_cast<A>(x[i]));
-              r1 = combine(r1, static_cast<A>(x[i + 1]));
-              r2 = combine(r2, static_cast<A>(x[i + 2]));
-              r3 = combine(r3, static_cast<A>(x[i + 3]));
-            }
-          }
-          for (; i < n; ++i) r0 = combine(r0, static_cast<A>(x[i * st[1]]));
-          *a = combine(combine(r0, r1), combine(r2, r3));
+          *a = fold(*a, x, n, st[1]);  // the whole row reduces into one value
         } else {
           for (int64_t i = 0; i < n; ++i) a[i * st[0]] = combine(a[i * st[0]], static_cast<A>(x[i * st[1]]));
         }
@@ -264,6 +288,15 @@ void CpuBackend::gemm(const GemmArgs& g) {
   }
 }
 
+namespace {
+// Channels per intra-op piece of im2col/col2im (Note [Intra-op threads]): each channel moves
+// kernel_h * kernel_w * out_h * out_w elements.
+int64_t channels_per_piece(const Im2ColArgs& g) {
+  const int64_t per_channel = std::max<int64_t>(1, g.kernel_h * g.kernel_w * g.out_h * g.out_w);
+  return std::max<int64_t>(1, kElementwiseGrain / per_channel);
+}
+}  // namespace
+
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
 // skipped), and the valid part is a memcpy (stride 1) or a strided loop with no bounds checks.
 void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
@@ -271,30 +304,33 @@ void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
     const T* im = static_cast<const T*>(image);
     T* col = static_cast<T*>(columns);
     const int64_t L = g.out_h * g.out_w;
-    for (int64_t c = 0; c < g.channels; ++c)
-      for (int64_t ki = 0; ki < g.kernel_h; ++ki)
-        for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-          T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
-          const int64_t off_w = kj * g.dilation_w - g.pad_w;
-          int64_t lo, hi;
-          valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
-          for (int64_t oh = 0; oh < g.out_h; ++oh) {
-            T* row = rows + oh * g.out_w;
-            const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-            if (ih < 0 || ih >= g.height) {
-              std::fill(row, row + g.out_w, T(0));
-              continue;
+    // Each channel writes its own rows of columns: channels split across the intra-op threads.
+    parallel_for(g.channels, channels_per_piece(g), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t ki = 0; ki < g.kernel_h; ++ki)
+          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+            T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+            const int64_t off_w = kj * g.dilation_w - g.pad_w;
+            int64_t lo, hi;
+            valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
+            for (int64_t oh = 0; oh < g.out_h; ++oh) {
+              T* row = rows + oh * g.out_w;
+              const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+              if (ih < 0 || ih >= g.height) {
+                std::fill(row, row + g.out_w, T(0));
+                continue;
+              }
+              const T* src = im + (c * g.height + ih) * g.width;
+              std::fill(row, row + lo, T(0));
+              if (g.stride_w == 1) {
+                if (hi > lo) std::memcpy(row + lo, src + lo + off_w, static_cast<size_t>(hi - lo) * sizeof(T));
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow * g.stride_w + off_w];
+              }
+              std::fill(row + hi, row + g.out_w, T(0));
             }
-            const T* src = im + (c * g.height + ih) * g.width;
-            std::fill(row, row + lo, T(0));
-            if (g.stride_w == 1) {
-              if (hi > lo) std::memcpy(row + lo, src + lo + off_w, static_cast<size_t>(hi - lo) * sizeof(T));
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow * g.stride_w + off_w];
-            }
-            std::fill(row + hi, row + g.out_w, T(0));
           }
-        }
+    });
   });
 }
 
@@ -303,25 +339,29 @@ void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
     T* im = static_cast<T*>(image);
     const T* col = static_cast<const T*>(columns);
     const int64_t L = g.out_h * g.out_w;
-    for (int64_t c = 0; c < g.channels; ++c)
-      for (int64_t ki = 0; ki < g.kernel_h; ++ki)
-        for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-          const T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
-          const int64_t off_w = kj * g.dilation_w - g.pad_w;
-          int64_t lo, hi;
-          valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
-          for (int64_t oh = 0; oh < g.out_h; ++oh) {
-            const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-            if (ih < 0 || ih >= g.height) continue;
-            const T* row = rows + oh * g.out_w;
-            T* dst = im + (c * g.height + ih) * g.width;
-            if (g.stride_w == 1) {
-              for (int64_t ow = lo; ow < hi; ++ow) dst[ow + off_w] += row[ow];
-            } else {
-              for (int64_t ow = lo; ow < hi; ++ow) dst[ow * g.stride_w + off_w] += row[ow];
+    // Each channel adds into its own plane of the image: channels split across the threads, and
+    // each plane still receives its taps in the same order.
+    parallel_for(g.channels, channels_per_piece(g), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c)
+        for (int64_t ki = 0; ki < g.kernel_h; ++ki)
+          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
+            const T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
+            const int64_t off_w = kj * g.dilation_w - g.pad_w;
+            int64_t lo, hi;
+            valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
+            for (int64_t oh = 0; oh < g.out_h; ++oh) {
+              const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
+              if (ih < 0 || ih >= g.height) continue;
+              const T* row = rows + oh * g.out_w;
+              T* dst = im + (c * g.height + ih) * g.width;
+              if (g.stride_w == 1) {
+                for (int64_t ow = lo; ow < hi; ++ow) dst[ow + off_w] += row[ow];
+              } else {
+                for (int64_t ow = lo; ow < hi; ++ow) dst[ow * g.stride_w + off_w] += row[ow];
+              }
             }
           }
-        }
+    });
   });
 }
 

@@ -13,12 +13,16 @@
 #include <vector>
 
 #include "cpu/cpu_backend.h"
+#include "cpu/parallel_for.h"
 #include "cpu/window.h"
 #include "wick/core/error.h"
 
 namespace wick::cpu {
 
 namespace {
+// Planes per intra-op piece when each plane costs about `work` element operations.
+int64_t planes_per_piece(int64_t work) { return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(work, 1)); }
+
 // The first tap of output o's window that lies in [0, size) (the caller guarantees one exists).
 int64_t first_valid_tap(int64_t o, int64_t stride, int64_t pad, int64_t dilation) {
   const int64_t start = o * stride - pad;
@@ -39,39 +43,42 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
   for (int64_t ow = 0; ow < OW; ++ow)
     first_w[static_cast<size_t>(ow)] = ow * SW - PW + first_valid_tap(ow, SW, PW, DW) * DW;
 
-  for (int64_t c = 0; c < g.channels; ++c) {
-    const T* plane = image + c * H * W;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      T* __restrict best = out + (c * OH + oh) * OW;
-      int64_t* __restrict at = indices + (c * OH + oh) * OW;
-      const int64_t h0 = oh * SH - PH;
-      const int64_t ki_lo = first_valid_tap(oh, SH, PH, DH);
-      int64_t ki_hi = h0 >= H ? 0 : (H - 1 - h0) / DH + 1;
-      if (ki_hi > KH) ki_hi = KH;
-      // Seed every output with its first valid tap.
-      const int64_t seed_row = (h0 + ki_lo * DH) * W;
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const int64_t p = seed_row + first_w[static_cast<size_t>(ow)];
-        best[ow] = plane[p];
-        at[ow] = p;
-      }
-      for (int64_t ki = ki_lo; ki < ki_hi; ++ki) {
-        const int64_t row = (h0 + ki * DH) * W;
-        for (int64_t kj = 0; kj < KW; ++kj) {
-          const int64_t base = row + kj * DW - PW;  // output column 0's tap (may lie left of the row)
-          for (int64_t ow = col_lo[static_cast<size_t>(kj)], e = col_hi[static_cast<size_t>(kj)]; ow < e; ++ow) {
-            // Branch-free select through masks: on random data `take` is unpredictable, and a
-            // branch there costs more than the whole update.
-            const T v = plane[base + ow * SW], b = best[ow];
-            const Bits take = -static_cast<Bits>(math::pool_take(b, v));  // Note [Reduction rules]
-            best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
-            const int64_t m = -static_cast<int64_t>(take & 1);
-            at[ow] = ((base + ow * SW) & m) | (at[ow] & ~m);
+  // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
+  parallel_for(g.channels, planes_per_piece(OH * OW * KH * KW), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c) {
+      const T* plane = image + c * H * W;
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        T* __restrict best = out + (c * OH + oh) * OW;
+        int64_t* __restrict at = indices + (c * OH + oh) * OW;
+        const int64_t h0 = oh * SH - PH;
+        const int64_t ki_lo = first_valid_tap(oh, SH, PH, DH);
+        int64_t ki_hi = h0 >= H ? 0 : (H - 1 - h0) / DH + 1;
+        if (ki_hi > KH) ki_hi = KH;
+        // Seed every output with its first valid tap.
+        const int64_t seed_row = (h0 + ki_lo * DH) * W;
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          const int64_t p = seed_row + first_w[static_cast<size_t>(ow)];
+          best[ow] = plane[p];
+          at[ow] = p;
+        }
+        for (int64_t ki = ki_lo; ki < ki_hi; ++ki) {
+          const int64_t row = (h0 + ki * DH) * W;
+          for (int64_t kj = 0; kj < KW; ++kj) {
+            const int64_t base = row + kj * DW - PW;  // output column 0's tap (may lie left of the row)
+            for (int64_t ow = col_lo[static_cast<size_t>(kj)], e = col_hi[static_cast<size_t>(kj)]; ow < e; ++ow) {
+              // Branch-free select through masks: on random data `take` is unpredictable, and a
+              // branch there costs more than the whole update.
+              const T v = plane[base + ow * SW], b = best[ow];
+              const Bits take = -static_cast<Bits>(math::pool_take(b, v));  // Note [Reduction rules]
+              best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
+              const int64_t m = -static_cast<int64_t>(take & 1);
+              at[ow] = ((base + ow * SW) & m) | (at[ow] & ~m);
+            }
           }
         }
       }
     }
-  }
+  });
 }
 }  // namespace
 
@@ -87,14 +94,17 @@ void CpuBackend::max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, 
     const T* go = static_cast<const T*>(grad_out);
     T* gi = static_cast<T*>(grad_image);
     const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
-    // Plane by plane, so each plane is zeroed and scattered into while it is in cache.
-    for (int64_t c = 0; c < g.channels; ++c) {
-      T* dst = gi + c * plane_in;
-      const T* src = go + c * plane_out;
-      const int64_t* at = indices + c * plane_out;
-      std::fill(dst, dst + plane_in, T(0));
-      for (int64_t i = 0; i < plane_out; ++i) dst[at[i]] += src[i];
-    }
+    // Plane by plane, so each plane is zeroed and scattered into while it is in cache; planes
+    // are independent, so they split across the intra-op threads.
+    parallel_for(g.channels, planes_per_piece(plane_in + plane_out), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) {
+        T* dst = gi + c * plane_in;
+        const T* src = go + c * plane_out;
+        const int64_t* at = indices + c * plane_out;
+        std::fill(dst, dst + plane_in, T(0));
+        for (int64_t i = 0; i < plane_out; ++i) dst[at[i]] += src[i];
+      }
+    });
   });
 }
 

@@ -3,19 +3,18 @@
 //
 // Note [Intra-op threads]
 // A CPU kernel whose work splits into independent pieces (an elementwise loop, one row per
-// softmax) runs the pieces on the calling thread plus budget - 1 helper threads, where budget is
-// the current CPU device's intra-op thread budget (Note [CPU thread budgets], cpu_threads.h; a
-// device with no budget runs on its caller alone, as before). The helpers form one persistent
-// pool per process, grown on first need to the largest budget - 1 seen, and joined at exit.
-// Work is split only past `grain` items per piece, so small ops never pay for a wake-up.
-// Results never depend on the split: each piece writes its own outputs, and nothing is summed
-// across pieces, so 1, 2 or N threads give the same bits (tests/nn/intra_op_threads_test.cpp).
-// GEMMs are OpenBLAS's, and the budget sets its thread count too: OpenBLAS 0.3.21's sgemm gives
-// different last bits at 1 and 2 threads (its partitioning changes the order of the k-sums), so
-// a model with GEMMs is bit-identical across runs at one budget, not across budgets.
-// A parallel_for called from a helper runs inline (no nested fan-out). The caller takes pieces
-// too, and waits only for pieces already started, so two devices' kernels sharing the pool
-// cannot deadlock it. docs/autograd.md ("Threads") has the picture.
+// softmax or layer_norm, one output row of a reduction over trailing dims, one channel of
+// im2col/col2im, one plane of max pooling, a slice of a fused optimizer step) runs the pieces on the calling thread
+// plus budget - 1 helper threads, where budget is the current CPU device's intra-op thread budget (Note [CPU thread
+// budgets], cpu_threads.h; a device with no budget runs on its caller alone, as before). The helpers form one
+// persistent pool per process, grown on first need to the largest budget - 1 seen, and joined at exit. Work is split
+// only past `grain` items per piece, so small ops never pay for a wake-up. Results never depend on the split: each
+// piece writes its own outputs, and nothing is summed across pieces, so 1, 2 or N threads give the same bits
+// (tests/nn/intra_op_threads_test.cpp). GEMMs are OpenBLAS's, and the budget sets its thread count too: OpenBLAS
+// 0.3.21's sgemm gives different last bits at 1 and 2 threads (its partitioning changes the order of the k-sums), so a
+// model with GEMMs is bit-identical across runs at one budget, not across budgets. A parallel_for called from a helper
+// runs inline (no nested fan-out). The caller takes pieces too, and waits only for pieces already started, so two
+// devices' kernels sharing the pool cannot deadlock it. docs/autograd.md ("Threads") has the picture.
 #include <cstdint>
 
 namespace wick::cpu {
