@@ -57,6 +57,8 @@ constexpr int kThreadDevices = 4;
 constexpr int kThreadClasses = 28;  // SizeClass::index(16384) == 27
 constexpr int kThreadDepth = 4;
 
+}  // namespace
+
 struct ThreadBlocks {
   enum State : uint8_t { kUnused, kOpen, kClosed };
   State state;
@@ -64,32 +66,19 @@ struct ThreadBlocks {
   uint8_t count[kThreadDevices][kThreadClasses];
   void* blocks[kThreadDevices][kThreadClasses][kThreadDepth];
 };
-thread_local ThreadBlocks t_blocks;  // zero-initialised: kUnused
-}  // namespace
 
 // Hands the thread's blocks to the shared cache at thread exit (Note [CPU thread caches]).
 struct ThreadBlocksFlusher {
-  ~ThreadBlocksFlusher() {
-    ThreadBlocks& t = t_blocks;
-    t.state = ThreadBlocks::kClosed;
-    for (int d = 0; d < kThreadDevices; ++d)
-      for (int cls = 0; cls < kThreadClasses; ++cls)
-        while (t.count[d][cls] > 0) {
-          void* p = t.blocks[d][cls][--t.count[d][cls]];
-          const Device device(DeviceType::CPU, d);
-          t.owner->counters_[d].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)),
-                                                 std::memory_order_relaxed);
-          if (!t.owner->give_to_cache(p, cls, device)) free_block(p);
-        }
-  }
+  ~ThreadBlocksFlusher();
 };
 
 namespace {
+thread_local ThreadBlocks t_blocks;  // zero-initialised: kUnused
 thread_local ThreadBlocksFlusher t_flusher;
 
 // The thread's blocks for `owner`, or nullptr when this thread cannot keep any (exiting, or
 // already serving another allocator).
-ThreadBlocks* thread_blocks(CpuAllocator* owner) {
+ThreadBlocks* thread_blocks(CpuAllocator* owner) noexcept {
   ThreadBlocks& t = t_blocks;
   if (t.state == ThreadBlocks::kUnused) {
     (void)&t_flusher;  // constructs the flusher: its destructor runs at thread exit
@@ -99,6 +88,12 @@ ThreadBlocks* thread_blocks(CpuAllocator* owner) {
   return t.state == ThreadBlocks::kOpen && t.owner == owner ? &t : nullptr;
 }
 }  // namespace
+
+ThreadBlocksFlusher::~ThreadBlocksFlusher() {
+  ThreadBlocks& t = t_blocks;
+  t.state = ThreadBlocks::kClosed;
+  for (int d = 0; d < kThreadDevices; ++d) t.owner->drain_thread_blocks(t, d, true);
+}
 
 int SizeClass::index(size_t bytes) {
   if (bytes <= 512) return static_cast<int>((bytes + 63) / 64) - 1;
@@ -148,8 +143,8 @@ void* CpuAllocator::allocate(size_t bytes, Device device) {
   const int cls = kCacheEnabled ? SizeClass::index(bytes) : -1;
   void* p = nullptr;
   if (cls >= 0) {
-    p = take_from_thread(cls, device);
-    if (!p) p = take_cached(cls, device);
+    p = take_from_thread(cls, device.index);
+    if (!p) p = take_cached(cls, device.index);
   }
   if (!p) {
     const size_t block = cls >= 0 ? SizeClass::bytes(cls) : bytes;  // Note [CPU block cache]
@@ -177,7 +172,7 @@ void CpuAllocator::deallocate(void* p, size_t bytes, Device device) noexcept {
   if (!p) return;
   if (kCacheEnabled) {
     const int cls = SizeClass::index(bytes);
-    if (!give_to_thread(p, cls, device) && !give_to_cache(p, cls, device)) free_block(p);
+    if (!give_to_thread(p, cls, device.index) && !give_to_cache(p, cls, device.index)) free_block(p);
   } else {
     free_block(p);
   }
@@ -204,8 +199,8 @@ void CpuAllocator::reset_peak(Device device) {
   c.peak.store(c.in_use.load());
 }
 
-void* CpuAllocator::take_cached(int cls, Device device) {
-  DeviceCache* cache = cache_for(device.index, false);
+void* CpuAllocator::take_cached(int cls, int index) {
+  DeviceCache* cache = cache_for(index, false);
   if (!cache) return nullptr;
   const int64_t size = static_cast<int64_t>(SizeClass::bytes(cls));
   void* p = nullptr;
@@ -217,68 +212,63 @@ void* CpuAllocator::take_cached(int cls, Device device) {
     blocks.pop_back();
   }
   cached_total_.fetch_sub(size, std::memory_order_relaxed);
-  counters_[device.index].cached.fetch_sub(size, std::memory_order_relaxed);
+  counters_[index].cached.fetch_sub(size, std::memory_order_relaxed);
   return p;
 }
 
-bool CpuAllocator::give_to_cache(void* p, int cls, Device device) {
+bool CpuAllocator::give_to_cache(void* p, int cls, int index) noexcept {
   const int64_t size = static_cast<int64_t>(SizeClass::bytes(cls));
   if (cached_total_.fetch_add(size, std::memory_order_relaxed) + size > kCacheLimit) {
     cached_total_.fetch_sub(size, std::memory_order_relaxed);
     return false;
   }
   try {
-    DeviceCache* cache = cache_for(device.index, true);
+    DeviceCache* cache = cache_for(index, true);
     std::lock_guard<std::mutex> lock(cache->mutex);
     cache->blocks[cls].push_back(p);
   } catch (...) {  // bad_alloc growing the list: free the block instead
     cached_total_.fetch_sub(size, std::memory_order_relaxed);
     return false;
   }
-  counters_[device.index].cached.fetch_add(size, std::memory_order_relaxed);
+  counters_[index].cached.fetch_add(size, std::memory_order_relaxed);
   return true;
 }
 
-void* CpuAllocator::take_from_thread(int cls, Device device) {
-  if (cls >= kThreadClasses || device.index >= kThreadDevices) return nullptr;
+void* CpuAllocator::take_from_thread(int cls, int index) {
+  if (cls >= kThreadClasses || index >= kThreadDevices) return nullptr;
   ThreadBlocks* t = thread_blocks(this);
   if (!t) return nullptr;
-  uint8_t& n = t->count[device.index][cls];
+  uint8_t& n = t->count[index][cls];
   if (n == 0) return nullptr;
-  void* p = t->blocks[device.index][cls][--n];
-  counters_[device.index].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
-  return p;
+  counters_[index].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
+  return t->blocks[index][cls][--n];
 }
 
-bool CpuAllocator::give_to_thread(void* p, int cls, Device device) {
-  if (cls >= kThreadClasses || device.index >= kThreadDevices) return false;
-  ThreadBlocks* t = nullptr;
-  try {
-    t = thread_blocks(this);  // the first use constructs the flusher
-  } catch (...) {
-    return false;
-  }
+bool CpuAllocator::give_to_thread(void* p, int cls, int index) noexcept {
+  if (cls >= kThreadClasses || index >= kThreadDevices) return false;
+  ThreadBlocks* t = thread_blocks(this);
   if (!t) return false;
-  uint8_t& n = t->count[device.index][cls];
+  uint8_t& n = t->count[index][cls];
   if (n == kThreadDepth) return false;
-  t->blocks[device.index][cls][n++] = p;
-  counters_[device.index].cached.fetch_add(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
+  t->blocks[index][cls][n++] = p;
+  counters_[index].cached.fetch_add(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
   return true;
+}
+
+void CpuAllocator::drain_thread_blocks(ThreadBlocks& t, int index, bool to_shared_cache) noexcept {
+  for (int cls = 0; cls < kThreadClasses; ++cls)
+    for (uint8_t& n = t.count[index][cls]; n > 0;) {
+      void* p = t.blocks[index][cls][--n];
+      counters_[index].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
+      if (!to_shared_cache || !give_to_cache(p, cls, index)) free_block(p);
+    }
 }
 
 void CpuAllocator::empty_cache(Device device) {
   check_index(device);
   // The calling thread's own blocks first (Note [CPU thread caches]).
-  if (ThreadBlocks& t = t_blocks; t.state == ThreadBlocks::kOpen && t.owner == this && device.index < kThreadDevices) {
-    for (int cls = 0; cls < kThreadClasses; ++cls) {
-      uint8_t& n = t.count[device.index][cls];
-      for (; n > 0; --n) {
-        free_block(t.blocks[device.index][cls][n - 1]);
-        counters_[device.index].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)),
-                                                 std::memory_order_relaxed);
-      }
-    }
-  }
+  if (ThreadBlocks& t = t_blocks; t.state == ThreadBlocks::kOpen && t.owner == this && device.index < kThreadDevices)
+    drain_thread_blocks(t, device.index, false);
   DeviceCache* cache = cache_for(device.index, false);
   if (!cache) return;
   int64_t bytes = 0;

@@ -11,6 +11,7 @@
 
 namespace wick::cpu {
 
+struct ThreadBlocks;
 struct ThreadBlocksFlusher;
 
 /// Size classes of the CPU block cache: 64-byte steps up to 512 bytes, then four classes per
@@ -44,11 +45,15 @@ class CpuAllocator final : public Allocator {
     std::vector<void*> blocks[SizeClass::kCount];
   };
   DeviceCache* cache_for(int index, bool create);
-  void* take_cached(int cls, Device device);
-  bool give_to_cache(void* p, int cls, Device device);
+  // The shared cache of CPU device `index`.
+  void* take_cached(int cls, int index);
+  bool give_to_cache(void* p, int cls, int index) noexcept;
   // The calling thread's small blocks (Note [CPU thread caches] in cpu_allocator.cpp).
-  void* take_from_thread(int cls, Device device);
-  bool give_to_thread(void* p, int cls, Device device);
+  void* take_from_thread(int cls, int index);
+  bool give_to_thread(void* p, int cls, int index) noexcept;
+  // Empties t's blocks of device `index`: into the shared cache (the thread is exiting), else
+  // back to malloc (empty_cache).
+  void drain_thread_blocks(ThreadBlocks& t, int index, bool to_shared_cache) noexcept;
   friend struct ThreadBlocksFlusher;
   std::atomic<int64_t> cached_total_{0};
   // One slot per possible CPU device index (Device::index is int16).

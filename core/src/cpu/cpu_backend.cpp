@@ -107,7 +107,7 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       };
       if (trailing) {
         const int64_t cols = in_n / out_n;
-        parallel_for(out_n, std::max<int64_t>(1, kElementwiseGrain / cols), [&](int64_t r0, int64_t r1) {
+        parallel_for(out_n, items_per_piece(cols), [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) pa[r] = fold(init, pi + r * cols, cols, 1);
         });
         return;
@@ -288,15 +288,6 @@ void CpuBackend::gemm(const GemmArgs& g) {
   }
 }
 
-namespace {
-// Channels per intra-op piece of im2col/col2im (Note [Intra-op threads]): each channel moves
-// kernel_h * kernel_w * out_h * out_w elements.
-int64_t channels_per_piece(const Im2ColArgs& g) {
-  const int64_t per_channel = std::max<int64_t>(1, g.kernel_h * g.kernel_w * g.out_h * g.out_w);
-  return std::max<int64_t>(1, kElementwiseGrain / per_channel);
-}
-}  // namespace
-
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
 // skipped), and the valid part is a memcpy (stride 1) or a strided loop with no bounds checks.
 void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
@@ -305,7 +296,7 @@ void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
     T* col = static_cast<T*>(columns);
     const int64_t L = g.out_h * g.out_w;
     // Each channel writes its own rows of columns: channels split across the intra-op threads.
-    parallel_for(g.channels, channels_per_piece(g), [&](int64_t c0, int64_t c1) {
+    parallel_for(g.channels, items_per_piece(g.kernel_h * g.kernel_w * g.out_h * g.out_w), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c)
         for (int64_t ki = 0; ki < g.kernel_h; ++ki)
           for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
@@ -341,7 +332,7 @@ void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
     const int64_t L = g.out_h * g.out_w;
     // Each channel adds into its own plane of the image: channels split across the threads, and
     // each plane still receives its taps in the same order.
-    parallel_for(g.channels, channels_per_piece(g), [&](int64_t c0, int64_t c1) {
+    parallel_for(g.channels, items_per_piece(g.kernel_h * g.kernel_w * g.out_h * g.out_w), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c)
         for (int64_t ki = 0; ki < g.kernel_h; ++ki)
           for (int64_t kj = 0; kj < g.kernel_w; ++kj) {

@@ -12,8 +12,6 @@
 namespace wick::cpu {
 
 namespace {
-int64_t rows_per_piece(int64_t cols) { return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(cols, 1)); }
-
 void layer_norm_rows(DType dtype, int64_t rows, int64_t cols, const void* x, const void* w, const void* b, double eps,
                      void* y, void* mean, void* rstd) {
   dispatch_floating(dtype, "layer_norm", [&]<typename T>() {
@@ -23,7 +21,7 @@ void layer_norm_rows(DType dtype, int64_t rows, int64_t cols, const void* x, con
     T* py = static_cast<T*>(y);
     T* pm = static_cast<T*>(mean);
     T* pr = static_cast<T*>(rstd);
-    parallel_for(rows, rows_per_piece(cols), [&](int64_t lo, int64_t hi) {
+    parallel_for(rows, items_per_piece(cols), [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r)
         math::layer_norm_row(px + r * cols, pw, pb, py + r * cols, cols, eps, pm + r, pr + r);
     });
@@ -39,7 +37,7 @@ void layer_norm_backward_rows(DType dtype, int64_t rows, int64_t cols, const voi
     const T* pm = static_cast<const T*>(mean);
     const T* pr = static_cast<const T*>(rstd);
     T* pd = static_cast<T*>(dx);
-    parallel_for(rows, rows_per_piece(cols), [&](int64_t lo, int64_t hi) {
+    parallel_for(rows, items_per_piece(cols), [&](int64_t lo, int64_t hi) {
       for (int64_t r = lo; r < hi; ++r)
         math::layer_norm_backward_row(pg + r * cols, px + r * cols, pw, pm[r], pr[r], pd + r * cols, cols);
     });

@@ -20,9 +20,6 @@
 namespace wick::cpu {
 
 namespace {
-// Planes per intra-op piece when each plane costs about `work` element operations.
-int64_t planes_per_piece(int64_t work) { return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(work, 1)); }
-
 // The first tap of output o's window that lies in [0, size) (the caller guarantees one exists).
 int64_t first_valid_tap(int64_t o, int64_t stride, int64_t pad, int64_t dilation) {
   const int64_t start = o * stride - pad;
@@ -44,7 +41,7 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
     first_w[static_cast<size_t>(ow)] = ow * SW - PW + first_valid_tap(ow, SW, PW, DW) * DW;
 
   // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
-  parallel_for(g.channels, planes_per_piece(OH * OW * KH * KW), [&](int64_t c0, int64_t c1) {
+  parallel_for(g.channels, items_per_piece(OH * OW * KH * KW), [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c) {
       const T* plane = image + c * H * W;
       for (int64_t oh = 0; oh < OH; ++oh) {
@@ -96,7 +93,7 @@ void CpuBackend::max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, 
     const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
     // Plane by plane, so each plane is zeroed and scattered into while it is in cache; planes
     // are independent, so they split across the intra-op threads.
-    parallel_for(g.channels, planes_per_piece(plane_in + plane_out), [&](int64_t c0, int64_t c1) {
+    parallel_for(g.channels, items_per_piece(plane_in + plane_out), [&](int64_t c0, int64_t c1) {
       for (int64_t c = c0; c < c1; ++c) {
         T* dst = gi + c * plane_in;
         const T* src = go + c * plane_out;

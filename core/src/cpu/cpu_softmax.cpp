@@ -13,11 +13,9 @@ namespace wick::cpu {
 
 namespace {
 // Rows are independent: split them across the intra-op threads (Note [Intra-op threads]).
-int64_t rows_per_piece(int64_t cols) { return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(cols, 1)); }
-
 template <typename Kernel>
 void for_rows(int64_t rows, int64_t cols, Kernel&& kernel) {
-  parallel_for(rows, rows_per_piece(cols), [&](int64_t b, int64_t e) {
+  parallel_for(rows, items_per_piece(cols), [&](int64_t b, int64_t e) {
     for (int64_t r = b; r < e; ++r) kernel(r * cols);
   });
 }

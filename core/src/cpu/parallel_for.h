@@ -15,6 +15,7 @@
 // model with GEMMs is bit-identical across runs at one budget, not across budgets. A parallel_for called from a helper
 // runs inline (no nested fan-out). The caller takes pieces too, and waits only for pieces already started, so two
 // devices' kernels sharing the pool cannot deadlock it. docs/autograd.md ("Threads") has the picture.
+#include <algorithm>
 #include <cstdint>
 
 namespace wick::cpu {
@@ -53,5 +54,11 @@ void parallel_for(int64_t n, int64_t grain, F&& f) {
 
 /// Items per piece below which elementwise kernels stay on one thread (PyTorch's grain).
 inline constexpr int64_t kElementwiseGrain = 32768;
+
+/// The grain of a parallel_for whose items (rows, planes, channels) each cost about
+/// `work_per_item` element operations: enough items for kElementwiseGrain of work, at least 1.
+inline int64_t items_per_piece(int64_t work_per_item) {
+  return std::max<int64_t>(1, kElementwiseGrain / std::max<int64_t>(work_per_item, 1));
+}
 
 }  // namespace wick::cpu
