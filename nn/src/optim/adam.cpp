@@ -49,15 +49,6 @@ void AdamOptions::set_values(const OptionValues& v) {
   *this = o;
 }
 
-namespace {
-struct AdamScalars {
-  double decay;      // AdamW: 1 - lr * wd
-  double step_size;  // lr / (1 - beta1^t)
-  double bc2_sqrt;   // sqrt(1 - beta2^t)
-};
-
-}  // namespace
-
 Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
     : Adam(std::vector<ParamGroup>{ParamGroup(std::move(params))}, options, false) {}
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam(std::move(groups), defaults, false) {}
@@ -100,22 +91,19 @@ void Adam::step() {
       Tensor& v = st.buffers.at("exp_avg_sq");
       Tensor* vmax = o.amsgrad() ? &st.buffers.at("max_exp_avg_sq") : nullptr;
       const int64_t t = ++st.step;
-      AdamScalars s;
-      s.decay = 1 - o.lr() * o.weight_decay();
-      s.step_size = o.lr() / (1 - std::pow(o.beta1(), static_cast<double>(t)));
-      s.bc2_sqrt = std::sqrt(1 - std::pow(o.beta2(), static_cast<double>(t)));
+      // This step's settings, for the fused kernel and the tensor-op path alike.
+      math::AdamStepArgs a;
+      a.beta1 = o.beta1();
+      a.beta2 = o.beta2();
+      a.eps = o.eps();
+      a.weight_decay = o.weight_decay();
+      a.decay = 1 - o.lr() * o.weight_decay();
+      a.step_size = o.lr() / (1 - std::pow(o.beta1(), static_cast<double>(t)));
+      a.bias_correction2_sqrt = std::sqrt(1 - std::pow(o.beta2(), static_cast<double>(t)));
+      a.decoupled = decoupled_;
+      a.maximize = o.maximize();
       if (fused_ && stubs::adam_step.find(p.device().type) && fusable({&p, &g, &m, &v}, p) &&
           (!vmax || fusable({vmax}, p))) {
-        math::AdamStepArgs a;
-        a.beta1 = o.beta1();
-        a.beta2 = o.beta2();
-        a.eps = o.eps();
-        a.weight_decay = o.weight_decay();
-        a.decay = s.decay;
-        a.step_size = s.step_size;
-        a.bias_correction2_sqrt = s.bc2_sqrt;
-        a.decoupled = decoupled_;
-        a.maximize = o.maximize();
         stubs::adam_step(p.device().type, p.dtype(), p.numel(), p.data_ptr(), g.data_ptr(), m.data_ptr(), v.data_ptr(),
                          vmax ? vmax->data_ptr() : nullptr, a);
         for (Tensor* x : {&p, &m, &v}) x->bump_version();
@@ -125,7 +113,7 @@ void Adam::step() {
       Tensor gi = o.maximize() ? g.neg() : g;
       if (o.weight_decay() != 0) {
         if (decoupled_)
-          p.mul_(s.decay);
+          p.mul_(a.decay);
         else
           gi = gi.add(p, o.weight_decay());
       }
@@ -136,11 +124,11 @@ void Adam::step() {
       Tensor denom;
       if (vmax) {
         vmax->copy_(wick::maximum(*vmax, v));
-        denom = vmax->sqrt().div(s.bc2_sqrt).add(o.eps());
+        denom = vmax->sqrt().div(a.bias_correction2_sqrt).add(o.eps());
       } else {
-        denom = v.sqrt().div(s.bc2_sqrt).add(o.eps());
+        denom = v.sqrt().div(a.bias_correction2_sqrt).add(o.eps());
       }
-      p.add_(m.div(denom), -s.step_size);
+      p.add_(m.div(denom), -a.step_size);
     }
   }
 }
