@@ -2,6 +2,7 @@
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/stubs.h"
 
 namespace wick::native {
 
@@ -99,7 +100,17 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
 
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   WICK_CHECK(a.defined(), "{}: the input is an undefined tensor", binary_name(op));
-  return binary(op, a, scalar_tensor(b, result_type(a, b), a.device()));
+  const DType common = result_type(a, b);
+  // Note [Scalar operands]: a backend with the stub takes the scalar as a kernel argument (one
+  // launch); otherwise, and where the tensor-tensor path converts or refuses, a 0-d tensor.
+  const auto scalar_kernel = stubs::binary_scalar.find(a.device().type);
+  if (scalar_kernel && a.dtype() == common && !(op == BinaryOp::Div && !is_floating(common)) &&
+      !(common == kBool && op == BinaryOp::Sub)) {
+    Tensor out = empty(a.sizes(), binary_op_returns_bool(op) ? kBool : common, a.device());
+    if (out.numel()) stubs::binary_scalar(a.device().type, op, kernel_tensor(out), kernel_tensor(a), b.to_double());
+    return out;
+  }
+  return binary(op, a, scalar_tensor(b, common, a.device()));
 }
 
 void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {

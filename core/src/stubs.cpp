@@ -11,5 +11,8 @@ DispatchStub<LayerNormRowsFn> layer_norm_rows("layer_norm_rows");
 DispatchStub<LayerNormBackwardRowsFn> layer_norm_backward_rows("layer_norm_backward_rows");
 DispatchStub<SgdStepFn> sgd_step("sgd_step");
 DispatchStub<AdamStepFn> adam_step("adam_step");
+DispatchStub<BinaryScalarFn> binary_scalar("binary_scalar");
+DispatchStub<Im2ColImagesFn> im2col_images("im2col_images");
+DispatchStub<Col2ImImagesFn> col2im_images("col2im_images");
 
 }  // namespace wick::stubs

@@ -10,6 +10,7 @@
 #include "wick/autograd/record.h"
 #include "wick/core/backend.h"
 #include "wick/core/native.h"
+#include "wick/core/stubs.h"
 
 namespace wick::nn::detail {
 
@@ -50,16 +51,43 @@ Im2ColArgs im2col_args(const ConvGeom& g, DType dt, int64_t height, int64_t widt
 
 char* bytes(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
 
+// Note [Batched im2col]: `images` contiguous images into their columns, in one launch where the
+// backend has stubs::im2col_images, else one Backend::im2col per image (the CPU's loop).
+void im2col_images(Device d, const Im2ColArgs& a, int64_t images, const void* image, void* columns) {
+  if (images == 0) return;
+  if (stubs::im2col_images.find(d.type) != nullptr) {
+    stubs::im2col_images(d.type, a, images, image, columns);
+    return;
+  }
+  const size_t es = element_size(a.dtype);
+  const size_t in_step = static_cast<size_t>(a.channels * a.height * a.width) * es;
+  const size_t col_step = static_cast<size_t>(a.channels * a.kernel_h * a.kernel_w * a.out_h * a.out_w) * es;
+  Backend& be = backend(d);
+  for (int64_t n = 0; n < images; ++n)
+    be.im2col(a, static_cast<const char*>(image) + n * in_step, static_cast<char*>(columns) + n * col_step);
+}
+
+// image[n] += col2im(columns[n]) for `images` images, batched as im2col_images.
+void col2im_images(Device d, const Im2ColArgs& a, int64_t images, const void* columns, void* image) {
+  if (images == 0) return;
+  if (stubs::col2im_images.find(d.type) != nullptr) {
+    stubs::col2im_images(d.type, a, images, columns, image);
+    return;
+  }
+  const size_t es = element_size(a.dtype);
+  const size_t im_step = static_cast<size_t>(a.channels * a.height * a.width) * es;
+  const size_t col_step = static_cast<size_t>(a.channels * a.kernel_h * a.kernel_w * a.out_h * a.out_w) * es;
+  Backend& be = backend(d);
+  for (int64_t n = 0; n < images; ++n)
+    be.col2im(a, static_cast<const char*>(columns) + n * col_step, static_cast<char*>(image) + n * im_step);
+}
+
 // cols [N, C*kk, L] of a contiguous x [N, C, height, width] with the given padding.
 Tensor im2col_batch(const Tensor& x, const ConvGeom& g, int64_t height, int64_t width, int64_t ph, int64_t pw) {
   const int64_t ckk = g.C * g.kk(), L = g.L();
   Tensor cols = native::empty({g.N, ckk, L}, x.dtype(), x.device());
   if (cols.numel() == 0) return cols;
-  Backend& be = backend(x.device());
-  const Im2ColArgs a = im2col_args(g, x.dtype(), height, width, ph, pw);
-  const size_t es = x.element_size();
-  const size_t in_step = static_cast<size_t>(g.C * height * width) * es, col_step = static_cast<size_t>(ckk * L) * es;
-  for (int64_t n = 0; n < g.N; ++n) be.im2col(a, bytes(x) + n * in_step, bytes(cols) + n * col_step);
+  im2col_images(x.device(), im2col_args(g, x.dtype(), height, width, ph, pw), g.N, x.data_ptr(), cols.data_ptr());
   return cols;
 }
 
@@ -67,12 +95,7 @@ Tensor im2col_batch(const Tensor& x, const ConvGeom& g, int64_t height, int64_t 
 Tensor col2im_batch(const Tensor& cols, const ConvGeom& g) {
   Tensor x = native::zeros({g.N, g.C, g.H, g.W}, cols.dtype(), cols.device());
   if (x.numel() == 0 || cols.numel() == 0) return x;
-  Backend& be = backend(cols.device());
-  const Im2ColArgs a = window_args(g, cols.dtype(), g.C);
-  const size_t es = cols.element_size();
-  const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es;
-  const size_t col_step = static_cast<size_t>(g.C * g.kk() * g.L()) * es;
-  for (int64_t n = 0; n < g.N; ++n) be.col2im(a, bytes(cols) + n * col_step, bytes(x) + n * im_step);
+  col2im_images(cols.device(), window_args(g, cols.dtype(), g.C), g.N, cols.data_ptr(), x.data_ptr());
   return x;
 }
 
@@ -152,7 +175,6 @@ Tensor conv_forward_native(const Tensor& x, const Tensor& w, const Tensor& b, co
     return y;
   }
   const int64_t chunk = images_per_chunk(g, x.device(), x.element_size());
-  Backend& be = backend(x.device());
   const Im2ColArgs a = window_args(g, x.dtype(), g.C);
   const size_t es = x.element_size();
   const size_t in_step = static_cast<size_t>(g.C * g.H * g.W) * es, col_step = static_cast<size_t>(ckk * L) * es;
@@ -160,8 +182,7 @@ Tensor conv_forward_native(const Tensor& x, const Tensor& w, const Tensor& b, co
   for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.N - n0);
     char* c0 = bytes(buf) + (keep_cols ? static_cast<size_t>(n0) * col_step : 0);
-    if (col_step)
-      for (int64_t i = 0; i < nb; ++i) be.im2col(a, bytes(x) + (n0 + i) * in_step, c0 + i * col_step);
+    if (col_step) im2col_images(x.device(), a, nb, bytes(x) + n0 * in_step, c0);
     conv_forward_chunk(c0, w, b, y, g, n0, nb);
   }
   if (keep_cols) cols = buf;
@@ -204,26 +225,72 @@ Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom&
     conv_input_cols(w, gy.data_ptr(), gx.data_ptr(), g, g.N);
     return gx;
   }
-  Backend& be = backend(w.device());
   const int64_t chunk = images_per_chunk(g, w.device(), w.element_size());
   Tensor gx = native::zeros({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
   Tensor gcols = native::empty({chunk, ckk, L}, w.dtype(), w.device());
   const Im2ColArgs im = window_args(g, w.dtype(), g.C);
   const size_t es = w.element_size();
-  const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es, col_step = static_cast<size_t>(ckk * L) * es;
+  const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es;
   const size_t gy_step = static_cast<size_t>(g.O * L) * es;
   for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
     const int64_t nb = std::min(chunk, g.N - n0);
     conv_input_cols(w, bytes(gy) + static_cast<size_t>(n0) * gy_step, gcols.data_ptr(), g, nb);
-    for (int64_t i = 0; i < nb; ++i) be.col2im(im, bytes(gcols) + i * col_step, bytes(gx) + (n0 + i) * im_step);
+    col2im_images(w.device(), im, nb, gcols.data_ptr(), bytes(gx) + n0 * im_step);
   }
   return gx;
+}
+
+// Note [Batched conv weight gradient]
+// gw = sum_n gy[n] @ cols[n]^T. The CPU accumulates image after image into gw (beta = 1), N x G
+// GEMMs of batch 1 that each keep gw in cache. Other devices would pay a launch per GEMM, so
+// they write each image's product into partials [nb, O, Cg*kk] (G strided-batched GEMMs over a
+// chunk of nb images) and sum the partials over the images (one reduction, whose order is fixed,
+// Note [Reductions] in docs/cuda.md). A chunk's partials are at most kPartialBytes; chunk sums
+// add into gw in chunk order. The choice is the device type's, so the CPU keeps its bits.
+Tensor conv_weight_grad_batched(const Tensor& cols, const Tensor& gy, const ConvGeom& g) {
+  const int64_t ckk = g.C * g.kk(), gkk = g.Cg() * g.kk(), L = g.L();
+  const size_t es = gy.element_size();
+  constexpr size_t kPartialBytes = size_t{64} << 20;
+  const size_t per_image = std::max<size_t>(static_cast<size_t>(g.O * gkk) * es, 1);
+  const int64_t chunk = std::clamp<int64_t>(static_cast<int64_t>(kPartialBytes / per_image), 1, g.N);
+  Tensor gw;
+  Tensor partials = native::empty({chunk, g.O, gkk}, gy.dtype(), gy.device());
+  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
+    const int64_t nb = std::min(chunk, g.N - n0);
+    for (int64_t j = 0; j < g.G; ++j) {
+      GemmArgs a{};
+      a.dtype = gy.dtype();
+      a.batch = nb;
+      a.m = g.Og();
+      a.n = gkk;
+      a.k = L;
+      a.a = bytes(gy) + static_cast<size_t>((n0 * g.O + j * g.Og()) * L) * es;
+      a.lda = L;
+      a.stride_a = g.O * L;
+      a.trans_a = false;
+      a.b = bytes(cols) + static_cast<size_t>(n0 * ckk * L + j * gkk * L) * es;
+      a.ldb = L;
+      a.stride_b = ckk * L;
+      a.trans_b = true;
+      a.c = bytes(partials) + static_cast<size_t>(j * g.Og() * gkk) * es;
+      a.ldc = gkk;
+      a.stride_c = g.O * gkk;
+      backend(gy.device()).gemm(a);
+    }
+    Tensor sum = native::reduce(ReduceOp::Sum, native::narrow(partials, 0, 0, nb), {0}, false);
+    if (gw.defined())
+      native::binary_(BinaryOp::Add, gw, sum);
+    else
+      gw = sum;
+  }
+  return native::view(gw, {g.O, g.Cg(), g.kh, g.kw});
 }
 
 // gw [O, CKK] = sum_n gy[n] [O, L] @ cols[n]^T [L, CKK] (per group: its weight block from its
 // output channels and its rows of the columns).
 Tensor conv_weight_grad_native(const Tensor& cols, const Tensor& gy, const ConvGeom& g) {
   const int64_t ckk = g.C * g.kk(), gkk = g.Cg() * g.kk(), L = g.L();
+  if (!gy.device().is_cpu() && g.O * gkk > 0 && L > 0 && g.N > 0) return conv_weight_grad_batched(cols, gy, g);
   Tensor gw = native::zeros({g.O, g.Cg(), g.kh, g.kw}, gy.dtype(), gy.device());
   if (gw.numel() == 0 || L == 0 || g.N == 0) return gw;
   Backend& be = backend(gy.device());

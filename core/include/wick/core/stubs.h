@@ -3,6 +3,7 @@
 // here, defined in core/src/stubs.cpp, filled by the backends that have the kernel.
 #include <cstdint>
 
+#include "wick/core/backend.h"
 #include "wick/core/dispatch_stub.h"
 #include "wick/core/dtype.h"
 #include "wick/core/optim_functors.h"
@@ -54,5 +55,21 @@ extern DispatchStub<SgdStepFn> sgd_step;
 using AdamStepFn = void (*)(DType dtype, int64_t n, void* p, const void* g, void* exp_avg, void* exp_avg_sq,
                             void* max_exp_avg_sq, const math::AdamStepArgs& args);
 extern DispatchStub<AdamStepFn> adam_step;
+
+/// out = op(a, b) for a tensor a and a scalar b given as a double (converted to a's dtype as
+/// fill converts it), in one launch: the same functor as the tensor-tensor op (Note [Scalar
+/// operands]). a's dtype is the op's common dtype, out has a's sizes (bool for comparisons).
+using BinaryScalarFn = void (*)(BinaryOp op, const KernelTensor& out, const KernelTensor& a, double b);
+extern DispatchStub<BinaryScalarFn> binary_scalar;
+
+/// im2col of `images` contiguous images (each g.channels x g.height x g.width, one after the
+/// other) into their columns ([images, C*kh*kw, out_h*out_w], contiguous) in one launch (Note
+/// [Batched im2col]); a backend without it takes Backend::im2col once per image.
+using Im2ColImagesFn = void (*)(const Im2ColArgs& g, int64_t images, const void* image, void* columns);
+extern DispatchStub<Im2ColImagesFn> im2col_images;
+
+/// image[n] += col2im(columns[n]) for `images` images laid out as in im2col_images, in one launch.
+using Col2ImImagesFn = void (*)(const Im2ColArgs& g, int64_t images, const void* columns, void* image);
+extern DispatchStub<Col2ImImagesFn> col2im_images;
 
 }  // namespace wick::stubs
