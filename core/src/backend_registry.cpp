@@ -1,6 +1,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "device_registry.h"
 #include "trace_backend.h"
 #include "wick/config.h"
 #include "wick/core/backend.h"
@@ -19,17 +20,85 @@ Backend& cpu_backend();
 namespace {
 std::atomic<Backend*> g_cuda{nullptr};
 std::once_flag g_cuda_once;
+
+// Note [Device registry]: slots 2 .. g_type_count - 1 are registered types. A slot is written
+// once, under g_register_mutex, before g_type_count publishes it (release), so readers that
+// load the count (acquire) read its name and backend without a lock.
+constexpr size_t kMaxTypeName = 15;
+struct RegisteredType {
+  char name[kMaxTypeName + 1] = {};
+  Backend* backend = nullptr;
+};
+RegisteredType g_types[kMaxDeviceTypes];
+std::atomic<int> g_type_count{2};
+std::mutex g_register_mutex;
+
+const RegisteredType* registered(int slot) {
+  return slot >= 2 && slot < g_type_count.load(std::memory_order_acquire) ? &g_types[slot] : nullptr;
+}
 }  // namespace
 
 void register_backend(DeviceType type, Backend* b) {
-  WICK_CHECK(type == DeviceType::CUDA, "register_backend: only the CUDA backend can be registered");
+  WICK_CHECK(type == DeviceType::CUDA,
+             "register_backend: only the CUDA backend is installed this way; register a new device type with "
+             "register_device_type");
   g_cuda.store(b);
 }
+
+DeviceType register_device_type(std::string_view name, Backend& b) {
+  bool valid = !name.empty() && name.size() <= kMaxTypeName && name[0] >= 'a' && name[0] <= 'z';
+  for (char c : name) valid = valid && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  WICK_CHECK(valid,
+             "register_device_type: \"{}\" is not a valid device type name; use 1 to {} characters from a-z, 0-9 "
+             "and '_', starting with a letter",
+             name, kMaxTypeName);
+  WICK_CHECK(name != "cpu" && name != "cuda", "register_device_type: \"{}\" is built in; choose another name", name);
+  std::lock_guard<std::mutex> lock(g_register_mutex);
+  const int count = g_type_count.load(std::memory_order_relaxed);
+  for (int i = 2; i < count; ++i)
+    WICK_CHECK(name != g_types[i].name,
+               "register_device_type: \"{}\" is already registered (device type {}); a name is registered once "
+               "per process",
+               name, i);
+  WICK_CHECK_T(StateError, count < kMaxDeviceTypes,
+               "register_device_type: cannot register \"{}\": all {} device type slots are taken (cpu, cuda and {} "
+               "registered)",
+               name, kMaxDeviceTypes, kMaxDeviceTypes - 2);
+  RegisteredType& slot = g_types[count];
+  name.copy(slot.name, name.size());
+  slot.backend = &b;
+  g_type_count.store(count + 1, std::memory_order_release);
+  return static_cast<DeviceType>(count);
+}
+
+const char* device_type_name(DeviceType t) {
+  if (t == DeviceType::CPU) return "cpu";
+  if (t == DeviceType::CUDA) return "cuda";
+  const RegisteredType* r = registered(static_cast<int>(t));
+  return r ? r->name : "unregistered";
+}
+
+namespace detail {
+std::optional<DeviceType> find_device_type(std::string_view name) {
+  const int count = g_type_count.load(std::memory_order_acquire);
+  for (int i = 2; i < count; ++i)
+    if (name == g_types[i].name) return static_cast<DeviceType>(i);
+  return std::nullopt;
+}
+}  // namespace detail
 
 namespace {
 Backend& untraced_backend(DeviceType type) {
   if (type == DeviceType::CPU) [[likely]]
     return cpu::cpu_backend();
+  if (type != DeviceType::CUDA) {
+    const RegisteredType* r = registered(static_cast<int>(type));
+    WICK_CHECK_T(DeviceUnavailable, r != nullptr,
+                 "backend: device type {} is neither cpu, cuda nor registered; register it with "
+                 "register_device_type first",
+                 static_cast<int>(type));
+    return *r->backend;
+  }
   Backend* b = g_cuda.load(std::memory_order_acquire);
   if (b) return *b;
   std::call_once(g_cuda_once, [] {

@@ -2,11 +2,10 @@
 
 #include <charconv>
 
+#include "device_registry.h"
 #include "wick/core/error.h"
 
 namespace wick {
-
-const char* device_type_name(DeviceType t) { return t == DeviceType::CPU ? "cpu" : "cuda"; }
 
 Device::Device(std::string_view spec) {
   auto colon = spec.find(':');
@@ -15,8 +14,13 @@ Device::Device(std::string_view spec) {
     this->type = DeviceType::CPU;
   } else if (type == "cuda") {
     this->type = DeviceType::CUDA;
+  } else if (auto registered = detail::find_device_type(type)) {
+    this->type = *registered;
   } else {
-    WICK_FAIL("Device: cannot parse \"{}\": expected \"cpu\", \"cpu:N\", \"cuda\" or \"cuda:N\"", spec);
+    WICK_FAIL(
+        "Device: cannot parse \"{}\": expected \"cpu\", \"cpu:N\", \"cuda\", \"cuda:N\" or the name of a "
+        "registered device type (register_device_type)",
+        spec);
   }
   index = 0;
   if (colon != std::string_view::npos) {

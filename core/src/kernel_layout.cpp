@@ -17,6 +17,22 @@ bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides) {
 template <int N>
 StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N]) {
   StridedLayout<N> L;
+  // Fast path, the common case of small ops: every operand row-major contiguous. The general
+  // walk below would merge all dims into one; doing it directly saves most of a small op's
+  // layout cost (the walk copies 64-entry scratch arrays).
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  if (numel > 1) {
+    bool all_contiguous = true;
+    for (int k = 0; k < N && all_contiguous; ++k) all_contiguous = is_contiguous_layout(sizes, strides[k]);
+    if (all_contiguous) {
+      L.numel = numel;
+      L.ndim = 1;
+      L.sizes[0] = numel;
+      for (int k = 0; k < N; ++k) L.strides[k][0] = 1;
+      return L;
+    }
+  }
   // Drop size-1 dims, then merge dim d into d+1 when contiguous for every operand.
   int64_t sz[64];
   int64_t st[N][64];

@@ -4,7 +4,9 @@
 // A copy within one device type is the backend's `copy` (CUDA handles peers itself). A copy
 // between device types is staged: the source is made contiguous in the destination's dtype on
 // its own device, its bytes move with copy_bytes_host (the CUDA side owns the transfer), and a
-// final same-device copy writes them into the destination's layout.
+// final same-device copy writes them into the destination's layout. Between two non-CPU types
+// (CUDA and a registered one, Note [Device registry]) no backend can reach the other's memory,
+// so the bytes go through a host tensor: each side moves them with its own copy_bytes_host.
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -31,6 +33,12 @@ void copy_(const Tensor& dst, const Tensor& src) {
     return;
   }
   // Across device types (Note [Cross-device copies]).
+  if (!sd.is_cpu() && !dd.is_cpu()) {
+    Tensor host = empty(src.sizes(), dst.dtype(), kCPU);
+    copy_(host, src);
+    copy_(dst, host);
+    return;
+  }
   Tensor s = src;
   if (s.dtype() != dst.dtype()) {
     Tensor c = empty(s.sizes(), dst.dtype(), sd);

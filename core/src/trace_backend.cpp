@@ -163,9 +163,9 @@ class TracingBackend final : public Backend {
 }  // namespace
 
 Backend& traced_backend(DeviceType type, Backend& inner) {
-  static std::once_flag once[2];
-  static TracingBackend* wrappers[2] = {nullptr, nullptr};
-  const size_t i = type == DeviceType::CPU ? 0 : 1;
+  static std::once_flag once[kMaxDeviceTypes];
+  static TracingBackend* wrappers[kMaxDeviceTypes] = {};
+  const auto i = static_cast<size_t>(type);                                   // a valid type: `inner` was found for it
   std::call_once(once[i], [&] { wrappers[i] = new TracingBackend(inner); });  // never destroyed
   return *wrappers[i];
 }

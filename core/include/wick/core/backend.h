@@ -11,6 +11,7 @@
 // linked (a weak reference, kept alive by the cuda target's `--undefined` link option); without
 // it the lookup raises "wick was built without CUDA support". No static initialisers.
 #include <cstdint>
+#include <string_view>
 
 #include "wick/core/allocator.h"
 #include "wick/core/device.h"
@@ -195,6 +196,14 @@ Backend& backend(DeviceType type);
 inline Backend& backend(Device d) { return backend(d.type); }
 /// Installs a backend (the cuda library calls this from wick_cuda_register_backend()).
 void register_backend(DeviceType type, Backend* b);
+
+/// Registers a new device type served by `backend` (Note [Device registry]) and returns it;
+/// from then on Device("name:N") parses, prints as "name:N", and every op on it runs through
+/// `backend`, which must live until the process ends. Dispatch stubs (dispatch_stub.h) start
+/// empty for the new type, so ops take their composite paths until the backend sets its own.
+/// ValueError for a malformed, built-in or already registered name; StateError when all
+/// kMaxDeviceTypes slots are taken. Thread-safe; a type cannot be unregistered.
+DeviceType register_device_type(std::string_view name, Backend& backend);
 
 /// RAII: makes a device current for the calling thread and restores the previous one.
 class DeviceGuard {

@@ -14,7 +14,18 @@
 
 namespace wick {
 
+// Note [Device registry]
+// CPU and CUDA are built in. Other device types are registered at run time by
+// register_device_type (backend.h), which hands out the values 2 .. kMaxDeviceTypes - 1 and
+// the name that Device parses and prints ("name:N"). Code above the backends never switches on
+// a device type except to ask "is it the CPU?": everything else goes through backend(type).
 enum class DeviceType : int8_t { CPU = 0, CUDA = 1 };
+
+/// How many device types can exist: CPU, CUDA and up to six registered ones.
+inline constexpr int kMaxDeviceTypes = 8;
+
+/// "cpu", "cuda", a registered type's name, or "unregistered" for any other value.
+const char* device_type_name(DeviceType t);
 
 struct Device {
   DeviceType type = DeviceType::CPU;
@@ -27,9 +38,10 @@ struct Device {
       detail::throw_error<ValueError>(
           __FILE__, __LINE__,
           fmt::format("Device: index {} is out of range for a {} device (expected 0..32767)", idx,
-                      t == DeviceType::CPU ? "cpu" : "cuda"));
+                      device_type_name(t)));
   }
-  /// Parses "cpu", "cpu:3", "cuda", "cuda:1". Throws wick::ValueError on anything else.
+  /// Parses "cpu", "cpu:3", "cuda", "cuda:1", and "name" / "name:N" for a registered device
+  /// type (Note [Device registry]). Throws wick::ValueError on anything else.
   Device(std::string_view spec);  // NOLINT(google-explicit-constructor): LibTorch allows it
   Device(const char* spec) : Device(std::string_view(spec)) {}  // NOLINT
 
@@ -43,8 +55,6 @@ struct Device {
 };
 
 inline constexpr Device kCPU{DeviceType::CPU, 0};
-
-const char* device_type_name(DeviceType t);
 
 }  // namespace wick
 

@@ -24,8 +24,8 @@
 
 namespace wick {
 
-inline constexpr size_t kDeviceTypeCount = 2;  // DeviceType::CPU, DeviceType::CUDA
-static_assert(static_cast<size_t>(DeviceType::CUDA) + 1 == kDeviceTypeCount, "a new DeviceType needs a stub slot");
+/// One slot per possible device type, registered ones included (Note [Device registry]).
+inline constexpr size_t kDeviceTypeCount = kMaxDeviceTypes;
 
 template <typename Fn>
 class DispatchStub;
@@ -41,9 +41,14 @@ class DispatchStub<R (*)(Args...)> {
   /// The op's name ("log_softmax_rows").
   const char* name() const { return name_; }
   /// Installs (or replaces) `type`'s kernel. Thread-safe.
-  void set(DeviceType type, Fn fn) { table_[slot(type)].store(fn, std::memory_order_release); }
+  void set(DeviceType type, Fn fn) {
+    WICK_CHECK(slot(type) < kDeviceTypeCount, "{}: device type {} has no stub slot", name_, static_cast<int>(type));
+    table_[slot(type)].store(fn, std::memory_order_release);
+  }
   /// `type`'s kernel, or nullptr when that backend has none.
-  Fn find(DeviceType type) const { return table_[slot(type)].load(std::memory_order_acquire); }
+  Fn find(DeviceType type) const {
+    return slot(type) < kDeviceTypeCount ? table_[slot(type)].load(std::memory_order_acquire) : nullptr;
+  }
   /// Calls `type`'s kernel; NotImplementedError naming the op and the device type when there is
   /// none (callers with a composite path use find() instead).
   R operator()(DeviceType type, Args... args) const {
@@ -56,7 +61,7 @@ class DispatchStub<R (*)(Args...)> {
   }
 
  private:
-  static size_t slot(DeviceType type) { return static_cast<size_t>(type); }
+  static size_t slot(DeviceType type) { return static_cast<size_t>(static_cast<uint8_t>(type)); }
   const char* name_;
   std::array<std::atomic<Fn>, kDeviceTypeCount> table_{};
 };
