@@ -5,8 +5,11 @@
 //   - wick's matmul of 8192^3 float32 as a fraction of a direct cuBLAS call on the same buffers;
 //   - the host time per launched op (wick add on tiny tensors), next to a bare runtime call;
 //   - the kernels a review singled out, each against the device copy of the same bytes: a sum
-//     over the outer dim (non-inner rows) and the inner dim of an 8192x8192 float32, a broadcast
-//     add of a row and of a column vector, and a tensor-scalar multiply;
+//     over the outer dim (non-inner rows, the columns kernel) and the inner dim of an 8192x8192
+//     float32 (a block per row) and over the inner dim of 2^20 rows of 64 (a warp per row), a
+//     broadcast add of a row and of a column vector (the strided kernel in 32-bit index math, and
+//     the column add again with 64-bit math forced, Note [32-bit index math]), and a
+//     tensor-scalar multiply (the scalar as a kernel argument, one launch);
 //   - conv2d forward and forward+backward at batch 64 (64->64 channels, 3x3, 56x56, float32)
 //     against a direct cuBLAS GEMM of the same implicit-GEMM shape (forward) or three of them
 //     (forward and both gradients).
@@ -28,6 +31,8 @@
 #include "wick/core/native.h"
 #include "wick/cuda/runtime.h"
 #include "wick/cuda/stream.h"
+// The index-width override of the CUDA kernels (plain C++, no CUDA header): the 64-bit baseline.
+#include "../cuda/src/launch_plan.h"
 #include "wick/nn/functional.h"
 
 namespace {
@@ -122,6 +127,13 @@ void BM_SumInnerDim(benchmark::State& state) {
 }
 BENCHMARK(BM_SumInnerDim)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 
+void BM_SumInnerManyRows(benchmark::State& state) {  // 2^20 rows of 64: a warp per row
+  constexpr int64_t kShortRows = int64_t{1} << 20, kCols = 64;
+  Tensor x = nat::ones({kShortRows, kCols}, kFloat32, kGpu);
+  bandwidth_case(state, "sum_rows64_GBps", 4.0 * kShortRows * (kCols + 1), [&] { return nat::sum(x, {1}, false); });
+}
+BENCHMARK(BM_SumInnerManyRows)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+
 void BM_BroadcastAddRow(benchmark::State& state) {  // [R, C] + [C]
   Tensor x = nat::ones({kRows, kRows}, kFloat32, kGpu), row = nat::ones({kRows}, kFloat32, kGpu);
   bandwidth_case(state, "badd_row_GBps", 4.0 * (2.0 * kRows * kRows + kRows),
@@ -135,6 +147,15 @@ void BM_BroadcastAddColumn(benchmark::State& state) {  // [R, C] + [R, 1]
                  [&] { return nat::binary(BinaryOp::Add, x, col); });
 }
 BENCHMARK(BM_BroadcastAddColumn)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
+
+void BM_BroadcastAddColumnIndex64(benchmark::State& state) {  // the same add in 64-bit index math
+  Tensor x = nat::ones({kRows, kRows}, kFloat32, kGpu), col = nat::ones({kRows, 1}, kFloat32, kGpu);
+  cuda::plan::forced_index_width() = cuda::plan::IndexWidth::Force64;
+  bandwidth_case(state, "badd_col_index64_GBps", 4.0 * (2.0 * kRows * kRows + kRows),
+                 [&] { return nat::binary(BinaryOp::Add, x, col); });
+  cuda::plan::forced_index_width() = cuda::plan::IndexWidth::Auto;
+}
+BENCHMARK(BM_BroadcastAddColumnIndex64)->UseManualTime()->Iterations(30)->Unit(benchmark::kMicrosecond);
 
 void BM_ScalarMul(benchmark::State& state) {
   Tensor x = nat::ones({kElems}, kFloat32, kGpu);
@@ -306,8 +327,10 @@ void print_summary(const SummaryReporter& rep) {
   };
   vs_copy("sum_outer_GBps", "sum over dim 0 of 8192x8192 float32 (non-inner rows)");
   vs_copy("sum_inner_GBps", "sum over dim 1 of 8192x8192 float32");
+  vs_copy("sum_rows64_GBps", "sum over dim 1 of 2^20x64 float32 (a warp per row)");
   vs_copy("badd_row_GBps", "8192x8192 + [8192] float32");
   vs_copy("badd_col_GBps", "8192x8192 + [8192, 1] float32");
+  vs_copy("badd_col_index64_GBps", "8192x8192 + [8192, 1] float32, 64-bit index math forced");
   vs_copy("scalar_mul_GBps", "2^26 float32 * 2.5");
   const double gemm = get("conv_gemm_cublas_TFLOPs");
   std::printf(

@@ -187,5 +187,7 @@ void busy_wait(Stream s, int64_t microseconds) {
 extern "C" void wick_cuda_register_backend() {
   static wick::cuda::CudaBackend* backend = new wick::cuda::CudaBackend();  // never destroyed
   wick::cuda::kernels::register_optim_stubs();  // the fused kernels' entries (Note [Dispatch stubs])
+  wick::cuda::kernels::register_binary_scalar_stub();
+  wick::cuda::kernels::register_im2col_stubs();
   wick::register_backend(wick::DeviceType::CUDA, backend);
 }

@@ -1,9 +1,17 @@
-// im2col / col2im for one contiguous image (float32, float64). col2im gathers: one thread per
+// im2col / col2im for contiguous images (float32, float64). col2im gathers: one thread per
 // image element sums every column entry that maps onto it, so no atomics and a deterministic
 // result.
+//
+// Note [Batched im2col]
+// A batch of N contiguous images [N, C, H, W] is one image of N*C planes, and their columns
+// [N, C*kh*kw, L] are that image's columns: plane p = n*C + c starts at p*H*W in the images and
+// its kh*kw rows at p*kh*kw*L in the columns. So the batched stubs are the one-image kernels
+// over N*C channels, one launch for the batch instead of one per image (conv2d, unfold2d and
+// fold2d call them through stubs::im2col_images / col2im_images, nn/src/conv_ops.cpp).
 #include "kernels.h"
 #include "launch.cuh"
 #include "wick/core/dtype.h"
+#include "wick/core/stubs.h"
 #include "window.cuh"
 
 namespace wick::cuda {
@@ -65,6 +73,25 @@ void kernels::col2im(const Im2ColArgs& g, const void* columns, void* image) {
         <<<detail::grid_for(n), detail::kBlock, 0, stream>>>(g, static_cast<const T*>(columns), static_cast<T*>(image));
     WICK_CUDA_CHECK(cudaGetLastError());
   });
+}
+
+namespace {
+Im2ColArgs over_images(const Im2ColArgs& g, int64_t images) {
+  Im2ColArgs b = g;
+  b.channels = g.channels * images;
+  return b;
+}
+void im2col_images(const Im2ColArgs& g, int64_t images, const void* image, void* columns) {
+  kernels::im2col(over_images(g, images), image, columns);
+}
+void col2im_images(const Im2ColArgs& g, int64_t images, const void* columns, void* image) {
+  kernels::col2im(over_images(g, images), columns, image);
+}
+}  // namespace
+
+void kernels::register_im2col_stubs() {
+  stubs::im2col_images.set(DeviceType::CUDA, &im2col_images);
+  stubs::col2im_images.set(DeviceType::CUDA, &col2im_images);
 }
 
 }  // namespace wick::cuda

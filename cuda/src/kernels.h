@@ -18,6 +18,12 @@ void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const K
 void binary_floating(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b);
 void binary_integral(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b);
 
+// binary_scalar_float.cu, binary_scalar_int.cu: a tensor and a scalar kernel argument (Note
+// [Scalar operands]); register_binary_scalar_stub puts the entry into stubs::binary_scalar.
+void binary_scalar_floating(BinaryOp op, const KernelTensor& out, const KernelTensor& a, double b);
+void binary_scalar_integral(BinaryOp op, const KernelTensor& out, const KernelTensor& a, double b);
+void register_binary_scalar_stub();
+
 // fill.cu: where, fill, arange
 void where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a, const KernelTensor& b);
 void fill(const KernelTensor& dst, double value);
@@ -46,9 +52,11 @@ void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, 
 void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index);
 void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src);
 
-// im2col.cu
+// im2col.cu; register_im2col_stubs puts the batched forms into stubs::im2col_images and
+// stubs::col2im_images (Note [Batched im2col]).
 void im2col(const Im2ColArgs& g, const void* image, void* columns);
 void col2im(const Im2ColArgs& g, const void* columns, void* image);
+void register_im2col_stubs();
 
 // max_pool.cu
 void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices);

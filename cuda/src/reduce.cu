@@ -1,35 +1,20 @@
-// Reductions (sum, prod, max, min) over any set of dims (Note [Reductions] in docs/cuda.md).
-//
-// The input's dims split into kept dims (the output's) and reduced dims; each side is coalesced
-// into its own layout. Many outputs with short rows: one thread per output. Otherwise one block
-// per (output, slice of its row) with a shared-memory tree, and when a row is split a second
-// pass combines the slices. Accumulation is in double for float32 (as on the CPU) and int64 for
-// bool, and max/min propagate NaN.
+// Reductions (sum, prod, max, min) over any set of dims (Note [Reductions] in launch_plan.h and
+// docs/cuda.md): the plan, the kernel choice, and the thread- and block-per-output kernels; the
+// warp and columns kernels are in reduce_warp.cu and reduce_columns.cu. Accumulation is in
+// double for float32 (as on the CPU) and int64 for bool, and max/min propagate NaN.
 #include <limits>
 
 #include "caching_allocator.h"
 #include "kernels.h"
-#include "launch.cuh"
-#include "wick/core/accumulate_type.h"
+#include "reduce.cuh"
 #include "wick/core/dtype.h"
 #include "wick/cuda/runtime.h"
 
 namespace wick::cuda {
 
 namespace {
-// Note [Reduction rules] (wick/core/reduce_functors.h): the CPU's identity and combine.
-template <typename A, ReduceOp Op>
-struct Combine {
-  __device__ __forceinline__ static A init() { return math::ReduceRule<A, Op>::identity(); }
-  __device__ __forceinline__ static A apply(A r, A v) { return math::ReduceRule<A, Op>::combine(r, v); }
-};
-
-// Offsets of the kept (outer) dims: operand 0 = out, operand 1 = in. Inner: the reduced dims of in.
-struct ReducePlan {
-  detail::DeviceLayout<2> outer;
-  detail::DeviceLayout<1> inner;
-  int64_t outer_n = 1, inner_n = 1;
-};
+using detail::Combine;
+using detail::ReducePlan;
 
 template <typename T, typename A, ReduceOp Op>
 __global__ void reduce_thread_kernel(ReducePlan p, T* out, const T* in) {
@@ -81,18 +66,6 @@ __global__ void reduce_block_kernel(ReducePlan p, T* out, const T* in, A* partia
   }
 }
 
-template <typename T, typename A, ReduceOp Op>
-__global__ void reduce_finish_kernel(ReducePlan p, T* out, const A* partials, int64_t splits) {
-  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
-  for (int64_t o = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; o < p.outer_n; o += step) {
-    int64_t oo[2];
-    p.outer.offsets(o, oo);
-    A r = Combine<A, Op>::init();
-    for (int64_t s = 0; s < splits; ++s) r = Combine<A, Op>::apply(r, partials[o * splits + s]);
-    out[oo[0]] = static_cast<T>(r);
-  }
-}
-
 ReducePlan make_plan(const KernelTensor& out, const KernelTensor& in) {
   DimVector kept_sizes, kept_out, kept_in, red_sizes, red_in;
   for (size_t d = 0; d < in.sizes.size(); ++d) {
@@ -126,18 +99,24 @@ void launch_reduce(const ReducePlan& p, const KernelTensor& out, const KernelTen
   cudaStream_t stream = detail::current_raw_stream();
   const int device = detail::current_device_fast();
   const int sms = get_device_properties(device).multi_processor_count;
-  const int64_t wide = static_cast<int64_t>(sms) * 2 * detail::kBlock;
-  if (p.inner_n <= 32 || p.outer_n >= wide) {
-    reduce_thread_kernel<T, A, Op><<<detail::grid_for(p.outer_n), detail::kBlock, 0, stream>>>(p, po, pi);
-    WICK_CUDA_CHECK(cudaGetLastError());
-    return;
+  const bool row_contiguous = p.inner.ndim > 0 && p.inner.strides[0][0] == 1;
+  const bool outputs_contiguous = p.outer.ndim > 0 && p.outer.strides[1][0] == 1;
+  const plan::ReduceLaunch l = plan::choose_reduce(p.outer_n, p.inner_n, row_contiguous, outputs_contiguous, sms);
+  switch (l.path) {
+    case plan::ReducePath::Thread:
+      reduce_thread_kernel<T, A, Op><<<detail::grid_for(p.outer_n), detail::kBlock, 0, stream>>>(p, po, pi);
+      WICK_CUDA_CHECK(cudaGetLastError());
+      return;
+    case plan::ReducePath::Warp:
+      detail::launch_reduce_warp<T, Op>(p, po, pi);
+      return;
+    case plan::ReducePath::Columns:
+      detail::launch_reduce_columns<T, Op>(p, l, device, po, pi);
+      return;
+    case plan::ReducePath::Block:
+      break;
   }
-  // Split long rows so that about 4 blocks per SM run, each over at least 4096 elements.
-  const int64_t target_blocks = static_cast<int64_t>(sms) * 4;
-  int64_t splits = (target_blocks + p.outer_n - 1) / p.outer_n;
-  const int64_t max_splits = (p.inner_n + 4095) / 4096;
-  splits = std::max<int64_t>(1, std::min<int64_t>({splits, max_splits, 65535}));
-  const int64_t chunk = (p.inner_n + splits - 1) / splits;
+  const int64_t splits = l.splits, chunk = l.chunk;
   const dim3 grid(static_cast<unsigned>(std::min<int64_t>(p.outer_n, int64_t{1} << 20)), static_cast<unsigned>(splits));
   if (splits == 1) {
     reduce_block_kernel<T, A, Op><<<grid, detail::kBlock, 0, stream>>>(p, po, pi, nullptr, chunk);
@@ -148,7 +127,7 @@ void launch_reduce(const ReducePlan& p, const KernelTensor& out, const KernelTen
   A* pp = static_cast<A*>(partials.data());
   reduce_block_kernel<T, A, Op><<<grid, detail::kBlock, 0, stream>>>(p, po, pi, pp, chunk);
   WICK_CUDA_CHECK(cudaGetLastError());
-  reduce_finish_kernel<T, A, Op><<<detail::grid_for(p.outer_n), detail::kBlock, 0, stream>>>(p, po, pp, splits);
+  detail::reduce_finish_kernel<T, A, Op><<<detail::grid_for(p.outer_n), detail::kBlock, 0, stream>>>(p, po, pp, splits);
   WICK_CUDA_CHECK(cudaGetLastError());
 }
 }  // namespace
