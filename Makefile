@@ -17,7 +17,10 @@ DOCS_PACKAGES := graphviz
 FORMAT_PACKAGES := clang-format-14
 FUZZ_SECONDS ?= 600
 
-RANKS ?= 2
+# make demo-ddp's processes: one per GPU where nvidia-smi lists GPUs (the demo then picks the
+# nccl backend), else 2 CPU processes (mpi).
+GPUS := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
+RANKS ?= $(if $(filter-out 0,$(GPUS)),$(GPUS),2)
 MPIRUN := mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none
 
 .PHONY: all deps demo-deps demo-gpt-deps configure build test demo demo-ddp demo-gpt bench fuzz docs format format-check clean
@@ -47,8 +50,9 @@ demo: demo-deps
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo
 	@$(BUILD_DIR)/examples/demo $(ARGS)
 
-# The demo with DistributedDataParallel over RANKS (default 2) CPU processes on this machine,
-# launched by mpirun (docs/distributed.md; ARGS as for `make demo`, e.g. ARGS=--resume).
+# The demo with DistributedDataParallel over RANKS processes on this machine, launched by mpirun
+# (docs/distributed.md; ARGS as for `make demo`, e.g. ARGS=--resume): one per GPU with the nccl
+# backend on a GPU machine, else 2 CPU processes with mpi.
 demo-ddp: demo-deps
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target demo

@@ -136,7 +136,10 @@ std::pair<double, double> evaluate(nn::Module& model, const data::Split& test, D
 }
 
 int run(Options o) {
-  // A DDP job: one process per rank, each on cpu:0 with its share of every batch.
+  // A DDP job: one process per rank with its share of every batch. The backend follows the
+  // device (Note [One device per process]): on a GPU machine nccl, each process on its own GPU
+  // (cuda:(local rank % GPUs)); otherwise mpi, each process on cpu:0. --devices cpu:0 keeps a GPU
+  // machine on the CPU.
   int rank = 0, world = 1, local_ranks = 1;
   SumOverRanks sum_over_ranks = [](std::vector<double>&) {};
 #if WICK_WITH_DISTRIBUTED
@@ -144,15 +147,17 @@ int run(Options o) {
   if (o.ddp) {
     distributed::InitOptions init;
     init.timeout = std::chrono::milliseconds(static_cast<int64_t>(o.timeout * 1000));
+    const bool want_gpu = o.devices.empty() ? distributed::nccl_unavailable_reason().empty() : o.devices[0].is_cuda();
+    init.backend = distributed::default_backend(want_gpu ? Device(DeviceType::CUDA, 0) : kCPU);
     group = distributed::init_process_group(init);
     rank = group->rank();
     world = group->size();
     if (const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE")) local_ranks = std::max(1, std::atoi(local));
-    o.devices = {Device("cpu:0")};
+    o.devices = {group->device()};
     sum_over_ranks = [group](std::vector<double>& v) {
-      Tensor t = from_blob(v.data(), {static_cast<int64_t>(v.size())}, kFloat64);
+      Tensor t = from_blob(v.data(), {static_cast<int64_t>(v.size())}, kFloat64).to(group->device());
       group->all_reduce(t)->wait();
-      v = t.to_vector<double>();
+      v = t.to(kCPU).to_vector<double>();
     };
   }
 #else
@@ -248,7 +253,12 @@ int run(Options o) {
                 o.data.c_str());
   std::string devices;
   for (const auto& d : o.devices) devices += (devices.empty() ? "" : ",") + d.str();
-  if (world > 1) devices = fmt::format("cpu:0 of each of {} processes", world);
+#if WICK_WITH_DISTRIBUTED
+  if (group)
+    devices = group->backend_name() == "nccl"
+                  ? fmt::format("one GPU per process ({} on rank 0) of {} processes, nccl", device.str(), world)
+                  : fmt::format("cpu:0 of each of {} processes, mpi", world);
+#endif
   if (lead)
     std::printf("model: %zu parameters, %s lr %g (cosine over %lld epochs), batch %lld, %d thread(s), %s %s%s\n",
                 nparams, o.optimizer.c_str(), o.lr, static_cast<long long>(o.epochs),

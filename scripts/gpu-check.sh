@@ -5,7 +5,8 @@
 #   1. detects the GPU architecture (nvidia-smi --query-gpu=compute_cap);
 #   2. configures a fresh build for exactly that architecture and builds, with all cores, the GPU
 #      test and benchmark executables;
-#   3. runs every GPU test (test_cuda) and the GPU benchmarks (bench_cuda);
+#   3. runs every GPU test (test_cuda; test_distributed_gpu under mpirun -np 1 when MPI is
+#      installed) and the GPU benchmarks (bench_cuda);
 #   4. builds everything else and runs the rest of the ctest suite;
 #   5. writes every log to OUTDIR and prints a short table last.
 # GPU results come first so that a slow or broken unrelated target cannot hide them.
@@ -119,6 +120,25 @@ else
   row "test_cuda" "NOT BUILT" "see build-gpu.log"
 fi
 
+# ---- 3b. the nccl backend and DDP on CUDA: one process under mpirun (built only with MPI) ----
+TEST_NCCL_OK=1
+if [ "$CONFIGURE_RC" -eq 0 ] && grep -q "/test_distributed_gpu.dir" "$BUILD/CMakeFiles/TargetDirectories.txt" 2>/dev/null; then
+  run_step build-nccl 120 cmake --build "$BUILD" -j "$JOBS" --target test_distributed_gpu
+  if [ -x "$BUILD/tests/test_distributed_gpu" ]; then
+    run_step test_nccl 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
+      --mca btl_vader_single_copy_mechanism none -np 1 "$BUILD/tests/test_distributed_gpu" --durations yes
+    rc=$STEP_RC
+    detail=$(grep -E "^(All tests passed|test cases:)" "$OUT/test_nccl.log" | tail -n 1 | tr -s ' ')
+    [ "$rc" -eq 0 ] && status=PASS || { status=FAIL; TEST_NCCL_OK=0; }  # 77 (skipped) fails here too
+    row "test_nccl (np 1)" "$status" "${detail:-no summary (exit $rc; see test_nccl.log)} (${STEP_SECS}s)"
+  else
+    TEST_NCCL_OK=0
+    row "test_nccl (np 1)" "NOT BUILT" "see build-nccl.log"
+  fi
+else
+  row "test_nccl (np 1)" "NOT BUILT" "wick_distributed needs MPI (openmpi-bin libopenmpi-dev)"
+fi
+
 # ---- 4. GPU benchmarks ----
 if [ -x "$BUILD/benchmarks/bench_cuda" ]; then
   run_step bench_cuda 120 "$BUILD/benchmarks/bench_cuda" --benchmark_out="$OUT/bench_cuda.json" \
@@ -164,5 +184,5 @@ TOTAL=$(elapsed)
   for r in "${ROWS[@]}"; do echo "$r"; done
 } | tee "$OUT/summary.txt"
 
-[ "$TEST_CUDA_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && exit 0
+[ "$TEST_CUDA_OK" -eq 1 ] && [ "$TEST_NCCL_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && exit 0
 exit 1

@@ -26,13 +26,28 @@ std::string shape_str(const int64_t* row) {
   return s + (row[2] > 4 ? ", ...]" : "]");
 }
 
+// Note [Bookkeeping on the group's device]
+// DDP's own small collectives (the parameter descriptions checked at construction, join's
+// flags and iteration counts, the used-parameter map of find_unused_parameters) are built on
+// the CPU, copied to ProcessGroup::device() for the collective (a no-op copy for the mpi
+// backend, a small transfer for nccl, which moves CUDA tensors only) and read back on the CPU.
+// The buckets themselves live on their parameters' device and never leave it.
+
+// Every rank's copy of the CPU tensor `mine`, gathered through the group's device (Note
+// [Bookkeeping on the group's device]); the results are on the CPU.
+std::vector<Tensor> gather_on_cpu(ProcessGroup& group, const Tensor& mine) {
+  const Device dev = group.device();
+  std::vector<Tensor> all;
+  for (int r = 0; r < group.size(); ++r) all.push_back(empty(mine.sizes(), TensorOptions(mine.dtype()).device(dev)));
+  group.all_gather(all, mine.to(dev))->wait();
+  for (auto& t : all) t = t.to(kCPU);
+  return all;
+}
+
 void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
                             const std::vector<std::string>& names) {
   const int world = group.size();
-  Tensor count = full({1}, static_cast<int64_t>(params.size()), kInt64);
-  std::vector<Tensor> counts;
-  for (int r = 0; r < world; ++r) counts.push_back(empty({1}, kInt64));
-  group.all_gather(counts, count)->wait();
+  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, static_cast<int64_t>(params.size()), kInt64));
   for (int r = 1; r < world; ++r)
     WICK_CHECK(counts[r].item<int64_t>() == counts[0].item<int64_t>(),
                "DistributedDataParallel: rank {} has {} parameters that require grad but rank 0 has {}; every rank "
@@ -50,9 +65,7 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
     row[3] = p.numel();
     for (int64_t d = 0; d < p.dim() && d < 4; ++d) row[4 + d] = p.size(d);
   }
-  std::vector<Tensor> all;
-  for (int r = 0; r < world; ++r) all.push_back(empty(mine.sizes(), kInt64));
-  group.all_gather(all, mine)->wait();
+  const std::vector<Tensor> all = gather_on_cpu(group, mine);
   const int64_t* ref = all[0].data_ptr<int64_t>();
   for (int r = 1; r < world; ++r) {
     const int64_t* other = all[r].data_ptr<int64_t>();
@@ -142,8 +155,9 @@ void DistributedDataParallel::enable_join() {
 }
 
 void DistributedDataParallel::announce_active() {
-  Tensor flags = from_blob(std::vector<int64_t>{1, reducer_->sync() ? 1 : 0}.data(), {2}, kInt64);
-  options_.process_group->all_reduce(flags)->wait();
+  ProcessGroup& group = *options_.process_group;
+  Tensor flags = from_blob(std::vector<int64_t>{1, reducer_->sync() ? 1 : 0}.data(), {2}, kInt64).to(group.device());
+  group.all_reduce(flags)->wait();
   ++trained_iterations_;
 }
 
@@ -151,16 +165,14 @@ void DistributedDataParallel::join() {
   WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
   ProcessGroup& group = *options_.process_group;
   for (;;) {
-    Tensor flags = zeros({2}, kInt64);
+    Tensor flags = zeros({2}, TensorOptions(kInt64).device(group.device()));
     group.all_reduce(flags)->wait();
-    const auto f = flags.to_vector<int64_t>();
+    const auto f = flags.to(kCPU).to_vector<int64_t>();
     if (f[0] == 0) break;  // every rank has joined
     if (options_.broadcast_buffers) sync_buffers();
     if (f[1] > 0) reducer_->shadow_backward();
   }
-  std::vector<Tensor> counts;
-  for (int r = 0; r < group.size(); ++r) counts.push_back(empty({1}, kInt64));
-  group.all_gather(counts, full({1}, trained_iterations_, kInt64))->wait();
+  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));
   int source = 0;
   for (int r = 0; r < group.size(); ++r)
     if (counts[r].item<int64_t>() >= counts[source].item<int64_t>()) source = r;

@@ -1,17 +1,24 @@
 #include "wick/distributed/init.h"
 
+#include <functional>
 #include <mutex>
 
 #include "mpi_process_group.h"
+#include "wick/config.h"
 #include "wick/core/error.h"
+#include "wick/distributed/backend_choice.h"
+#if WICK_WITH_CUDA
+#include "nccl_process_group.h"
+#endif
 
 namespace wick::distributed {
 
 namespace {
 
 std::mutex g_mutex;
-std::shared_ptr<detail::MpiProcessGroup> g_group;
-bool g_ever_started = false;  // MPI starts once per process
+std::shared_ptr<ProcessGroup> g_group;
+std::function<void()> g_shutdown;  // the backend's shutdown(): finishes its work, finalizes MPI
+bool g_ever_started = false;       // MPI starts once per process
 
 }  // namespace
 
@@ -24,12 +31,30 @@ std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
   WICK_CHECK_STATE(!g_ever_started,
                    "init_process_group: a process group was destroyed earlier in this process, and MPI cannot be "
                    "started twice in one process; keep one group for the life of the program");
-  WICK_CHECK_NOT_IMPLEMENTED(options.backend != "nccl",
-                             "init_process_group: the nccl backend is not built yet (docs/distributed.md); use \"mpi\" "
-                             "with CPU tensors");
-  WICK_CHECK(options.backend == "mpi", "init_process_group: unknown backend \"{}\"; expected \"mpi\"", options.backend);
+  WICK_CHECK(options.backend == "mpi" || options.backend == "nccl",
+             "init_process_group: unknown backend \"{}\"; expected \"mpi\" (CPU tensors) or \"nccl\" (CUDA tensors)",
+             options.backend);
+  WICK_CHECK(options.timeout.count() > 0, "init_process_group: the timeout must be positive, got {} ms",
+             options.timeout.count());
+  if (options.backend == "nccl") {
+    // Checked before MPI starts, so the program may still fall back to "mpi".
+    const std::string why = nccl_unavailable_reason();
+    WICK_CHECK_T(DeviceUnavailable, why.empty(),
+                 "init_process_group: the nccl backend cannot start: {}; use backend \"mpi\" with CPU tensors "
+                 "(default_backend(device) picks the backend for a device)",
+                 why);
+#if WICK_WITH_CUDA
+    g_ever_started = true;
+    auto group = std::make_shared<detail::NcclProcessGroup>(options.timeout);
+    g_shutdown = [group] { group->shutdown(); };
+    g_group = group;
+    return g_group;
+#endif
+  }
   g_ever_started = true;
-  g_group = std::make_shared<detail::MpiProcessGroup>(options.timeout);
+  auto group = std::make_shared<detail::MpiProcessGroup>(options.timeout);
+  g_shutdown = [group] { group->shutdown(); };
+  g_group = group;
   return g_group;
 }
 
@@ -52,13 +77,14 @@ int get_rank() { return default_group().rank(); }
 int get_world_size() { return default_group().size(); }
 
 void destroy_process_group() {
-  std::shared_ptr<detail::MpiProcessGroup> group;
+  std::function<void()> shutdown;
   {
     std::lock_guard<std::mutex> lock(g_mutex);
-    group = std::move(g_group);
     g_group.reset();
+    shutdown = std::move(g_shutdown);
+    g_shutdown = nullptr;
   }
-  if (group) group->shutdown();
+  if (shutdown) shutdown();
 }
 
 }  // namespace wick::distributed

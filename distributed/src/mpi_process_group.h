@@ -38,6 +38,7 @@ class MpiProcessGroup final : public ProcessGroup {
   int size() const override { return size_; }
   std::string backend_name() const override { return "mpi"; }
   std::chrono::milliseconds timeout() const override { return timeout_; }
+  Device device() const override { return kCPU; }
 
   std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override;
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int root) override;

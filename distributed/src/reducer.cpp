@@ -194,11 +194,12 @@ void Reducer::finalize_backward() {
       if (!ready_[i]) mark_ready_locked(i, false);
   std::vector<double> global_used;
   if (find_unused_) {
-    Tensor used = empty({static_cast<int64_t>(params_.size())}, kFloat64);
-    double* u = used.data_ptr<double>();
-    for (size_t i = 0; i < params_.size(); ++i) u[i] = used_[i] ? 1.0 : 0.0;
+    std::vector<double> mine(params_.size());
+    for (size_t i = 0; i < params_.size(); ++i) mine[i] = used_[i] ? 1.0 : 0.0;
+    // Staged on the group's device (Note [Bookkeeping on the group's device]).
+    Tensor used = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kFloat64).to(group_->device());
     group_->all_reduce(used, ReduceOp::Sum)->wait();
-    global_used.assign(u, u + params_.size());
+    global_used = used.to(kCPU).to_vector<double>();
   }
   const auto wait_start = Clock::now();
   std::exception_ptr failure;
@@ -238,7 +239,9 @@ void Reducer::shadow_backward() {
     b.flat.zero_();
     works.push_back(group_->all_reduce(b.flat, ReduceOp::Sum));
   }
-  if (find_unused_) works.push_back(group_->all_reduce(zeros({static_cast<int64_t>(params_.size())}, kFloat64)));
+  if (find_unused_)
+    works.push_back(group_->all_reduce(
+        zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device()))));
   for (auto& w : works) w->wait();
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 // wick::distributed: process groups and DistributedDataParallel (docs/distributed.md).
+#include "wick/distributed/backend_choice.h"
 #include "wick/distributed/bucketing.h"
 #include "wick/distributed/distributed_data_parallel.h"
 #include "wick/distributed/init.h"

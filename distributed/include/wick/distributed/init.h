@@ -10,7 +10,8 @@
 namespace wick::distributed {
 
 struct InitOptions {
-  /// "mpi" (CPU tensors). "nccl" is not built yet (docs/distributed.md).
+  /// "mpi" (CPU tensors) or "nccl" (CUDA tensors, one GPU per process: cuda:(local rank %
+  /// device count)). default_backend(device) (backend_choice.h) picks one for a device.
   std::string backend = "mpi";
   /// How long one collective may take before the job is aborted (Note [Collectives and their
   /// contract]). torch's NCCL default.
@@ -21,7 +22,9 @@ struct InitOptions {
 /// srun, or any PMIx launcher) MPI_Init reads them from the environment it set up; a process
 /// started without a launcher is rank 0 of 1. StateError when a group is already running or
 /// one was destroyed before (MPI cannot start twice in one process); ValueError for an unknown
-/// backend; BackendError when MPI fails to start.
+/// backend; DeviceUnavailable for "nccl" when wick was built without CUDA or the machine has no
+/// GPU (raised before MPI starts, so the program may fall back to "mpi"); BackendError when MPI
+/// or NCCL fail to start.
 std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options = {});
 
 /// True between init_process_group() and destroy_process_group().

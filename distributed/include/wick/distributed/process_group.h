@@ -54,6 +54,11 @@ class ProcessGroup {
   virtual std::string backend_name() const = 0;
   /// How long one collective may take before the job is aborted.
   virtual std::chrono::milliseconds timeout() const = 0;
+  /// The device whose tensors the collectives move: the CPU for "mpi", this rank's GPU for
+  /// "nccl" (Note [One device per process]). Not in torch's ProcessGroup (its backends take any
+  /// device of their kind); wick's groups are bound to one device, and DistributedDataParallel
+  /// stages its bookkeeping tensors there.
+  virtual Device device() const = 0;
 
   /// Reduces `tensor` element-wise over every rank, in place on every rank.
   virtual std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum) = 0;

@@ -1,0 +1,64 @@
+#include "wick/distributed/backend_choice.h"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+
+#include "wick/config.h"
+#include "wick/core/error.h"
+#if WICK_WITH_CUDA
+#include "wick/cuda/runtime.h"
+#endif
+
+namespace wick::distributed {
+
+std::string default_backend(Device device) { return device.is_cuda() ? "nccl" : "mpi"; }
+
+std::string nccl_unavailable_reason() {
+#if WICK_WITH_CUDA
+  if (cuda::device_count() > 0) return "";
+  return fmt::format("this machine has no CUDA device ({})", cuda::unavailable_reason());
+#else
+  return "wick was built without CUDA (CMake found no CUDA toolkit, or WICK_CUDA=OFF)";
+#endif
+}
+
+int local_rank_from_environment() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
+    const char* v = std::getenv(name);
+    if (v == nullptr || *v == '\0') continue;
+    char* end = nullptr;
+    const long r = std::strtol(v, &end, 10);
+    if (end != nullptr && *end == '\0' && r >= 0) return static_cast<int>(r);
+  }
+  return -1;
+}
+
+Device nccl_device_for_local_rank(int local_rank, int device_count) {
+  WICK_CHECK(device_count >= 1, "nccl backend: {} CUDA devices; the nccl backend needs at least one", device_count);
+  WICK_CHECK(local_rank >= 0, "nccl backend: local rank {} is negative", local_rank);
+  return Device(DeviceType::CUDA, local_rank % device_count);
+}
+
+void check_collective_device(std::string_view op, const Tensor& t, Device group_device, std::string_view backend) {
+  WICK_CHECK(t.defined(), "{}: the tensor is undefined; pass a tensor on {} (the {} backend's device on this rank)", op,
+             group_device, backend);
+  if (t.device() == group_device) return;
+  const std::string shape = fmt::format("[{}]", fmt::join(t.sizes(), ", "));
+  if (group_device.is_cuda() && !t.is_cuda())
+    WICK_FAIL(
+        "{}: the {} backend moves CUDA tensors, but the tensor ({} {}) is on {}; this rank's device is {}: "
+        "move it with .to(\"{}\"), or use the mpi backend for CPU tensors",
+        op, backend, t.dtype(), shape, t.device(), group_device, group_device);
+  if (!group_device.is_cuda())
+    WICK_FAIL(
+        "{}: the {} backend moves CPU tensors, but the tensor ({} {}) is on {}; use the nccl backend for CUDA "
+        "tensors or move it with .to(kCPU)",
+        op, backend, t.dtype(), shape, t.device());
+  WICK_FAIL(
+      "{}: the tensor ({} {}) is on {}, but this rank's device is {} (one device per process: rank r uses "
+      "cuda:(local rank % device count)); move it with .to(\"{}\")",
+      op, t.dtype(), shape, t.device(), group_device, group_device);
+}
+
+}  // namespace wick::distributed
