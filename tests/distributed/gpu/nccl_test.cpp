@@ -100,7 +100,7 @@ TEST_CASE("nccl group: the collective sees the caller's queued work and the call
 TEST_CASE("nccl group: non-contiguous tensors are staged and written back", "[nccl]") {
   auto& g = group();
   const int n = g.size();
-  Tensor m = arange(6, on_gpu(kFloat64)).view({2, 3}).t();  // [3, 2], not contiguous
+  Tensor m = arange(6, TensorOptions(kFloat64)).to(group().device()).view({2, 3}).t();  // [3, 2], not contiguous
   REQUIRE_FALSE(m.is_contiguous());
   g.all_reduce(m)->wait();
   CHECK(host<double>(m.contiguous()) == std::vector<double>{0.0 * n, 3.0 * n, 1.0 * n, 4.0 * n, 2.0 * n, 5.0 * n});
