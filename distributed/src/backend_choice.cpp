@@ -40,25 +40,32 @@ Device nccl_device_for_local_rank(int local_rank, int device_count) {
   return Device(DeviceType::CUDA, local_rank % device_count);
 }
 
+std::string collective_device_problem(std::string_view op, DType dtype, const std::vector<int64_t>& sizes,
+                                      Device tensor_device, Device group_device, std::string_view backend) {
+  if (tensor_device == group_device) return "";
+  const std::string what = fmt::format("{} [{}]", dtype, fmt::join(sizes, ", "));
+  if (group_device.is_cuda() && !tensor_device.is_cuda())
+    return fmt::format(
+        "{}: the {} backend moves CUDA tensors, but the tensor ({}) is on {}; this rank's device is {}: move it "
+        "with .to(\"{}\"), or use the mpi backend for CPU tensors",
+        op, backend, what, tensor_device, group_device, group_device);
+  if (!group_device.is_cuda())
+    return fmt::format(
+        "{}: the {} backend moves CPU tensors, but the tensor ({}) is on {}; use the nccl backend for CUDA tensors "
+        "or move it with .to(kCPU)",
+        op, backend, what, tensor_device);
+  return fmt::format(
+      "{}: the tensor ({}) is on {}, but this rank's device is {} (one device per process: local rank r uses "
+      "cuda:(r % device count)); move it with .to(\"{}\")",
+      op, what, tensor_device, group_device, group_device);
+}
+
 void check_collective_device(std::string_view op, const Tensor& t, Device group_device, std::string_view backend) {
   WICK_CHECK(t.defined(), "{}: the tensor is undefined; pass a tensor on {} (the {} backend's device on this rank)", op,
              group_device, backend);
-  if (t.device() == group_device) return;
-  const std::string shape = fmt::format("[{}]", fmt::join(t.sizes(), ", "));
-  if (group_device.is_cuda() && !t.is_cuda())
-    WICK_FAIL(
-        "{}: the {} backend moves CUDA tensors, but the tensor ({} {}) is on {}; this rank's device is {}: "
-        "move it with .to(\"{}\"), or use the mpi backend for CPU tensors",
-        op, backend, t.dtype(), shape, t.device(), group_device, group_device);
-  if (!group_device.is_cuda())
-    WICK_FAIL(
-        "{}: the {} backend moves CPU tensors, but the tensor ({} {}) is on {}; use the nccl backend for CUDA "
-        "tensors or move it with .to(kCPU)",
-        op, backend, t.dtype(), shape, t.device());
-  WICK_FAIL(
-      "{}: the tensor ({} {}) is on {}, but this rank's device is {} (one device per process: rank r uses "
-      "cuda:(local rank % device count)); move it with .to(\"{}\")",
-      op, t.dtype(), shape, t.device(), group_device, group_device);
+  const std::string problem =
+      collective_device_problem(op, t.dtype(), t.sizes().vec(), t.device(), group_device, backend);
+  WICK_CHECK(problem.empty(), "{}", problem);
 }
 
 }  // namespace wick::distributed

@@ -86,6 +86,15 @@ TEST_CASE("backend choice: a tensor on the wrong device is refused with both dev
   CHECK_THROWS_WITH(distributed::check_collective_device("broadcast", Tensor(), gpu, "nccl"),
                     Contains("broadcast") && Contains("undefined") && Contains("cuda:1"));
   CHECK_NOTHROW(distributed::check_collective_device("all_gather", cpu, kCPU, "mpi"));
+
+  // The cases that need CUDA tensors, through the message itself.
+  const Device gpu0(DeviceType::CUDA, 0);
+  const std::string other_gpu = distributed::collective_device_problem("all_gather", kFloat64, {4}, gpu0, gpu, "nccl");
+  CHECK_THAT(other_gpu, Contains("all_gather") && Contains("float64 [4]") && Contains("is on cuda:0") &&
+                            Contains("this rank's device is cuda:1") && Contains("local rank"));
+  const std::string cuda_to_mpi = distributed::collective_device_problem("broadcast", kInt64, {}, gpu0, kCPU, "mpi");
+  CHECK_THAT(cuda_to_mpi, Contains("broadcast") && Contains("mpi backend moves CPU tensors") && Contains("cuda:0"));
+  CHECK(distributed::collective_device_problem("all_reduce", kFloat32, {1}, gpu, gpu, "nccl").empty());
 }
 
 TEST_CASE("backend choice: nccl without CUDA or without a GPU is a clear error before MPI starts", "[backend]") {

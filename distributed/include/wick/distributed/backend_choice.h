@@ -11,6 +11,7 @@
 // ranks of one communicator on one GPU, so such a job fails at start-up with NCCL's message).
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "wick/core/device.h"
 #include "wick/core/tensor.h"
@@ -32,6 +33,12 @@ int local_rank_from_environment();
 /// The device rank `local_rank` of a machine with `device_count` GPUs uses: cuda:(local_rank %
 /// device_count). ValueError when device_count < 1 or local_rank < 0.
 Device nccl_device_for_local_rank(int local_rank, int device_count);
+
+/// Why a tensor of `dtype` and `sizes` on `tensor_device` cannot take part in collective `op`
+/// of a `backend` group whose tensors live on `group_device` ("" when it can): the message
+/// check_collective_device raises.
+std::string collective_device_problem(std::string_view op, DType dtype, const std::vector<int64_t>& sizes,
+                                      Device tensor_device, Device group_device, std::string_view backend);
 
 /// Raises ValueError, naming `op`, `backend`, the tensor's dtype, shape and device and
 /// `group_device`, when `t` is undefined or not on `group_device` (a CPU tensor handed to the
