@@ -8,6 +8,7 @@
 #include "cuda_test_util.h"
 #include "launch_plan.h"
 #include "wick/autograd/functions.h"
+#include "wick/core/trace.h"
 #include "wick/nn/functional.h"
 
 using namespace wick;
@@ -25,6 +26,14 @@ struct PathCase {
 
 // Shapes for a device of `sms` SMs (the warp path needs >= 2 x 256 outputs per SM). The sizes
 // below are the contiguous [rows, cols] inputs; reduce over dim 0 is outer, over dim 1 inner.
+// Events named exactly `name` in a trace's JSON.
+size_t count_events(const std::string& json, const std::string& name) {
+  const std::string key = "\"name\": \"" + name + "\"";
+  size_t n = 0;
+  for (size_t p = json.find(key); p != std::string::npos; p = json.find(key, p + 1)) ++n;
+  return n;
+}
+
 std::vector<PathCase> path_cases(int sms) {
   const int64_t wide = int64_t{sms} * 2 * plan::kReduceBlock;
   return {
@@ -168,4 +177,30 @@ TEST_CASE("avg_pool2d through batched im2col and col2im matches the CPU, forward
   Tensor y_c = run(kCPU, gx_c), y_g = run(gpu(), gx_g);
   check_close(y_g, y_c, 1e-12, 1e-12, "avg_pool2d");
   check_close(gx_g, gx_c, 1e-12, 1e-12, "avg_pool2d grad");
+}
+
+TEST_CASE("a tensor-scalar op and conv2d's im2col and weight gradient launch once per batch", "[cuda][conv]") {
+  Tensor x = to_gpu(random_cpu({64, 33}, kFloat32));
+  std::string json;
+  {
+    profiler::Trace trace;
+    Tensor y = native::binary(BinaryOp::Mul, x, Scalar(2.5));
+    json = trace.stop();
+  }
+  CHECK(count_events(json, "stub:binary_scalar") == 1);
+  CHECK(count_events(json, "fill") == 0);
+  CHECK(count_events(json, "binary:mul") == 0);
+  // Batch 8, 2 groups, only the weight needs a gradient: 2 GEMMs forward (one per group) and 2
+  // for the weight gradient (strided-batched over the images), instead of 8 x 2 batch-1 GEMMs.
+  Tensor xi = to_gpu(random_cpu({8, 4, 9, 9}, kFloat32));
+  Tensor w = to_gpu(random_cpu({6, 2, 3, 3}, kFloat32)).requires_grad_(true);
+  {
+    profiler::Trace trace;
+    wick::sum(F::conv2d(xi, w, {}, 1, 1, 1, 2)).backward();
+    json = trace.stop();
+  }
+  CHECK(count_events(json, "stub:im2col_images") == 1);
+  CHECK(count_events(json, "im2col") == 0);
+  CHECK(count_events(json, "gemm") == 4);
+  REQUIRE(w.grad().defined());
 }
