@@ -4,9 +4,11 @@
 // every misuse of the registry is a typed error.
 #include <wick/wick.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include "support/allclose.h"
+#include "support/devices.h"
 #include "support/mirror_backend.h"
 #include "wick/core/stubs.h"
 
@@ -25,6 +27,9 @@ TEST_CASE("device registry: a registered type parses, prints and finds its backe
   CHECK(backend(mirror).device_count() == test::kMirrorDevices);
   CHECK_THROWS_WITH(Device("mirrors:0"), Contains("registered device type"));
   CHECK_THROWS_WITH(Device(mirror, -1), Contains("mirror device"));
+  // Every device-generic test body runs on it (support/devices.h).
+  const std::vector<Device> devices = test::test_devices();
+  CHECK(std::find(devices.begin(), devices.end(), Device(mirror, 0)) != devices.end());
 }
 
 TEST_CASE("device registry: bad names, a second registration and a full table are typed errors") {
