@@ -189,5 +189,6 @@ extern "C" void wick_cuda_register_backend() {
   wick::cuda::kernels::register_optim_stubs();  // the fused kernels' entries (Note [Dispatch stubs])
   wick::cuda::kernels::register_binary_scalar_stub();
   wick::cuda::kernels::register_im2col_stubs();
+  wick::cuda::kernels::register_row_stubs();
   wick::register_backend(wick::DeviceType::CUDA, backend);
 }

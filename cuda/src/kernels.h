@@ -39,6 +39,10 @@ void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t d
 // optim.cu: puts the fused SGD and Adam steps into their dispatch stubs (Note [Dispatch stubs])
 void register_optim_stubs();
 
+// row_stubs.cu: puts softmax, log_softmax and layer_norm over rows, and their backwards, into
+// their dispatch stubs (a thread per row through the CPU's functors)
+void register_row_stubs();
+
 // random.cu
 void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset);
 

@@ -2,12 +2,14 @@
 // CPU: the reduction kernels (Note [Reductions]), 32- and 64-bit index math forced in turn (Note
 // [32-bit index math]), tensor-scalar ops with the scalar as a kernel argument (Note [Scalar
 // operands]), and conv2d / avg_pool2d at batch > 1 with groups through batched im2col/col2im and
-// the batched weight gradient (Note [Batched im2col], Note [Batched conv weight gradient]).
+// the batched weight gradient (Note [Batched im2col], Note [Batched conv weight gradient]), and
+// the fused softmax, log_softmax and layer_norm rows (cuda/src/row_stubs.cu).
 #include <algorithm>
 
 #include "cuda_test_util.h"
 #include "launch_plan.h"
 #include "wick/autograd/functions.h"
+#include "wick/core/stubs.h"
 #include "wick/core/trace.h"
 #include "wick/nn/functional.h"
 
@@ -189,7 +191,7 @@ TEST_CASE("a tensor-scalar op and conv2d's im2col and weight gradient launch onc
   }
   CHECK(count_events(json, "stub:binary_scalar") == 1);
   CHECK(count_events(json, "fill") == 0);
-  CHECK(count_events(json, "binary:mul") == 0);
+  CHECK(count_events(json, "binary:Mul") == 0);
   // Batch 8, 2 groups, only the weight needs a gradient: 2 GEMMs forward (one per group) and 2
   // for the weight gradient (strided-batched over the images), instead of 8 x 2 batch-1 GEMMs.
   Tensor xi = to_gpu(random_cpu({8, 4, 9, 9}, kFloat32));
@@ -203,4 +205,45 @@ TEST_CASE("a tensor-scalar op and conv2d's im2col and weight gradient launch onc
   CHECK(count_events(json, "im2col") == 0);
   CHECK(count_events(json, "gemm") == 4);
   REQUIRE(w.grad().defined());
+}
+
+TEST_CASE("softmax, log_softmax and layer_norm run through CUDA's row stubs and match the CPU", "[cuda][rows]") {
+  backend(DeviceType::CUDA);
+  REQUIRE(stubs::log_softmax_rows.find(DeviceType::CUDA) != nullptr);
+  REQUIRE(stubs::log_softmax_backward_rows.find(DeviceType::CUDA) != nullptr);
+  REQUIRE(stubs::softmax_rows.find(DeviceType::CUDA) != nullptr);
+  REQUIRE(stubs::softmax_backward_rows.find(DeviceType::CUDA) != nullptr);
+  REQUIRE(stubs::layer_norm_rows.find(DeviceType::CUDA) != nullptr);
+  REQUIRE(stubs::layer_norm_backward_rows.find(DeviceType::CUDA) != nullptr);
+  for (DType dtype : {kFloat32, kFloat64}) {
+    const double rtol = dtype == kFloat64 ? 1e-12 : 1e-5;
+    const Tensor x = random_cpu({37, 129}, dtype), g = random_cpu({37, 129}, dtype);
+    const Tensor w = random_cpu({129}, dtype), b = random_cpu({129}, dtype);
+    using Fn = std::function<Tensor(const Tensor&, const Tensor&, const Tensor&)>;
+    const std::vector<std::pair<std::string, Fn>> ops{
+        {"log_softmax", [](const Tensor& t, const Tensor&, const Tensor&) { return wick::log_softmax(t, 1); }},
+        {"softmax", [](const Tensor& t, const Tensor&, const Tensor&) { return wick::softmax(t, 1); }},
+        {"layer_norm",
+         [](const Tensor& t, const Tensor& wt, const Tensor& bt) { return F::layer_norm(t, {129}, wt, bt); }}};
+    for (const auto& [name, op] : ops) {
+      INFO(name << " " << dtype_name(dtype));
+      Tensor xc = x.clone().requires_grad_(true), wc = w.clone().requires_grad_(true);
+      Tensor xg = to_gpu(x).requires_grad_(true), wg = to_gpu(w).requires_grad_(true);
+      Tensor yc = op(xc, wc, b), yg = op(xg, wg, to_gpu(b));
+      check_close(yg, yc, rtol, rtol, name + " forward");
+      wick::sum(yc * g).backward();
+      wick::sum(yg * to_gpu(g)).backward();
+      check_close(xg.grad(), xc.grad(), rtol, rtol, name + " input gradient");
+      if (name == "layer_norm") check_close(wg.grad(), wc.grad(), rtol, rtol, name + " weight gradient");
+    }
+  }
+  // The forward is one stub launch, not the composite's exp, sum and log.
+  std::string json;
+  {
+    profiler::Trace trace;
+    Tensor y = wick::log_softmax(to_gpu(random_cpu({8, 10}, kFloat32)), 1);
+    json = trace.stop();
+  }
+  CHECK(count_events(json, "stub:log_softmax_rows") == 1);
+  CHECK(count_events(json, "unary:Exp") == 0);
 }
