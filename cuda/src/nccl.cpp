@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "cuda_check.h"
+#include "nccl_types.h"
 #include "stream_internal.h"
 #include "wick/core/error.h"
 #include "wick/cuda/runtime.h"
@@ -69,20 +70,6 @@ const std::vector<ncclComm_t>& communicators(const std::vector<int>& devices) {
   if (it != c.comms.end()) return it->second;
   std::vector<ncclComm_t> comms = create_communicators(devices);
   return c.comms.emplace(devices, std::move(comms)).first->second;
-}
-
-ncclDataType_t nccl_type(DType d) {
-  switch (d) {
-    case DType::Float32:
-      return ncclFloat32;
-    case DType::Float64:
-      return ncclFloat64;
-    case DType::Int64:
-      return ncclInt64;
-    case DType::Bool:
-      return ncclUint8;
-  }
-  return ncclFloat32;
 }
 
 ncclRedOp_t nccl_op(ReduceOp op, DType d, const char* name) {
@@ -176,7 +163,7 @@ NcclGroupGuard::~NcclGroupGuard() {
 void nccl_broadcast(std::vector<Tensor>& tensors) {
   check("nccl_broadcast", tensors);
   const auto& comms = communicators(devices_of(tensors));
-  const ncclDataType_t type = nccl_type(tensors[0].dtype());
+  const ncclDataType_t type = detail::nccl_type(tensors[0].dtype());
   const size_t count = static_cast<size_t>(tensors[0].numel());
   NcclGroupGuard group;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -195,7 +182,7 @@ void nccl_reduce(const std::vector<Tensor>& inputs, Tensor& output, int root, Re
                    "nccl_reduce: root {} is out of range for {} inputs", root, inputs.size());
   check_output("nccl_reduce", inputs[static_cast<size_t>(root)], output, static_cast<size_t>(root));
   const auto& comms = communicators(devices_of(inputs));
-  const ncclDataType_t type = nccl_type(inputs[0].dtype());
+  const ncclDataType_t type = detail::nccl_type(inputs[0].dtype());
   const ncclRedOp_t red = nccl_op(op, inputs[0].dtype(), "nccl_reduce");
   const size_t count = static_cast<size_t>(inputs[0].numel());
   NcclGroupGuard group;
@@ -216,7 +203,7 @@ void nccl_all_reduce(const std::vector<Tensor>& inputs, std::vector<Tensor>& out
              inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) check_output("nccl_all_reduce", inputs[i], outputs[i], i);
   const auto& comms = communicators(devices_of(inputs));
-  const ncclDataType_t type = nccl_type(inputs[0].dtype());
+  const ncclDataType_t type = detail::nccl_type(inputs[0].dtype());
   const ncclRedOp_t red = nccl_op(op, inputs[0].dtype(), "nccl_all_reduce");
   const size_t count = static_cast<size_t>(inputs[0].numel());
   NcclGroupGuard group;

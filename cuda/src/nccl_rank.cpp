@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cuda_check.h"
+#include "nccl_types.h"
 #include "wick/core/error.h"
 #include "wick/cuda/runtime.h"
 
@@ -14,20 +15,6 @@ namespace wick::cuda {
 static_assert(sizeof(NcclUniqueId) == sizeof(ncclUniqueId), "NcclUniqueId must hold ncclUniqueId's bytes");
 
 namespace {
-
-ncclDataType_t rank_type(DType d) {
-  switch (d) {
-    case DType::Float32:
-      return ncclFloat32;
-    case DType::Float64:
-      return ncclFloat64;
-    case DType::Int64:
-      return ncclInt64;
-    case DType::Bool:
-      return ncclUint8;
-  }
-  WICK_FAIL_T(TypeError, "NCCL: no NCCL type for dtype {}", d);
-}
 
 cudaStream_t raw(Stream s) { return static_cast<cudaStream_t>(s.handle()); }
 
@@ -98,8 +85,8 @@ void NcclRankCommunicator::all_reduce(const Tensor& t, NcclRankOp op, Stream s) 
 #endif
   }
   CUDAGuard guard(device_);
-  WICK_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), static_cast<size_t>(t.numel()), rank_type(t.dtype()), red,
-                                static_cast<ncclComm_t>(comm_), raw(s)));
+  WICK_NCCL_CHECK(ncclAllReduce(t.data_ptr(), t.data_ptr(), static_cast<size_t>(t.numel()),
+                                detail::nccl_type(t.dtype()), red, static_cast<ncclComm_t>(comm_), raw(s)));
   if (divide) {
     StreamGuard on(s);
     Tensor(t).div_(static_cast<double>(world_size_));
@@ -112,8 +99,8 @@ void NcclRankCommunicator::broadcast(const Tensor& t, int root, Stream s) {
   check_tensor("broadcast", t, device_);
   WICK_CHECK_INDEX(root >= 0 && root < world_size_, "broadcast: root {} is not a rank in [0, {})", root, world_size_);
   CUDAGuard guard(device_);
-  WICK_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), static_cast<size_t>(t.numel()), rank_type(t.dtype()), root,
-                                static_cast<ncclComm_t>(comm_), raw(s)));
+  WICK_NCCL_CHECK(ncclBroadcast(t.data_ptr(), t.data_ptr(), static_cast<size_t>(t.numel()),
+                                detail::nccl_type(t.dtype()), root, static_cast<ncclComm_t>(comm_), raw(s)));
   Tensor(t).bump_version();
 }
 
@@ -125,7 +112,7 @@ void NcclRankCommunicator::all_gather(const Tensor& input, const Tensor& output,
              input.numel(), output.dtype(), output.numel());
   CUDAGuard guard(device_);
   WICK_NCCL_CHECK(ncclAllGather(input.data_ptr(), output.data_ptr(), static_cast<size_t>(input.numel()),
-                                rank_type(input.dtype()), static_cast<ncclComm_t>(comm_), raw(s)));
+                                detail::nccl_type(input.dtype()), static_cast<ncclComm_t>(comm_), raw(s)));
   Tensor(output).bump_version();
 }
 
