@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "collective_args.h"
 #include "nccl_process_group.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -94,10 +95,7 @@ class NcclWork final : public Work {
 
 namespace {
 
-constexpr auto kSpinFor = std::chrono::milliseconds(100);    // as the MPI backend
 constexpr auto kWatchEvery = std::chrono::milliseconds(50);  // the watchdog's polling period
-
-std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
 // An event recorded on the caller's current stream of `device`: the NCCL stream waits on it, so
 // the collective sees every write the caller queued before calling.
@@ -107,59 +105,43 @@ std::shared_ptr<cuda::Event> record_ready(int device) {
   return e;
 }
 
+// The issue step of a collective NCCL runs in place on `buf` (the caller's tensor `t`, or a
+// contiguous staging copy of it): `call(comm, buf, stream)` queues the NCCL call, and a staging
+// copy is then copied back into `t` on the same stream. Both tensors are marked as used there.
+template <class Call>
+std::function<void(cuda::NcclRankCommunicator&, cuda::Stream)> in_place(Tensor buf, Tensor t, Call call) {
+  return [buf, t, call](cuda::NcclRankCommunicator& comm, cuda::Stream s) mutable {
+    cuda::record_stream(buf, s);
+    call(comm, buf, s);
+    if (!buf.is_same(t)) {
+      cuda::StreamGuard on(s);
+      cuda::record_stream(t, s);
+      t.copy_(buf);
+    }
+  };
+}
+
 }  // namespace
 
-NcclProcessGroup::NcclProcessGroup(std::chrono::milliseconds timeout) : timeout_(timeout) {
-  WICK_CHECK(timeout.count() > 0, "init_process_group: the timeout must be positive, got {} ms", timeout.count());
+NcclProcessGroup::NcclProcessGroup(std::chrono::milliseconds timeout) : ThreadedProcessGroup(timeout) {
   const std::string why = nccl_unavailable_reason();
   WICK_CHECK_T(DeviceUnavailable, why.empty(),
                "init_process_group: the nccl backend cannot start: {}; use backend "
                "\"mpi\" with CPU tensors",
                why);
-  std::promise<void> started;
-  auto ready = started.get_future();
-  thread_ = std::thread(&NcclProcessGroup::thread_main, this, std::move(started));
-  try {
-    ready.get();
-  } catch (...) {
-    thread_.join();
-    throw;
-  }
+  thread_.start({.start_up = [this] { start_up(); },
+                 .run = [this](Task& task) { run(task); },
+                 .tear_down = [this] { tear_down(); }});
 }
 
 NcclProcessGroup::~NcclProcessGroup() { shutdown(); }
 
-void NcclProcessGroup::shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (stopping_) return;
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void NcclProcessGroup::start_up() {
-  int initialized = 0;
-  MPI_Initialized(&initialized);
-  int provided = 0;
-  if (initialized) {
-    MPI_Query_thread(&provided);
-    WICK_CHECK_T(BackendError, provided >= MPI_THREAD_SERIALIZED,
-                 "init_process_group: MPI was initialized by the program with thread level {}, but wick's "
-                 "communication thread needs MPI_THREAD_SERIALIZED or more; let init_process_group initialize MPI",
-                 provided);
-  } else {
-    const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
-    WICK_CHECK_T(BackendError, rc == MPI_SUCCESS, "init_process_group: MPI_Init_thread failed with code {}", rc);
-    owns_mpi_ = true;
-  }
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &size_);
+void NcclProcessGroup::join_world() {
+  start_mpi(world_);
   int local = local_rank_from_environment();
   if (local < 0) {  // no launcher variable: rank among the processes that share this node's memory
     MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, world_.rank, MPI_INFO_NULL, &node);
     MPI_Comm_rank(node, &local);
     MPI_Comm_free(&node);
   }
@@ -171,12 +153,12 @@ void NcclProcessGroup::start_up() {
   WICK_CHECK_T(DeviceUnavailable, fewest > 0,
                "init_process_group: the nccl backend needs a CUDA device on every rank, but a rank has none (rank {} "
                "has {}); use backend \"mpi\"",
-               rank_, mine);
+               world_.rank, mine);
   device_ = nccl_device_for_local_rank(local, mine).index;
   cuda::set_device(device_);
   cuda::NcclUniqueId id{};
   int id_ok = 1;
-  if (rank_ == 0) {
+  if (world_.rank == 0) {
     try {
       id = cuda::nccl_get_unique_id();
     } catch (const Error&) {
@@ -188,52 +170,41 @@ void NcclProcessGroup::start_up() {
                "init_process_group: rank 0 could not make an NCCL unique id (ncclGetUniqueId failed; see rank 0's "
                "NCCL_DEBUG=WARN output)");
   MPI_Bcast(id.data(), static_cast<int>(id.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
-  comm_ = cuda::NcclRankCommunicator::create(id, size_, rank_, device_);
+  comm_ = cuda::NcclRankCommunicator::create(id, world_.size, world_.rank, device_);
   stream_ = cuda::get_stream_from_pool(device_);
 }
 
-void NcclProcessGroup::thread_main(std::promise<void> started) {
-  NoGradGuard no_grad;  // write-backs are plain data movement
+void NcclProcessGroup::start_up() {
   try {
-    start_up();
+    join_world();
   } catch (...) {
     // A rank that failed after MPI started: in a job of several ranks the others may be inside
     // ncclCommInitRank already, so end the whole job rather than leave them waiting.
     int initialized = 0;
     MPI_Initialized(&initialized);
-    if (initialized && size_ > 1 && !comm_) {
+    if (initialized && world_.size > 1 && !comm_) {
       try {
         std::rethrow_exception(std::current_exception());
       } catch (const std::exception& e) {
-        std::fprintf(stderr, "wick.distributed: rank %d of %d: the nccl backend failed to start: %s\n", rank_, size_,
-                     e.what());
+        std::fprintf(stderr, "wick.distributed: rank %d of %d: the nccl backend failed to start: %s\n", world_.rank,
+                     world_.size, e.what());
       }
       std::fflush(stderr);
       MPI_Abort(MPI_COMM_WORLD, 3);
       std::_Exit(3);
     }
     comm_.reset();
-    if (owns_mpi_) MPI_Finalize();
-    started.set_exception(std::current_exception());
-    return;
+    finish_mpi(world_);
+    throw;
   }
   watchdog_ = std::thread(&NcclProcessGroup::watchdog_main, this);
-  started.set_value();
-  for (;;) {
-    Task task;
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      cv_.wait(lock, [&] { return !queue_.empty() || stopping_; });
-      if (queue_.empty()) break;
-      task = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    run(task);
-  }
+}
+
+void NcclProcessGroup::tear_down() {
   try {
     stream_.synchronize();  // the watchdog still guards a collective that never finishes
   } catch (const Error& e) {
-    std::fprintf(stderr, "wick.distributed: rank %d: the NCCL stream failed at shutdown: %s\n", rank_, e.what());
+    std::fprintf(stderr, "wick.distributed: rank %d: the NCCL stream failed at shutdown: %s\n", world_.rank, e.what());
   }
   {
     std::lock_guard<std::mutex> lock(watch_mutex_);
@@ -242,7 +213,7 @@ void NcclProcessGroup::thread_main(std::promise<void> started) {
   watch_cv_.notify_all();
   watchdog_.join();
   comm_.reset();
-  if (owns_mpi_) MPI_Finalize();
+  finish_mpi(world_);
 }
 
 void NcclProcessGroup::abort_job(const std::string& what, double waited_seconds) {
@@ -254,7 +225,7 @@ void NcclProcessGroup::abort_job(const std::string& what, double waited_seconds)
 
 void NcclProcessGroup::abort_job_because(const std::string& why) {
   std::fprintf(stderr, "wick.distributed: rank %d of %d (cuda:%d): %s; aborting the NCCL communicator and the job\n",
-               rank_, size_, device_, why.c_str());
+               world_.rank, world_.size, device_, why.c_str());
   std::fflush(stderr);
   if (comm_) comm_->abort();
   MPI_Abort(MPI_COMM_WORLD, 3);
@@ -286,34 +257,12 @@ void NcclProcessGroup::watchdog_main() {
   }
 }
 
-void NcclProcessGroup::wait_or_abort(void* request, const std::string& what) {
-  auto* req = static_cast<MPI_Request*>(request);
-  const auto start = Clock::now();
-  auto pause = std::chrono::microseconds(50);
-  for (;;) {
-    int done = 0;
-    MPI_Test(req, &done, MPI_STATUS_IGNORE);
-    if (done) return;
-    const auto waited = Clock::now() - start;
-    if (waited > timeout_) abort_job(what, std::chrono::duration<double>(waited).count());
-    if (waited < kSpinFor) {
-      std::this_thread::yield();
-    } else {
-      std::this_thread::sleep_for(pause);
-      pause = std::min(pause * 2, std::chrono::microseconds(1000));
-    }
-  }
-}
-
 void NcclProcessGroup::run(Task& task) {
   const auto start = Clock::now();
   auto host_seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
-  std::vector<Fingerprint> all(static_cast<size_t>(size_));
-  MPI_Request request;
-  MPI_Iallgather(&task.fingerprint, sizeof(Fingerprint) / sizeof(int64_t), MPI_INT64_T, all.data(),
-                 sizeof(Fingerprint) / sizeof(int64_t), MPI_INT64_T, MPI_COMM_WORLD, &request);
-  wait_or_abort(&request, describe(task.fingerprint) + " (the fingerprint exchange before it)");
-  const std::string mismatch = compare_fingerprints(all);
+  const std::string mismatch =
+      exchange_fingerprints(task.fingerprint, world_.size, timeout_,
+                            [this](const std::string& what, double waited) { abort_job(what, waited); });
   if (!mismatch.empty()) {
     task.work->failed(task.refusal ? task.refusal : std::make_exception_ptr(ValueError(mismatch)), host_seconds());
     return;
@@ -339,89 +288,50 @@ void NcclProcessGroup::run(Task& task) {
 std::shared_ptr<Work> NcclProcessGroup::enqueue(Task task) {
   auto work = std::make_shared<NcclWork>(device_);
   task.work = work;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    WICK_CHECK_STATE(!stopping_,
-                     "ProcessGroup: {} was called after destroy_process_group(); start a new job to communicate again",
-                     describe(task.fingerprint));
-    task.fingerprint.sequence = sequence_++;
-    queue_.push_back(std::move(task));
-  }
-  cv_.notify_one();
+  thread_.push(std::move(task));
   return work;
 }
 
 std::shared_ptr<Work> NcclProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op) {
-  Task task;
-  task.fingerprint = make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0);
-  try {
-    check_collective_device("all_reduce", tensor, device(), "nccl");
-    WICK_CHECK_TYPE(op != ReduceOp::Avg || tensor.is_floating_point(),
-                    "all_reduce: ReduceOp::Avg needs a floating-point tensor, got {}; use Sum", tensor.dtype());
-    // bool: Sum is a logical or, NCCL's max over bytes (as the parallel layer's NCCL path).
-    const cuda::NcclRankOp nop = op == ReduceOp::Avg       ? cuda::NcclRankOp::Avg
-                                 : tensor.dtype() == kBool ? cuda::NcclRankOp::Max
-                                                           : cuda::NcclRankOp::Sum;
-    Tensor buf = tensor.is_contiguous() ? tensor : tensor.contiguous();
-    task.ready = record_ready(device_);
-    task.issue = [buf, t = tensor, nop](cuda::NcclRankCommunicator& comm, cuda::Stream s) mutable {
-      cuda::record_stream(buf, s);
-      comm.all_reduce(buf, nop, s);
-      if (!buf.is_same(t)) {
-        cuda::StreamGuard on(s);
-        cuda::record_stream(t, s);
-        t.copy_(buf);
-      }
-    };
-  } catch (const Error&) {
-    task.refusal = std::current_exception();
-    task.fingerprint.refused = 1;
-  }
-  return enqueue(std::move(task));
+  return enqueue(prepare_task<Task>(
+      make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0), [&](Task& task) {
+        check_collective_device("all_reduce", tensor, device(), "nccl");
+        WICK_CHECK_TYPE(op != ReduceOp::Avg || tensor.is_floating_point(),
+                        "all_reduce: ReduceOp::Avg needs a floating-point tensor, got {}; use Sum", tensor.dtype());
+        // bool: Sum is a logical or, NCCL's max over bytes (as the parallel layer's NCCL path).
+        const cuda::NcclRankOp nop = op == ReduceOp::Avg       ? cuda::NcclRankOp::Avg
+                                     : tensor.dtype() == kBool ? cuda::NcclRankOp::Max
+                                                               : cuda::NcclRankOp::Sum;
+        Tensor buf = staged(tensor);  // before the ready event, so the NCCL stream waits for the copy
+        task.ready = record_ready(device_);
+        task.issue = in_place(buf, tensor, [nop](cuda::NcclRankCommunicator& comm, const Tensor& b, cuda::Stream s) {
+          comm.all_reduce(b, nop, s);
+        });
+      }));
 }
 
 std::shared_ptr<Work> NcclProcessGroup::broadcast(const Tensor& tensor, int root) {
-  Task task;
-  task.fingerprint = make_fingerprint(CollectiveKind::Broadcast, 0, tensor, root);
-  try {
+  return enqueue(prepare_task<Task>(make_fingerprint(CollectiveKind::Broadcast, 0, tensor, root), [&](Task& task) {
     check_collective_device("broadcast", tensor, device(), "nccl");
-    WICK_CHECK_INDEX(root >= 0 && root < size_, "broadcast: root {} is not a rank of this group (0..{})", root,
-                     size_ - 1);
-    Tensor buf = tensor.is_contiguous() ? tensor : tensor.contiguous();
+    WICK_CHECK_INDEX(root >= 0 && root < world_.size, "broadcast: root {} is not a rank of this group (0..{})", root,
+                     world_.size - 1);
+    Tensor buf = staged(tensor);  // before the ready event, so the NCCL stream waits for the copy
     task.ready = record_ready(device_);
-    task.issue = [buf, t = tensor, root](cuda::NcclRankCommunicator& comm, cuda::Stream s) mutable {
-      cuda::record_stream(buf, s);
-      comm.broadcast(buf, root, s);
-      if (!buf.is_same(t)) {
-        cuda::StreamGuard on(s);
-        cuda::record_stream(t, s);
-        t.copy_(buf);
-      }
-    };
-  } catch (const Error&) {
-    task.refusal = std::current_exception();
-    task.fingerprint.refused = 1;
-  }
-  return enqueue(std::move(task));
+    task.issue = in_place(buf, tensor, [root](cuda::NcclRankCommunicator& comm, const Tensor& b, cuda::Stream s) {
+      comm.broadcast(b, root, s);
+    });
+  }));
 }
 
 std::shared_ptr<Work> NcclProcessGroup::all_gather(const std::vector<Tensor>& outputs, const Tensor& input) {
-  Task task;
-  task.fingerprint = make_fingerprint(CollectiveKind::AllGather, 0, input, 0);
-  try {
+  return enqueue(prepare_task<Task>(make_fingerprint(CollectiveKind::AllGather, 0, input, 0), [&](Task& task) {
     check_collective_device("all_gather", input, device(), "nccl");
-    WICK_CHECK(outputs.size() == static_cast<size_t>(size_),
-               "all_gather: expected {} output tensors (one per rank), got {}", size_, outputs.size());
-    for (size_t r = 0; r < outputs.size(); ++r) {
-      const Tensor& o = outputs[r];
-      WICK_CHECK(o.defined() && o.sizes() == input.sizes() && o.dtype() == input.dtype() && o.device() == device(),
-                 "all_gather: output {} must be a {} tensor of shape {} on {} like the input, got {}", r, input.dtype(),
-                 shape_of(input), device(),
-                 o.defined() ? fmt::format("{} {} on {}", o.dtype(), shape_of(o), o.device()) : "undefined");
-    }
+    const Device here = device();
+    check_gather_outputs(outputs, input, world_.size, fmt::format("on {}", here),
+                         [here](Device d) { return d == here; });
     const int64_t n = input.numel();
     Tensor send = input.contiguous();
-    Tensor recv = empty({size_ * n}, TensorOptions(input.dtype()).device(device()));
+    Tensor recv = empty({world_.size * n}, TensorOptions(input.dtype()).device(device()));
     task.ready = record_ready(device_);
     task.issue = [send, recv, outs = outputs, n](cuda::NcclRankCommunicator& comm, cuda::Stream s) mutable {
       cuda::record_stream(send, s);
@@ -433,11 +343,7 @@ std::shared_ptr<Work> NcclProcessGroup::all_gather(const std::vector<Tensor>& ou
         outs[r].copy_(recv.narrow(0, static_cast<int64_t>(r) * n, n).view(outs[r].sizes()));
       }
     };
-  } catch (const Error&) {
-    task.refusal = std::current_exception();
-    task.fingerprint.refused = 1;
-  }
-  return enqueue(std::move(task));
+  }));
 }
 
 std::shared_ptr<Work> NcclProcessGroup::barrier() {

@@ -4,9 +4,9 @@
 // (cuda/include/wick/cuda/nccl_rank.h), so no CUDA or NCCL header is included here.
 //
 // Note [The NCCL process group]
-// * Start-up: one thread owns MPI, as in the MPI backend (Note [The communication thread]). It
-//   initializes MPI, picks this rank's device (cuda:(local rank % device count), Note [One
-//   device per process]), lets rank 0 make an NCCL unique id and hands it to every rank with
+// * Start-up: one thread owns MPI, as in the MPI backend (Note [The communication thread],
+//   comm_thread.h: the same CommThread and MPI helpers). It initializes MPI, picks this rank's device (cuda:(local rank
+//   % device count), Note [One device per process]), lets rank 0 make an NCCL unique id and hands it to every rank with
 //   MPI_Bcast (as llm.c does), then creates the rank's communicator (ncclCommInitRank).
 // * A collective checks its tensor on the calling thread (a CPU tensor, or one on another GPU,
 //   is refused), stages a contiguous copy when needed and records an event on the caller's
@@ -27,33 +27,38 @@
 //   the sizes, then call ncclCommAbort (the stuck kernel returns) and MPI_Abort (mpirun stops
 //   every rank). The fingerprint exchange has the same timeout on the MPI thread.
 #include <condition_variable>
-#include <deque>
 #include <functional>
-#include <future>
+#include <memory>
 #include <mutex>
 #include <thread>
 
-#include "fingerprint.h"
+#include "threaded_process_group.h"
 #include "wick/cuda/nccl_rank.h"
 #include "wick/cuda/stream.h"
-#include "wick/distributed/process_group.h"
 
 namespace wick::distributed::detail {
 
 class NcclWork;
 
-class NcclProcessGroup final : public ProcessGroup {
+/// One queued collective of the NCCL backend.
+struct NcclTask : QueuedCollective {
+  std::shared_ptr<cuda::Event> ready;                                    // recorded on the caller's current stream
+  std::function<void(cuda::NcclRankCommunicator&, cuda::Stream)> issue;  // queues the NCCL call(s)
+  std::shared_ptr<NcclWork> work;
+};
+
+class NcclProcessGroup final : public ThreadedProcessGroup<NcclTask> {
  public:
+  using Task = NcclTask;
+
   /// Starts the thread, which initializes MPI and creates the communicator. DeviceUnavailable
   /// without a CUDA device; BackendError when MPI or NCCL fail to start.
   explicit NcclProcessGroup(std::chrono::milliseconds timeout);
-  /// shutdown().
+  /// shutdown(): issues every queued collective, waits for the NCCL stream, destroys the
+  /// communicator and finalizes MPI.
   ~NcclProcessGroup() override;
 
-  int rank() const override { return rank_; }
-  int size() const override { return size_; }
   std::string backend_name() const override { return "nccl"; }
-  std::chrono::milliseconds timeout() const override { return timeout_; }
   Device device() const override { return Device(DeviceType::CUDA, device_); }
 
   std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override;
@@ -61,40 +66,20 @@ class NcclProcessGroup final : public ProcessGroup {
   std::shared_ptr<Work> all_gather(const std::vector<Tensor>& outputs, const Tensor& input) override;
   std::shared_ptr<Work> barrier() override;
 
-  /// Issues every queued collective, waits for the NCCL stream, destroys the communicator and
-  /// finalizes MPI. Idempotent; later calls of the collectives raise StateError.
-  void shutdown();
-
-  /// One queued collective (public for the .cpp's helpers).
-  struct Task {
-    Fingerprint fingerprint;
-    std::exception_ptr refusal;                                            // this rank's own error, when it refused
-    std::shared_ptr<cuda::Event> ready;                                    // recorded on the caller's current stream
-    std::function<void(cuda::NcclRankCommunicator&, cuda::Stream)> issue;  // queues the NCCL call(s)
-    std::shared_ptr<NcclWork> work;
-  };
-
  private:
   std::shared_ptr<Work> enqueue(Task task);
-  void thread_main(std::promise<void> started);
+  /// The thread's steps (CommThread::Steps).
   void start_up();
   void run(Task& task);
+  void tear_down();
+  /// start_up's work: MPI, this rank's device, the communicator and the NCCL stream.
+  void join_world();
   void watchdog_main();
-  /// Polls `request` (an MPI_Request*) until done; past the timeout aborts the job.
-  void wait_or_abort(void* request, const std::string& what);
   /// Prints why, aborts the communicator and the MPI job; never returns.
   [[noreturn]] void abort_job(const std::string& what, double waited_seconds);
   [[noreturn]] void abort_job_because(const std::string& why);
 
-  std::chrono::milliseconds timeout_;
-  int rank_ = 0, size_ = 1, device_ = 0;
-  bool owns_mpi_ = false;
-  int64_t sequence_ = 0;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<Task> queue_;
-  bool stopping_ = false;
-  std::thread thread_;
+  int device_ = 0;
   std::unique_ptr<cuda::NcclRankCommunicator> comm_;
   cuda::Stream stream_;
 
