@@ -15,6 +15,10 @@ inline Tensor grad_to(const Tensor& g, const DimVector& shape, DType dtype) {
   return r.dtype() == dtype ? r : wick::to(r, r.device(), dtype);
 }
 
+/// a (op) b for op in Add, Sub, Mul, Div and a Scalar b, differentiable in a (Note [Scalar
+/// operands]): the scalar reaches the backend as a kernel argument where it has the stub.
+Tensor scalar_op(BinaryOp op, const Tensor& a, Scalar b);
+
 /// A native result that might be the input itself becomes a distinct alias, so that recording
 /// history on it never touches the input's autograd state.
 inline Tensor distinct(const Tensor& out, const Tensor& in) { return out.is_same(in) ? native::alias(out) : out; }

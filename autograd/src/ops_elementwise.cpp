@@ -37,6 +37,29 @@ Tensor sub(const Tensor& a, const Tensor& b, Scalar alpha) {
   return out;
 }
 
+// Note [Scalar operands] (autograd side): x + 1, x * 2.5 and their kin go to native::binary(op,
+// a, Scalar), so a backend with the binary_scalar stub runs them in one launch. The CPU has no
+// such stub and takes the 0-d tensor path, which gives the values the tensor-tensor op gave.
+// The backward nodes keep the tensor-tensor ops' names.
+Tensor detail::scalar_op(BinaryOp op, const Tensor& a, Scalar b) {
+  WICK_CHECK(op == BinaryOp::Add || op == BinaryOp::Sub || op == BinaryOp::Mul || op == BinaryOp::Div,
+             "scalar_op: only add, sub, mul and div take a Scalar here");
+  Tensor out = native::binary(op, a, b);
+  if (needs_grad({&a})) {
+    DimVector sa(a.sizes());
+    DType da = a.dtype();
+    const char* name = op == BinaryOp::Add   ? "AddBackward"
+                       : op == BinaryOp::Sub ? "SubBackward"
+                       : op == BinaryOp::Mul ? "MulBackward"
+                                             : "DivBackward";
+    record_function(name, {a}, {out}, [=](const VL& g, const VL&) -> VL {
+      const bool scaled = op == BinaryOp::Mul || op == BinaryOp::Div;
+      return {grad_to(scaled ? scalar_op(op, g[0], b) : g[0], sa, da)};
+    });
+  }
+  return out;
+}
+
 Tensor mul(const Tensor& a, const Tensor& b) {
   Tensor out = native::binary(BinaryOp::Mul, a, b);
   if (needs_grad({&a, &b})) {

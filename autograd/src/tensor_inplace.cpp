@@ -109,7 +109,7 @@ Tensor& Tensor::add_(Scalar o) {
   if (check_inplace(*this, nullptr, "add_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.add(o); });
   // The Scalar takes part in promotion (it used to be cast to this tensor's dtype first, so an
   // int64 tensor's mul_(2.5) silently multiplied by 2); binary_ then refuses what can't be cast.
-  native::binary_(BinaryOp::Add, *this, native::scalar_tensor(o, native::result_type(*this, o), device()));
+  native::binary_(BinaryOp::Add, *this, o);
   return *this;
 }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
@@ -131,7 +131,7 @@ Tensor& Tensor::mul_(const Tensor& o) {
 }
 Tensor& Tensor::mul_(Scalar o) {
   if (check_inplace(*this, nullptr, "mul_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.mul(o); });
-  native::binary_(BinaryOp::Mul, *this, native::scalar_tensor(o, native::result_type(*this, o), device()));
+  native::binary_(BinaryOp::Mul, *this, o);
   return *this;
 }
 Tensor& Tensor::div_(const Tensor& o) {
@@ -144,7 +144,7 @@ Tensor& Tensor::div_(const Tensor& o) {
 }
 Tensor& Tensor::div_(Scalar o) {
   if (check_inplace(*this, nullptr, "div_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.div(o); });
-  native::binary_(BinaryOp::Div, *this, native::scalar_tensor(o, native::result_type(*this, o), device()));
+  native::binary_(BinaryOp::Div, *this, o);
   return *this;
 }
 Tensor& Tensor::zero_() { return fill_(0); }

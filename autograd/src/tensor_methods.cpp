@@ -39,13 +39,13 @@ Tensor Tensor::to(Device d, DType t) const { return wick::to(*this, d, t); }
 Tensor Tensor::clone() const { return wick::clone(*this); }
 
 Tensor Tensor::add(const Tensor& o, Scalar alpha) const { return wick::add(*this, o, alpha); }
-Tensor Tensor::add(Scalar o) const { return wick::add(*this, st(o, *this)); }
+Tensor Tensor::add(Scalar o) const { return detail::scalar_op(BinaryOp::Add, *this, o); }
 Tensor Tensor::sub(const Tensor& o, Scalar alpha) const { return wick::sub(*this, o, alpha); }
-Tensor Tensor::sub(Scalar o) const { return wick::sub(*this, st(o, *this)); }
+Tensor Tensor::sub(Scalar o) const { return detail::scalar_op(BinaryOp::Sub, *this, o); }
 Tensor Tensor::mul(const Tensor& o) const { return wick::mul(*this, o); }
-Tensor Tensor::mul(Scalar o) const { return wick::mul(*this, st(o, *this)); }
+Tensor Tensor::mul(Scalar o) const { return detail::scalar_op(BinaryOp::Mul, *this, o); }
 Tensor Tensor::div(const Tensor& o) const { return wick::div(*this, o); }
-Tensor Tensor::div(Scalar o) const { return wick::div(*this, st(o, *this)); }
+Tensor Tensor::div(Scalar o) const { return detail::scalar_op(BinaryOp::Div, *this, o); }
 Tensor Tensor::pow(const Tensor& e) const { return wick::pow(*this, e); }
 Tensor Tensor::pow(Scalar e) const { return wick::pow(*this, e); }
 Tensor Tensor::maximum(const Tensor& o) const { return wick::maximum(*this, o); }
@@ -105,9 +105,9 @@ Tensor operator+(const Tensor& a, Scalar b) { return a.add(b); }
 Tensor operator-(const Tensor& a, Scalar b) { return a.sub(b); }
 Tensor operator*(const Tensor& a, Scalar b) { return a.mul(b); }
 Tensor operator/(const Tensor& a, Scalar b) { return a.div(b); }
-Tensor operator+(Scalar a, const Tensor& b) { return add(st(a, b), b); }
+Tensor operator+(Scalar a, const Tensor& b) { return b.add(a); }  // commutes, bit for bit
 Tensor operator-(Scalar a, const Tensor& b) { return sub(st(a, b), b); }
-Tensor operator*(Scalar a, const Tensor& b) { return mul(st(a, b), b); }
+Tensor operator*(Scalar a, const Tensor& b) { return b.mul(a); }  // commutes, bit for bit
 Tensor operator/(Scalar a, const Tensor& b) { return div(st(a, b), b); }
 Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor& operator+=(Tensor& a, const Tensor& b) { return a.add_(b); }

@@ -98,14 +98,21 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   return out;
 }
 
+namespace {
+// Note [Scalar operands]: a backend with the stub takes the scalar as a kernel argument (one
+// launch) when the tensor already has the op's dtype and the op needs no conversion or refusal
+// of the tensor-tensor path (integer division promotes, bool subtraction is an error).
+bool takes_scalar_kernel(BinaryOp op, const Tensor& a, DType common) {
+  return stubs::binary_scalar.find(a.device().type) && a.dtype() == common &&
+         !(op == BinaryOp::Div && !is_floating(common)) && !(common == kBool && op == BinaryOp::Sub);
+}
+}  // namespace
+
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   WICK_CHECK(a.defined(), "{}: the input is an undefined tensor", binary_name(op));
   const DType common = result_type(a, b);
-  // Note [Scalar operands]: a backend with the stub takes the scalar as a kernel argument (one
-  // launch); otherwise, and where the tensor-tensor path converts or refuses, a 0-d tensor.
-  const auto scalar_kernel = stubs::binary_scalar.find(a.device().type);
-  if (scalar_kernel && a.dtype() == common && !(op == BinaryOp::Div && !is_floating(common)) &&
-      !(common == kBool && op == BinaryOp::Sub)) {
+  // Otherwise, and where the tensor-tensor path converts or refuses, a 0-d tensor.
+  if (takes_scalar_kernel(op, a, common)) {
     Tensor out = empty(a.sizes(), binary_op_returns_bool(op) ? kBool : common, a.device());
     if (out.numel()) stubs::binary_scalar(a.device().type, op, kernel_tensor(out), kernel_tensor(a), b.to_double());
     return out;
@@ -131,6 +138,17 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
   const Tensor& b2 = b.dtype() == a.dtype() ? b : to(b, b.device(), a.dtype());
   a.bump_version();
   if (a.numel()) backend(a.device()).binary(op, kernel_tensor(a), kernel_tensor(a), kernel_tensor_broadcast(b2, shape));
+}
+
+void binary_(BinaryOp op, const Tensor& a, Scalar b) {
+  WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", binary_name(op));
+  const DType common = result_type(a, b);
+  if (!binary_op_returns_bool(op) && takes_scalar_kernel(op, a, common)) {  // Note [Scalar operands]
+    a.bump_version();
+    if (a.numel()) stubs::binary_scalar(a.device().type, op, kernel_tensor(a), kernel_tensor(a), b.to_double());
+    return;
+  }
+  binary_(op, a, scalar_tensor(b, common, a.device()));
 }
 
 void fill_(const Tensor& t, Scalar v) {

@@ -192,6 +192,21 @@ TEST_CASE("a tensor-scalar op and conv2d's im2col and weight gradient launch onc
   CHECK(count_events(json, "stub:binary_scalar") == 1);
   CHECK(count_events(json, "fill") == 0);
   CHECK(count_events(json, "binary:Mul") == 0);
+  // The same through the tensor API, with a gradient, and in place: one launch each.
+  {
+    Tensor xr = to_gpu(random_cpu({64, 33}, kFloat32)).requires_grad_(true);
+    profiler::Trace trace;
+    Tensor y = (xr * 2.5 + 1.0) / 4.0;  // three launches forward
+    wick::sum(y).backward();            // the gradient: g / 4 then * 2.5
+    Tensor z = to_gpu(random_cpu({8}, kFloat64));
+    z.mul_(3.0);
+    json = trace.stop();
+    check_close(xr.grad(), native::full({64, 33}, 0.625, kFloat32, gpu()), 0, 0, "d/dx of (2.5 x + 1) / 4");
+  }
+  CHECK(count_events(json, "stub:binary_scalar") == 6);
+  CHECK(count_events(json, "fill") <= 1);  // only sum's seed gradient may fill
+  CHECK(count_events(json, "binary:Mul") == 0);
+  CHECK(count_events(json, "binary:Div") == 0);
   // Batch 8, 2 groups, only the weight needs a gradient: 2 GEMMs forward (one per group) and 2
   // for the weight gradient (strided-batched over the images), instead of 8 x 2 batch-1 GEMMs.
   Tensor xi = to_gpu(random_cpu({8, 4, 9, 9}, kFloat32));

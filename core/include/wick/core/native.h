@@ -63,6 +63,10 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b);
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b);
 /// a (op)= b in place: b broadcast to a's shape, result cast to a's dtype; bumps a's version.
 void binary_(BinaryOp op, const Tensor& a, const Tensor& b);
+/// a (op)= b for a Scalar b (promoted with a as torch does; an error where the result cannot be
+/// written into a's dtype); one launch with the scalar as a kernel argument where the backend has
+/// the binary_scalar stub (Note [Scalar operands]).
+void binary_(BinaryOp op, const Tensor& a, Scalar b);
 void unary_(UnaryOp op, const Tensor& a, double p0 = 0, double p1 = 0);
 void fill_(const Tensor& t, Scalar v);
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b);
