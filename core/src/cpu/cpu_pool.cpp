@@ -26,55 +26,72 @@ int64_t first_valid_tap(int64_t o, int64_t stride, int64_t pad, int64_t dilation
   return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
 }
 
-template <typename T>
-void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indices) {
-  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  const int64_t H = g.height, W = g.width, OH = g.out_h, OW = g.out_w;
-  const int64_t KH = g.kernel_h, KW = g.kernel_w, SH = g.stride_h, SW = g.stride_w;
-  const int64_t PH = g.pad_h, PW = g.pad_w, DH = g.dilation_h, DW = g.dilation_w;
-  // Per column tap kj: the output columns it is valid for. Per output column: its first valid tap.
-  std::vector<int64_t> col_lo(static_cast<size_t>(KW)), col_hi(static_cast<size_t>(KW)),
-      first_w(static_cast<size_t>(OW));
-  for (int64_t kj = 0; kj < KW; ++kj)
-    valid_outputs(W, OW, SW, kj * DW - PW, col_lo[static_cast<size_t>(kj)], col_hi[static_cast<size_t>(kj)]);
-  for (int64_t ow = 0; ow < OW; ++ow)
-    first_w[static_cast<size_t>(ow)] = ow * SW - PW + first_valid_tap(ow, SW, PW, DW) * DW;
+// The geometry one plane's loop needs, by value: read through the closure of a parallel_for
+// lambda, these would be reloaded after every store to the outputs (the compiler cannot prove
+// that the stores leave them alone), which made the loop a third slower.
+struct PoolGeometry {
+  int64_t H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW;
+  const int64_t* col_lo;   // per column tap kj: the first output column it is valid for
+  const int64_t* col_hi;   // and one past the last
+  const int64_t* first_w;  // per output column: the column of its first valid tap
+};
 
-  // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
-  parallel_for(g.channels, items_per_piece(OH * OW * KH * KW), [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) {
-      const T* plane = image + c * H * W;
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        T* __restrict best = out + (c * OH + oh) * OW;
-        int64_t* __restrict at = indices + (c * OH + oh) * OW;
-        const int64_t h0 = oh * SH - PH;
-        const int64_t ki_lo = first_valid_tap(oh, SH, PH, DH);
-        int64_t ki_hi = h0 >= H ? 0 : (H - 1 - h0) / DH + 1;
-        if (ki_hi > KH) ki_hi = KH;
-        // Seed every output with its first valid tap.
-        const int64_t seed_row = (h0 + ki_lo * DH) * W;
-        for (int64_t ow = 0; ow < OW; ++ow) {
-          const int64_t p = seed_row + first_w[static_cast<size_t>(ow)];
-          best[ow] = plane[p];
-          at[ow] = p;
-        }
-        for (int64_t ki = ki_lo; ki < ki_hi; ++ki) {
-          const int64_t row = (h0 + ki * DH) * W;
-          for (int64_t kj = 0; kj < KW; ++kj) {
-            const int64_t base = row + kj * DW - PW;  // output column 0's tap (may lie left of the row)
-            for (int64_t ow = col_lo[static_cast<size_t>(kj)], e = col_hi[static_cast<size_t>(kj)]; ow < e; ++ow) {
-              // Branch-free select through masks: on random data `take` is unpredictable, and a
-              // branch there costs more than the whole update.
-              const T v = plane[base + ow * SW], b = best[ow];
-              const Bits take = -static_cast<Bits>(math::pool_take(b, v));  // Note [Reduction rules]
-              best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
-              const int64_t m = -static_cast<int64_t>(take & 1);
-              at[ow] = ((base + ow * SW) & m) | (at[ow] & ~m);
-            }
-          }
+// One plane: for each output row, seed every output with its first valid tap, then update it
+// with the remaining taps in window order.
+template <typename T>
+void max_pool_plane(const PoolGeometry g, const T* plane, T* __restrict out, int64_t* __restrict indices) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  for (int64_t oh = 0; oh < g.OH; ++oh) {
+    T* __restrict best = out + oh * g.OW;
+    int64_t* __restrict at = indices + oh * g.OW;
+    const int64_t h0 = oh * g.SH - g.PH;
+    const int64_t ki_lo = first_valid_tap(oh, g.SH, g.PH, g.DH);
+    int64_t ki_hi = h0 >= g.H ? 0 : (g.H - 1 - h0) / g.DH + 1;
+    if (ki_hi > g.KH) ki_hi = g.KH;
+    const int64_t seed_row = (h0 + ki_lo * g.DH) * g.W;
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      const int64_t p = seed_row + g.first_w[ow];
+      best[ow] = plane[p];
+      at[ow] = p;
+    }
+    for (int64_t ki = ki_lo; ki < ki_hi; ++ki) {
+      const int64_t row = (h0 + ki * g.DH) * g.W;
+      for (int64_t kj = 0; kj < g.KW; ++kj) {
+        const int64_t base = row + kj * g.DW - g.PW;  // output column 0's tap (may lie left of the row)
+        const int64_t sw = g.SW;
+        for (int64_t ow = g.col_lo[kj], e = g.col_hi[kj]; ow < e; ++ow) {
+          // Branch-free select through masks: on random data `take` is unpredictable, and a
+          // branch there costs more than the whole update.
+          const T v = plane[base + ow * sw], b = best[ow];
+          const Bits take = -static_cast<Bits>(math::pool_take(b, v));  // Note [Reduction rules]
+          best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
+          const int64_t m = -static_cast<int64_t>(take & 1);
+          at[ow] = ((base + ow * sw) & m) | (at[ow] & ~m);
         }
       }
     }
+  }
+}
+
+template <typename T>
+void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indices) {
+  const int64_t KW = g.kernel_w, OW = g.out_w;
+  std::vector<int64_t> col_lo(static_cast<size_t>(KW)), col_hi(static_cast<size_t>(KW)),
+      first_w(static_cast<size_t>(OW));
+  for (int64_t kj = 0; kj < KW; ++kj)
+    valid_outputs(g.width, OW, g.stride_w, kj * g.dilation_w - g.pad_w, col_lo[static_cast<size_t>(kj)],
+                  col_hi[static_cast<size_t>(kj)]);
+  for (int64_t ow = 0; ow < OW; ++ow)
+    first_w[static_cast<size_t>(ow)] =
+        ow * g.stride_w - g.pad_w + first_valid_tap(ow, g.stride_w, g.pad_w, g.dilation_w) * g.dilation_w;
+  const PoolGeometry geo{g.height,     g.width,      g.out_h,       g.out_w,       g.kernel_h,
+                         g.kernel_w,   g.stride_h,   g.stride_w,    g.pad_h,       g.pad_w,
+                         g.dilation_h, g.dilation_w, col_lo.data(), col_hi.data(), first_w.data()};
+  const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
+  // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
+  parallel_for(g.channels, items_per_piece(plane_out * g.kernel_h * KW), [&](int64_t c0, int64_t c1) {
+    for (int64_t c = c0; c < c1; ++c)
+      max_pool_plane<T>(geo, image + c * plane_in, out + c * plane_out, indices + c * plane_out);
   });
 }
 }  // namespace
