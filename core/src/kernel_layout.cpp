@@ -17,11 +17,16 @@ bool is_contiguous_layout(IntArrayRef sizes, IntArrayRef strides) {
 template <int N>
 StridedLayout<N> make_layout(IntArrayRef sizes, const IntArrayRef (&strides)[N]) {
   StridedLayout<N> L;
-  // Fast path, the common case of small ops: every operand row-major contiguous. The general
-  // walk below would merge all dims into one; doing it directly saves most of a small op's
-  // layout cost (the walk copies 64-entry scratch arrays).
+  // Fast paths for the common case of small ops: one element, or every operand row-major
+  // contiguous. The general walk below would drop every dim, or merge them all into one; doing
+  // it directly saves most of a small op's layout cost (the walk copies 64-entry arrays).
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
+  if (numel == 1) {  // every dim has size 1: no dim is left (what the walk below gives)
+    L.numel = 1;
+    L.ndim = 0;
+    return L;
+  }
   if (numel > 1) {
     bool all_contiguous = true;
     for (int k = 0; k < N && all_contiguous; ++k) all_contiguous = is_contiguous_layout(sizes, strides[k]);
