@@ -32,73 +32,64 @@ void launch_rows(int64_t rows, RowFn row) {
 }
 
 // The four softmax-family stubs share one shape: a forward (in -> out) and a backward
-// (grad_out, out -> grad_in), each a functor applied row by row.
-template <typename T>
-struct LogSoftmaxRow {
+// (grad_out, out -> grad_in), each applied row by row; `Log` picks log_softmax or softmax.
+template <typename T, bool Log>
+struct SoftmaxForwardRow {
   const T* x;
   T* y;
-  int64_t cols;
-  __device__ void operator()(int64_t r) const { math::log_softmax_row(x + r * cols, y + r * cols, cols); }
-};
-template <typename T>
-struct SoftmaxRow {
-  const T* x;
-  T* y;
-  int64_t cols;
-  __device__ void operator()(int64_t r) const { math::softmax_row(x + r * cols, y + r * cols, cols); }
-};
-template <typename T>
-struct LogSoftmaxBackwardRow {
-  const T* g;
-  const T* y;
-  T* gi;
   int64_t cols;
   __device__ void operator()(int64_t r) const {
-    math::log_softmax_backward_row(g + r * cols, y + r * cols, gi + r * cols, cols);
+    if constexpr (Log)
+      math::log_softmax_row(x + r * cols, y + r * cols, cols);
+    else
+      math::softmax_row(x + r * cols, y + r * cols, cols);
   }
 };
-template <typename T>
+template <typename T, bool Log>
 struct SoftmaxBackwardRow {
   const T* g;
   const T* y;
   T* gi;
   int64_t cols;
   __device__ void operator()(int64_t r) const {
-    math::softmax_backward_row(g + r * cols, y + r * cols, gi + r * cols, cols);
+    if constexpr (Log)
+      math::log_softmax_backward_row(g + r * cols, y + r * cols, gi + r * cols, cols);
+    else
+      math::softmax_backward_row(g + r * cols, y + r * cols, gi + r * cols, cols);
   }
 };
 
-template <template <typename> class Row>
+template <bool Log>
 void forward_rows(const char* op, DType dtype, int64_t rows, int64_t cols, const void* in, void* out) {
   OpDevice device(out);
   dispatch_floating(dtype, op, [&]<typename T>() {
-    launch_rows(rows, Row<T>{static_cast<const T*>(in), static_cast<T*>(out), cols});
+    launch_rows(rows, SoftmaxForwardRow<T, Log>{static_cast<const T*>(in), static_cast<T*>(out), cols});
   });
 }
 
-template <template <typename> class Row>
+template <bool Log>
 void backward_rows(const char* op, DType dtype, int64_t rows, int64_t cols, const void* grad_out, const void* out,
                    void* grad_in) {
   OpDevice device(grad_in);
   dispatch_floating(dtype, op, [&]<typename T>() {
-    launch_rows(rows,
-                Row<T>{static_cast<const T*>(grad_out), static_cast<const T*>(out), static_cast<T*>(grad_in), cols});
+    launch_rows(rows, SoftmaxBackwardRow<T, Log>{static_cast<const T*>(grad_out), static_cast<const T*>(out),
+                                                 static_cast<T*>(grad_in), cols});
   });
 }
 
 void log_softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) {
-  forward_rows<LogSoftmaxRow>("log_softmax", dtype, rows, cols, in, out);
+  forward_rows<true>("log_softmax", dtype, rows, cols, in, out);
 }
 void softmax_rows(DType dtype, int64_t rows, int64_t cols, const void* in, void* out) {
-  forward_rows<SoftmaxRow>("softmax", dtype, rows, cols, in, out);
+  forward_rows<false>("softmax", dtype, rows, cols, in, out);
 }
 void log_softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out, const void* out,
                                void* grad_in) {
-  backward_rows<LogSoftmaxBackwardRow>("log_softmax_backward", dtype, rows, cols, grad_out, out, grad_in);
+  backward_rows<true>("log_softmax_backward", dtype, rows, cols, grad_out, out, grad_in);
 }
 void softmax_backward_rows(DType dtype, int64_t rows, int64_t cols, const void* grad_out, const void* out,
                            void* grad_in) {
-  backward_rows<SoftmaxBackwardRow>("softmax_backward", dtype, rows, cols, grad_out, out, grad_in);
+  backward_rows<false>("softmax_backward", dtype, rows, cols, grad_out, out, grad_in);
 }
 
 template <typename T>
