@@ -154,22 +154,27 @@ void NcclProcessGroup::join_world() {
                "init_process_group: the nccl backend needs a CUDA device on every rank, but a rank has none (rank {} "
                "has {}); use backend \"mpi\"",
                world_.rank, mine);
-  device_ = nccl_device_for_local_rank(local, mine).index;
-  cuda::set_device(device_);
+  // The same for this rank's own steps (its device, and on rank 0 the unique id): a rank that
+  // raised alone would leave the others waiting in the next collective, so every rank learns of
+  // a failure and raises.
   cuda::NcclUniqueId id{};
-  int id_ok = 1;
-  if (world_.rank == 0) {
-    try {
-      id = cuda::nccl_get_unique_id();
-    } catch (const Error&) {
-      id_ok = 0;
-    }
+  std::exception_ptr failed;
+  try {
+    device_ = nccl_device_for_local_rank(local, mine).index;
+    cuda::set_device(device_);
+    if (world_.rank == 0) id = cuda::nccl_get_unique_id();
+  } catch (...) {
+    failed = std::current_exception();
   }
-  MPI_Bcast(&id_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  WICK_CHECK_T(BackendError, id_ok == 1,
-               "init_process_group: rank 0 could not make an NCCL unique id (ncclGetUniqueId failed; see rank 0's "
-               "NCCL_DEBUG=WARN output)");
+  int ok = failed ? 0 : 1, all_ok = 0;
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (failed) std::rethrow_exception(failed);
+  WICK_CHECK_T(BackendError, all_ok == 1,
+               "init_process_group: another rank failed to start the nccl backend (its own error says why); rank {} "
+               "stops too",
+               world_.rank);
   MPI_Bcast(id.data(), static_cast<int>(id.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+  in_nccl_init_ = true;
   comm_ = cuda::NcclRankCommunicator::create(id, world_.size, world_.rank, device_);
   stream_ = cuda::get_stream_from_pool(device_);
 }
@@ -178,11 +183,10 @@ void NcclProcessGroup::start_up() {
   try {
     join_world();
   } catch (...) {
-    // A rank that failed after MPI started: in a job of several ranks the others may be inside
-    // ncclCommInitRank already, so end the whole job rather than leave them waiting.
-    int initialized = 0;
-    MPI_Initialized(&initialized);
-    if (initialized && world_.size > 1 && !comm_) {
+    // Every failure before ncclCommInitRank is raised on every rank (join_world). Only a failure
+    // inside it, which leaves the other ranks waiting in a call that has no timeout, ends the
+    // job: the rule for a collective that cannot finish (Note [Collectives and their contract]).
+    if (in_nccl_init_ && world_.size > 1 && !comm_) {
       try {
         std::rethrow_exception(std::current_exception());
       } catch (const std::exception& e) {

@@ -81,6 +81,7 @@ class NcclProcessGroup final : public ThreadedProcessGroup<NcclTask> {
 
   int device_ = 0;
   std::unique_ptr<cuda::NcclRankCommunicator> comm_;
+  bool in_nccl_init_ = false;  // join_world reached ncclCommInitRank
   cuda::Stream stream_;
 
   struct InFlight {

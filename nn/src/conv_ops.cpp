@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "wick/autograd/functions.h"
 #include "wick/autograd/record.h"
@@ -51,17 +52,19 @@ Im2ColArgs im2col_args(const ConvGeom& g, DType dt, int64_t height, int64_t widt
 
 char* bytes(const Tensor& t) { return static_cast<char*>(t.data_ptr()); }
 
+// Bytes of one image of the geometry `a`, and of its columns.
+std::pair<size_t, size_t> image_and_columns_bytes(const Im2ColArgs& a) {
+  const size_t es = element_size(a.dtype);
+  return {static_cast<size_t>(a.channels * a.height * a.width) * es,
+          static_cast<size_t>(a.channels * a.kernel_h * a.kernel_w * a.out_h * a.out_w) * es};
+}
+
 // Note [Batched im2col]: `images` contiguous images into their columns, in one launch where the
 // backend has stubs::im2col_images, else one Backend::im2col per image (the CPU's loop).
 void im2col_images(Device d, const Im2ColArgs& a, int64_t images, const void* image, void* columns) {
   if (images == 0) return;
-  if (stubs::im2col_images.find(d.type) != nullptr) {
-    stubs::im2col_images(d.type, a, images, image, columns);
-    return;
-  }
-  const size_t es = element_size(a.dtype);
-  const size_t in_step = static_cast<size_t>(a.channels * a.height * a.width) * es;
-  const size_t col_step = static_cast<size_t>(a.channels * a.kernel_h * a.kernel_w * a.out_h * a.out_w) * es;
+  if (stubs::im2col_images.find(d.type) != nullptr) return stubs::im2col_images(d.type, a, images, image, columns);
+  const auto [in_step, col_step] = image_and_columns_bytes(a);
   Backend& be = backend(d);
   for (int64_t n = 0; n < images; ++n)
     be.im2col(a, static_cast<const char*>(image) + n * in_step, static_cast<char*>(columns) + n * col_step);
@@ -70,13 +73,8 @@ void im2col_images(Device d, const Im2ColArgs& a, int64_t images, const void* im
 // image[n] += col2im(columns[n]) for `images` images, batched as im2col_images.
 void col2im_images(Device d, const Im2ColArgs& a, int64_t images, const void* columns, void* image) {
   if (images == 0) return;
-  if (stubs::col2im_images.find(d.type) != nullptr) {
-    stubs::col2im_images(d.type, a, images, columns, image);
-    return;
-  }
-  const size_t es = element_size(a.dtype);
-  const size_t im_step = static_cast<size_t>(a.channels * a.height * a.width) * es;
-  const size_t col_step = static_cast<size_t>(a.channels * a.kernel_h * a.kernel_w * a.out_h * a.out_w) * es;
+  if (stubs::col2im_images.find(d.type) != nullptr) return stubs::col2im_images(d.type, a, images, columns, image);
+  const auto [im_step, col_step] = image_and_columns_bytes(a);
   Backend& be = backend(d);
   for (int64_t n = 0; n < images; ++n)
     be.col2im(a, static_cast<const char*>(columns) + n * col_step, static_cast<char*>(image) + n * im_step);

@@ -69,7 +69,7 @@ struct ThreadBlocks {
 
 // Hands the thread's blocks to the shared cache at thread exit (Note [CPU thread caches]).
 struct ThreadBlocksFlusher {
-  ~ThreadBlocksFlusher();
+  ~ThreadBlocksFlusher() noexcept;  // drain_thread_blocks never throws: the process never ends here
 };
 
 namespace {
@@ -89,7 +89,7 @@ ThreadBlocks* thread_blocks(CpuAllocator* owner) noexcept {
 }
 }  // namespace
 
-ThreadBlocksFlusher::~ThreadBlocksFlusher() {
+ThreadBlocksFlusher::~ThreadBlocksFlusher() noexcept {
   ThreadBlocks& t = t_blocks;
   t.state = ThreadBlocks::kClosed;
   for (int d = 0; d < kThreadDevices; ++d) t.owner->drain_thread_blocks(t, d, true);
