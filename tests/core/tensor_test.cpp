@@ -5,6 +5,8 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <condition_variable>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <tuple>
@@ -603,6 +605,56 @@ TEST_CASE("small CPU blocks freed by a thread stay with it until it exits") {
 #endif
   CHECK(memory_stats(d).reserved == memory_stats(d).in_use);
   CHECK(memory_stats(d).in_use == s0.in_use);
+}
+
+// Note [CPU thread caches]: each thread keeps its own allocation and free counts for cpu:0..3;
+// stats() adds them up and an exiting thread folds them into the device's. Counted by hand:
+// the figures stay exact while the threads live, after they exit, and when a block is freed by
+// another thread than the one that allocated it.
+TEST_CASE("CPU allocation counts kept per thread add up exactly, before and after the threads exit") {
+  const Device d("cpu:3");
+  const MemoryStats s0 = memory_stats(d);
+  constexpr int kThreads = 3, kSteps = 500;
+  std::vector<Tensor> handed_over(kThreads);  // allocated on a thread, freed here
+  std::mutex m;
+  std::condition_variable cv;
+  int ready = 0;
+  bool release = false;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kSteps; ++i) Tensor a = empty({1 + i % 40}, TensorOptions(kFloat32).device(d));
+      Tensor kept = empty({7}, TensorOptions(kFloat32).device(d));
+      handed_over[t] = empty({3}, TensorOptions(kFloat64).device(d));
+      std::unique_lock<std::mutex> lock(m);
+      ++ready;
+      cv.notify_all();
+      cv.wait(lock, [&] { return release; });
+    });
+  {
+    std::unique_lock<std::mutex> lock(m);
+    cv.wait(lock, [&] { return ready == kThreads; });
+  }
+  // Every thread alive, each holding `kept` and having handed one tensor over.
+  const MemoryStats alive = memory_stats(d);
+  CHECK(alive.allocations == s0.allocations + 2 * kThreads);
+  CHECK(alive.total_allocations == s0.total_allocations + (kSteps + 2) * kThreads);
+  CHECK(alive.in_use == s0.in_use + kThreads * (7 * 4 + 3 * 8));
+  {
+    std::lock_guard<std::mutex> lock(m);
+    release = true;
+  }
+  cv.notify_all();
+  for (auto& th : threads) th.join();
+  const MemoryStats exited = memory_stats(d);
+  CHECK(exited.allocations == s0.allocations + kThreads);
+  CHECK(exited.total_allocations == alive.total_allocations);
+  handed_over.clear();  // freed by this thread
+  const MemoryStats after = memory_stats(d);
+  CHECK(after.allocations == s0.allocations);
+  CHECK(after.in_use == s0.in_use);
+  CHECK(after.total_allocations == alive.total_allocations);
+  CHECK(after.reserved >= after.in_use);
 }
 
 #include "support/exit_code.h"

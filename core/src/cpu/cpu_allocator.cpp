@@ -53,46 +53,92 @@ void free_block(void* p) { std::free(static_cast<void**>(p)[-1]); }  // the mall
 // theirs (at most about 0.4 MiB per thread and device). The storage is a trivially destructible
 // thread_local, so a free that comes after the thread's flush (another thread_local's
 // destructor) still finds it, sees it closed, and uses the shared cache.
+// The same thread also keeps its share of the device's statistics: the bytes of the blocks it
+// holds, and how many allocations and frees it made. Only it writes them (plain loads and
+// stores, not locked read-modify-writes: an allocate/free pair used to make seven of those,
+// a fifth of a 1-element add); stats() adds up every open thread's figures under the list's
+// mutex, and a thread that exits folds its figures into the device's shared counters under the
+// same mutex, so no allocation is counted twice or missed. in_use stays one shared counter:
+// peak is its maximum over time, which no per-thread figure can give.
 constexpr int kThreadDevices = 4;
 constexpr int kThreadClasses = 28;  // SizeClass::index(16384) == 27
 constexpr int kThreadDepth = 4;
 
 }  // namespace
 
+// One thread's share of a device's statistics (Note [CPU thread caches]). Only the owning thread
+// writes; stats() reads from other threads, hence atomics, updated without read-modify-writes.
+struct ThreadCounters {
+  std::atomic<int64_t> held{0};       // bytes of the blocks the thread holds (cached)
+  std::atomic<int64_t> allocated{0};  // allocations made by the thread
+  std::atomic<int64_t> freed{0};      // frees made by the thread
+};
+
 struct ThreadBlocks {
   enum State : uint8_t { kUnused, kOpen, kClosed };
-  State state;
-  CpuAllocator* owner;  // the allocator whose blocks these are (the first to use this thread)
-  uint8_t count[kThreadDevices][kThreadClasses];
-  void* blocks[kThreadDevices][kThreadClasses][kThreadDepth];
+  State state = kUnused;
+  CpuAllocator* owner = nullptr;  // the allocator whose blocks these are (the first to use this thread)
+  ThreadBlocks* prev = nullptr;   // the owner's list of open threads
+  ThreadBlocks* next = nullptr;
+  ThreadCounters counters[kThreadDevices];
+  uint8_t count[kThreadDevices][kThreadClasses] = {};
+  void* blocks[kThreadDevices][kThreadClasses][kThreadDepth] = {};
 };
 
 // Hands the thread's blocks to the shared cache at thread exit (Note [CPU thread caches]).
 struct ThreadBlocksFlusher {
-  ~ThreadBlocksFlusher() noexcept;  // drain_thread_blocks never throws: the process never ends here
+  ~ThreadBlocksFlusher() noexcept;  // retire_thread never throws: the process never ends here
 };
 
 namespace {
-thread_local ThreadBlocks t_blocks;  // zero-initialised: kUnused
+// Constant-initialised and trivially destructible: reached without a TLS init call, and still
+// readable after the flusher ran.
+thread_local ThreadBlocks t_blocks;
 thread_local ThreadBlocksFlusher t_flusher;
 
-// The thread's blocks for `owner`, or nullptr when this thread cannot keep any (exiting, or
-// already serving another allocator).
-ThreadBlocks* thread_blocks(CpuAllocator* owner) noexcept {
-  ThreadBlocks& t = t_blocks;
-  if (t.state == ThreadBlocks::kUnused) {
-    (void)&t_flusher;  // constructs the flusher: its destructor runs at thread exit
-    t.owner = owner;
-    t.state = ThreadBlocks::kOpen;
-  }
-  return t.state == ThreadBlocks::kOpen && t.owner == owner ? &t : nullptr;
+// Adds `delta` to a counter that only the calling thread writes.
+void bump(std::atomic<int64_t>& counter, int64_t delta) noexcept {
+  counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
 }
 }  // namespace
 
+// The thread's blocks and counters for this allocator, or nullptr when this thread cannot keep
+// any (exiting, or already serving another allocator).
+ThreadBlocks* CpuAllocator::thread_blocks() noexcept {
+  ThreadBlocks& t = t_blocks;
+  if (t.state == ThreadBlocks::kUnused) {
+    (void)&t_flusher;  // constructs the flusher: its destructor runs at thread exit
+    t.owner = this;
+    std::lock_guard<std::mutex> lock(threads_mutex_);
+    t.next = threads_;
+    if (threads_) threads_->prev = &t;
+    threads_ = &t;
+    t.state = ThreadBlocks::kOpen;
+  }
+  return t.state == ThreadBlocks::kOpen && t.owner == this ? &t : nullptr;
+}
+
 ThreadBlocksFlusher::~ThreadBlocksFlusher() noexcept {
   ThreadBlocks& t = t_blocks;
+  if (t.state == ThreadBlocks::kOpen) t.owner->retire_thread(t);
   t.state = ThreadBlocks::kClosed;
-  for (int d = 0; d < kThreadDevices; ++d) t.owner->drain_thread_blocks(t, d, true);
+}
+
+void CpuAllocator::retire_thread(ThreadBlocks& t) noexcept {
+  for (int d = 0; d < kThreadDevices; ++d) drain_thread_blocks(t, d, true);
+  std::lock_guard<std::mutex> lock(threads_mutex_);
+  t.state = ThreadBlocks::kClosed;
+  (t.prev ? t.prev->next : threads_) = t.next;
+  if (t.next) t.next->prev = t.prev;
+  for (int d = 0; d < kThreadDevices; ++d) {
+    ThreadCounters& tc = t.counters[d];
+    const int64_t allocated = tc.allocated.load(std::memory_order_relaxed);
+    const int64_t freed = tc.freed.load(std::memory_order_relaxed);
+    counters_[d].total.fetch_add(allocated, std::memory_order_relaxed);
+    counters_[d].allocations.fetch_add(allocated - freed, std::memory_order_relaxed);
+    tc.allocated.store(0, std::memory_order_relaxed);
+    tc.freed.store(0, std::memory_order_relaxed);
+  }
 }
 
 int SizeClass::index(size_t bytes) {
@@ -134,17 +180,18 @@ CpuAllocator::DeviceCache* CpuAllocator::cache_for(int index, bool create) {
 void* CpuAllocator::allocate(size_t bytes, Device device) {
   check_index(device);
   if (bytes == 0) return nullptr;
-  auto& c = counters_[device.index];
+  const int index = device.index;
   WICK_CHECK_T(OutOfMemoryError, bytes <= kLargestCached, "allocate: out of memory on {} asking for {} bytes", device,
                bytes);
+  ThreadBlocks* t = index < kThreadDevices ? thread_blocks() : nullptr;
   // Note [CPU allocation]: aligned_alloc/memalign bypass glibc's per-thread cache (tcache) and
   // cost ~500 instructions per call, more than the rest of a small op. So over-allocate with
   // malloc, align by hand to 64 bytes, and keep malloc's pointer just below the block.
   const int cls = kCacheEnabled ? SizeClass::index(bytes) : -1;
   void* p = nullptr;
   if (cls >= 0) {
-    p = take_from_thread(cls, device.index);
-    if (!p) p = take_cached(cls, device.index);
+    if (t) p = take_from_thread(*t, cls, index);
+    if (!p) p = take_cached(cls, index);
   }
   if (!p) {
     const size_t block = cls >= 0 ? SizeClass::bytes(cls) : bytes;  // Note [CPU block cache]
@@ -155,6 +202,7 @@ void* CpuAllocator::allocate(size_t bytes, Device device) {
       static_cast<void**>(p)[-1] = raw;
     }
   }
+  auto& c = counters_[index];
   WICK_CHECK_T(OutOfMemoryError, p != nullptr,
                "allocate: out of memory on {} asking for {} bytes ({} bytes in use there)", device, bytes,
                c.in_use.load());
@@ -163,33 +211,54 @@ void* CpuAllocator::allocate(size_t bytes, Device device) {
   int64_t peak = c.peak.load(std::memory_order_relaxed);
   while (now > peak && !c.peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
-  c.allocations.fetch_add(1, std::memory_order_relaxed);
-  c.total.fetch_add(1, std::memory_order_relaxed);
+  if (t) {
+    bump(t->counters[index].allocated, 1);  // Note [CPU thread caches]
+  } else {
+    c.allocations.fetch_add(1, std::memory_order_relaxed);
+    c.total.fetch_add(1, std::memory_order_relaxed);
+  }
   return p;
 }
 
 void CpuAllocator::deallocate(void* p, size_t bytes, Device device) noexcept {
   if (!p) return;
+  const int index = device.index;
+  ThreadBlocks* t = index < kThreadDevices ? thread_blocks() : nullptr;
   if (kCacheEnabled) {
     const int cls = SizeClass::index(bytes);
-    if (!give_to_thread(p, cls, device.index) && !give_to_cache(p, cls, device.index)) free_block(p);
+    if (!(t && give_to_thread(*t, p, cls, index)) && !give_to_cache(p, cls, index)) free_block(p);
   } else {
     free_block(p);
   }
-  auto& c = counters_[device.index];
+  auto& c = counters_[index];
   c.in_use.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
-  c.allocations.fetch_sub(1, std::memory_order_relaxed);
+  if (t)
+    bump(t->counters[index].freed, 1);
+  else
+    c.allocations.fetch_sub(1, std::memory_order_relaxed);
 }
 
 MemoryStats CpuAllocator::stats(Device device) const {
   check_index(device);
   auto& c = counters_[device.index];
   MemoryStats s;
+  // Under the mutex, so that a thread folding its figures in at exit is counted exactly once.
+  std::lock_guard<std::mutex> lock(threads_mutex_);
   s.in_use = c.in_use.load();
   s.peak = c.peak.load();
-  s.reserved = s.in_use + c.cached.load();
+  int64_t cached = c.cached.load();
   s.allocations = c.allocations.load();
   s.total_allocations = c.total.load();
+  if (device.index < kThreadDevices) {
+    for (const ThreadBlocks* t = threads_; t; t = t->next) {
+      const ThreadCounters& tc = t->counters[device.index];
+      const int64_t allocated = tc.allocated.load(std::memory_order_relaxed);
+      cached += tc.held.load(std::memory_order_relaxed);
+      s.allocations += allocated - tc.freed.load(std::memory_order_relaxed);
+      s.total_allocations += allocated;
+    }
+  }
+  s.reserved = s.in_use + cached;
   return s;
 }
 
@@ -234,24 +303,20 @@ bool CpuAllocator::give_to_cache(void* p, int cls, int index) noexcept {
   return true;
 }
 
-void* CpuAllocator::take_from_thread(int cls, int index) {
-  if (cls >= kThreadClasses || index >= kThreadDevices) return nullptr;
-  ThreadBlocks* t = thread_blocks(this);
-  if (!t) return nullptr;
-  uint8_t& n = t->count[index][cls];
+void* CpuAllocator::take_from_thread(ThreadBlocks& t, int cls, int index) noexcept {
+  if (cls >= kThreadClasses) return nullptr;
+  uint8_t& n = t.count[index][cls];
   if (n == 0) return nullptr;
-  counters_[index].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
-  return t->blocks[index][cls][--n];
+  bump(t.counters[index].held, -static_cast<int64_t>(SizeClass::bytes(cls)));
+  return t.blocks[index][cls][--n];
 }
 
-bool CpuAllocator::give_to_thread(void* p, int cls, int index) noexcept {
-  if (cls >= kThreadClasses || index >= kThreadDevices) return false;
-  ThreadBlocks* t = thread_blocks(this);
-  if (!t) return false;
-  uint8_t& n = t->count[index][cls];
+bool CpuAllocator::give_to_thread(ThreadBlocks& t, void* p, int cls, int index) noexcept {
+  if (cls >= kThreadClasses) return false;
+  uint8_t& n = t.count[index][cls];
   if (n == kThreadDepth) return false;
-  t->blocks[index][cls][n++] = p;
-  counters_[index].cached.fetch_add(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
+  t.blocks[index][cls][n++] = p;
+  bump(t.counters[index].held, static_cast<int64_t>(SizeClass::bytes(cls)));
   return true;
 }
 
@@ -259,7 +324,7 @@ void CpuAllocator::drain_thread_blocks(ThreadBlocks& t, int index, bool to_share
   for (int cls = 0; cls < kThreadClasses; ++cls)
     for (uint8_t& n = t.count[index][cls]; n > 0;) {
       void* p = t.blocks[index][cls][--n];
-      counters_[index].cached.fetch_sub(static_cast<int64_t>(SizeClass::bytes(cls)), std::memory_order_relaxed);
+      bump(t.counters[index].held, -static_cast<int64_t>(SizeClass::bytes(cls)));
       if (!to_shared_cache || !give_to_cache(p, cls, index)) free_block(p);
     }
 }

@@ -48,14 +48,20 @@ class CpuAllocator final : public Allocator {
   // The shared cache of CPU device `index`.
   void* take_cached(int cls, int index);
   bool give_to_cache(void* p, int cls, int index) noexcept;
-  // The calling thread's small blocks (Note [CPU thread caches] in cpu_allocator.cpp).
-  void* take_from_thread(int cls, int index);
-  bool give_to_thread(void* p, int cls, int index) noexcept;
+  // The calling thread's small blocks and statistics (Note [CPU thread caches] in
+  // cpu_allocator.cpp): nullptr when the thread cannot keep any. The first call registers the
+  // thread in threads_; retire_thread, at its exit, folds its figures into counters_.
+  ThreadBlocks* thread_blocks() noexcept;
+  void retire_thread(ThreadBlocks& t) noexcept;
+  void* take_from_thread(ThreadBlocks& t, int cls, int index) noexcept;
+  bool give_to_thread(ThreadBlocks& t, void* p, int cls, int index) noexcept;
   // Empties t's blocks of device `index`: into the shared cache (the thread is exiting), else
   // back to malloc (empty_cache).
   void drain_thread_blocks(ThreadBlocks& t, int index, bool to_shared_cache) noexcept;
   friend struct ThreadBlocksFlusher;
   std::atomic<int64_t> cached_total_{0};
+  mutable std::mutex threads_mutex_;  // guards threads_ and the folding of a thread's figures
+  ThreadBlocks* threads_ = nullptr;   // the open threads' blocks, a list through prev/next
   // One slot per possible CPU device index (Device::index is int16).
   std::unique_ptr<Counters[]> counters_;
   std::unique_ptr<std::atomic<DeviceCache*>[]> caches_;
