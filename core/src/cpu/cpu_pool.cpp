@@ -73,6 +73,43 @@ void max_pool_plane(const PoolGeometry g, const T* plane, T* __restrict out, int
   }
 }
 
+// Windows that tile the plane: kernel == stride, no padding or dilation, every window inside
+// the plane (the 2x2 stride-2 pooling of most CNNs). Output by output, each window's taps in
+// window order, selecting through masks as the loop above. K is the kernel size when both
+// sides have it at compile time, 0 for sizes read from g.
+template <typename T, int K>
+void max_pool_plane_tiled(const PoolGeometry g, const T* plane, T* __restrict out, int64_t* __restrict indices) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const int64_t KH = K ? K : g.KH, KW = K ? K : g.KW, W = g.W;
+  for (int64_t oh = 0; oh < g.OH; ++oh) {
+    T* __restrict best_row = out + oh * g.OW;
+    int64_t* __restrict at_row = indices + oh * g.OW;
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      const int64_t p0 = oh * KH * W + ow * KW;
+      T best = plane[p0];
+      int64_t at = p0;
+      for (int64_t ki = 0; ki < KH; ++ki)
+        for (int64_t kj = ki == 0 ? 1 : 0; kj < KW; ++kj) {
+          const int64_t p = p0 + ki * W + kj;
+          const T v = plane[p];
+          // Masks, not `take ? v : best`: GCC made that a branch, mispredicted on random data.
+          const Bits take = -static_cast<Bits>(math::pool_take(best, v));  // Note [Reduction rules]
+          best = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(best) & ~take));
+          const int64_t m = -static_cast<int64_t>(take & 1);
+          at = (p & m) | (at & ~m);
+        }
+      best_row[ow] = best;
+      at_row[ow] = at;
+    }
+  }
+}
+
+// Whether the windows of g tile the plane (max_pool_plane_tiled's case).
+bool windows_tile(const Im2ColArgs& g) {
+  return g.stride_h == g.kernel_h && g.stride_w == g.kernel_w && g.pad_h == 0 && g.pad_w == 0 &&
+         g.dilation_h == 1 && g.dilation_w == 1 && g.out_h * g.kernel_h <= g.height && g.out_w * g.kernel_w <= g.width;
+}
+
 template <typename T>
 void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indices) {
   const int64_t KW = g.kernel_w, OW = g.out_w;
@@ -88,10 +125,14 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
                          g.kernel_w,   g.stride_h,   g.stride_w,    g.pad_h,       g.pad_w,
                          g.dilation_h, g.dilation_w, col_lo.data(), col_hi.data(), first_w.data()};
   const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
+  auto* pool_plane = &max_pool_plane<T>;
+  if (windows_tile(g))
+    pool_plane = g.kernel_h == 2 && KW == 2   ? &max_pool_plane_tiled<T, 2>
+                 : g.kernel_h == 3 && KW == 3 ? &max_pool_plane_tiled<T, 3>
+                                              : &max_pool_plane_tiled<T, 0>;
   // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
   parallel_for(g.channels, items_per_piece(plane_out * g.kernel_h * KW), [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c)
-      max_pool_plane<T>(geo, image + c * plane_in, out + c * plane_out, indices + c * plane_out);
+    for (int64_t c = c0; c < c1; ++c) pool_plane(geo, image + c * plane_in, out + c * plane_out, indices + c * plane_out);
   });
 }
 }  // namespace
