@@ -66,14 +66,20 @@ bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == 
 
 TEST_CASE("max_pool2d matches PyTorch's selection rule over geometries, ties and NaN", "[nn][pooling]") {
   const std::vector<Geometry> geometries = {
-      {2, 3, 8, 8, 2, 2, 2, 2, 0, 0, 1, 1, false}, {1, 2, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, false},
-      {1, 2, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, true},  {2, 1, 9, 7, 2, 3, 1, 2, 0, 1, 2, 1, false},
-      {1, 3, 5, 5, 2, 2, 2, 2, 0, 0, 1, 1, true},  {1, 1, 11, 10, 3, 2, 3, 1, 1, 1, 2, 3, true},
-      {3, 2, 6, 6, 1, 1, 1, 1, 0, 0, 1, 1, false}, {1, 2, 4, 13, 4, 5, 1, 3, 2, 2, 1, 1, false},
+      {2, 3, 8, 8, 2, 2, 2, 2, 0, 0, 1, 1, false},
+      {1, 2, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, false},
+      {1, 2, 7, 9, 3, 3, 2, 2, 1, 1, 1, 1, true},
+      {2, 1, 9, 7, 2, 3, 1, 2, 0, 1, 2, 1, false},
+      {1, 3, 5, 5, 2, 2, 2, 2, 0, 0, 1, 1, true},
+      {1, 1, 11, 10, 3, 2, 3, 1, 1, 1, 2, 3, true},
+      {3, 2, 6, 6, 1, 1, 1, 1, 0, 0, 1, 1, false},
+      {1, 2, 4, 13, 4, 5, 1, 3, 2, 2, 1, 1, false},
       // Windows that tile the plane (the CPU's tiled loop): 2x2, 3x3 and 2x3, with rows and
       // columns left over, and ceil_mode windows that run past the edge (the general loop).
-      {2, 3, 7, 9, 2, 2, 2, 2, 0, 0, 1, 1, false}, {1, 2, 10, 11, 3, 3, 3, 3, 0, 0, 1, 1, false},
-      {2, 2, 8, 9, 2, 3, 2, 3, 0, 0, 1, 1, false}, {1, 2, 7, 9, 2, 2, 2, 2, 0, 0, 1, 1, true},
+      {2, 3, 7, 9, 2, 2, 2, 2, 0, 0, 1, 1, false},
+      {1, 2, 10, 11, 3, 3, 3, 3, 0, 0, 1, 1, false},
+      {2, 2, 8, 9, 2, 3, 2, 3, 0, 0, 1, 1, false},
+      {1, 2, 7, 9, 2, 2, 2, 2, 0, 0, 1, 1, true},
   };
   for (DType dt : {kFloat32, kFloat64}) {
     for (const Geometry& g : geometries) {

@@ -106,8 +106,8 @@ void max_pool_plane_tiled(const PoolGeometry g, const T* plane, T* __restrict ou
 
 // Whether the windows of g tile the plane (max_pool_plane_tiled's case).
 bool windows_tile(const Im2ColArgs& g) {
-  return g.stride_h == g.kernel_h && g.stride_w == g.kernel_w && g.pad_h == 0 && g.pad_w == 0 &&
-         g.dilation_h == 1 && g.dilation_w == 1 && g.out_h * g.kernel_h <= g.height && g.out_w * g.kernel_w <= g.width;
+  return g.stride_h == g.kernel_h && g.stride_w == g.kernel_w && g.pad_h == 0 && g.pad_w == 0 && g.dilation_h == 1 &&
+         g.dilation_w == 1 && g.out_h * g.kernel_h <= g.height && g.out_w * g.kernel_w <= g.width;
 }
 
 template <typename T>
@@ -132,7 +132,8 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
                                               : &max_pool_plane_tiled<T, 0>;
   // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
   parallel_for(g.channels, items_per_piece(plane_out * g.kernel_h * KW), [&](int64_t c0, int64_t c1) {
-    for (int64_t c = c0; c < c1; ++c) pool_plane(geo, image + c * plane_in, out + c * plane_out, indices + c * plane_out);
+    for (int64_t c = c0; c < c1; ++c)
+      pool_plane(geo, image + c * plane_in, out + c * plane_out, indices + c * plane_out);
   });
 }
 }  // namespace
