@@ -1,6 +1,7 @@
 // DistributedDataParallel throughput on CPU processes, in one run under mpirun:
 //
-//   mpirun -np 2 bench_ddp [--rounds N] [--steps N] [--json PATH]     (defaults 5, 20)
+//   mpirun -np 2 bench_ddp [--rounds N] [--steps N] [--model cnn|mlp] [--json PATH]
+//   (defaults 5 rounds, 20 steps, both models)
 //
 // For the Fashion-MNIST demo's CNN (examples/fashion_mnist_net.h) and an MLP 784-512-512-10, a
 // training step (forward, cross-entropy, backward, Adam) with 128 images per worker, in three
@@ -113,7 +114,7 @@ double max_over_ranks(distributed::ProcessGroup& g, double v) {
 
 int main(int argc, char** argv) {
   int rounds = 5, steps = 20;
-  std::string json;
+  std::string json, only;
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--rounds"))
       rounds = std::max(1, std::atoi(argv[i + 1]));
@@ -121,6 +122,8 @@ int main(int argc, char** argv) {
       steps = std::max(1, std::atoi(argv[i + 1]));
     else if (!std::strcmp(argv[i], "--json"))
       json = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--model"))
+      only = argv[i + 1];
   }
   auto group = distributed::init_process_group();
   const int world = group->size(), rank = group->rank();
@@ -131,11 +134,14 @@ int main(int argc, char** argv) {
   }
   set_flush_denormal(true);  // as the demo (Note [Denormals])
   struct Model {
+    const char* key;  // --model's value
     const char* name;
     std::function<std::shared_ptr<nn::Module>()> make;
   };
-  const std::vector<Model> models{{"CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
-                                  {"MLP (784-512-512-10)", make_mlp}};
+  std::vector<Model> models;
+  for (Model m : {Model{"cnn", "CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
+                  Model{"mlp", "MLP (784-512-512-10)", make_mlp}})
+    if (only.empty() || only == m.key) models.push_back(m);
   if (lead)
     std::printf(
         "%d processes, %lld images per worker per step, Adam, %d rounds of %d steps (median round), load "
