@@ -98,6 +98,27 @@ void BM_add_size(benchmark::State& state) {
 }
 BENCHMARK(BM_add_size)->RangeMultiplier(16)->Range(1, 1 << 20);
 
+// The demo CNN's first pooling: 2x2 max pooling with indices of a [64, 16, 28, 28] float32
+// activation (random values), next to a copy of the same input, the memory-traffic bound.
+void BM_max_pool2d_64x16x28x28(benchmark::State& state) {
+  manual_seed(0);
+  Tensor x = randn({64, 16, 28, 28});
+  for (auto _ : state) {
+    auto [y, idx] = nn::functional::max_pool2d_with_indices(x, {2, 2}, {2, 2});
+    benchmark::DoNotOptimize(y.impl());
+  }
+}
+BENCHMARK(BM_max_pool2d_64x16x28x28);
+
+void BM_baseline_copy_64x16x28x28(benchmark::State& state) {
+  Tensor x = randn({64, 16, 28, 28});
+  for (auto _ : state) {
+    Tensor y = x.clone();
+    benchmark::DoNotOptimize(y.impl());
+  }
+}
+BENCHMARK(BM_baseline_copy_64x16x28x28);
+
 }  // namespace
 
 BENCHMARK_MAIN();
