@@ -289,38 +289,71 @@ void CpuBackend::gemm(const GemmArgs& g) {
 }
 
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
-// skipped), and the valid part is a memcpy (stride 1) or a strided loop with no bounds checks.
+// skipped), and the valid part is a plain loop with no bounds checks. Rows are short (a 14x14
+// output: 14 values), so these are inline loops, not memcpy/memset calls, and each channel's
+// loop takes the geometry by value (WindowGeometry in window.h).
+namespace {
+template <typename T>
+void im2col_channel(const WindowGeometry g, const T* __restrict im, T* __restrict col) {
+  const int64_t L = g.OH * g.OW;
+  for (int64_t ki = 0; ki < g.KH; ++ki)
+    for (int64_t kj = 0; kj < g.KW; ++kj) {
+      T* __restrict rows = col + (ki * g.KW + kj) * L;
+      const int64_t off_w = kj * g.DW - g.PW;
+      int64_t lo, hi;
+      valid_outputs(g.W, g.OW, g.SW, off_w, lo, hi);
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        T* __restrict row = rows + oh * g.OW;
+        const int64_t ih = oh * g.SH - g.PH + ki * g.DH;
+        if (ih < 0 || ih >= g.H) {
+          for (int64_t ow = 0; ow < g.OW; ++ow) row[ow] = T(0);
+          continue;
+        }
+        const T* __restrict src = im + ih * g.W;
+        for (int64_t ow = 0; ow < lo; ++ow) row[ow] = T(0);
+        if (g.SW == 1) {
+          for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow + off_w];
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow * g.SW + off_w];
+        }
+        for (int64_t ow = hi; ow < g.OW; ++ow) row[ow] = T(0);
+      }
+    }
+}
+
+template <typename T>
+void col2im_channel(const WindowGeometry g, const T* __restrict col, T* __restrict im) {
+  const int64_t L = g.OH * g.OW;
+  for (int64_t ki = 0; ki < g.KH; ++ki)
+    for (int64_t kj = 0; kj < g.KW; ++kj) {
+      const T* __restrict rows = col + (ki * g.KW + kj) * L;
+      const int64_t off_w = kj * g.DW - g.PW;
+      int64_t lo, hi;
+      valid_outputs(g.W, g.OW, g.SW, off_w, lo, hi);
+      for (int64_t oh = 0; oh < g.OH; ++oh) {
+        const int64_t ih = oh * g.SH - g.PH + ki * g.DH;
+        if (ih < 0 || ih >= g.H) continue;
+        const T* __restrict row = rows + oh * g.OW;
+        T* __restrict dst = im + ih * g.W;
+        if (g.SW == 1) {
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow + off_w] += row[ow];
+        } else {
+          for (int64_t ow = lo; ow < hi; ++ow) dst[ow * g.SW + off_w] += row[ow];
+        }
+      }
+    }
+}
+}  // namespace
+
 void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
   dispatch_floating(g.dtype, "im2col", [&]<typename T>() {
     const T* im = static_cast<const T*>(image);
     T* col = static_cast<T*>(columns);
-    const int64_t L = g.out_h * g.out_w;
+    const WindowGeometry rows(g);
+    const int64_t plane = g.height * g.width, per_channel = g.kernel_h * g.kernel_w * g.out_h * g.out_w;
     // Each channel writes its own rows of columns: channels split across the intra-op threads.
-    parallel_for(g.channels, items_per_piece(g.kernel_h * g.kernel_w * g.out_h * g.out_w), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t ki = 0; ki < g.kernel_h; ++ki)
-          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-            T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
-            const int64_t off_w = kj * g.dilation_w - g.pad_w;
-            int64_t lo, hi;
-            valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
-            for (int64_t oh = 0; oh < g.out_h; ++oh) {
-              T* row = rows + oh * g.out_w;
-              const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-              if (ih < 0 || ih >= g.height) {
-                std::fill(row, row + g.out_w, T(0));
-                continue;
-              }
-              const T* src = im + (c * g.height + ih) * g.width;
-              std::fill(row, row + lo, T(0));
-              if (g.stride_w == 1) {
-                if (hi > lo) std::memcpy(row + lo, src + lo + off_w, static_cast<size_t>(hi - lo) * sizeof(T));
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) row[ow] = src[ow * g.stride_w + off_w];
-              }
-              std::fill(row + hi, row + g.out_w, T(0));
-            }
-          }
+    parallel_for(g.channels, items_per_piece(per_channel), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) im2col_channel<T>(rows, im + c * plane, col + c * per_channel);
     });
   });
 }
@@ -329,29 +362,12 @@ void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
   dispatch_floating(g.dtype, "col2im", [&]<typename T>() {
     T* im = static_cast<T*>(image);
     const T* col = static_cast<const T*>(columns);
-    const int64_t L = g.out_h * g.out_w;
+    const WindowGeometry rows(g);
+    const int64_t plane = g.height * g.width, per_channel = g.kernel_h * g.kernel_w * g.out_h * g.out_w;
     // Each channel adds into its own plane of the image: channels split across the threads, and
     // each plane still receives its taps in the same order.
-    parallel_for(g.channels, items_per_piece(g.kernel_h * g.kernel_w * g.out_h * g.out_w), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c)
-        for (int64_t ki = 0; ki < g.kernel_h; ++ki)
-          for (int64_t kj = 0; kj < g.kernel_w; ++kj) {
-            const T* rows = col + ((c * g.kernel_h + ki) * g.kernel_w + kj) * L;
-            const int64_t off_w = kj * g.dilation_w - g.pad_w;
-            int64_t lo, hi;
-            valid_outputs(g.width, g.out_w, g.stride_w, off_w, lo, hi);
-            for (int64_t oh = 0; oh < g.out_h; ++oh) {
-              const int64_t ih = oh * g.stride_h - g.pad_h + ki * g.dilation_h;
-              if (ih < 0 || ih >= g.height) continue;
-              const T* row = rows + oh * g.out_w;
-              T* dst = im + (c * g.height + ih) * g.width;
-              if (g.stride_w == 1) {
-                for (int64_t ow = lo; ow < hi; ++ow) dst[ow + off_w] += row[ow];
-              } else {
-                for (int64_t ow = lo; ow < hi; ++ow) dst[ow * g.stride_w + off_w] += row[ow];
-              }
-            }
-          }
+    parallel_for(g.channels, items_per_piece(per_channel), [&](int64_t c0, int64_t c1) {
+      for (int64_t c = c0; c < c1; ++c) col2im_channel<T>(rows, col + c * per_channel, im + c * plane);
     });
   });
 }

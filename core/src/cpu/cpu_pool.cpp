@@ -27,11 +27,9 @@ int64_t first_valid_tap(int64_t o, int64_t stride, int64_t pad, int64_t dilation
   return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
 }
 
-// The geometry one plane's loop needs, by value: read through the closure of a parallel_for
-// lambda, these would be reloaded after every store to the outputs (the compiler cannot prove
-// that the stores leave them alone), which made the loop a third slower.
-struct PoolGeometry {
-  int64_t H, W, OH, OW, KH, KW, SH, SW, PH, PW, DH, DW;
+// The geometry one plane's loop needs, by value (WindowGeometry's Note in window.h), with the
+// column ranges of the taps.
+struct PoolGeometry : WindowGeometry {
   const int64_t* col_lo;   // per column tap kj: the first output column it is valid for
   const int64_t* col_hi;   // and one past the last
   const int64_t* first_w;  // per output column: the column of its first valid tap
@@ -193,9 +191,7 @@ void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indic
   for (int64_t ow = 0; ow < OW; ++ow)
     first_w[static_cast<size_t>(ow)] =
         ow * g.stride_w - g.pad_w + first_valid_tap(ow, g.stride_w, g.pad_w, g.dilation_w) * g.dilation_w;
-  const PoolGeometry geo{g.height,     g.width,      g.out_h,       g.out_w,       g.kernel_h,
-                         g.kernel_w,   g.stride_h,   g.stride_w,    g.pad_h,       g.pad_w,
-                         g.dilation_h, g.dilation_w, col_lo.data(), col_hi.data(), first_w.data()};
+  const PoolGeometry geo{WindowGeometry(g), col_lo.data(), col_hi.data(), first_w.data()};
   const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
   auto* pool_plane = &max_pool_plane<T>;
   if (windows_tile(g))
