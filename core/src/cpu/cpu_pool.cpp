@@ -1,11 +1,15 @@
 // CPU 2-d max pooling with indices (Backend::max_pool2d): values and positions in one pass, with
 // PyTorch's selection rule (first maximum in window order; a NaN always wins); and its backward.
 //
-// The loops run tap by tap over a whole output row (for each window tap (ki, kj), update every
-// output column whose window holds that tap), not window by window, and select through masks,
-// not branches: a branch on random data mispredicts half the time (a branchy window-at-a-time
-// loop was 3x slower), and across a row the updates are independent and pipeline. The result is
-// the same because each output still sees its taps in window order.
+// Every loop selects through masks, not branches: a branch on random data mispredicts half the
+// time (a branchy window-at-a-time loop was 3x slower). Three loops, by geometry:
+// - 2x2 windows that tile the plane (stride 2, no padding: most CNNs): a 16-byte vector of
+//   windows at a time (max_pool_plane_2x2), about 4x faster than the loops below;
+// - other windows that tile the plane: window by window (max_pool_plane_tiled);
+// - the rest (overlapping windows, padding, dilation): tap by tap over a whole output row (for
+//   each window tap (ki, kj), update every output column whose window holds that tap), so that
+//   across a row the updates are independent and pipeline.
+// Each output sees its taps in window order in all three, so they give the same result.
 #include <algorithm>
 #include <bit>
 #include <cstdint>
@@ -132,8 +136,9 @@ struct Lanes<double> {
 // winning tap's number (0..3, window order), and the positions follow from the numbers. The
 // rule is math::pool_take's (v > best, or v is NaN; Note [Reduction rules]), on lanes. A row's
 // last outputs that fill no whole vector are done by one more vector ending at the row's end,
-// which computes some outputs a second time, with the same result. 3x faster than
-// max_pool_plane_tiled, whose selections form one dependent chain per output.
+// which computes some outputs a second time, with the same result. A [64, 16, 28, 28] pool
+// takes 0.54 ms against 2.3 for max_pool_plane_tiled, whose selections form one dependent
+// chain per output.
 template <typename T>
 void max_pool_plane_2x2(const PoolGeometry g, const T* plane, T* __restrict out, int64_t* __restrict indices) {
   using L = Lanes<T>;
