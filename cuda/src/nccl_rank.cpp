@@ -63,7 +63,7 @@ NcclRankCommunicator::~NcclRankCommunicator() {
   if (!aborted_.load()) (void)ncclCommDestroy(static_cast<ncclComm_t>(comm_));
 }
 
-void NcclRankCommunicator::abort() noexcept {
+void NcclRankCommunicator::cancel_collectives() noexcept {
   if (aborted_.exchange(true)) return;
   (void)ncclCommAbort(static_cast<ncclComm_t>(comm_));
 }

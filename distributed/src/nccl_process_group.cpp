@@ -231,7 +231,7 @@ void NcclProcessGroup::abort_job_because(const std::string& why) {
   std::fprintf(stderr, "wick.distributed: rank %d of %d (cuda:%d): %s; aborting the NCCL communicator and the job\n",
                world_.rank, world_.size, device_, why.c_str());
   std::fflush(stderr);
-  if (comm_) comm_->abort();
+  if (comm_) comm_->cancel_collectives();
   MPI_Abort(MPI_COMM_WORLD, 3);
   std::_Exit(3);  // MPI_Abort does not return; never continue past a timeout
 }

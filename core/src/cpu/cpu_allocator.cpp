@@ -85,7 +85,8 @@ struct ThreadBlocks {
   void* blocks[kThreadDevices][kThreadClasses][kThreadDepth] = {};
 };
 
-// Hands the thread's blocks to the shared cache at thread exit (Note [CPU thread caches]).
+// Hands the thread's blocks to the shared cache when the thread finishes (Note [CPU thread
+// caches]); it only returns memory and folds counts, whatever happens.
 struct ThreadBlocksFlusher {
   ~ThreadBlocksFlusher() noexcept;  // retire_thread never throws: the process never ends here
 };

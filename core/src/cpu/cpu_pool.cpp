@@ -31,8 +31,20 @@ int64_t first_valid_tap(int64_t o, int64_t stride, int64_t pad, int64_t dilation
   return start >= 0 ? 0 : (-start + dilation - 1) / dilation;
 }
 
+// Takes the tap v at position p when it beats best (math::pool_take's rule, Note [Reduction
+// rules]), through masks, not a branch: on random data the outcome is unpredictable, and a
+// mispredicted branch costs more than the whole update (`take ? v : best` compiles to one).
+template <typename T>
+inline void take_if_better(T v, int64_t p, T& best, int64_t& at) {
+  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+  const Bits take = -static_cast<Bits>(math::pool_take(best, v));
+  best = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(best) & ~take));
+  const int64_t m = -static_cast<int64_t>(take & 1);
+  at = (p & m) | (at & ~m);
+}
+
 // The geometry one plane's loop needs, by value (WindowGeometry's Note in window.h), with the
-// column ranges of the taps.
+// column ranges of the taps (the general loop's only; null for windows that tile the plane).
 struct PoolGeometry : WindowGeometry {
   const int64_t* col_lo;   // per column tap kj: the first output column it is valid for
   const int64_t* col_hi;   // and one past the last
@@ -43,7 +55,6 @@ struct PoolGeometry : WindowGeometry {
 // with the remaining taps in window order.
 template <typename T>
 void max_pool_plane(const PoolGeometry g, const T* plane, T* __restrict out, int64_t* __restrict indices) {
-  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     T* __restrict best = out + oh * g.OW;
     int64_t* __restrict at = indices + oh * g.OW;
@@ -62,50 +73,28 @@ void max_pool_plane(const PoolGeometry g, const T* plane, T* __restrict out, int
       for (int64_t kj = 0; kj < g.KW; ++kj) {
         const int64_t base = row + kj * g.DW - g.PW;  // output column 0's tap (may lie left of the row)
         const int64_t sw = g.SW;
-        for (int64_t ow = g.col_lo[kj], e = g.col_hi[kj]; ow < e; ++ow) {
-          // Branch-free select through masks: on random data `take` is unpredictable, and a
-          // branch there costs more than the whole update.
-          const T v = plane[base + ow * sw], b = best[ow];
-          const Bits take = -static_cast<Bits>(math::pool_take(b, v));  // Note [Reduction rules]
-          best[ow] = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(b) & ~take));
-          const int64_t m = -static_cast<int64_t>(take & 1);
-          at[ow] = ((base + ow * sw) & m) | (at[ow] & ~m);
-        }
+        for (int64_t ow = g.col_lo[kj], e = g.col_hi[kj]; ow < e; ++ow)
+          take_if_better(plane[base + ow * sw], base + ow * sw, best[ow], at[ow]);
       }
     }
   }
 }
 
-// One window that lies inside the plane, its first tap at p0: the best value and its position,
-// taps scanned in window order, selecting through masks as the loop above.
-template <typename T>
-inline void pool_window(const T* plane, int64_t p0, int64_t KH, int64_t KW, int64_t W, T& best_out, int64_t& at_out) {
-  using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-  T best = plane[p0];
-  int64_t at = p0;
-  for (int64_t ki = 0; ki < KH; ++ki)
-    for (int64_t kj = ki == 0 ? 1 : 0; kj < KW; ++kj) {
-      const int64_t p = p0 + ki * W + kj;
-      const T v = plane[p];
-      // Masks, not `take ? v : best`: GCC made that a branch, mispredicted on random data.
-      const Bits take = -static_cast<Bits>(math::pool_take(best, v));  // Note [Reduction rules]
-      best = std::bit_cast<T>((std::bit_cast<Bits>(v) & take) | (std::bit_cast<Bits>(best) & ~take));
-      const int64_t m = -static_cast<int64_t>(take & 1);
-      at = (p & m) | (at & ~m);
-    }
-  best_out = best;
-  at_out = at;
-}
-
 // Windows that tile the plane: kernel == stride, no padding or dilation, every window inside
-// the plane. Output by output; K is the kernel size when both sides have it at compile time, 0
-// for sizes read from g.
-template <typename T, int K>
+// the plane. Window by window, each window's taps in window order.
+template <typename T>
 void max_pool_plane_tiled(const PoolGeometry g, const T* plane, T* __restrict out, int64_t* __restrict indices) {
-  const int64_t KH = K ? K : g.KH, KW = K ? K : g.KW, W = g.W;
   for (int64_t oh = 0; oh < g.OH; ++oh)
-    for (int64_t ow = 0; ow < g.OW; ++ow)
-      pool_window(plane, oh * KH * W + ow * KW, KH, KW, W, out[oh * g.OW + ow], indices[oh * g.OW + ow]);
+    for (int64_t ow = 0; ow < g.OW; ++ow) {
+      const int64_t p0 = oh * g.KH * g.W + ow * g.KW;
+      T best = plane[p0];
+      int64_t at = p0;
+      for (int64_t ki = 0; ki < g.KH; ++ki)
+        for (int64_t kj = ki == 0 ? 1 : 0; kj < g.KW; ++kj)
+          take_if_better(plane[p0 + ki * g.W + kj], p0 + ki * g.W + kj, best, at);
+      out[oh * g.OW + ow] = best;
+      indices[oh * g.OW + ow] = at;
+    }
 }
 
 // 16-byte vectors of T (GCC/Clang vector extensions: SSE2 on x86-64, NEON on AArch64), the
@@ -146,7 +135,7 @@ void max_pool_plane_2x2(const PoolGeometry g, const T* plane, T* __restrict out,
   using M = typename L::M;
   constexpr int N = L::N;
   const int64_t W = g.W, OW = g.OW;
-  if (OW < N) return max_pool_plane_tiled<T, 2>(g, plane, out, indices);
+  if (OW < N) return max_pool_plane_tiled<T>(g, plane, out, indices);
   const M codes[3] = {M{} + 1, M{} + 2, M{} + 3};
   for (int64_t oh = 0; oh < g.OH; ++oh) {
     const T* r0 = plane + 2 * oh * W;
@@ -188,21 +177,24 @@ bool windows_tile(const Im2ColArgs& g) {
 template <typename T>
 void max_pool_planes(const Im2ColArgs& g, const T* image, T* out, int64_t* indices) {
   const int64_t KW = g.kernel_w, OW = g.out_w;
-  std::vector<int64_t> col_lo(static_cast<size_t>(KW)), col_hi(static_cast<size_t>(KW)),
-      first_w(static_cast<size_t>(OW));
-  for (int64_t kj = 0; kj < KW; ++kj)
-    valid_outputs(g.width, OW, g.stride_w, kj * g.dilation_w - g.pad_w, col_lo[static_cast<size_t>(kj)],
-                  col_hi[static_cast<size_t>(kj)]);
-  for (int64_t ow = 0; ow < OW; ++ow)
-    first_w[static_cast<size_t>(ow)] =
-        ow * g.stride_w - g.pad_w + first_valid_tap(ow, g.stride_w, g.pad_w, g.dilation_w) * g.dilation_w;
+  const bool tiled = windows_tile(g);
+  std::vector<int64_t> col_lo, col_hi, first_w;  // the general loop's column ranges
+  if (!tiled) {
+    col_lo.resize(static_cast<size_t>(KW));
+    col_hi.resize(static_cast<size_t>(KW));
+    first_w.resize(static_cast<size_t>(OW));
+    for (int64_t kj = 0; kj < KW; ++kj)
+      valid_outputs(g.width, OW, g.stride_w, kj * g.dilation_w - g.pad_w, col_lo[static_cast<size_t>(kj)],
+                    col_hi[static_cast<size_t>(kj)]);
+    for (int64_t ow = 0; ow < OW; ++ow)
+      first_w[static_cast<size_t>(ow)] =
+          ow * g.stride_w - g.pad_w + first_valid_tap(ow, g.stride_w, g.pad_w, g.dilation_w) * g.dilation_w;
+  }
   const PoolGeometry geo{WindowGeometry(g), col_lo.data(), col_hi.data(), first_w.data()};
   const int64_t plane_in = g.height * g.width, plane_out = g.out_h * g.out_w;
-  auto* pool_plane = &max_pool_plane<T>;
-  if (windows_tile(g))
-    pool_plane = g.kernel_h == 2 && KW == 2   ? &max_pool_plane_2x2<T>
-                 : g.kernel_h == 3 && KW == 3 ? &max_pool_plane_tiled<T, 3>
-                                              : &max_pool_plane_tiled<T, 0>;
+  auto* pool_plane = !tiled                       ? &max_pool_plane<T>
+                     : g.kernel_h == 2 && KW == 2 ? &max_pool_plane_2x2<T>
+                                                  : &max_pool_plane_tiled<T>;
   // Planes are independent: split them across the intra-op threads (Note [Intra-op threads]).
   parallel_for(g.channels, items_per_piece(plane_out * g.kernel_h * KW), [&](int64_t c0, int64_t c1) {
     for (int64_t c = c0; c < c1; ++c)

@@ -37,7 +37,7 @@ class NcclRankCommunicator {
   /// ncclCommInitRank on `device`; blocks until every rank of the job called it with the same
   /// id. DeviceUnavailable for a device that does not exist, BackendError when NCCL fails.
   static std::unique_ptr<NcclRankCommunicator> create(const NcclUniqueId& id, int world_size, int rank, int device);
-  /// ncclCommDestroy, unless abort() ran.
+  /// ncclCommDestroy, unless cancel_collectives() ran.
   ~NcclRankCommunicator();
   NcclRankCommunicator(const NcclRankCommunicator&) = delete;
   NcclRankCommunicator& operator=(const NcclRankCommunicator&) = delete;
@@ -55,10 +55,10 @@ class NcclRankCommunicator {
   /// rank's `input` in rank order, queued on `s`.
   void all_gather(const Tensor& input, const Tensor& output, Stream s);
 
-  /// ncclCommAbort: ends the collectives in flight on this communicator (for a watchdog that
-  /// gives up on them). Safe to call from another thread while a collective hangs; the
-  /// communicator is unusable afterwards. Never throws.
-  void abort() noexcept;
+  /// ncclCommAbort: cancels the collectives in flight on this communicator (for a watchdog that
+  /// gives up on them); the process goes on. Safe to call from another thread while a
+  /// collective hangs; the communicator is unusable afterwards. Never throws.
+  void cancel_collectives() noexcept;
 
  private:
   NcclRankCommunicator(void* comm, int world_size, int rank, int device)
