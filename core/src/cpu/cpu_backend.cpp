@@ -349,11 +349,11 @@ void CpuBackend::im2col(const Im2ColArgs& g, const void* image, void* columns) {
   dispatch_floating(g.dtype, "im2col", [&]<typename T>() {
     const T* im = static_cast<const T*>(image);
     T* col = static_cast<T*>(columns);
-    const WindowGeometry rows(g);
+    const WindowGeometry geometry(g);
     const int64_t plane = g.height * g.width, per_channel = g.kernel_h * g.kernel_w * g.out_h * g.out_w;
     // Each channel writes its own rows of columns: channels split across the intra-op threads.
     parallel_for(g.channels, items_per_piece(per_channel), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) im2col_channel<T>(rows, im + c * plane, col + c * per_channel);
+      for (int64_t c = c0; c < c1; ++c) im2col_channel<T>(geometry, im + c * plane, col + c * per_channel);
     });
   });
 }
@@ -362,12 +362,12 @@ void CpuBackend::col2im(const Im2ColArgs& g, const void* columns, void* image) {
   dispatch_floating(g.dtype, "col2im", [&]<typename T>() {
     T* im = static_cast<T*>(image);
     const T* col = static_cast<const T*>(columns);
-    const WindowGeometry rows(g);
+    const WindowGeometry geometry(g);
     const int64_t plane = g.height * g.width, per_channel = g.kernel_h * g.kernel_w * g.out_h * g.out_w;
     // Each channel adds into its own plane of the image: channels split across the threads, and
     // each plane still receives its taps in the same order.
     parallel_for(g.channels, items_per_piece(per_channel), [&](int64_t c0, int64_t c1) {
-      for (int64_t c = c0; c < c1; ++c) col2im_channel<T>(rows, col + c * per_channel, im + c * plane);
+      for (int64_t c = c0; c < c1; ++c) col2im_channel<T>(geometry, col + c * per_channel, im + c * plane);
     });
   });
 }
