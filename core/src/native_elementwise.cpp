@@ -151,6 +151,24 @@ void binary_(BinaryOp op, const Tensor& a, Scalar b) {
   binary_(op, a, scalar_tensor(b, common, a.device()));
 }
 
+void scaled_copy_(const Tensor& dst, const Tensor& src, double factor) {
+  WICK_CHECK(dst.defined() && src.defined(), "scaled_copy_: both tensors must be defined");
+  WICK_CHECK(dst.sizes() == src.sizes() && dst.dtype() == src.dtype() && dst.device() == src.device(),
+             "scaled_copy_: the destination is {} [{}] on {} but the source is {} [{}] on {}; they must match (use "
+             "copy_ to convert or move)",
+             dst.dtype(), fmt::join(dst.sizes(), ", "), dst.device(), src.dtype(), fmt::join(src.sizes(), ", "),
+             src.device());
+  WICK_CHECK_TYPE(is_floating(dst.dtype()), "scaled_copy_: expects a floating-point tensor, got {}", dst.dtype());
+  if (!takes_scalar_kernel(BinaryOp::Mul, src, src.dtype())) {
+    copy_(dst, src);
+    binary_(BinaryOp::Mul, dst, Scalar(factor));
+    return;
+  }
+  dst.bump_version();
+  if (dst.numel())
+    stubs::binary_scalar(dst.device().type, BinaryOp::Mul, kernel_tensor(dst), kernel_tensor(src), factor);
+}
+
 void fill_(const Tensor& t, Scalar v) {
   WICK_CHECK(t.defined(), "fill_: the tensor is undefined");
   // The kernel converts the double to the tensor's dtype: it must fit (Note [Checked sizes]).

@@ -8,7 +8,9 @@
 // it initializes it (MPI_THREAD_FUNNELED is enough, since no other thread calls MPI,
 // start_mpi in mpi_world.h), runs the queued collectives one after another in the order they
 // were called (the order every rank agrees on), and finalizes MPI. While an MPI request is in
-// flight it polls MPI_Test back to back, yielding the core after each poll (wait_mpi_request),
+// flight (every fingerprint exchange, and the data of every collective but all_reduce's, which
+// is a blocking call: Note [Blocking data transfers]) it polls MPI_Test back to back, yielding
+// the core after each poll (wait_mpi_request),
 // so a transfer that needs many progress calls (shared-memory fragments, the rounds of a ring)
 // moves at full speed when the core is free, while a compute thread that wants the core gets it
 // at once. After 100 ms (a slow peer, a barrier while another rank works alone) the polls are

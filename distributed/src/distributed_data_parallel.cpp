@@ -123,7 +123,8 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   const auto cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);
   reducer_ = std::make_shared<detail::Reducer>(
       std::move(params), std::move(names), options_.process_group,
-      std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)}, options_.find_unused_parameters);
+      std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)}, options_.find_unused_parameters,
+      options_.gradient_as_bucket_view);
   reducer_->install_hooks();
 }
 
@@ -205,9 +206,10 @@ CommStats DistributedDataParallel::comm_stats() const { return reducer_->stats()
 void DistributedDataParallel::reset_comm_stats() { reducer_->reset_stats(); }
 
 std::string DistributedDataParallel::extra_repr() const {
-  return fmt::format("world_size={}, rank={}, buckets={}, bucket_cap_mb={}, find_unused_parameters={}",
+  return fmt::format("world_size={}, rank={}, buckets={}, bucket_cap_mb={}, find_unused_parameters={}{}",
                      options_.process_group->size(), options_.process_group->rank(), bucket_indices().size(),
-                     options_.bucket_cap_mb, options_.find_unused_parameters);
+                     options_.bucket_cap_mb, options_.find_unused_parameters,
+                     options_.gradient_as_bucket_view ? ", gradient_as_bucket_view=true" : "");
 }
 
 }  // namespace wick::distributed

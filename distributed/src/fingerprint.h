@@ -19,7 +19,7 @@ enum class CollectiveKind : int64_t { AllReduce = 1, Broadcast = 2, AllGather = 
 
 /// What one rank is about to do. Fixed size; plain int64 fields.
 struct Fingerprint {
-  static constexpr int kMaxDims = 8;
+  static constexpr int kMaxDims = 7;
   int64_t kind = 0;
   int64_t sequence = 0;
   int64_t refused = 0;  // 1: this rank rejected its own arguments (it has the detailed error)
@@ -29,6 +29,9 @@ struct Fingerprint {
   int64_t ndim = 0;
   int64_t numel = 0;
   std::array<int64_t, kMaxDims> sizes{};  // the first dims; further dims folded into the last
+  // Not part of the call, never compared: 1 when this rank's caller was waiting for the group's
+  // work as the exchange began (Note [Blocking data transfers]).
+  int64_t caller_waiting = 0;
 };
 static_assert(sizeof(Fingerprint) == 16 * sizeof(int64_t));
 

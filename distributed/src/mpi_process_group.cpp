@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <mpi.h>
 
+#include <atomic>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
@@ -11,14 +12,20 @@
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
+#include "wick/core/trace.h"
 
 namespace wick::distributed::detail {
 
 class MpiWork final : public Work {
  public:
+  explicit MpiWork(std::shared_ptr<std::atomic<int>> waiters) : waiters_(std::move(waiters)) {}
   void wait() override {
     std::unique_lock<std::mutex> lock(mutex_);
-    cv_.wait(lock, [&] { return done_; });
+    if (!done_) {
+      waiters_->fetch_add(1, std::memory_order_relaxed);
+      cv_.wait(lock, [&] { return done_; });
+      waiters_->fetch_sub(1, std::memory_order_relaxed);
+    }
     if (error_) std::rethrow_exception(error_);
   }
   bool is_completed() const override {
@@ -42,6 +49,7 @@ class MpiWork final : public Work {
   }
 
  private:
+  const std::shared_ptr<std::atomic<int>> waiters_;  // the group's count of threads in wait()
   mutable std::mutex mutex_;
   std::condition_variable cv_;
   bool done_ = false;
@@ -95,7 +103,11 @@ void divide(const Tensor& t, int by) {
 
 }  // namespace
 
-MpiProcessGroup::MpiProcessGroup(std::chrono::milliseconds timeout) : ThreadedProcessGroup(timeout) {
+MpiProcessGroup::MpiProcessGroup(std::chrono::milliseconds timeout)
+    : ThreadedProcessGroup(timeout), watchdog_(timeout, [this](const Fingerprint& collective, double) {
+        print_timeout(describe(collective));
+        std::_Exit(3);  // never continue past a timeout; mpirun ends the other ranks
+      }) {
   thread_.start({.start_up = [this] { start_mpi(world_); },
                  .run = [this](Task& task) { run(task); },
                  .tear_down = [this] { finish_mpi(world_); }});
@@ -103,12 +115,16 @@ MpiProcessGroup::MpiProcessGroup(std::chrono::milliseconds timeout) : ThreadedPr
 
 MpiProcessGroup::~MpiProcessGroup() { shutdown(); }
 
-void MpiProcessGroup::abort_job(const std::string& what) const {
+void MpiProcessGroup::print_timeout(const std::string& what) const {
   std::fprintf(stderr,
                "wick.distributed: rank %d of %d: %s did not finish within %.3f s (a rank stalled, died, or called a "
                "different collective); aborting the job\n",
                world_.rank, world_.size, what.c_str(), static_cast<double>(timeout_.count()) / 1000.0);
   std::fflush(stderr);
+}
+
+void MpiProcessGroup::abort_job(const std::string& what) const {
+  print_timeout(what);
   MPI_Abort(MPI_COMM_WORLD, 3);
   std::_Exit(3);  // MPI_Abort does not return; never continue past a timeout
 }
@@ -116,15 +132,28 @@ void MpiProcessGroup::abort_job(const std::string& what) const {
 void MpiProcessGroup::run(Task& task) {
   task.work->start();
   const OnTimeout on_timeout = [this](const std::string& what, double) { abort_job(what); };
-  const std::string mismatch = exchange_fingerprints(task.fingerprint, world_.size, timeout_, on_timeout);
+  std::string mismatch;
+  bool all_callers_waiting = false;
+  {
+    profiler::RecordScope trace_event("comm", "fingerprint exchange");
+    task.fingerprint.caller_waiting = waiters_->load(std::memory_order_relaxed) > 0 ? 1 : 0;
+    mismatch = exchange_fingerprints(task.fingerprint, world_.size, timeout_, on_timeout, &all_callers_waiting);
+  }
   if (!mismatch.empty()) {
     task.work->complete(task.refusal ? task.refusal : std::make_exception_ptr(ValueError(mismatch)));
     return;
   }
   try {
-    MPI_Request request;
-    task.start(&request);
-    wait_mpi_request(&request, describe(task.fingerprint), timeout_, on_timeout);
+    auto trace_event = profiler::RecordScope::named("comm", [&] { return describe(task.fingerprint); });
+    // Every rank is here with matching arguments, and every rank's caller waits, so every core
+    // is free: every rank takes the blocking call (Note [Blocking data transfers]).
+    if (task.run_blocking && all_callers_waiting) {
+      watchdog_.run(task.fingerprint, task.run_blocking);
+    } else {
+      MPI_Request request;
+      task.start(&request);
+      wait_mpi_request(&request, describe(task.fingerprint), timeout_, on_timeout);
+    }
     if (task.finish) task.finish();
     task.work->complete(nullptr);
   } catch (...) {
@@ -133,7 +162,7 @@ void MpiProcessGroup::run(Task& task) {
 }
 
 std::shared_ptr<Work> MpiProcessGroup::enqueue(Task task) {
-  auto work = std::make_shared<MpiWork>();
+  auto work = std::make_shared<MpiWork>(waiters_);
   task.work = work;
   thread_.push(std::move(task));
   return work;
@@ -152,6 +181,9 @@ std::shared_ptr<Work> MpiProcessGroup::all_reduce(const Tensor& tensor, ReduceOp
         task.start = [buf, type, mop, count](void* req) {
           MPI_Iallreduce(MPI_IN_PLACE, buf.data_ptr(), count, type, mop, MPI_COMM_WORLD,
                          static_cast<MPI_Request*>(req));
+        };
+        task.run_blocking = [buf, type, mop, count] {
+          MPI_Allreduce(MPI_IN_PLACE, buf.data_ptr(), count, type, mop, MPI_COMM_WORLD);
         };
         task.finish = [buf, t = tensor, op, size = world_.size]() mutable {
           if (op == ReduceOp::Avg) {

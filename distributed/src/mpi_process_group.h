@@ -1,10 +1,13 @@
 #pragma once
 // The Open MPI backend of ProcessGroup (CPU tensors). Its collectives are nonblocking MPI calls
 // that the group's communication thread posts and polls (Note [The communication thread],
-// comm_thread.h; the MPI helpers in mpi_world.h).
+// comm_thread.h; the MPI helpers in mpi_world.h), except all_reduce's data transfer, a blocking
+// call under a watchdog (Note [Blocking data transfers], blocking_watchdog.h).
+#include <atomic>
 #include <functional>
 #include <memory>
 
+#include "blocking_watchdog.h"
 #include "threaded_process_group.h"
 
 namespace wick::distributed::detail {
@@ -14,6 +17,8 @@ class MpiWork;
 /// One queued collective of the MPI backend.
 struct MpiTask : QueuedCollective {
   std::function<void(void* request)> start;  // posts the nonblocking MPI call
+  std::function<void()> run_blocking;        // optional: the same as a blocking call, run instead
+                                             // while the caller waits (Note [Blocking data transfers])
   std::function<void()> finish;              // after completion: unstage, average
   std::shared_ptr<MpiWork> work;
 };
@@ -40,6 +45,12 @@ class MpiProcessGroup final : public ThreadedProcessGroup<MpiTask> {
   void run(Task& task);
   /// Prints that `what` did not finish within the timeout and aborts the MPI job; never returns.
   [[noreturn]] void abort_job(const std::string& what) const;
+  /// Prints the same message; for the watchdog's thread, which may not call MPI.
+  void print_timeout(const std::string& what) const;
+
+  BlockingCallWatchdog watchdog_;
+  // Threads inside some MpiWork::wait() of this group (shared: a Work may outlive its group).
+  std::shared_ptr<std::atomic<int>> waiters_ = std::make_shared<std::atomic<int>>(0);
 };
 
 }  // namespace wick::distributed::detail

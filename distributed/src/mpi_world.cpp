@@ -65,12 +65,14 @@ void wait_mpi_request(void* request, const std::string& what, std::chrono::milli
 }
 
 std::string exchange_fingerprints(const Fingerprint& mine, int size, std::chrono::milliseconds timeout,
-                                  const OnTimeout& on_timeout) {
+                                  const OnTimeout& on_timeout, bool* all_callers_waiting) {
   constexpr int kWords = sizeof(Fingerprint) / sizeof(int64_t);
   std::vector<Fingerprint> all(static_cast<size_t>(size));
   MPI_Request request;
   MPI_Iallgather(&mine, kWords, MPI_INT64_T, all.data(), kWords, MPI_INT64_T, MPI_COMM_WORLD, &request);
   wait_mpi_request(&request, describe(mine) + " (the fingerprint exchange before it)", timeout, on_timeout);
+  if (all_callers_waiting)
+    *all_callers_waiting = std::all_of(all.begin(), all.end(), [](const Fingerprint& f) { return f.caller_waiting; });
   return compare_fingerprints(all);
 }
 

@@ -38,8 +38,9 @@ void wait_mpi_request(void* request, const std::string& what, std::chrono::milli
 /// The fingerprint exchange (Note [Collective fingerprints]): all-gathers `mine` from the `size`
 /// ranks of MPI_COMM_WORLD, waited for as wait_mpi_request (what: "<describe(mine)> (the
 /// fingerprint exchange before it)"), and returns compare_fingerprints' verdict: "" when every
-/// rank proceeds, else the message every rank raises.
+/// rank proceeds, else the message every rank raises. With `all_callers_waiting`, also whether
+/// every rank's record has caller_waiting set (the same answer on every rank).
 std::string exchange_fingerprints(const Fingerprint& mine, int size, std::chrono::milliseconds timeout,
-                                  const OnTimeout& on_timeout);
+                                  const OnTimeout& on_timeout, bool* all_callers_waiting = nullptr);
 
 }  // namespace wick::distributed::detail

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -10,6 +11,8 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/node.h"
 #include "wick/core/error.h"
+#include "wick/core/native.h"
+#include "wick/core/trace.h"
 #include "wick/distributed/bucketing.h"
 
 namespace wick::distributed::detail {
@@ -17,11 +20,12 @@ namespace wick::distributed::detail {
 using Clock = std::chrono::steady_clock;
 
 Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
-                 std::vector<int64_t> size_limits, bool find_unused_parameters)
+                 std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view)
     : params_(std::move(params)),
       names_(std::move(names)),
       group_(std::move(group)),
-      find_unused_(find_unused_parameters) {
+      find_unused_(find_unused_parameters),
+      bucket_view_(gradient_as_bucket_view) {
   // Reverse registration order: roughly the order backward produces the gradients.
   std::vector<Tensor> reversed(params_.rbegin(), params_.rend());
   const auto assignment = compute_bucket_assignment_by_size(reversed, size_limits);
@@ -64,6 +68,15 @@ Tensor Reducer::slot(size_t bucket, size_t k) const {
   const Bucket& b = buckets_[bucket];
   const Tensor& p = params_[b.params[k]];
   return b.flat.narrow(0, b.offsets[k], p.numel()).view(p.sizes());
+}
+
+bool Reducer::grad_is_slot(size_t param, const Tensor& slot) const {
+  const Tensor& g = params_[param].grad();
+  return g.defined() && g.data_ptr() == slot.data_ptr() && g.is_contiguous();
+}
+
+void Reducer::detach_grad_from_slot(size_t param, const Tensor& slot) {
+  if (bucket_view_ && grad_is_slot(param, slot)) params_[param].set_grad(native::clone(slot));
 }
 
 bool Reducer::sync() const {
@@ -164,10 +177,17 @@ void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   NoGradGuard no_grad;
   Tensor s = slot(b, k);
   const Tensor& g = params_[index].grad();
+  profiler::RecordScope trace_event("ddp", "gradient into its bucket");
+  const double scale = 1.0 / static_cast<double>(group_->size());
   if (has_grad && g.defined()) {
-    s.copy_(g);
-    s.mul_(1.0 / static_cast<double>(group_->size()));
+    if (bucket_view_ && grad_is_slot(index, s)) {
+      native::binary_(BinaryOp::Mul, s, Scalar(scale));  // accumulated in place: scale it there
+    } else {
+      native::scaled_copy_(s, g, scale);
+      if (bucket_view_) params_[index].set_grad(s);  // Note [Gradients as bucket views]
+    }
   } else {
+    detach_grad_from_slot(index, s);  // a locally unused parameter keeps its .grad's values
     s.zero_();
   }
   if (--buckets_[b].pending == 0) launch_ready_buckets_locked();
@@ -203,6 +223,7 @@ void Reducer::finalize_backward() {
   }
   const auto wait_start = Clock::now();
   std::exception_ptr failure;
+  auto wait_event = std::make_optional<profiler::RecordScope>("ddp", "wait for the buckets");
   for (size_t b = 0; b < next_bucket_; ++b) {
     try {
       buckets_[b].work->wait();
@@ -211,17 +232,21 @@ void Reducer::finalize_backward() {
     }
     stats_.allreduce_seconds += buckets_[b].work->seconds();
   }
+  wait_event.reset();
   stats_.exposed_wait_seconds += std::chrono::duration<double>(Clock::now() - wait_start).count();
   stats_.buckets += static_cast<int64_t>(next_bucket_);
   stats_.backwards += 1;
   if (failure) std::rethrow_exception(failure);
   NoGradGuard no_grad;
+  profiler::RecordScope copy_event("ddp", "gradients out of the buckets");
   for (size_t b = 0; b < next_bucket_; ++b) {
     for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
       const size_t p = buckets_[b].params[k];
       if (find_unused_ && global_used[p] == 0) continue;  // no rank used it: .grad stays as it was
       Tensor& param = params_[p];
-      if (param.grad().defined())
+      if (bucket_view_) {
+        if (!grad_is_slot(p, slot(b, k))) param.set_grad(slot(b, k));
+      } else if (param.grad().defined())
         param.mutable_grad().copy_(slot(b, k));
       else
         param.set_grad(slot(b, k).clone());
@@ -235,9 +260,10 @@ void Reducer::finalize_backward() {
 void Reducer::shadow_backward() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::vector<std::shared_ptr<Work>> works;
-  for (auto& b : buckets_) {
-    b.flat.zero_();
-    works.push_back(group_->all_reduce(b.flat, ReduceOp::Sum));
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    for (size_t k = 0; k < buckets_[b].params.size(); ++k) detach_grad_from_slot(buckets_[b].params[k], slot(b, k));
+    buckets_[b].flat.zero_();
+    works.push_back(group_->all_reduce(buckets_[b].flat, ReduceOp::Sum));
   }
   if (find_unused_)
     works.push_back(group_->all_reduce(

@@ -16,7 +16,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
  public:
   /// `params` (with their dotted names) in registration order; they must all require grad.
   Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
-          std::vector<int64_t> size_limits, bool find_unused_parameters);
+          std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view);
   ~Reducer();
   Reducer(const Reducer&) = delete;
   Reducer& operator=(const Reducer&) = delete;
@@ -57,11 +57,17 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void finalize_backward();
   void reset_iteration_locked();
   Tensor slot(size_t bucket, size_t k) const;
+  /// True when `param`'s .grad is its slot itself (gradient_as_bucket_view).
+  bool grad_is_slot(size_t param, const Tensor& slot) const;
+  /// gradient_as_bucket_view: gives `param` a .grad of its own (a copy of the slot) when its
+  /// .grad is the slot, before the slot is overwritten with something that is not its gradient.
+  void detach_grad_from_slot(size_t param, const Tensor& slot);
 
   std::vector<Tensor> params_;
   std::vector<std::string> names_;
   std::shared_ptr<ProcessGroup> group_;
   bool find_unused_;
+  bool bucket_view_;  // gradient_as_bucket_view (Note [Gradients as bucket views])
   std::vector<std::vector<size_t>> bucket_params_;
   std::vector<Bucket> buckets_;
   std::vector<std::pair<size_t, size_t>> where_;  // param -> (bucket, position in bucket)

@@ -31,6 +31,18 @@
 // backward goes on. A callback queued at the first hook runs when backward ends: it waits for
 // the buckets in order and copies each slot back into .grad. Buckets launch strictly in bucket
 // order on every rank, so the ranks' collectives always line up.
+//
+// Note [Gradients as bucket views]
+// With gradient_as_bucket_view, the hook that fills a slot then makes the slot the parameter's
+// .grad (a view of the bucket), and the end of backward has nothing to copy back: the all-reduce
+// averaged .grad in place. When .grad already is the slot (zero_grad(false), no_sync(), a second
+// backward), the gradient was accumulated in the bucket itself and the hook only scales it.
+// zero_grad() (set_to_none) drops the view; the next backward's hook copies the fresh gradient
+// in and makes the slot .grad again. The values are those of the default mode, bit for bit.
+// What differs: the parameters' gradients share the buckets' memory (one version counter per
+// bucket), and a parameter whose .grad is its slot is given a copy of it first wherever the
+// slot is about to hold something else (a locally unused parameter's zeros, a joined rank's
+// shadow collectives), so its .grad keeps its values.
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,6 +66,10 @@ struct DistributedDataParallelOptions {
   bool broadcast_buffers = true;
   /// Find the parameters a forward did not use, so that backward still completes the buckets.
   bool find_unused_parameters = false;
+  /// Make each parameter's .grad a view of its slot in its bucket, so that backward copies each
+  /// gradient into the bucket once and nothing back (PyTorch's gradient_as_bucket_view; Note
+  /// [Gradients as bucket views]).
+  bool gradient_as_bucket_view = false;
   /// The group to reduce over; null: the default group (init_process_group()).
   std::shared_ptr<ProcessGroup> process_group;
 };
