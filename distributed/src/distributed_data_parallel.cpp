@@ -121,10 +121,10 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
     for (auto& w : works) w->wait();
   }
   const auto cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);
-  reducer_ = std::make_shared<detail::Reducer>(
-      std::move(params), std::move(names), options_.process_group,
-      std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)}, options_.find_unused_parameters,
-      options_.gradient_as_bucket_view);
+  reducer_ =
+      std::make_shared<detail::Reducer>(std::move(params), std::move(names), options_.process_group,
+                                        std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)},
+                                        options_.find_unused_parameters, options_.gradient_as_bucket_view);
   reducer_->install_hooks();
 }
 
