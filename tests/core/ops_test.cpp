@@ -417,3 +417,27 @@ TEST_CASE("matmul covers every shape case of torch.matmul") {
   CHECK(matmul(a.t(), b.t()).dtype() == kFloat64);
   CHECK_ALLCLOSE(mm(a.t(), b.t()), reference_matmul(a.t(), b.t()), 1e-12, 1e-14);
 }
+
+TEST_CASE("scaled_copy_ writes src * factor, bit for bit as copy_ then mul_, converting where it must") {
+  manual_seed(17);
+  const Tensor src = randn({7, 9});
+  for (const Tensor& from : {src, src.t(), src.narrow(1, 1, 7)}) {
+    INFO("source strides " << from.stride(0) << ", " << from.stride(1));
+    Tensor one_pass = empty(from.sizes());
+    native::scaled_copy_(one_pass, from, 1.0 / 3.0);
+    Tensor two_passes = empty(from.sizes());
+    two_passes.copy_(from);
+    two_passes.mul_(1.0 / 3.0);
+    CHECK_ALLCLOSE(one_pass, two_passes, 0.0, 0.0);
+    CHECK(one_pass.to_vector<float>()[1] == from.contiguous().to_vector<float>()[1] * (1.0f / 3.0f));
+  }
+  Tensor wide = empty({7, 9}, kFloat64);  // float32 into float64: converted, then scaled
+  const uint32_t before = wide.version();
+  native::scaled_copy_(wide, src, 0.5);
+  CHECK(wide.version() > before);
+  CHECK_ALLCLOSE(wide, src.to(kFloat64).mul(0.5), 0.0, 0.0);
+  Tensor wrong = empty({9, 7});
+  CHECK_THROWS_AS(native::scaled_copy_(wrong, src, 2.0), ValueError);
+  Tensor ints = empty({7, 9}, kInt64);
+  CHECK_THROWS_AS(native::scaled_copy_(ints, src, 2.0), TypeError);
+}

@@ -55,8 +55,9 @@ Tensor contiguous(const Tensor& t);
 Tensor clone(const Tensor& t);
 /// dst <- src with broadcasting, dtype conversion and cross-device transfer; bumps dst's version.
 void copy_(const Tensor& dst, const Tensor& src);
-/// dst <- src * factor in one pass, for dst and src of the same shape, dtype and device (bumps
-/// dst's version); ValueError naming both otherwise. Gradient buckets fill their slots with it.
+/// dst <- src * factor for a floating-point dst of src's shape (bumps dst's version): one pass
+/// when both share dtype and device, else copy_ (converting, moving) then an in-place multiply.
+/// Gradient buckets fill their slots with it.
 void scaled_copy_(const Tensor& dst, const Tensor& src, double factor);
 Tensor to(const Tensor& t, Device device, DType dtype);
 
