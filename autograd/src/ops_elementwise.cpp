@@ -239,7 +239,10 @@ Tensor gelu(const Tensor& a) {
   return unary_op(
       UnaryOp::Gelu, a, "GeluBackward",
       [](const Tensor& g, const Tensor& x, const Tensor&) {
-        // d/dx x*Phi(x) = Phi(x) + x*phi(x)
+        // d/dx x*Phi(x) = Phi(x) + x*phi(x): one fused pass (math::gelu_backward), or, with
+        // create_graph, the same formula in differentiable ops so that it has a gradient.
+        if (!GradMode::is_enabled() && g.dtype() == x.dtype() && g.device() == x.device())
+          return native::binary(BinaryOp::GeluBackward, g, x);
         const double inv_sqrt2 = 0.70710678118654752440, inv_sqrt2pi = 0.39894228040143267794;
         Tensor cdf = half_of(add(ones_like(x), erf(mul(x, scalar_tensor(inv_sqrt2, x.options())))));
         Tensor pdf =

@@ -14,8 +14,9 @@ const char* unary_name(UnaryOp op) {
   return names[static_cast<int>(op)];
 }
 const char* binary_name(BinaryOp op) {
-  static const char* names[] = {"add", "sub", "mul", "div", "pow", "maximum", "minimum",     "relu_backward",
-                                "eq",  "ne",  "lt",  "le",  "gt",  "ge",      "logical_and", "logical_or"};
+  static const char* names[] = {"add",           "sub", "mul", "div", "pow", "maximum", "minimum", "relu_backward",
+                                "gelu_backward", "eq",  "ne",  "lt",  "le",  "gt",      "ge",      "logical_and",
+                                "logical_or"};
   return names[static_cast<int>(op)];
 }
 // Ops whose integer inputs produce floats (torch's int-to-float unary ops).

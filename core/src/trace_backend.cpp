@@ -21,9 +21,9 @@ constexpr std::array<const char*, 23> kUnary = {"Neg",   "Abs",        "Exp",   
                                                 "Tanh",  "Sigmoid",    "Relu",     "Gelu",     "Sin",       "Cos",
                                                 "Sign",  "Reciprocal", "Square",   "Erf",      "Log1p",     "Expm1",
                                                 "Floor", "PowScalar",  "ClampMin", "ClampMax", "LogicalNot"};
-constexpr std::array<const char*, 16> kBinary = {"Add",     "Sub",          "Mul",        "Div",      "Pow", "Maximum",
-                                                 "Minimum", "ReluBackward", "Eq",         "Ne",       "Lt",  "Le",
-                                                 "Gt",      "Ge",           "LogicalAnd", "LogicalOr"};
+constexpr std::array<const char*, 17> kBinary = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Maximum", "Minimum",    "ReluBackward", "GeluBackward",
+    "Eq",  "Ne",  "Lt",  "Le",  "Gt",  "Ge",      "LogicalAnd", "LogicalOr"};
 constexpr std::array<const char*, 4> kReduce = {"Sum", "Prod", "Max", "Min"};
 
 template <size_t N, class E>

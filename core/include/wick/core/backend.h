@@ -56,6 +56,7 @@ enum class BinaryOp : int8_t {
   Maximum,
   Minimum,
   ReluBackward,
+  GeluBackward,
   Eq,
   Ne,
   Lt,

@@ -26,6 +26,20 @@ WICK_HOST_DEVICE T gelu(T x) {  // exact (erf) form, as torch.nn.functional.gelu
   }
 }
 
+// gelu's backward, exact form: g * (Phi(x) + x phi(x)) with Phi(x) = (1 + erf(x / sqrt 2)) / 2 and
+// phi(x) = exp(-x^2 / 2) / sqrt(2 pi), as PyTorch's gelu_backward; one pass instead of the dozen
+// ops of the composite. Only floating types reach it (the front-end's gradients are floats).
+template <typename T>
+WICK_HOST_DEVICE T gelu_backward(T g, T x) {
+  if constexpr (!std::is_floating_point_v<T>) {
+    return g;  // never called
+  } else {
+    const T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    const T pdf = std::exp(x * x * T(-0.5)) * T(0.39894228040143267794);
+    return g * (cdf + x * pdf);
+  }
+}
+
 template <typename T>
 WICK_HOST_DEVICE T sign(T x) {
   return static_cast<T>((T(0) < x) - (x < T(0)));
@@ -85,6 +99,8 @@ WICK_BINARY(Maximum, T, (a != a) ? a : ((b != b) ? b : (a > b ? a : b)))
 WICK_BINARY(Minimum, T, (a != a) ? a : ((b != b) ? b : (a < b ? a : b)))
 // relu's backward: the gradient a where the output b is positive, else 0 (one pass, no mask).
 WICK_BINARY(ReluBackward, T, static_cast<T>(b > T(0) ? a : T(0)))
+// gelu's backward: the gradient a times gelu'(b) at the input b.
+WICK_BINARY(GeluBackward, T, gelu_backward(a, b))
 WICK_BINARY(Eq, bool, a == b)
 WICK_BINARY(Ne, bool, a != b)
 WICK_BINARY(Lt, bool, a < b)

@@ -80,6 +80,8 @@ decltype(auto) dispatch_binary_op(BinaryOp op, F&& f) {
       return f(Minimum{});
     case BinaryOp::ReluBackward:
       return f(ReluBackward{});
+    case BinaryOp::GeluBackward:
+      return f(GeluBackward{});
     case BinaryOp::Eq:
       return f(Eq{});
     case BinaryOp::Ne:
