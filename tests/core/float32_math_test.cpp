@@ -1,6 +1,8 @@
 // The float32 exp and erf of Note [Vectorisable float32 exp and erf], against double-precision
 // libm (the independent truth) over a dense sample of every float in range, at their special
 // values, and through the CPU kernels: gelu's vectorised loop must give the functor's own bits.
+#include "wick/core/float32_math.h"
+
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
@@ -10,7 +12,6 @@
 #include <limits>
 
 #include "support/allclose.h"
-#include "wick/core/float32_math.h"
 #include "wick/core/functors.h"
 
 using namespace wick;

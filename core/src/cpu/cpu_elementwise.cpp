@@ -114,6 +114,12 @@ void CpuBackend::where(const KernelTensor& out, const KernelTensor& cond, const 
         const T* __restrict__ x = pa + off[2];
         const T y = pb[off[3]];
         for (int64_t i = 0; i < n; ++i) po[i] = pc[i] ? x[i] : y;
+      } else if (st[0] == 1 && st[1] == 1 && st[2] == 0 && st[3] == 1) {  // masked_fill's form
+        T* __restrict__ po = o + off[0];
+        const bool* __restrict__ pc = c + off[1];
+        const T x = pa[off[2]];
+        const T* __restrict__ y = pb + off[3];
+        for (int64_t i = 0; i < n; ++i) po[i] = pc[i] ? x : y[i];
       } else {
         for (int64_t i = 0; i < n; ++i)
           o[off[0] + i * st[0]] = c[off[1] + i * st[1]] ? pa[off[2] + i * st[2]] : pb[off[3] + i * st[3]];

@@ -39,15 +39,15 @@ WICK_HOST_DEVICE float bits_float(uint32_t u) {
 
 /// e^x for float32 (Note [Vectorisable float32 exp and erf]).
 WICK_HOST_DEVICE float exp_f32(float x) {
-  constexpr float kHi = 88.72283f, kLo = -87.33654f;  // below ln(FLT_MAX); ln(FLT_MIN)
+  constexpr float kHi = 88.72283f, kLo = -87.33654f;    // below ln(FLT_MAX); ln(FLT_MIN)
   const float c = x > kHi ? kHi : (x < kLo ? kLo : x);  // NaN passes through both compares
   // n = round(c / ln2), by adding and removing 1.5 * 2^23: the sum's low mantissa bits hold n.
   constexpr float kShift = 12582912.0f;
   const float shifted = c * 1.44269504f + kShift;
   const float n = shifted - kShift;
   const uint32_t n_bits = float_bits(shifted) - float_bits(kShift);  // n, two's complement
-  float r = c - n * 0.693359375f;  // ln2's high part: n * it is exact for |n| <= 128
-  r = r - n * -2.12194440e-4f;     // its low part
+  float r = c - n * 0.693359375f;                                    // ln2's high part: n * it is exact for |n| <= 128
+  r = r - n * -2.12194440e-4f;                                       // its low part
   float q = 1.393369283e-03f;
   q = q * r + 8.363175206e-03f;
   q = q * r + 4.166646302e-02f;
@@ -57,7 +57,8 @@ WICK_HOST_DEVICE float exp_f32(float x) {
   // 2^n as 2^h * 2^(n - h), h = n / 2 (rounded down): both stay normal for -126 <= n <= 128.
   const int32_t ni = static_cast<int32_t>(n_bits);
   const int32_t h = ni >> 1;
-  const float y = p * bits_float(static_cast<uint32_t>(h + 127) << 23) * bits_float(static_cast<uint32_t>(ni - h + 127) << 23);
+  const float y =
+      p * bits_float(static_cast<uint32_t>(h + 127) << 23) * bits_float(static_cast<uint32_t>(ni - h + 127) << 23);
   return x > kHi ? bits_float(0x7f800000u) : (x < kLo ? 0.0f : y);
 }
 
