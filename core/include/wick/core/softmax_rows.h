@@ -6,11 +6,23 @@
 // tests' reference) to rounding.
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "wick/core/accumulate_type.h"
+#include "wick/core/float32_math.h"
 #include "wick/core/host_device.h"
 
 namespace wick::math {
+
+/// The rows' exp: float32 takes math::exp_f32, so that the exp loops below vectorise (Note
+/// [Vectorisable float32 exp and erf]); float64 libm's.
+template <typename T>
+WICK_HOST_DEVICE T row_exp(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return exp_f32(x);
+  else
+    return std::exp(x);
+}
 
 /// out[i] = (in[i] - max) - log(sum_j exp(in[j] - max)) over n elements (n > 0). A NaN input
 /// makes the row NaN, as the composite; in and out may be the same array.
@@ -20,7 +32,12 @@ WICK_HOST_DEVICE void log_softmax_row(const T* in, T* out, int64_t n) {
   T m = in[0];
   for (int64_t i = 1; i < n; ++i) m = (in[i] > m || in[i] != in[i]) ? in[i] : m;
   Acc s = 0;
-  for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(std::exp(in[i] - m));
+  if (in != out) {  // the exps go through out first: that loop vectorises, the in-order sum does not
+    for (int64_t i = 0; i < n; ++i) out[i] = row_exp(in[i] - m);
+    for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(out[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(row_exp(in[i] - m));
+  }
   const T lse = static_cast<T>(std::log(static_cast<T>(s)));
   for (int64_t i = 0; i < n; ++i) out[i] = (in[i] - m) - lse;
 }
@@ -33,7 +50,7 @@ WICK_HOST_DEVICE void log_softmax_backward_row(const T* grad_out, const T* out, 
   Acc s = 0;
   for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(grad_out[i]);
   const T st = static_cast<T>(s);
-  for (int64_t i = 0; i < n; ++i) grad_in[i] = grad_out[i] - std::exp(out[i]) * st;
+  for (int64_t i = 0; i < n; ++i) grad_in[i] = grad_out[i] - row_exp(out[i]) * st;
 }
 
 /// out[i] = exp(in[i] - max) / sum_j exp(in[j] - max) over n elements (n > 0). A NaN input
@@ -43,12 +60,9 @@ WICK_HOST_DEVICE void softmax_row(const T* in, T* out, int64_t n) {
   using Acc = acc_type<T>;
   T m = in[0];
   for (int64_t i = 1; i < n; ++i) m = (in[i] > m || in[i] != in[i]) ? in[i] : m;
+  for (int64_t i = 0; i < n; ++i) out[i] = row_exp(in[i] - m);  // vectorises
   Acc s = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const T e = std::exp(in[i] - m);
-    out[i] = e;
-    s += static_cast<Acc>(e);
-  }
+  for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(out[i]);
   const T st = static_cast<T>(s);
   for (int64_t i = 0; i < n; ++i) out[i] = out[i] / st;
 }
