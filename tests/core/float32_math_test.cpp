@@ -1,6 +1,7 @@
-// The float32 exp and erf of Note [Vectorisable float32 exp and erf], against double-precision
-// libm (the independent truth) over a dense sample of every float in range, at their special
-// values, and through the CPU kernels: gelu's vectorised loop must give the functor's own bits.
+// The float32 exp, erf, tanh and sigmoid of Note [Vectorisable float32 exp and erf], against
+// double-precision libm (the independent truth) over a dense sample of every float in range, at
+// their special values, and through the CPU kernels: the vectorised loops must give the
+// functors' own bits.
 #include "wick/core/float32_math.h"
 
 #include <wick/wick.h>
@@ -75,6 +76,40 @@ TEST_CASE("float32 erf: within 3 ulp of erf, odd, never past 1, +-1 at +-inf, Na
   CHECK(math::erf_f32(std::numeric_limits<float>::infinity()) == 1.0f);
   CHECK(math::erf_f32(-std::numeric_limits<float>::infinity()) == -1.0f);
   CHECK(std::isnan(math::erf_f32(std::numeric_limits<float>::quiet_NaN())));
+}
+
+TEST_CASE("float32 tanh within 1.5 ulp and sigmoid within 3 ulp, signs, limits and NaN kept") {
+  double worst_tanh = 0, worst_sigmoid = 0;
+  float at_tanh = 0, at_sigmoid = 0;
+  for_floats(20.0f, 257, [&](float x) {
+    const double t = ulps(math::tanh_f32(x), std::tanh(static_cast<double>(x)));
+    if (t > worst_tanh) worst_tanh = t, at_tanh = x;
+  });
+  for_floats(87.0f, 257, [&](float x) {
+    const double s = ulps(math::sigmoid_f32(x), 1.0 / (1.0 + std::exp(-static_cast<double>(x))));
+    if (s > worst_sigmoid) worst_sigmoid = s, at_sigmoid = x;
+  });
+  INFO("tanh worst at " << at_tanh << ", sigmoid worst at " << at_sigmoid);
+  CHECK(worst_tanh <= 1.5);
+  CHECK(worst_sigmoid <= 3.0);
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK(std::signbit(math::tanh_f32(-0.0f)));
+  CHECK(math::tanh_f32(1e-30f) == 1e-30f);
+  CHECK(math::tanh_f32(inf) == 1.0f);
+  CHECK(math::tanh_f32(-inf) == -1.0f);
+  CHECK(std::isnan(math::tanh_f32(nan)));
+  CHECK(math::sigmoid_f32(0.0f) == 0.5f);
+  CHECK(math::sigmoid_f32(inf) == 1.0f);
+  CHECK(math::sigmoid_f32(-inf) == 0.0f);
+  CHECK(std::isnan(math::sigmoid_f32(nan)));
+  manual_seed(4);
+  const Tensor x = randn({4099}).mul(6.0);
+  const auto xs = x.to_vector<float>(), ts = tanh(x).to_vector<float>(), ss = sigmoid(x).to_vector<float>();
+  for (size_t i = 0; i < xs.size(); ++i) {
+    INFO("x = " << xs[i]);
+    REQUIRE(ts[i] == math::tanh_f32(xs[i]));
+    REQUIRE(ss[i] == math::sigmoid_f32(xs[i]));
+  }
 }
 
 TEST_CASE("float32 gelu and its backward: the vectorised kernels give the functors' bits, near float64") {

@@ -1,16 +1,20 @@
 #pragma once
-// exp and erf for float32 in plain float arithmetic, for the elementwise loops that call them on
-// every element (gelu and its backward).
+// exp, erf, tanh and sigmoid for float32 in plain float arithmetic, for the elementwise loops
+// that call them on every element (gelu and its backward, softmax, the LSTM's gates).
 //
 // Note [Vectorisable float32 exp and erf]
-// libm's expf and erff are calls GCC cannot vectorise (without -ffast-math, whose vector
+// libm's expf, erff and tanhf are calls GCC cannot vectorise (without -ffast-math, whose vector
 // variants differ from the scalar ones), so gelu, one erff per element and another erff and an
-// expf in its backward, ran at 4-6.5 ns per element, a quarter of a transformer step. These two
-// functions use only adds, multiplies, compares and bit operations, so a loop over them
-// vectorises in every clone of Note [CPU multiversioning] and gives the same bits in each (no
-// FMA, no reassociation); the CUDA kernels compile the same code. Their coefficients were
+// expf in its backward, ran at 4-6.5 ns per element, a quarter of a transformer step, and an
+// LSTM's tanh and sigmoid gates 40% of its step. These functions use only adds, multiplies,
+// divides, compares and bit operations, so a loop over them vectorises in every clone of Note
+// [CPU multiversioning] and gives the same bits in each (no FMA, no reassociation; the kernel
+// sources are built with -fno-trapping-math so that GCC may evaluate both sides of a select);
+// the CUDA kernels compile the same code. float32 gelu, tanh, sigmoid and the softmax rows use
+// them; float64 keeps libm, and so do the exp, erf, log... ops themselves. The coefficients were
 // fitted for wick by least squares on Chebyshev nodes in double precision and rounded to float.
-// Measured against double-precision exp and erf (tests/core/float32_math_test.cpp):
+// Measured over every float in range against double precision (a sample of every 257th float in
+// tests/core/float32_math_test.cpp):
 //  - exp_f32: within 1.5 ulp on [-87.3, 88.7]; +inf above 88.72, 0 below -87.33 (where expf
 //    returns subnormals, below 1.2e-38), NaN for NaN. x = n ln2 + r with |r| <= ln2/2 (ln2 split
 //    in two so that n ln2 is exact), e^r = 1 + r + r^2 q(r) with q of degree 4, times 2^n built
@@ -18,6 +22,9 @@
 //  - erf_f32: within 3 ulp, odd, |erf| <= 1, erf(+-inf) = +-1, NaN for NaN. |x| <= 1: x P(x^2)
 //    with P of degree 6; 1 < |x| < 4: a degree-12 polynomial in |x| - 2.5; |x| >= 4: 1 (erf(4)
 //    rounds to 1 in float32).
+//  - tanh_f32: within 1.4 ulp, odd (-0 kept). |x| < 0.625: x + x^3 P(x^2), P of degree 4;
+//    else 1 - 2 / (e^(2|x|) + 1).
+//  - sigmoid_f32: within 2.6 ulp; e = e^-|x|, then 1 / (1 + e) or e / (1 + e).
 #include <cstdint>
 #include <cstring>
 
@@ -92,6 +99,27 @@ WICK_HOST_DEVICE float erf_f32(float x) {
   const float m = a <= 1.0f ? s : (a < 4.0f ? l : 1.0f);  // NaN: a <= 1 and a < 4 are false
   const float r = a != a ? a : m;
   return x < 0.0f ? -r : r;
+}
+
+/// tanh(x) for float32 (Note [Vectorisable float32 exp and erf]).
+WICK_HOST_DEVICE float tanh_f32(float x) {
+  const float a = x < 0.0f ? -x : x;
+  const float z = a * a;
+  float p = -6.155199371e-03f;  // |x| < 0.625: x + x^3 P(x^2)
+  p = p * z + 2.104568854e-02f;
+  p = p * z + -5.386391655e-02f;
+  p = p * z + 1.333288997e-01f;
+  p = p * z + -3.333333135e-01f;
+  const float small = a + (a * z) * p;
+  const float large = 1.0f - 2.0f / (exp_f32(2.0f * a) + 1.0f);      // 1 once exp overflows
+  const float r = a < 0.625f ? small : large;                        // NaN: large is NaN too
+  return bits_float(float_bits(r) | (float_bits(x) & 0x80000000u));  // x's sign, -0 included
+}
+
+/// 1 / (1 + e^-x) for float32, never exp of a large positive number.
+WICK_HOST_DEVICE float sigmoid_f32(float x) {
+  const float e = exp_f32(x < 0.0f ? x : -x);  // e^-|x|
+  return x < 0.0f ? e / (1.0f + e) : 1.0f / (1.0f + e);
 }
 
 }  // namespace wick::math

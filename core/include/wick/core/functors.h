@@ -12,10 +12,22 @@ namespace wick::math {
 
 template <typename T>
 WICK_HOST_DEVICE T sigmoid(T x) {
-  // Stable for large |x|: never computes exp of a large positive number.
-  if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-  T e = std::exp(x);
-  return e / (T(1) + e);
+  if constexpr (std::is_same_v<T, float>) {
+    return sigmoid_f32(x);  // vectorisable (Note [Vectorisable float32 exp and erf])
+  } else {
+    // Stable for large |x|: never computes exp of a large positive number.
+    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+    T e = std::exp(x);
+    return e / (T(1) + e);
+  }
+}
+
+template <typename T>
+WICK_HOST_DEVICE T tanh_of(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return tanh_f32(x);  // vectorisable (Note [Vectorisable float32 exp and erf])
+  else
+    return std::tanh(x);
 }
 
 // gelu's erf and exp: float32 takes the vectorisable ones (Note [Vectorisable float32 exp and
@@ -79,7 +91,7 @@ WICK_UNARY(Exp, static_cast<T>(std::exp(x)))
 WICK_UNARY(Log, static_cast<T>(std::log(x)))
 WICK_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
 WICK_UNARY(Rsqrt, static_cast<T>(T(1) / std::sqrt(x)))
-WICK_UNARY(Tanh, static_cast<T>(std::tanh(x)))
+WICK_UNARY(Tanh, static_cast<T>(tanh_of(x)))
 WICK_UNARY(Sigmoid, static_cast<T>(sigmoid(x)))
 WICK_UNARY(Relu, static_cast<T>(x > T(0) ? x : T(0)))
 WICK_UNARY(Gelu, static_cast<T>(gelu(x)))
