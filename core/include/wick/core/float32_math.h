@@ -25,8 +25,10 @@
 //  - tanh_f32: within 1.4 ulp, odd (-0 kept). |x| < 0.625: x + x^3 P(x^2), P of degree 4;
 //    else 1 - 2 / (e^(2|x|) + 1).
 //  - sigmoid_f32: within 2.6 ulp; e = e^-|x|, then 1 / (1 + e) or e / (1 + e).
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "wick/core/host_device.h"
 
@@ -120,6 +122,29 @@ WICK_HOST_DEVICE float tanh_f32(float x) {
 WICK_HOST_DEVICE float sigmoid_f32(float x) {
   const float e = exp_f32(x < 0.0f ? x : -x);  // e^-|x|
   return x < 0.0f ? e / (1.0f + e) : 1.0f / (1.0f + e);
+}
+
+/// exp, erf and tanh for a floating T: float32 takes the functions above, other types libm's.
+template <typename T>
+WICK_HOST_DEVICE T exp_of(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return exp_f32(x);
+  else
+    return std::exp(x);
+}
+template <typename T>
+WICK_HOST_DEVICE T erf_of(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return erf_f32(x);
+  else
+    return std::erf(x);
+}
+template <typename T>
+WICK_HOST_DEVICE T tanh_of(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return tanh_f32(x);
+  else
+    return std::tanh(x);
 }
 
 }  // namespace wick::math

@@ -22,37 +22,16 @@ WICK_HOST_DEVICE T sigmoid(T x) {
   }
 }
 
-template <typename T>
-WICK_HOST_DEVICE T tanh_of(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return tanh_f32(x);  // vectorisable (Note [Vectorisable float32 exp and erf])
-  else
-    return std::tanh(x);
-}
-
-// gelu's erf and exp: float32 takes the vectorisable ones (Note [Vectorisable float32 exp and
-// erf]; gelu was a quarter of a transformer step with libm's), float64 libm's.
-template <typename T>
-WICK_HOST_DEVICE T gelu_erf(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return erf_f32(x);
-  else
-    return std::erf(x);
-}
-template <typename T>
-WICK_HOST_DEVICE T gelu_exp(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return exp_f32(x);
-  else
-    return std::exp(x);
-}
+// gelu, its backward and tanh take erf_of, exp_of and tanh_of: float32's vectorisable functions
+// (Note [Vectorisable float32 exp and erf]; gelu was a quarter of a transformer step with
+// libm's), libm's for float64.
 
 template <typename T>
 WICK_HOST_DEVICE T gelu(T x) {  // exact (erf) form, as torch.nn.functional.gelu's default
   if constexpr (std::is_same_v<T, bool>) {
     return x;  // never called: the front-end computes gelu of bool/int64 inputs in float32
   } else {
-    return T(0.5) * x * (T(1) + gelu_erf(x * T(0.70710678118654752440)));
+    return T(0.5) * x * (T(1) + erf_of(x * T(0.70710678118654752440)));
   }
 }
 
@@ -64,8 +43,8 @@ WICK_HOST_DEVICE T gelu_backward(T g, T x) {
   if constexpr (!std::is_floating_point_v<T>) {
     return g;  // never called
   } else {
-    const T cdf = T(0.5) * (T(1) + gelu_erf(x * T(0.70710678118654752440)));
-    const T pdf = gelu_exp(x * x * T(-0.5)) * T(0.39894228040143267794);
+    const T cdf = T(0.5) * (T(1) + erf_of(x * T(0.70710678118654752440)));
+    const T pdf = exp_of(x * x * T(-0.5)) * T(0.39894228040143267794);
     return g * (cdf + x * pdf);
   }
 }

@@ -6,7 +6,6 @@
 // tests' reference) to rounding.
 #include <cmath>
 #include <cstdint>
-#include <type_traits>
 
 #include "wick/core/accumulate_type.h"
 #include "wick/core/float32_math.h"
@@ -14,15 +13,8 @@
 
 namespace wick::math {
 
-/// The rows' exp: float32 takes math::exp_f32, so that the exp loops below vectorise (Note
-/// [Vectorisable float32 exp and erf]); float64 libm's.
-template <typename T>
-WICK_HOST_DEVICE T row_exp(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return exp_f32(x);
-  else
-    return std::exp(x);
-}
+// The rows' exps are exp_of's: float32's vectorisable exp, so that the exp loops below
+// vectorise (Note [Vectorisable float32 exp and erf]); float64 libm's.
 
 /// out[i] = (in[i] - max) - log(sum_j exp(in[j] - max)) over n elements (n > 0). A NaN input
 /// makes the row NaN, as the composite; in and out may be the same array.
@@ -33,10 +25,10 @@ WICK_HOST_DEVICE void log_softmax_row(const T* in, T* out, int64_t n) {
   for (int64_t i = 1; i < n; ++i) m = (in[i] > m || in[i] != in[i]) ? in[i] : m;
   Acc s = 0;
   if (in != out) {  // the exps go through out first: that loop vectorises, the in-order sum does not
-    for (int64_t i = 0; i < n; ++i) out[i] = row_exp(in[i] - m);
+    for (int64_t i = 0; i < n; ++i) out[i] = exp_of(in[i] - m);
     for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(out[i]);
   } else {
-    for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(row_exp(in[i] - m));
+    for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(exp_of(in[i] - m));
   }
   const T lse = static_cast<T>(std::log(static_cast<T>(s)));
   for (int64_t i = 0; i < n; ++i) out[i] = (in[i] - m) - lse;
@@ -50,7 +42,7 @@ WICK_HOST_DEVICE void log_softmax_backward_row(const T* grad_out, const T* out, 
   Acc s = 0;
   for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(grad_out[i]);
   const T st = static_cast<T>(s);
-  for (int64_t i = 0; i < n; ++i) grad_in[i] = grad_out[i] - row_exp(out[i]) * st;
+  for (int64_t i = 0; i < n; ++i) grad_in[i] = grad_out[i] - exp_of(out[i]) * st;
 }
 
 /// out[i] = exp(in[i] - max) / sum_j exp(in[j] - max) over n elements (n > 0). A NaN input
@@ -60,7 +52,7 @@ WICK_HOST_DEVICE void softmax_row(const T* in, T* out, int64_t n) {
   using Acc = acc_type<T>;
   T m = in[0];
   for (int64_t i = 1; i < n; ++i) m = (in[i] > m || in[i] != in[i]) ? in[i] : m;
-  for (int64_t i = 0; i < n; ++i) out[i] = row_exp(in[i] - m);  // vectorises
+  for (int64_t i = 0; i < n; ++i) out[i] = exp_of(in[i] - m);  // vectorises
   Acc s = 0;
   for (int64_t i = 0; i < n; ++i) s += static_cast<Acc>(out[i]);
   const T st = static_cast<T>(s);
