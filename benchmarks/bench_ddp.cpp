@@ -17,8 +17,8 @@
 // communication thread sleeps between polls after its first 100 ms of polling with yields (Note
 // [The communication thread]); rank 0 starts them 0.2 s after the barrier, once the others
 // sleep, so they leave the cores to rank 0 (without the pause, DataParallel's first steps of
-// each round ran at 6.5 ms instead of 4). Configurations alternate in rounds, so load from other processes hits
-// them alike; the median round is reported with its ratio to the baseline. For DDP it also
+// each round ran at 6.5 ms instead of 4). Configurations alternate in rounds, so load from
+// other processes hits them alike; the median round is reported with its ratio to the baseline. For DDP it also
 // reports how much of the all-reduce time was hidden behind backward: 1 - (time the end of
 // backward waited for the buckets) / (time the buckets' all-reduces took), clamped to [0, 1].
 #include <algorithm>

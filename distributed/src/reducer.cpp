@@ -244,12 +244,14 @@ void Reducer::finalize_backward() {
       const size_t p = buckets_[b].params[k];
       if (find_unused_ && global_used[p] == 0) continue;  // no rank used it: .grad stays as it was
       Tensor& param = params_[p];
+      const Tensor s = slot(b, k);
       if (bucket_view_) {
-        if (!grad_is_slot(p, slot(b, k))) param.set_grad(slot(b, k));
-      } else if (param.grad().defined())
-        param.mutable_grad().copy_(slot(b, k));
-      else
-        param.set_grad(slot(b, k).clone());
+        if (!grad_is_slot(p, s)) param.set_grad(s);
+      } else if (param.grad().defined()) {
+        param.mutable_grad().copy_(s);
+      } else {
+        param.set_grad(s.clone());
+      }
     }
   }
   unfinished_.clear();

@@ -93,6 +93,17 @@ void CpuBackend::binary(BinaryOp op, const KernelTensor& out, const KernelTensor
   });
 }
 
+namespace {
+// where along one row whose output and condition are contiguous, each value operand contiguous
+// (k = 1) or one broadcast value (k = 0): the strides known at compile time, so the loop
+// vectorises.
+template <typename T, int kA, int kB>
+void where_row(T* __restrict__ po, const bool* __restrict__ pc, const T* __restrict__ x, const T* __restrict__ y,
+               int64_t n) {
+  for (int64_t i = 0; i < n; ++i) po[i] = pc[i] ? x[i * kA] : y[i * kB];
+}
+}  // namespace
+
 void CpuBackend::where(const KernelTensor& out, const KernelTensor& cond, const KernelTensor& a,
                        const KernelTensor& b) {
   auto L = layout_of<4>({&out, &cond, &a, &b});
@@ -102,24 +113,14 @@ void CpuBackend::where(const KernelTensor& out, const KernelTensor& cond, const 
     const T* pa = reinterpret_cast<const T*>(a.data);
     const T* pb = reinterpret_cast<const T*>(b.data);
     for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
-      if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 1) {
-        T* __restrict__ po = o + off[0];
-        const bool* __restrict__ pc = c + off[1];
-        const T* __restrict__ x = pa + off[2];
-        const T* __restrict__ y = pb + off[3];
-        for (int64_t i = 0; i < n; ++i) po[i] = pc[i] ? x[i] : y[i];
-      } else if (st[0] == 1 && st[1] == 1 && st[2] == 1 && st[3] == 0) {
-        T* __restrict__ po = o + off[0];
-        const bool* __restrict__ pc = c + off[1];
-        const T* __restrict__ x = pa + off[2];
-        const T y = pb[off[3]];
-        for (int64_t i = 0; i < n; ++i) po[i] = pc[i] ? x[i] : y;
-      } else if (st[0] == 1 && st[1] == 1 && st[2] == 0 && st[3] == 1) {  // masked_fill's form
-        T* __restrict__ po = o + off[0];
-        const bool* __restrict__ pc = c + off[1];
-        const T x = pa[off[2]];
-        const T* __restrict__ y = pb + off[3];
-        for (int64_t i = 0; i < n; ++i) po[i] = pc[i] ? x : y[i];
+      const bool rows = st[0] == 1 && st[1] == 1;  // output and condition contiguous
+      auto row = [&](auto loop) { loop(o + off[0], c + off[1], pa + off[2], pb + off[3], n); };
+      if (rows && st[2] == 1 && st[3] == 1) {
+        row(where_row<T, 1, 1>);
+      } else if (rows && st[2] == 1 && st[3] == 0) {
+        row(where_row<T, 1, 0>);
+      } else if (rows && st[2] == 0 && st[3] == 1) {  // masked_fill's form
+        row(where_row<T, 0, 1>);
       } else {
         for (int64_t i = 0; i < n; ++i)
           o[off[0] + i * st[0]] = c[off[1] + i * st[1]] ? pa[off[2] + i * st[2]] : pb[off[3] + i * st[3]];
