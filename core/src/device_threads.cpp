@@ -10,6 +10,7 @@
 
 #include "wick/core/backend.h"
 #include "wick/core/flush_denormal.h"
+#include "wick/core/spin_wait.h"
 #include "wick/core/trace.h"
 
 namespace wick {
@@ -100,15 +101,18 @@ void TaskQueue::push(DeviceTask task) {
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push(Entry{task.priority, next_order_++, ftz, std::move(task.fn)});
+    size_.store(queue_.size(), std::memory_order_release);
   }
   cv_.notify_one();
 }
 
 void TaskQueue::run_one() {
+  spin_until([&] { return size_.load(std::memory_order_acquire) != 0; });  // Note [Spin before sleeping]
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [&] { return !queue_.empty(); });
   Entry e = std::move(const_cast<Entry&>(queue_.top()));
   queue_.pop();
+  size_.store(queue_.size(), std::memory_order_release);
   lock.unlock();
   if (!e.fn) return;
   const bool prev = flush_denormal();
@@ -124,12 +128,12 @@ WaitGroup::WaitGroup() : helper_(t_own_queue) {}
 
 void WaitGroup::add(int64_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
-  count_ += n;
+  count_.fetch_add(n, std::memory_order_relaxed);
 }
 
 void WaitGroup::done() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (--count_ == 0) {
+  if (count_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     cv_.notify_all();
     if (helper_) helper_->push({UINT64_MAX, {}});  // wake the helping waiter
   }
@@ -144,6 +148,9 @@ void WaitGroup::wait() {
       lock.lock();
     }
   } else {
+    lock.unlock();
+    spin_until([&] { return count_.load(std::memory_order_acquire) == 0; });  // Note [Spin before sleeping]
+    lock.lock();
     cv_.wait(lock, [&] { return count_ == 0; });
   }
 }

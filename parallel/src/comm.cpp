@@ -308,13 +308,26 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
   for (const std::vector<size_t>& bucket : bucket_indices(first, buffer_size)) {
     const int64_t n = total_numel(first, bucket);
     const DType dtype = first[bucket[0]].dtype();
+    std::shared_ptr<Communicator> communicator = select_communicator(devices, dtype);
+    if (!communicator->wants_flat_buckets()) {
+      // One tensor at a time, each sum a tensor of its own (Note [Coalesced outputs and version
+      // counters]).
+      for (size_t i : bucket) {
+        out[i] = native::empty(first[i].sizes(), dtype, destination);
+        if (first[i].numel() == 0) continue;
+        std::vector<std::vector<Tensor>> pieces(inputs.size());
+        for (size_t d = 0; d < inputs.size(); ++d) pieces[d].push_back(native::contiguous(inputs[d][i]));
+        communicator->reduce_bucket(pieces, native::view(out[i], {first[i].numel()}));
+      }
+      continue;
+    }
     Tensor flat = native::empty({n}, dtype, destination);
     if (n > 0) {
       std::vector<std::vector<Tensor>> pieces(inputs.size());
       for (size_t d = 0; d < inputs.size(); ++d)
         for (size_t i : bucket)
           if (first[i].numel() > 0) pieces[d].push_back(native::contiguous(inputs[d][i]));
-      select_communicator(devices, dtype)->reduce_bucket(pieces, flat);
+      communicator->reduce_bucket(pieces, flat);
     }
     unflatten_into(flat, first, bucket, out, destination);
   }

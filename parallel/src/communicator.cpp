@@ -7,6 +7,7 @@
 #include <mutex>
 #include <type_traits>
 
+#include "split_over_devices.h"
 #include "wick/config.h"
 #include "wick/core/cpu_multiversion.h"
 #include "wick/core/error.h"
@@ -85,27 +86,64 @@ void sum_host(T* out, const std::vector<const T*>& ins, int64_t n) {
   if (aliased) std::memcpy(out, o, sizeof(T) * static_cast<size_t>(n));
 }
 
+// The CPU devices of `ts` and of `out` (the devices whose threads share a host collective,
+// Note [Local collectives use every device's thread]).
+std::vector<Device> devices_of(const std::vector<Tensor>& ts, const Tensor& out) {
+  std::vector<Device> ds{out.device()};
+  for (const Tensor& t : ts) ds.push_back(t.device());
+  return ds;
+}
+
+int64_t total(const std::vector<int64_t>& sizes) {
+  int64_t n = 0;
+  for (int64_t s : sizes) n += s;
+  return n;
+}
+
+// For pieces of `sizes` elements packed back to back, calls f(i, at, offset, len) for each piece
+// i that overlaps [b, e): its elements [at, at + len) lie at [offset, offset + len) of the pack.
+template <typename F>
+void for_each_segment(const std::vector<int64_t>& sizes, int64_t b, int64_t e, F&& f) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < sizes.size() && offset < e; ++i) {
+    const int64_t lo = std::max(b, offset), hi = std::min(e, offset + sizes[i]);
+    if (lo < hi) f(i, lo - offset, lo, hi - lo);
+    offset += sizes[i];
+  }
+}
+
+// Calls f.template operator()<T>() with T the C++ type of `dtype`.
+template <typename F>
+void with_host_type(DType dtype, F&& f) {
+  switch (dtype) {
+    case DType::Bool:
+      f.template operator()<bool>();
+      break;
+    case DType::Int64:
+      f.template operator()<int64_t>();
+      break;
+    case DType::Float32:
+      f.template operator()<float>();
+      break;
+    case DType::Float64:
+      f.template operator()<double>();
+      break;
+  }
+}
+
+// out = sum of ins, all contiguous host memory of out's dtype, split over the devices' threads.
 void sum_host(const Tensor& out, const std::vector<Tensor>& ins) {
-  auto run = [&]<typename T>() {
+  with_host_type(out.dtype(), [&]<typename T>() {
+    T* o = static_cast<T*>(out.data_ptr());
     std::vector<const T*> ptrs;
     ptrs.reserve(ins.size());
     for (const Tensor& t : ins) ptrs.push_back(static_cast<const T*>(t.data_ptr()));
-    sum_host<T>(static_cast<T*>(out.data_ptr()), ptrs, out.numel());
-  };
-  switch (out.dtype()) {
-    case DType::Bool:
-      run.template operator()<bool>();
-      break;
-    case DType::Int64:
-      run.template operator()<int64_t>();
-      break;
-    case DType::Float32:
-      run.template operator()<float>();
-      break;
-    case DType::Float64:
-      run.template operator()<double>();
-      break;
-  }
+    detail::split_over_cpu_devices(devices_of(ins, out), out.numel(), 64 / sizeof(T), [&](int64_t b, int64_t e) {
+      std::vector<const T*> part(ptrs);
+      for (const T*& p : part) p += b;
+      sum_host<T>(o + b, part, e - b);
+    });
+  });
 }
 
 // out = sum of ins (list order); out may be one of the inputs.
@@ -152,28 +190,67 @@ class LocalCommunicator final : public Communicator {
   }
 
   // Each piece goes straight from the source into every destination bucket: the bytes of one
-  // bucket copy per destination, and no staging flatten on the source.
+  // bucket copy per destination, and no staging flatten on the source. On host memory the bucket's
+  // range is split over the devices' threads (Note [Local collectives use every device's thread]).
   void broadcast_bucket(const std::vector<Tensor>& pieces, const std::vector<Tensor>& flats) override {
+    bool host = true;
+    std::vector<Device> devices;
+    std::vector<int64_t> sizes;
+    for (const Tensor& p : pieces) {
+      host = host && host_contiguous(p);
+      devices.push_back(p.device());
+      sizes.push_back(p.numel());
+    }
+    for (const Tensor& f : flats) {
+      host = host && f.is_cpu();
+      devices.push_back(f.device());
+    }
+    if (host && !pieces.empty()) {
+      const size_t elem = pieces[0].element_size();
+      detail::split_over_cpu_devices(devices, total(sizes), 64 / static_cast<int64_t>(elem), [&](int64_t b, int64_t e) {
+        for_each_segment(sizes, b, e, [&](size_t i, int64_t at, int64_t offset, int64_t len) {
+          const char* src = static_cast<const char*>(pieces[i].data_ptr()) + at * static_cast<int64_t>(elem);
+          for (const Tensor& f : flats)
+            std::memcpy(static_cast<char*>(f.data_ptr()) + offset * static_cast<int64_t>(elem), src,
+                        static_cast<size_t>(len) * elem);
+        });
+      });
+      return;
+    }
     int64_t offset = 0;
     for (const Tensor& p : pieces) {
       const int64_t n = p.numel();
-      if (n > 0) {
-        for (const Tensor& f : flats) {
-          if (host_contiguous(p) && f.is_cpu()) {
-            std::memcpy(static_cast<char*>(f.data_ptr()) + offset * static_cast<int64_t>(p.element_size()),
-                        p.data_ptr(), p.nbytes());
-          } else {
-            native::copy_(native::view(native::narrow(f, 0, offset, n), p.sizes()), p);
-          }
-        }
-      }
+      if (n > 0)
+        for (const Tensor& f : flats) native::copy_(native::view(native::narrow(f, 0, offset, n), p.sizes()), p);
       offset += n;
     }
   }
 
   void reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat) override {
-    int64_t offset = 0;
     const size_t count = pieces.empty() ? 0 : pieces[0].size();
+    bool host = host_contiguous(flat);
+    std::vector<Device> devices{flat.device()};
+    std::vector<int64_t> sizes;
+    for (size_t i = 0; i < count; ++i) sizes.push_back(pieces[0][i].numel());
+    for (const auto& list : pieces)
+      for (const Tensor& t : list) {
+        host = host && host_contiguous(t) && t.dtype() == flat.dtype();
+        devices.push_back(t.device());
+      }
+    if (host) {  // the columns' sums, split over the devices' threads
+      with_host_type(flat.dtype(), [&]<typename T>() {
+        T* out = static_cast<T*>(flat.data_ptr());
+        detail::split_over_cpu_devices(devices, total(sizes), 64 / sizeof(T), [&](int64_t b, int64_t e) {
+          std::vector<const T*> column(pieces.size());
+          for_each_segment(sizes, b, e, [&](size_t i, int64_t at, int64_t offset, int64_t len) {
+            for (size_t d = 0; d < pieces.size(); ++d) column[d] = static_cast<const T*>(pieces[d][i].data_ptr()) + at;
+            sum_host<T>(out + offset, column, len);
+          });
+        });
+      });
+      return;
+    }
+    int64_t offset = 0;
     std::vector<Tensor> column(pieces.size());
     for (size_t i = 0; i < count; ++i) {
       for (size_t d = 0; d < pieces.size(); ++d) column[d] = pieces[d][i];
@@ -182,6 +259,9 @@ class LocalCommunicator final : public Communicator {
       offset += n;
     }
   }
+
+  // A flat bucket buys nothing where no bytes cross a link (comm.cpp's reduce_add_coalesced).
+  bool wants_flat_buckets() const override { return false; }
 };
 
 struct Registry {

@@ -312,6 +312,13 @@ TEST_CASE("communicator registry: a registered factory takes over, unregistering
     CHECK_VALUES_EQUAL(out[1][i], ts[i]);
     CHECK_VALUES_EQUAL(out[2][i], ts[i]);
   }
+  // A communicator that wants flat buckets (as NCCL) gets whole buckets to reduce; the sums are
+  // views of them, each with its own version counter.
+  std::vector<Tensor> on7;
+  for (const Tensor& t : ts) on7.push_back(t.to(cpu(7)));
+  auto sums = comm::reduce_add_coalesced({ts, on7}, cpu(0));
+  for (size_t i = 0; i < ts.size(); ++i) CHECK_VALUES_EQUAL(sums[i], ts[i] * 2.0);
+  CHECK(sums[0].impl()->storage == sums[2].impl()->storage);  // one float32 bucket
   unregister_communicator_factory(id);
   CHECK(select_communicator({cpu(0), cpu(7)}, kFloat32)->name() == "local");
   // the local all_reduce

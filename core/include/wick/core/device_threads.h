@@ -14,6 +14,7 @@
 // from its own queue until the awaited work is done, so a worker waiting on work queued to
 // itself cannot deadlock. After the pool has shut down (static destruction), queue() returns
 // nullptr and callers run the work on the calling thread.
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -39,8 +40,9 @@ class TaskQueue {
  public:
   /// Queues a task; it will run with the caller's denormal mode.
   void push(DeviceTask task);
-  /// Waits for a task, removes the highest-priority one and runs it, with the denormal mode of
-  /// the thread that queued it (the calling thread's is restored afterwards).
+  /// Waits for a task (polling a while before it sleeps: Note [Spin before sleeping]), removes the
+  /// highest-priority one and runs it, with the denormal mode of the thread that queued it (the
+  /// calling thread's is restored afterwards).
   void run_one();
 
  private:
@@ -53,6 +55,7 @@ class TaskQueue {
   std::mutex mutex_;
   std::condition_variable cv_;
   std::priority_queue<Entry> queue_;
+  std::atomic<size_t> size_{0};  ///< queue_.size(), readable without the mutex (the poll)
   uint64_t next_order_ = 0;
 };
 
@@ -64,14 +67,15 @@ class WaitGroup {
   void add(int64_t n = 1);
   /// Marks one task done; the last one wakes the waiter.
   void done();
-  /// Blocks until every added task is done (running own-queue tasks meanwhile on a worker).
+  /// Blocks until every added task is done (running own-queue tasks meanwhile on a worker;
+  /// polling a while before it sleeps otherwise: Note [Spin before sleeping]).
   void wait();
 
  private:
   std::mutex mutex_;
   std::condition_variable cv_;
-  int64_t count_ = 0;
-  TaskQueue* helper_;  ///< the waiter's own worker queue, or null
+  std::atomic<int64_t> count_{0};  // written under mutex_; polled without it
+  TaskQueue* helper_;              ///< the waiter's own worker queue, or null
 };
 
 namespace device_threads {

@@ -13,6 +13,10 @@
 // running mean in a replica) would look like a modification of its siblings saved for backward
 // (PyTorch #13594). Each output therefore gets a version counter of its own (as PyTorch's
 // `.data` re-wrap). The outputs for the source device of a broadcast are the inputs themselves.
+// Where the local communicator does the work (CPU devices), reduce_add_coalesced sums each tensor
+// into a tensor of its own instead (Communicator::wants_flat_buckets): no bytes cross a link
+// there, so a flat bucket buys nothing, and a sum that owns its memory is what AccumulateGrad
+// takes as `.grad` without copying it (DataParallel's reduced gradients).
 //
 // Note [Bucketing rule]
 // Tensors are grouped by dtype, in input order. Before a tensor joins its dtype's open bucket,

@@ -54,6 +54,10 @@ class Communicator {
   /// contiguous, on the destination) receives sum_d pieces[d][i] packed back to back. The
   /// default flattens each device's pieces and calls reduce once.
   virtual void reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat);
+  /// Whether reduce_add_coalesced hands this communicator whole buckets (one collective per
+  /// bucket: NCCL) or one tensor at a time, each output then owning its memory (the local
+  /// communicator, where no bytes cross a link: Note [Coalesced outputs and version counters]).
+  virtual bool wants_flat_buckets() const { return true; }
 };
 
 /// The local communicator (always available; thread-safe, stateless).
