@@ -1,6 +1,8 @@
 // split_over_cpu_devices (Note [Local collectives use every device's thread]).
 #include "split_over_devices.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -12,6 +14,7 @@
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
 #include "wick/core/spin_wait.h"
+#include "wick/core/trace.h"
 
 namespace wick::parallel::detail {
 
@@ -35,7 +38,10 @@ struct Parts {
     if (k >= count) return false;
     std::exception_ptr e;
     try {
-      (*fn)(k * step, std::min(n, (k + 1) * step));
+      const int64_t begin = k * step, end = std::min(n, (k + 1) * step);
+      profiler::RecordScope trace_event("comm", "collective part",
+                                        [&] { return fmt::format("\"elements\": \"[{}, {})\"", begin, end); });
+      (*fn)(begin, end);
     } catch (...) {
       e = std::current_exception();
     }
@@ -79,7 +85,8 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
   }
   while (parts->run_one()) {
   }
-  spin_until([&] { return parts->finished.load(std::memory_order_acquire) == parts->count; });  // Note [Spin before sleeping]
+  spin_until(
+      [&] { return parts->finished.load(std::memory_order_acquire) == parts->count; });  // Note [Spin before sleeping]
   std::unique_lock<std::mutex> lock(parts->mutex);
   parts->finished_cv.wait(lock, [&] { return parts->finished == parts->count; });
   if (parts->error) std::rethrow_exception(parts->error);

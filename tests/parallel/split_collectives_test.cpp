@@ -61,7 +61,7 @@ TEST_CASE("split_over_cpu_devices: one part per distinct CPU device, covering th
   // Too small to be worth a hand-off: one call, on the calling thread.
   Recorded small;
   pd::split_over_cpu_devices({cpu(0), cpu(1)}, pd::kMinPartElements + 7, 16,
-                                 [&](int64_t b, int64_t e) { small.add(b, e); });
+                             [&](int64_t b, int64_t e) { small.add(b, e); });
   CHECK(small.ranges.size() == 1);
   CHECK(small.threads == std::set<std::thread::id>{std::this_thread::get_id()});
   small.check_tiles(pd::kMinPartElements + 7, 16);
@@ -76,10 +76,10 @@ TEST_CASE("split_over_cpu_devices: a part's exception reaches the caller after e
   const int64_t n = 2 * pd::kMinPartElements;
   Recorded r;
   CHECK_THROWS_WITH(pd::split_over_cpu_devices({cpu(0), cpu(1)}, n, 1,
-                                                   [&](int64_t b, int64_t e) {
-                                                     r.add(b, e);
-                                                     if (b > 0) throw Error("part failed");
-                                                   }),
+                                               [&](int64_t b, int64_t e) {
+                                                 r.add(b, e);
+                                                 if (b > 0) throw Error("part failed");
+                                               }),
                     Catch::Contains("part failed"));
   r.check_tiles(n, 1);
   // The threads are fine afterwards.
@@ -93,12 +93,11 @@ TEST_CASE("split_over_cpu_devices called from a device thread, over that device,
   Recorded r;
   WaitGroup done;
   done.add();
-  device_threads::queue(cpu(1))->push({0, [&] {
-                                         pd::split_over_cpu_devices({cpu(0), cpu(1)}, n, 8, [&](int64_t b, int64_t e) {
-                                           r.add(b, e);
-                                         });
-                                         done.done();
-                                       }});
+  device_threads::queue(cpu(1))->push(
+      {0, [&] {
+         pd::split_over_cpu_devices({cpu(0), cpu(1)}, n, 8, [&](int64_t b, int64_t e) { r.add(b, e); });
+         done.done();
+       }});
   done.wait();
   r.check_tiles(n, 8);
 }
