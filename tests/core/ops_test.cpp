@@ -426,7 +426,9 @@ TEST_CASE("scaled_copy_ writes src * factor, bit for bit as copy_ then mul_, con
   for (const Tensor& from : {src, src.t(), src.narrow(1, 1, 7)}) {
     INFO("source strides " << from.stride(0) << ", " << from.stride(1));
     Tensor one_pass = empty(from.sizes());
+    const uint32_t v0 = one_pass.version();
     native::scaled_copy_(one_pass, from, 1.0 / 3.0);
+    CHECK(one_pass.version() == v0 + 1);  // one write: not a copy_ and then a mul_
     Tensor two_passes = empty(from.sizes());
     two_passes.copy_(from);
     two_passes.mul_(1.0 / 3.0);
