@@ -162,7 +162,6 @@ void scaled_copy_(const Tensor& dst, const Tensor& src, double factor) {
     binary_(BinaryOp::Mul, dst, Scalar(factor));
     return;
   }
-  check_same_device("scaled_copy_", {&dst, &src});
   dst.bump_version();
   if (!dst.numel()) return;
   // One pass, dst = src * factor, with the factor rounded to the dtype as binary_(Mul, dst,
