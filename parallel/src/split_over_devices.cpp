@@ -47,6 +47,9 @@ struct Parts {
     }
     std::lock_guard<std::mutex> lock(mutex);
     if (e && !error) error = e;
+    // Drop this thread's reference to the exception before the part counts as finished: the
+    // caller may rethrow and free it as soon as it sees the count.
+    e = nullptr;
     if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == count) finished_cv.notify_all();
     return true;
   }
@@ -89,7 +92,11 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
       [&] { return parts->finished.load(std::memory_order_acquire) == parts->count; });  // Note [Spin before sleeping]
   std::unique_lock<std::mutex> lock(parts->mutex);
   parts->finished_cv.wait(lock, [&] { return parts->finished == parts->count; });
-  if (parts->error) std::rethrow_exception(parts->error);
+  // Taken out of parts: a task still queued holds parts and may drop the last reference on a
+  // worker, which must not free the exception the caller is handling.
+  std::exception_ptr error = std::move(parts->error);
+  lock.unlock();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace wick::parallel::detail
