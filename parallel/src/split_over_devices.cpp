@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <exception>
 #include <limits>
 #include <memory>
@@ -13,7 +12,6 @@
 
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
-#include "wick/core/spin_wait.h"
 #include "wick/core/trace.h"
 
 namespace wick::parallel::detail {
@@ -27,30 +25,26 @@ struct Parts {
   int64_t count = 0, n = 0, step = 0;
   const std::function<void(int64_t, int64_t)>* fn = nullptr;
   std::atomic<int64_t> next{0};
-  std::mutex mutex;
-  std::condition_variable finished_cv;
-  std::atomic<int64_t> finished{0};  // written under mutex; polled without it
-  std::exception_ptr error;
+  WaitGroup finished;  // one per part; polls before it sleeps (Note [Spin before sleeping])
+  std::mutex error_mutex;
+  std::exception_ptr error;  // the first part's exception
 
   // Claims and runs one part; false when none is left.
   bool run_one() {
     const int64_t k = next.fetch_add(1, std::memory_order_relaxed);
     if (k >= count) return false;
-    std::exception_ptr e;
     try {
       const int64_t begin = k * step, end = std::min(n, (k + 1) * step);
       profiler::RecordScope trace_event("comm", "collective part",
                                         [&] { return fmt::format("\"elements\": \"[{}, {})\"", begin, end); });
       (*fn)(begin, end);
     } catch (...) {
-      e = std::current_exception();
+      // Kept here only: this thread holds no reference once the part counts as finished, when
+      // the caller may rethrow and free it.
+      std::lock_guard<std::mutex> lock(error_mutex);
+      if (!error) error = std::current_exception();
     }
-    std::lock_guard<std::mutex> lock(mutex);
-    if (e && !error) error = e;
-    // Drop this thread's reference to the exception before the part counts as finished: the
-    // caller may rethrow and free it as soon as it sees the count.
-    e = nullptr;
-    if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == count) finished_cv.notify_all();
+    finished.done();
     return true;
   }
 };
@@ -78,6 +72,7 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
   parts->step = ((n + count - 1) / count + align - 1) / align * align;
   parts->count = (n + parts->step - 1) / parts->step;
   parts->fn = &fn;
+  parts->finished.add(parts->count);
   for (int64_t k = 1; k < parts->count; ++k) {
     TaskQueue* q = device_threads::queue(others[static_cast<size_t>(k - 1)]);
     if (!q) break;  // the pool has shut down (exit): the caller runs every part
@@ -88,14 +83,14 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
   }
   while (parts->run_one()) {
   }
-  spin_until(
-      [&] { return parts->finished.load(std::memory_order_acquire) == parts->count; });  // Note [Spin before sleeping]
-  std::unique_lock<std::mutex> lock(parts->mutex);
-  parts->finished_cv.wait(lock, [&] { return parts->finished == parts->count; });
+  parts->finished.wait();
   // Taken out of parts: a task still queued holds parts and may drop the last reference on a
   // worker, which must not free the exception the caller is handling.
-  std::exception_ptr error = std::move(parts->error);
-  lock.unlock();
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(parts->error_mutex);
+    error = std::move(parts->error);
+  }
   if (error) std::rethrow_exception(error);
 }
 
