@@ -157,24 +157,15 @@ void scaled_copy_(const Tensor& dst, const Tensor& src, double factor) {
   WICK_CHECK(dst.sizes() == src.sizes(), "scaled_copy_: the destination has shape [{}] but the source [{}]",
              fmt::join(dst.sizes(), ", "), fmt::join(src.sizes(), ", "));
   WICK_CHECK_TYPE(is_floating(dst.dtype()), "scaled_copy_: expects a floating-point destination, got {}", dst.dtype());
-  if (dst.dtype() != src.dtype() || dst.device() != src.device()) {
-    copy_(dst, src);  // converts
+  if (dst.dtype() != src.dtype() || dst.device() != src.device() ||
+      !takes_scalar_kernel(BinaryOp::Mul, src, src.dtype())) {
+    copy_(dst, src);  // converts, moves; or a backend without the scalar stub
     binary_(BinaryOp::Mul, dst, Scalar(factor));
     return;
   }
   dst.bump_version();
-  if (!dst.numel()) return;
-  // One pass, dst = src * factor, with the factor rounded to the dtype as binary_(Mul, dst,
-  // Scalar(factor)) rounds it: the scalar kernel where the backend has one (Note [Scalar
-  // operands]), else the tensor kernel with a broadcast 0-d factor (the CPU's row loop takes a
-  // broadcast operand as a scalar).
-  if (takes_scalar_kernel(BinaryOp::Mul, src, src.dtype())) {
+  if (dst.numel())
     stubs::binary_scalar(dst.device().type, BinaryOp::Mul, kernel_tensor(dst), kernel_tensor(src), factor);
-  } else {
-    const Tensor f = scalar_tensor(Scalar(factor), dst.dtype(), dst.device());
-    backend(dst.device())
-        .binary(BinaryOp::Mul, kernel_tensor(dst), kernel_tensor(src), kernel_tensor_broadcast(f, dst.sizes()));
-  }
 }
 
 void fill_(const Tensor& t, Scalar v) {

@@ -18,9 +18,10 @@
 
 namespace wick::cpu {
 
-void register_cpu_stubs();             // cpu_softmax.cpp
-void register_cpu_layer_norm_stubs();  // cpu_layer_norm.cpp
-void register_cpu_optim_stubs();       // cpu_optim.cpp
+void register_cpu_stubs();              // cpu_softmax.cpp
+void register_cpu_elementwise_stubs();  // cpu_elementwise.cpp
+void register_cpu_layer_norm_stubs();   // cpu_layer_norm.cpp
+void register_cpu_optim_stubs();        // cpu_optim.cpp
 
 // Never destroyed: tensors held in static objects (caches, user globals) are freed after every
 // function-local static has been destroyed, and their storage still needs the allocator.
@@ -29,6 +30,7 @@ Backend& cpu_backend() {
   // [Dispatch stubs]).
   static CpuBackend* b = [] {
     register_cpu_stubs();
+    register_cpu_elementwise_stubs();
     register_cpu_layer_norm_stubs();
     register_cpu_optim_stubs();
     return new CpuBackend;

@@ -8,6 +8,7 @@
 #include "wick/core/cpu_multiversion.h"
 #include "wick/core/generator.h"
 #include "wick/core/op_dispatch.h"
+#include "wick/core/stubs.h"
 
 namespace wick::cpu {
 
@@ -92,6 +93,31 @@ void CpuBackend::binary(BinaryOp op, const KernelTensor& out, const KernelTensor
     });
   });
 }
+
+namespace {
+// out = op(a, b) for a scalar b (stubs::binary_scalar, Note [Scalar operands]): b converted to a's
+// dtype as fill converts it, so the bits are those of the broadcast 0-d tensor, without making one.
+void binary_scalar(BinaryOp op, const KernelTensor& out, const KernelTensor& a, double b) {
+  auto L = layout_of<2>({&out, &a});
+  dispatch(a.dtype, "binary_scalar", [&]<typename T>() {
+    const T s = static_cast<T>(b);
+    dispatch_binary_op(op, [&](auto fn) {
+      using R = typename decltype(fn)::template result<T>;
+      R* o = reinterpret_cast<R*>(out.data);
+      const T* pa = reinterpret_cast<const T*>(a.data);
+      for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
+        if (st[0] == 1 && st[1] == 1) {
+          contiguous_binary_scalar(o + off[0], pa + off[1], s, n, fn);
+        } else {
+          for (int64_t i = 0; i < n; ++i) o[off[0] + i * st[0]] = fn(pa[off[1] + i * st[1]], s);
+        }
+      });
+    });
+  });
+}
+}  // namespace
+
+void register_cpu_elementwise_stubs() { stubs::binary_scalar.set(DeviceType::CPU, &binary_scalar); }
 
 namespace {
 // where along one row whose output and condition are contiguous, each value operand contiguous
