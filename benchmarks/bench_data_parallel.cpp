@@ -66,8 +66,11 @@ class Trainer {
   }
   // Images per second over `steps` steps.
   double run(int steps) {
+    // Only the devices in use get a budget: an idle budgeted device's worker lends its thread to
+    // the others (Note [Idle device threads lend a hand]), so cpu:1 has none on one device.
+    reset_intra_op_threads();
     set_intra_op_threads(kCpu0, config_.threads);
-    set_intra_op_threads(kCpu1, config_.threads);
+    if (config_.data_parallel) set_intra_op_threads(kCpu1, config_.threads);
     const auto t0 = Clock::now();
     for (int i = 0; i < steps; ++i) {
       opt_->zero_grad();

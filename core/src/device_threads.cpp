@@ -61,6 +61,15 @@ class Pool {
     return workers_.size();
   }
 
+  std::vector<std::pair<Device, TaskQueue*>> idle_cpu(Device except) {
+    std::vector<std::pair<Device, TaskQueue*>> out;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (shut_down_) return out;
+    for (auto& [d, w] : workers_)
+      if (d.is_cpu() && d != except && w->queue.idle()) out.emplace_back(d, &w->queue);
+    return out;
+  }
+
  private:
   static void run(Worker* w) {
     t_own_queue = &w->queue;
@@ -107,9 +116,11 @@ void TaskQueue::push(DeviceTask task) {
 }
 
 void TaskQueue::run_one() {
+  waiting_.fetch_add(1, std::memory_order_acq_rel);
   spin_until([&] { return size_.load(std::memory_order_acquire) != 0; });  // Note [Spin before sleeping]
   std::unique_lock<std::mutex> lock(mutex_);
   cv_.wait(lock, [&] { return !queue_.empty(); });
+  waiting_.fetch_sub(1, std::memory_order_acq_rel);
   Entry e = std::move(const_cast<Entry&>(queue_.top()));
   queue_.pop();
   size_.store(queue_.size(), std::memory_order_release);
@@ -167,6 +178,11 @@ TaskQueue* current_worker_queue() { return t_own_queue; }
 size_t worker_count() {
   Pool* p = g_pool_alive.load();
   return p ? p->size() : 0;
+}
+
+std::vector<std::pair<Device, TaskQueue*>> idle_cpu_workers(Device except) {
+  Pool* p = g_pool_alive.load();
+  return p ? p->idle_cpu(except) : std::vector<std::pair<Device, TaskQueue*>>{};
 }
 
 }  // namespace device_threads

@@ -11,10 +11,13 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "wick/core/cpu_threads.h"
+#include "wick/core/device_threads.h"
 #include "wick/core/flush_denormal.h"
+#include "wick/core/spin_wait.h"
 #include "wick/core/trace.h"
 
 namespace wick::cpu {
@@ -24,16 +27,18 @@ namespace {
 thread_local bool t_is_helper = false;
 std::atomic<bool> g_helpers_gone{false};  // set at exit: later kernels run inline
 
-// One parallel_for: its pieces are claimed one at a time, by the caller and by helpers.
+// One parallel_for: its pieces are claimed one at a time, by the caller, by helpers and by
+// lent device workers.
 struct Job {
   const RangeBody* body = nullptr;
   int64_t n = 0;
   int pieces = 0;
+  Device device = kCPU;         // the caller's CPU device: lent workers run its pieces under it
   bool flush_denormal = false;  // the caller's mode: every piece runs under it
   int next = 0;                 // the next piece to claim (guarded by the pool's mutex)
-  std::mutex mutex;             // guards done, error
+  std::mutex mutex;             // guards error
   std::condition_variable finished;
-  int done = 0;
+  std::atomic<int> done{0};  // written under mutex; polled without it
   std::exception_ptr error;
 
   void run_piece(int p) {
@@ -49,7 +54,7 @@ struct Job {
     if (prev != flush_denormal) set_flush_denormal(prev);
     std::lock_guard<std::mutex> lock(mutex);
     if (e && !error) error = e;
-    if (++done == pieces) finished.notify_all();
+    if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == pieces) finished.notify_all();
   }
 };
 
@@ -65,17 +70,17 @@ class HelperPool {
     for (auto& t : threads_) t.join();
   }
 
-  // Queues the job's pieces for the helpers, growing the pool to pieces - 1 threads.
-  void submit(const std::shared_ptr<Job>& job) {
+  // Queues the job's pieces for `helpers` helpers, growing the pool to that many threads.
+  void submit(const std::shared_ptr<Job>& job, int helpers) {
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      while (static_cast<int>(threads_.size()) < job->pieces - 1) {
+      while (static_cast<int>(threads_.size()) < helpers) {
         const size_t id = threads_.size();
         threads_.emplace_back([this, id] { run(id); });
       }
       jobs_.push_back(job);
     }
-    for (int i = 1; i < job->pieces; ++i) wake_.notify_one();
+    for (int i = 0; i < helpers; ++i) wake_.notify_one();
   }
 
   int size() {
@@ -129,35 +134,96 @@ HelperPool& helpers() {
 
 constexpr int kMaxPieces = 256;
 
+// How a parallel_for of n items at `grain` runs: `pieces` pieces, `helpers` threads of the pool,
+// and the idle device workers in `lenders` (Note [Idle device threads lend a hand]).
+struct Plan {
+  int pieces = 1;
+  int helpers = 0;
+  std::vector<std::pair<Device, TaskQueue*>> lenders;
+};
+
+// The budget of the caller's device, or 0 when nothing may be split (small, nested, at exit).
+int splittable_budget(int64_t n, int64_t grain) {
+  // Small kernels return before reading the budget (a mutex and a map).
+  if (n < 2 * grain || t_is_helper || g_helpers_gone) return 0;
+  return intra_op_threads(current_cpu_device());
+}
+
+// The idle workers of the other CPU devices that have a budget, when the caller is not a device
+// worker itself (Note [Idle device threads lend a hand]).
+std::vector<std::pair<Device, TaskQueue*>> idle_lenders() {
+  std::vector<std::pair<Device, TaskQueue*>> out;
+  if (device_threads::current_worker_queue() != nullptr) return out;
+  out = device_threads::idle_cpu_workers(current_cpu_device());
+  std::erase_if(out, [](const auto& w) { return intra_op_threads(w.first) <= 0; });
+  return out;
+}
+
+Plan plan(int64_t n, int64_t grain) {
+  Plan p;
+  const int budget = splittable_budget(n, grain);
+  if (budget <= 0) return p;
+  const int64_t by_size = std::min<int64_t>(n / grain, kMaxPieces);
+  p.lenders = idle_lenders();
+  // With lenders, pieces are as small as the grain allows, so a worker that starts late takes
+  // only what is left; without, one piece per thread of the budget.
+  const int64_t pieces = p.lenders.empty() ? std::min<int64_t>(by_size, budget) : by_size;
+  p.pieces = static_cast<int>(std::max<int64_t>(pieces, 1));
+  if (p.pieces <= 1) {
+    p.lenders.clear();
+    return p;
+  }
+  p.helpers = std::min(budget - 1, p.pieces - 1);
+  const size_t room = static_cast<size_t>(p.pieces - 1 - p.helpers);
+  if (p.lenders.size() > room) p.lenders.resize(room);
+  return p;
+}
+
+// A lent worker's task: claims and runs the job's pieces as its device, like a helper (no nested
+// fan-out), until none is left.
+void run_lent(HelperPool& pool, const std::shared_ptr<Job>& job) {
+  const bool was_helper = std::exchange(t_is_helper, true);
+  const Device prev = detail::exchange_current_cpu_device(job->device);
+  for (int p; (p = pool.claim(*job)) >= 0;) {
+    profiler::RecordScope trace_event("op", "lent piece");  // Note [Tracer]
+    job->run_piece(p);
+  }
+  detail::exchange_current_cpu_device(prev);
+  t_is_helper = was_helper;
+}
+
 }  // namespace
 
 int parallel_pieces(int64_t n, int64_t grain) {
   grain = std::max<int64_t>(grain, 1);
-  // Small kernels return before reading the budget (a mutex and a map).
-  if (n < 2 * grain || t_is_helper || g_helpers_gone) return 1;
-  const int budget = intra_op_threads(current_cpu_device());
-  if (budget <= 1) return 1;
+  const int budget = splittable_budget(n, grain);
+  if (budget <= 0) return 1;
   const int64_t by_size = n / grain;
-  return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_size, budget), 1, kMaxPieces));
+  if (budget > 1) return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_size, budget), 1, kMaxPieces));
+  return idle_lenders().empty() ? 1 : static_cast<int>(std::clamp<int64_t>(by_size, 1, kMaxPieces));
 }
 
 void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body) {
-  const int pieces = parallel_pieces(n, grain);
-  if (pieces <= 1) {
+  Plan pl = plan(n, std::max<int64_t>(grain, 1));
+  if (pl.pieces <= 1) {
     if (n > 0) body(0, n);
     return;
   }
   auto job = std::make_shared<Job>();
   job->body = &body;
   job->n = n;
-  job->pieces = pieces;
+  job->pieces = pl.pieces;
+  job->device = current_cpu_device();
   job->flush_denormal = wick::flush_denormal();
   HelperPool& pool = helpers();
-  pool.submit(job);
-  // The caller takes pieces too; it then waits only for pieces a helper has started.
+  if (pl.helpers > 0) pool.submit(job, pl.helpers);
+  // Lowest priority: a lent worker runs its own device's queued work first.
+  for (const auto& [_, queue] : pl.lenders) queue->push({0, [&pool, job] { run_lent(pool, job); }});
+  // The caller takes pieces too; it then waits only for pieces another thread has started.
   for (int p; (p = pool.claim(*job)) >= 0;) job->run_piece(p);
+  spin_until([&] { return job->done.load(std::memory_order_acquire) == job->pieces; });  // Note [Spin before sleeping]
   std::unique_lock<std::mutex> lock(job->mutex);
-  job->finished.wait(lock, [&] { return job->done == job->pieces; });
+  job->finished.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->pieces; });
   if (job->error) std::rethrow_exception(job->error);
 }
 

@@ -15,6 +15,27 @@
 // model with GEMMs is bit-identical across runs at one budget, not across budgets. A parallel_for called from a helper
 // runs inline (no nested fan-out). The caller takes pieces too, and waits only for pieces already started, so two
 // devices' kernels sharing the pool cannot deadlock it. docs/autograd.md ("Threads") has the picture.
+//
+// Note [Idle device threads lend a hand]
+// Budgets share the cores out for the time when every device works (DataParallel's forward and
+// backward). Between those phases one device often works alone on the caller's thread (the
+// optimizer step, the loss) while the other devices' workers wait with empty queues. So a
+// parallel_for called on a thread that is not a device worker, for a device with a budget, also
+// hands pieces to the idle workers (TaskQueue::idle) of the other CPU devices that have a budget.
+// - The cores stay shared out: a worker lends itself only while its own queue is empty, and the
+//   budgeted devices' budgets already add up to at most the cores. A device without a budget
+//   neither borrows nor lends, so "1 device, 1 thread" stays one thread.
+// - A device worker's own kernels do not borrow: the caller's thread may be working for the
+//   worker's neighbour at that moment, and its worker would look idle.
+// - The lent task has the lowest priority, so a worker runs its own device's queued work first.
+//   With lenders, pieces are as small as the grain allows (each at least `grain` items), and the
+//   caller claims any piece nobody has started: a lender that wakes late costs nothing, and one
+//   that gets work of its own meanwhile is held up by at most one piece.
+// - A lent piece runs with the caller's device current, like a helper (no nested fan-out).
+// - Results do not change: pieces never sum across each other (above), so who runs a piece, and
+//   how many pieces there are, never changes a bit (tests/nn/intra_op_threads_test.cpp).
+// In a DataParallel step over cpu:0 and cpu:1 this halves Adam's step, which otherwise runs on
+// one core while the other waits (docs/parallel.md, "10th session").
 #include <algorithm>
 #include <cstdint>
 
@@ -34,7 +55,8 @@ class RangeBody {
 /// exception a piece threw.
 void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body);
 
-/// The number of pieces parallel_for would use for n items at this grain (1 = inline).
+/// The number of pieces parallel_for would use for n items at this grain now (1 = inline); with
+/// idle lenders (Note [Idle device threads lend a hand]) a later call may choose differently.
 int parallel_pieces(int64_t n, int64_t grain);
 
 /// parallel_for over a callable f(begin, end); the common path (one piece) calls f directly.

@@ -14,6 +14,8 @@
 // equal to that budget first. OpenBLAS 0.3.21's count is process-wide (the per-thread setter
 // arrived in 0.3.27), so when devices with different budgets run GEMMs at the same time, each
 // GEMM uses the budget last set; shared-out budgets are equal, so the count is set once.
+// While a budgeted device's worker waits with nothing to do, its thread may run pieces of another
+// budgeted device's kernels (Note [Idle device threads lend a hand], core/src/cpu/parallel_for.h).
 // docs/autograd.md ("Threads") has the picture.
 #include <vector>
 

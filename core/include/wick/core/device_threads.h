@@ -21,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <queue>
+#include <utility>
 #include <vector>
 
 #include "wick/core/device.h"
@@ -44,6 +45,11 @@ class TaskQueue {
   /// highest-priority one and runs it, with the denormal mode of the thread that queued it (the
   /// calling thread's is restored afterwards).
   void run_one();
+  /// True while the queue's worker waits for work with nothing queued (Note [Idle device threads
+  /// lend a hand], core/src/cpu/parallel_for.h). A hint: it may change as soon as it is read.
+  bool idle() const {
+    return waiting_.load(std::memory_order_acquire) != 0 && size_.load(std::memory_order_acquire) == 0;
+  }
 
  private:
   struct Entry {
@@ -56,6 +62,7 @@ class TaskQueue {
   std::condition_variable cv_;
   std::priority_queue<Entry> queue_;
   std::atomic<size_t> size_{0};  ///< queue_.size(), readable without the mutex (the poll)
+  std::atomic<int> waiting_{0};  ///< threads inside run_one waiting for a task
   uint64_t next_order_ = 0;
 };
 
@@ -89,6 +96,9 @@ const Device* current_worker_device();
 TaskQueue* current_worker_queue();
 /// How many worker threads have been started (they persist until exit).
 size_t worker_count();
+/// The queues of started CPU device workers, other than `except`'s, that are idle now
+/// (TaskQueue::idle), with their devices. Starts no worker.
+std::vector<std::pair<Device, TaskQueue*>> idle_cpu_workers(Device except);
 
 }  // namespace device_threads
 
