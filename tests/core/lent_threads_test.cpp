@@ -56,14 +56,14 @@ struct Seen {
   }
 };
 
-// Waits (at most 10 s) until some piece has run on a thread other than the caller.
-bool wait_for_other_thread(Seen& seen, std::thread::id caller) {
+// Waits (at most 10 s) until pieces have run on two threads. Each thread's first piece waits so,
+// so neither the caller nor the lender can take every piece before the other starts.
+bool wait_for_two_threads(Seen& seen) {
   const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   for (;;) {
     {
       std::lock_guard<std::mutex> lock(seen.mutex);
-      for (const auto& t : seen.threads)
-        if (t != caller) return true;
+      if (seen.threads.size() >= 2) return true;
     }
     if (std::chrono::steady_clock::now() > limit) return false;
     std::this_thread::yield();
@@ -72,7 +72,7 @@ bool wait_for_other_thread(Seen& seen, std::thread::id caller) {
 
 }  // namespace
 
-TEST_CASE("lent threads: an idle budgeted device's worker runs pieces of the caller's kernel, as the caller's device") {
+TEST_CASE("lent threads: an idle budgeted device's worker runs pieces of the caller's kernel as the caller's device") {
   ResetBudgets reset;
   set_intra_op_threads(kCPU, 1);
   set_intra_op_threads(kCpu1, 1);
@@ -85,15 +85,15 @@ TEST_CASE("lent threads: an idle budgeted device's worker runs pieces of the cal
   cpu::parallel_for(kItems, kGrain, [&](int64_t b, int64_t e) {
     seen.add();
     for (int64_t i = b; i < e; ++i) ++hits[static_cast<size_t>(i)];
-    // The caller's first piece holds on until the lender has run one: a broken loan fails here.
-    if (std::this_thread::get_id() == caller && !lent) lent = wait_for_other_thread(seen, caller);
+    // The first pieces hold on until two threads have run one: a broken loan fails here.
+    if (!lent) lent = wait_for_two_threads(seen);
     // A lent piece does not fan out again, as a helper's does not.
     if (std::this_thread::get_id() != caller) nested_pieces = cpu::parallel_pieces(kItems, kGrain);
   });
   CHECK(nested_pieces == 1);
   CHECK(lent);
   CHECK(seen.threads.size() == 2);
-  CHECK(seen.devices == std::set<Device>{kCPU});  // the lent pieces ran as cpu:0
+  CHECK(seen.devices == std::set<Device>{kCPU});             // the lent pieces ran as cpu:0
   CHECK(std::count(hits.begin(), hits.end(), 1) == kItems);  // every item exactly once
 }
 
@@ -117,12 +117,12 @@ TEST_CASE("lent threads: a device worker's own kernels do not borrow") {
   std::set<std::thread::id> threads;
   std::atomic<bool> done{false};
   device_threads::queue(kCpu2)->push({1, [&] {
-    DeviceGuard guard(kCpu2);
-    Seen seen;
-    cpu::parallel_for(kItems, kGrain, [&](int64_t, int64_t) { seen.add(); });
-    threads = seen.threads;
-    done = true;
-  }});
+                                        DeviceGuard guard(kCpu2);
+                                        Seen seen;
+                                        cpu::parallel_for(kItems, kGrain, [&](int64_t, int64_t) { seen.add(); });
+                                        threads = seen.threads;
+                                        done = true;
+                                      }});
   const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (!done && std::chrono::steady_clock::now() < limit) std::this_thread::yield();
   REQUIRE(done);
@@ -140,8 +140,8 @@ TEST_CASE("lent threads: an exception in a lent piece reaches the caller, and th
   auto run = [&] {
     cpu::parallel_for(kItems, kGrain, [&](int64_t, int64_t) {
       seen.add();
+      if (!lent) lent = wait_for_two_threads(seen);
       if (std::this_thread::get_id() != caller) throw std::runtime_error("a lent piece failed");
-      if (!lent) lent = wait_for_other_thread(seen, caller);
     });
   };
   CHECK_THROWS_WITH(run(), "a lent piece failed");

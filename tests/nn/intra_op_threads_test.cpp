@@ -12,6 +12,7 @@
 
 #include "wick/core/backend.h"
 #include "wick/core/cpu_threads.h"
+#include "wick/core/device_threads.h"
 
 using namespace wick;
 
@@ -154,4 +155,40 @@ TEST_CASE("intra-op threads: a large kernel at budget 3 starts helpers, a small 
   Tensor sum = big + big;
   CHECK(intra_op_helper_threads() >= 2);  // three pieces: the caller and two helpers
   CHECK(sum.sum().item<double>() == 2.0 * (1 << 20));
+}
+
+// Note [Idle device threads lend a hand]: with cpu:1 budgeted and its worker idle, cpu:0's kernels
+// on this thread hand pieces to it. The bits must equal cpu:0 alone at budget 1.
+TEST_CASE("intra-op threads: kernels that an idle device's worker helps with give the one-thread bits") {
+  auto work = [] {
+    manual_seed(7);
+    Tensor p = randn({401, 777}).requires_grad_(true), q = randn({300001}).requires_grad_(true);
+    optim::Adam adam({p}, optim::AdamOptions(1e-2));
+    optim::SGD sgd({q}, optim::SGDOptions(0.1).momentum(0.9));
+    Tensor x = randn({401, 777});
+    for (int step = 0; step < 3; ++step) {
+      adam.zero_grad();
+      sgd.zero_grad();
+      Tensor loss = (nn::functional::gelu(p * x) - x).pow(2).sum() + q.exp().mean();
+      loss.backward();
+      adam.step();
+      sgd.step();
+    }
+    return std::vector<Tensor>{p.detach(), q.detach(), nn::functional::log_softmax(x, -1)};
+  };
+  std::vector<Tensor> alone;
+  {
+    BudgetGuard g(1);
+    alone = work();
+  }
+  BudgetGuard g(1);
+  set_intra_op_threads(Device("cpu:1"), 1);
+  TaskQueue* q = device_threads::queue(Device("cpu:1"));
+  REQUIRE(q != nullptr);
+  std::vector<Tensor> helped = work();
+  REQUIRE(helped.size() == alone.size());
+  for (size_t i = 0; i < helped.size(); ++i) {
+    INFO("result " << i);
+    CHECK(equal(helped[i], alone[i]));
+  }
 }
