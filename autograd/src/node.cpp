@@ -59,15 +59,12 @@ AccumulateGrad::AccumulateGrad(const Tensor& leaf) : leaf_(leaf.impl_ptr()) { se
 Tensor AccumulateGrad::variable() const { return Tensor(leaf_.lock()); }
 
 namespace {
-// True when nothing but g references g's TensorImpl and storage. A fresh tensor's version
-// counter is an aliasing pointer that co-owns its storage (native_factory.cpp), so such a
-// storage counts two owners, g's storage and g's version counter; every other tensor on it (a
-// view, a saved copy) adds its own. (The check used to expect one owner and so copied every
-// gradient, the weight gradients of an MLP step included.)
+// True when nothing but g references g's TensorImpl and storage: every other tensor on the
+// storage (a view, a saved copy) holds the storage too. A version counter never co-owns its
+// storage (TensorImpl::own_version).
 bool sole_owner(const Tensor& g) {
   const TensorImpl& impl = *g.impl();
-  const bool version_co_owns = !impl.version.owner_before(impl.storage) && !impl.storage.owner_before(impl.version);
-  return g.impl_ptr().use_count() == 1 && impl.storage.use_count() == (version_co_owns ? 2 : 1);
+  return g.impl_ptr().use_count() == 1 && impl.storage.use_count() == 1;
 }
 }  // namespace
 

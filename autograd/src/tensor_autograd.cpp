@@ -65,13 +65,13 @@ void Tensor::set_data(const Tensor& data) {
   auto counter = std::make_shared<VersionCounter>();
   TensorImpl& self = *impl();
   const TensorImpl& src = *data.impl();
-  counter->value.store(self.version->value.load() + 1);
+  counter->value.store(self.version().value.load() + 1);
   self.storage = src.storage;
   self.offset = src.offset;
   self.sizes = src.sizes;
   self.strides = src.strides;
   self.dtype = src.dtype;
-  self.version = std::move(counter);
+  self.own_version = std::move(counter);
   if (m) {
     std::lock_guard<std::mutex> lock(m->mutex);
     m->grad_accumulator.reset();  // its recorded metadata described the old data

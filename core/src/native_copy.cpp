@@ -70,7 +70,7 @@ Tensor to(const Tensor& t, Device device, DType dtype) {
   if (t.device() == device && t.dtype() == dtype) return t;
   Tensor out = empty(t.sizes(), dtype, device);
   copy_(out, t);
-  out.impl()->version->value.store(0);
+  out.impl()->version().value.store(0);
   return out;
 }
 

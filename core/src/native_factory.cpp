@@ -32,7 +32,6 @@ Tensor empty_strided(IntArrayRef shape, IntArrayRef strides, DType dtype, Device
   impl->sizes = DimVector(shape);
   impl->strides = DimVector(strides);
   impl->dtype = dtype;
-  impl->version = std::shared_ptr<VersionCounter>(impl->storage, &impl->storage->default_version());
   return Tensor(std::move(impl));
 }
 
@@ -43,7 +42,6 @@ Tensor empty(IntArrayRef shape, DType dtype, Device device) {
   impl->sizes = DimVector(shape);
   impl->strides = contiguous_strides(shape);
   impl->dtype = dtype;
-  impl->version = std::shared_ptr<VersionCounter>(impl->storage, &impl->storage->default_version());
   return Tensor(std::move(impl));
 }
 

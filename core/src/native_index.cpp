@@ -44,7 +44,7 @@ Tensor cat(const std::vector<Tensor>& ts, int64_t dim) {
     if (n) copy_(narrow(out, dim, off, n), t);
     off += n;
   }
-  out.impl()->version->value.store(0);
+  out.impl()->version().value.store(0);
   return out;
 }
 

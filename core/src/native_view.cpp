@@ -14,7 +14,7 @@ Tensor make_view(const Tensor& t, DimVector sizes, DimVector strides, int64_t of
   impl->sizes = std::move(sizes);
   impl->strides = std::move(strides);
   impl->dtype = src->dtype;
-  impl->version = src->version;
+  impl->own_version = src->own_version;
   return Tensor(std::move(impl));
 }
 
@@ -93,7 +93,7 @@ Tensor alias(const Tensor& t) { return make_view(t, t.impl()->sizes, t.impl()->s
 
 Tensor alias_with_new_version(const Tensor& t) {
   Tensor a = alias(t);
-  a.impl()->version = std::make_shared<VersionCounter>();
+  a.impl()->own_version = std::make_shared<VersionCounter>();
   return a;
 }
 

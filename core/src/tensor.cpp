@@ -31,9 +31,9 @@ Device Tensor::device() const { return checked(impl_, "device").device(); }
 int64_t Tensor::storage_offset() const { return checked(impl_, "storage_offset").offset; }
 bool Tensor::is_contiguous() const { return checked(impl_, "is_contiguous").is_contiguous(); }
 void* Tensor::data_ptr() const { return checked(impl_, "data_ptr").data(); }
-uint32_t Tensor::version() const { return checked(impl_, "version").version->value.load(std::memory_order_relaxed); }
+uint32_t Tensor::version() const { return checked(impl_, "version").version().value.load(std::memory_order_relaxed); }
 void Tensor::bump_version() const {
-  checked(impl_, "bump_version").version->value.fetch_add(1, std::memory_order_relaxed);
+  checked(impl_, "bump_version").version().value.fetch_add(1, std::memory_order_relaxed);
 }
 
 int64_t Tensor::size(int64_t d) const { return sizes()[native::wrap_dim(d, dim(), "Tensor::size")]; }

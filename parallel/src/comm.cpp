@@ -48,7 +48,7 @@ Tensor view_with_version(const Tensor& flat, int64_t offset, IntArrayRef sizes,
   impl->sizes = DimVector(sizes);
   impl->strides = native::contiguous_strides(sizes);
   impl->dtype = flat.dtype();
-  impl->version = std::move(version);
+  impl->own_version = std::move(version);
   return Tensor(std::move(impl));
 }
 

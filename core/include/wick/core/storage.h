@@ -31,7 +31,7 @@ class Storage {
   Device device() const { return device_; }
   /// A counter for tensors created fresh on this storage (views share it; see
   /// Note [Version counters] in docs/tensors.md).
-  VersionCounter& default_version() { return version_; }
+  VersionCounter& default_version() const { return version_; }
 
  private:
   void* data_ = nullptr;
@@ -40,7 +40,7 @@ class Storage {
   Allocator* allocator_ = nullptr;
   void (*deleter_)(void*, void*) = nullptr;
   void* deleter_ctx_ = nullptr;
-  VersionCounter version_;
+  mutable VersionCounter version_;  // counted on through const tensors' views too
 };
 
 }  // namespace wick

@@ -25,11 +25,15 @@ struct TensorImpl {
   DimVector sizes;
   DimVector strides;  ///< in elements
   DType dtype = DType::Float32;
-  /// Shared by a tensor and its views. For a fresh tensor it aliases storage->default_version()
-  /// (no extra allocation); comm outputs get counters of their own.
-  std::shared_ptr<VersionCounter> version;
+  /// The version counter's owner when it is not storage->default_version(): comm outputs, an
+  /// alias_with_new_version, a tensor after set_data. Null for a fresh tensor and its views, which
+  /// count on their storage's counter; so creating and freeing a tensor touches no reference
+  /// count for its counter (docs/tensors.md, Note [Version counters]).
+  std::shared_ptr<VersionCounter> own_version;
   std::unique_ptr<AutogradMetaBase> autograd_meta;
 
+  /// Shared by a tensor and its views; bumped by every in-place write.
+  VersionCounter& version() const { return own_version ? *own_version : storage->default_version(); }
   Device device() const { return storage->device(); }
   int64_t numel() const {
     int64_t n = 1;
