@@ -217,8 +217,14 @@ void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body) {
   job->flush_denormal = wick::flush_denormal();
   HelperPool& pool = helpers();
   if (pl.helpers > 0) pool.submit(job, pl.helpers);
-  // Lowest priority: a lent worker runs its own device's queued work first.
-  for (const auto& [_, queue] : pl.lenders) queue->push({0, [&pool, job] { run_lent(pool, job); }});
+  // Lowest priority: a lent worker runs its own device's queued work first. A loan that cannot
+  // be queued (out of memory) is only a loan less: the caller runs what nobody claims.
+  for (const auto& [_, queue] : pl.lenders) {
+    try {
+      queue->push({0, [&pool, job] { run_lent(pool, job); }});
+    } catch (...) {
+    }
+  }
   // The caller takes pieces too; it then waits only for pieces another thread has started.
   for (int p; (p = pool.claim(*job)) >= 0;) job->run_piece(p);
   spin_until([&] { return job->done.load(std::memory_order_acquire) == job->pieces; });  // Note [Spin before sleeping]
