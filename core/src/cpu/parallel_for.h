@@ -22,9 +22,10 @@
 // optimizer step, the loss) while the other devices' workers wait with empty queues. So a
 // parallel_for called on a thread that is not a device worker, for a device with a budget, also
 // hands pieces to the idle workers (TaskQueue::idle) of the other CPU devices that have a budget.
-// - The cores stay shared out: a worker lends itself only while its own queue is empty, and the
-//   budgeted devices' budgets already add up to at most the cores. A device without a budget
-//   neither borrows nor lends, so "1 device, 1 thread" stays one thread.
+// - The cores stay shared out: a worker lends itself only while its own queue is empty, so the
+//   threads at work never outnumber the budgets, which share_cpu_cores makes add up to at most
+//   the cores (explicit budgets are the caller's to size). A device without a budget neither
+//   borrows nor lends, so "1 device, 1 thread" stays one thread.
 // - A device worker's own kernels do not borrow: the caller's thread may be working for the
 //   worker's neighbour at that moment, and its worker would look idle.
 // - The lent task has the lowest priority, so a worker runs its own device's queued work first.
@@ -33,7 +34,8 @@
 //   that gets work of its own meanwhile is held up by at most one piece.
 // - A lent piece runs with the caller's device current, like a helper (no nested fan-out).
 // - Results do not change: pieces never sum across each other (above), so who runs a piece, and
-//   how many pieces there are, never changes a bit (tests/nn/intra_op_threads_test.cpp).
+//   how many pieces there are, never changes a bit (tests/nn/intra_op_threads_test.cpp; who runs
+//   which piece: tests/core/lent_threads_test.cpp).
 // In a DataParallel step over cpu:0 and cpu:1 this halves Adam's step, which otherwise runs on
 // one core while the other waits (docs/parallel.md, "10th session").
 #include <algorithm>
