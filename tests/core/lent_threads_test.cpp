@@ -44,6 +44,13 @@ bool wait_until_idle(Device d) {
   return true;
 }
 
+// cpu:0 (the caller's device) and cpu:1 get a budget of one thread; cpu:1's worker is idle.
+bool cpu0_with_idle_cpu1() {
+  set_intra_op_threads(kCPU, 1);
+  set_intra_op_threads(kCpu1, 1);
+  return wait_until_idle(kCpu1);
+}
+
 // The threads that ran pieces of one parallel_for, and the devices current in them.
 struct Seen {
   std::mutex mutex;
@@ -74,9 +81,7 @@ bool wait_for_two_threads(Seen& seen) {
 
 TEST_CASE("lent threads: an idle budgeted device's worker runs pieces of the caller's kernel as the caller's device") {
   ResetBudgets reset;
-  set_intra_op_threads(kCPU, 1);
-  set_intra_op_threads(kCpu1, 1);
-  REQUIRE(wait_until_idle(kCpu1));
+  REQUIRE(cpu0_with_idle_cpu1());
   const auto caller = std::this_thread::get_id();
   Seen seen;
   std::vector<int> hits(kItems, 0);
@@ -131,9 +136,7 @@ TEST_CASE("lent threads: a device worker's own kernels do not borrow") {
 
 TEST_CASE("lent threads: an exception in a lent piece reaches the caller, and the lender keeps working") {
   ResetBudgets reset;
-  set_intra_op_threads(kCPU, 1);
-  set_intra_op_threads(kCpu1, 1);
-  REQUIRE(wait_until_idle(kCpu1));
+  REQUIRE(cpu0_with_idle_cpu1());
   const auto caller = std::this_thread::get_id();
   Seen seen;
   std::atomic<bool> lent{false};
