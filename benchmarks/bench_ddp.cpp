@@ -82,6 +82,10 @@ class Trainer {
   }
   // Seconds per step over `steps` steps.
   double run(int steps) {
+    // Only the devices in use get a budget: after the DataParallel configuration, cpu:1's idle
+    // worker would otherwise lend itself to this process's one-device configurations (Note [Idle
+    // device threads lend a hand]), a second core beside the other ranks'.
+    reset_intra_op_threads();
     for (const auto& d : devices_) set_intra_op_threads(d, 1);
     const auto t0 = Clock::now();
     for (int i = 0; i < steps; ++i) {

@@ -25,7 +25,12 @@
 // - The cores stay shared out: a worker lends itself only while its own queue is empty, so the
 //   threads at work never outnumber the budgets, which share_cpu_cores makes add up to at most
 //   the cores (explicit budgets are the caller's to size). A device without a budget neither
-//   borrows nor lends, so "1 device, 1 thread" stays one thread.
+//   borrows nor lends, so "1 device, 1 thread" stays one thread. Budgets persist (a
+//   DataParallel's share_cpu_cores stays after it is gone): a process that later works on one of
+//   its devices alone borrows the others' idle threads, which is what they are there for within
+//   one process. Processes that share a machine must size their budgets together, as
+//   always (the demo divides the cores among its local ranks; bench_ddp resets the budgets
+//   before each configuration).
 // - A device worker's own kernels do not borrow: the caller's thread may be working for the
 //   worker's neighbour at that moment, and its worker would look idle.
 // - The lent task has the lowest priority, so a worker runs its own device's queued work first.
