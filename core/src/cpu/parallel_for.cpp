@@ -194,14 +194,7 @@ void run_lent(HelperPool& pool, const std::shared_ptr<Job>& job) {
 
 }  // namespace
 
-int parallel_pieces(int64_t n, int64_t grain) {
-  grain = std::max<int64_t>(grain, 1);
-  const int budget = splittable_budget(n, grain);
-  if (budget <= 0) return 1;
-  const int64_t by_size = n / grain;
-  if (budget > 1) return static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(by_size, budget), 1, kMaxPieces));
-  return idle_lenders().empty() ? 1 : static_cast<int>(std::clamp<int64_t>(by_size, 1, kMaxPieces));
-}
+int parallel_pieces(int64_t n, int64_t grain) { return plan(n, std::max<int64_t>(grain, 1)).pieces; }
 
 void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body) {
   Plan pl = plan(n, std::max<int64_t>(grain, 1));

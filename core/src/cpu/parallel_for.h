@@ -64,12 +64,14 @@ void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body);
 
 /// The number of pieces parallel_for would use for n items at this grain now (1 = inline); with
 /// idle lenders (Note [Idle device threads lend a hand]) a later call may choose differently.
+/// For tests: parallel_for plans in parallel_for_body itself.
 int parallel_pieces(int64_t n, int64_t grain);
 
-/// parallel_for over a callable f(begin, end); the common path (one piece) calls f directly.
+/// parallel_for over a callable f(begin, end); a range under two grains (the common case) calls
+/// f directly, anything larger is planned once in parallel_for_body.
 template <typename F>
 void parallel_for(int64_t n, int64_t grain, F&& f) {
-  if (parallel_pieces(n, grain) <= 1) {
+  if (n < 2 * std::max<int64_t>(grain, 1)) {
     if (n > 0) f(int64_t{0}, n);
     return;
   }
