@@ -9,7 +9,7 @@
 // As NCCL's collectives run on every GPU taking part, a local collective over several distinct
 // CPU devices splits its element range into one part per device and runs the parts on the
 // calling thread and on the other devices' worker threads (Note [Device threads]) at once.
-//  - Parts are claimed, not assigned: the calling thread claims parts too, so a worker that is
+//  - Parts are claimed, not assigned (Note [Claimed parts]): the calling thread claims parts too, so a worker that is
 //    busy with other work or slow to wake only loses its share, and nothing waits on a thread
 //    that never comes (a worker that calls a collective cannot deadlock on its own queue).
 //  - Only ranges of at least kMinPartElements per part are split: handing a part to a sleeping

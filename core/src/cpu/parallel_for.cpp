@@ -7,17 +7,17 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
-#include <exception>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "wick/core/claimed_parts.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
 #include "wick/core/flush_denormal.h"
-#include "wick/core/spin_wait.h"
 #include "wick/core/trace.h"
 
 namespace wick::cpu {
@@ -27,35 +27,27 @@ namespace {
 thread_local bool t_is_helper = false;
 std::atomic<bool> g_helpers_gone{false};  // set at exit: later kernels run inline
 
-// One parallel_for: its pieces are claimed one at a time, by the caller, by helpers and by
-// lent device workers.
+// One parallel_for: its pieces, claimed one at a time by the caller, by helpers and by lent
+// device workers (Note [Claimed parts]).
 struct Job {
-  const RangeBody* body = nullptr;
-  int64_t n = 0;
-  int pieces = 0;
-  Device device = kCPU;         // the caller's CPU device: lent workers run its pieces under it
-  bool flush_denormal = false;  // the caller's mode: every piece runs under it
-  int next = 0;                 // the next piece to claim (guarded by the pool's mutex)
-  std::mutex mutex;             // guards error
-  std::condition_variable finished;
-  std::atomic<int> done{0};  // written under mutex; polled without it
-  std::exception_ptr error;
+  Job(const RangeBody& body, int64_t n, int pieces)
+      : run([&body, n, pieces, mode = wick::flush_denormal()](int64_t p) {
+          // Every piece runs under the caller's denormal mode, on whichever thread claims it.
+          const bool prev = wick::flush_denormal();
+          if (prev != mode) set_flush_denormal(mode);
+          struct Restore {
+            bool prev, mode;
+            ~Restore() {
+              if (prev != mode) set_flush_denormal(prev);
+            }
+          } restore{prev, mode};
+          body(n * p / pieces, n * (p + 1) / pieces);
+        }),
+        parts(pieces, run) {}
 
-  void run_piece(int p) {
-    const int64_t begin = n * p / pieces, end = n * (p + 1) / pieces;
-    std::exception_ptr e;
-    const bool prev = wick::flush_denormal();
-    if (prev != flush_denormal) set_flush_denormal(flush_denormal);
-    try {
-      (*body)(begin, end);
-    } catch (...) {
-      e = std::current_exception();
-    }
-    if (prev != flush_denormal) set_flush_denormal(prev);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (e && !error) error = e;
-    if (done.fetch_add(1, std::memory_order_acq_rel) + 1 == pieces) finished.notify_all();
-  }
+  Device device = current_cpu_device();  // lent workers run its pieces under it
+  std::function<void(int64_t)> run;      // reached only through claimed pieces
+  ClaimedParts parts;
 };
 
 class HelperPool {
@@ -78,6 +70,7 @@ class HelperPool {
         const size_t id = threads_.size();
         threads_.emplace_back([this, id] { run(id); });
       }
+      std::erase_if(jobs_, [](const auto& j) { return j->parts.all_claimed(); });
       jobs_.push_back(job);
     }
     for (int i = 0; i < helpers; ++i) wake_.notify_one();
@@ -88,23 +81,7 @@ class HelperPool {
     return static_cast<int>(threads_.size());
   }
 
-  // Claims the job's next piece, or returns -1 when every piece is claimed.
-  int claim(Job& job) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return claim_locked(job);
-  }
-
  private:
-  int claim_locked(Job& job) {
-    if (job.next >= job.pieces) return -1;
-    const int p = job.next++;
-    if (job.next == job.pieces) {
-      auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](const auto& j) { return j.get() == &job; });
-      if (it != jobs_.end()) jobs_.erase(it);
-    }
-    return p;
-  }
-
   void run(size_t id) {
     t_is_helper = true;
     profiler::set_thread_name(fmt::format("intra-op helper {}", id));  // Note [Tracer]
@@ -113,16 +90,19 @@ class HelperPool {
       wake_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
       if (stop_) return;
       std::shared_ptr<Job> job = jobs_.front();
-      const int p = claim_locked(*job);
       lock.unlock();
-      if (p >= 0) job->run_piece(p);
+      const bool ran = job->parts.run_one();
       lock.lock();
+      if (!ran) {  // every piece claimed: the job leaves the queue
+        auto it = std::find(jobs_.begin(), jobs_.end(), job);
+        if (it != jobs_.end()) jobs_.erase(it);
+      }
     }
   }
 
   std::mutex mutex_;
   std::condition_variable wake_;
-  std::deque<std::shared_ptr<Job>> jobs_;  // jobs with unclaimed pieces, oldest first
+  std::deque<std::shared_ptr<Job>> jobs_;  // jobs that may have unclaimed pieces, oldest first
   std::vector<std::thread> threads_;
   bool stop_ = false;
 };
@@ -181,12 +161,12 @@ Plan plan(int64_t n, int64_t grain) {
 
 // A lent worker's task: claims and runs the job's pieces as its device, like a helper (no nested
 // fan-out), until none is left.
-void run_lent(HelperPool& pool, const std::shared_ptr<Job>& job) {
+void run_lent(const std::shared_ptr<Job>& job) {
   const bool was_helper = std::exchange(t_is_helper, true);
   const Device prev = detail::exchange_current_cpu_device(job->device);
-  for (int p; (p = pool.claim(*job)) >= 0;) {
+  for (int64_t p; (p = job->parts.claim()) >= 0;) {
     profiler::RecordScope trace_event("op", "lent piece");  // Note [Tracer]
-    job->run_piece(p);
+    job->parts.run(p);
   }
   detail::exchange_current_cpu_device(prev);
   t_is_helper = was_helper;
@@ -202,28 +182,17 @@ void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body) {
     if (n > 0) body(0, n);
     return;
   }
-  auto job = std::make_shared<Job>();
-  job->body = &body;
-  job->n = n;
-  job->pieces = pl.pieces;
-  job->device = current_cpu_device();
-  job->flush_denormal = wick::flush_denormal();
-  HelperPool& pool = helpers();
-  if (pl.helpers > 0) pool.submit(job, pl.helpers);
+  auto job = std::make_shared<Job>(body, n, pl.pieces);
+  if (pl.helpers > 0) helpers().submit(job, pl.helpers);
   // Lowest priority: a lent worker runs its own device's queued work first. A loan that cannot
   // be queued (out of memory) is only a loan less: the caller runs what nobody claims.
   for (const auto& [_, queue] : pl.lenders) {
     try {
-      queue->push({0, [&pool, job] { run_lent(pool, job); }});
+      queue->push({0, [job] { run_lent(job); }});
     } catch (...) {
     }
   }
-  // The caller takes pieces too; it then waits only for pieces another thread has started.
-  for (int p; (p = pool.claim(*job)) >= 0;) job->run_piece(p);
-  spin_until([&] { return job->done.load(std::memory_order_acquire) == job->pieces; });  // Note [Spin before sleeping]
-  std::unique_lock<std::mutex> lock(job->mutex);
-  job->finished.wait(lock, [&] { return job->done.load(std::memory_order_acquire) == job->pieces; });
-  if (job->error) std::rethrow_exception(job->error);
+  job->parts.finish();
 }
 
 }  // namespace wick::cpu

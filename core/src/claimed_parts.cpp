@@ -1,0 +1,58 @@
+// ClaimedParts (Note [Claimed parts]).
+#include "wick/core/claimed_parts.h"
+
+#include <utility>
+
+#include "wick/core/spin_wait.h"
+
+namespace wick {
+
+ClaimedParts::ClaimedParts(int64_t count, const std::function<void(int64_t)>& run) : count_(count), run_(&run) {}
+
+int64_t ClaimedParts::claim() {
+  if (all_claimed()) return -1;  // no write once exhausted: late threads only read
+  const int64_t k = next_.fetch_add(1, std::memory_order_relaxed);
+  return k < count_ ? k : -1;
+}
+
+void ClaimedParts::run(int64_t k) {
+  std::exception_ptr e;
+  try {
+    (*run_)(k);
+  } catch (...) {
+    e = std::current_exception();
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (e && !error_) error_ = std::move(e);
+  // This thread's reference to the exception is gone before the part counts as ended: the caller
+  // may then rethrow it and free it while a late thread drops the last shared_ptr to *this.
+  e = nullptr;
+  if (ended_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) all_ended_.notify_all();
+}
+
+bool ClaimedParts::run_one() {
+  const int64_t k = claim();
+  if (k < 0) return false;
+  run(k);
+  return true;
+}
+
+void ClaimedParts::finish() {
+  while (run_one()) {
+  }
+  const auto ended = [&] { return ended_.load(std::memory_order_acquire) == count_; };
+  if (!spin_until(ended)) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    all_ended_.wait(lock, ended);
+  }
+  // Taken out under the lock: a thread that still holds *this must not free what the caller
+  // rethrows.
+  std::exception_ptr error;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    error = std::move(error_);
+  }
+  if (error) std::rethrow_exception(error);
+}
+
+}  // namespace wick
