@@ -2,6 +2,8 @@
 // exactly once whoever claims it, the caller waits for parts other threads started, the first
 // exception reaches the caller after every part ended, and a thread that arrives late does
 // nothing. Runs under ThreadSanitizer in CI (.ci/run's tsan pass runs test_core).
+#include "wick/core/claimed_parts.h"
+
 #include <wick/wick.h>
 
 #include <atomic>
@@ -11,8 +13,6 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
-
-#include "wick/core/claimed_parts.h"
 
 using namespace wick;
 
