@@ -22,12 +22,17 @@ void ClaimedParts::run(int64_t k) {
   } catch (...) {
     e = std::current_exception();
   }
-  std::lock_guard<std::mutex> lock(mutex_);
-  if (e && !error_) error_ = std::move(e);
-  // This thread's reference to the exception is gone before the part counts as ended: the caller
-  // may then rethrow it and free it while a late thread drops the last shared_ptr to *this.
-  e = nullptr;
-  if (ended_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) all_ended_.notify_all();
+  if (e) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!error_) error_ = std::move(e);
+    // This thread's reference to the exception is gone before the part counts as ended: the
+    // caller may then rethrow it and free it while a late thread drops the last shared_ptr.
+    e = nullptr;
+  }
+  if (ended_.fetch_add(1, std::memory_order_acq_rel) + 1 == count_) {
+    std::lock_guard<std::mutex> lock(mutex_);  // the waiter checks under it: no lost wake-up
+    all_ended_.notify_all();
+  }
 }
 
 bool ClaimedParts::run_one() {
@@ -41,17 +46,13 @@ void ClaimedParts::finish() {
   while (run_one()) {
   }
   const auto ended = [&] { return ended_.load(std::memory_order_acquire) == count_; };
-  if (!spin_until(ended)) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    all_ended_.wait(lock, ended);
-  }
+  spin_until(ended);
+  std::unique_lock<std::mutex> lock(mutex_);
+  all_ended_.wait(lock, ended);  // at once where the poll saw every part end
   // Taken out under the lock: a thread that still holds *this must not free what the caller
   // rethrows.
-  std::exception_ptr error;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    error = std::move(error_);
-  }
+  std::exception_ptr error = std::move(error_);
+  lock.unlock();
   if (error) std::rethrow_exception(error);
 }
 

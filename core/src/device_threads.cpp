@@ -126,13 +126,11 @@ void TaskQueue::run_one() {
   size_.store(queue_.size(), std::memory_order_release);
   lock.unlock();
   if (!e.fn) return;
-  const bool prev = flush_denormal();
-  if (prev != e.flush_denormal) set_flush_denormal(e.flush_denormal);
+  FlushDenormalScope mode(e.flush_denormal);
   try {
     e.fn();
   } catch (...) {  // a task reports its own failures (DeviceTask); keep the thread alive
   }
-  if (prev != e.flush_denormal) set_flush_denormal(prev);
 }
 
 WaitGroup::WaitGroup() : helper_(t_own_queue) {}

@@ -32,15 +32,7 @@ std::atomic<bool> g_helpers_gone{false};  // set at exit: later kernels run inli
 struct Job {
   Job(const RangeBody& body, int64_t n, int pieces)
       : run([&body, n, pieces, mode = wick::flush_denormal()](int64_t p) {
-          // Every piece runs under the caller's denormal mode, on whichever thread claims it.
-          const bool prev = wick::flush_denormal();
-          if (prev != mode) set_flush_denormal(mode);
-          struct Restore {
-            bool prev, mode;
-            ~Restore() {
-              if (prev != mode) set_flush_denormal(prev);
-            }
-          } restore{prev, mode};
+          FlushDenormalScope scope(mode);  // the caller's mode, on whichever thread claims the piece
           body(n * p / pieces, n * (p + 1) / pieces);
         }),
         parts(pieces, run) {}
@@ -70,7 +62,6 @@ class HelperPool {
         const size_t id = threads_.size();
         threads_.emplace_back([this, id] { run(id); });
       }
-      std::erase_if(jobs_, [](const auto& j) { return j->parts.all_claimed(); });
       jobs_.push_back(job);
     }
     for (int i = 0; i < helpers; ++i) wake_.notify_one();
@@ -90,13 +81,13 @@ class HelperPool {
       wake_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
       if (stop_) return;
       std::shared_ptr<Job> job = jobs_.front();
-      lock.unlock();
-      const bool ran = job->parts.run_one();
-      lock.lock();
-      if (!ran) {  // every piece claimed: the job leaves the queue
-        auto it = std::find(jobs_.begin(), jobs_.end(), job);
-        if (it != jobs_.end()) jobs_.erase(it);
+      if (job->parts.all_claimed()) {  // every piece taken: the job leaves the queue
+        jobs_.pop_front();
+        continue;
       }
+      lock.unlock();
+      job->parts.run_one();
+      lock.lock();
     }
   }
 

@@ -53,8 +53,8 @@ class ClaimedParts {
   const int64_t count_;
   const std::function<void(int64_t)>* run_;
   std::atomic<int64_t> next_{0};
-  std::atomic<int64_t> ended_{0};  // written under mutex_; polled without it
-  std::mutex mutex_;               // guards error_ and the wake-up
+  std::atomic<int64_t> ended_{0};
+  std::mutex mutex_;  // guards error_; the last part notifies under it
   std::condition_variable all_ended_;
   std::exception_ptr error_;
 };

@@ -25,4 +25,21 @@ bool set_flush_denormal(bool on);
 /// Whether the calling thread flushes denormals.
 bool flush_denormal();
 
+/// Runs the rest of a scope under `mode` on the calling thread and restores its own mode at the
+/// end: how queued work runs with the mode of the thread that queued it.
+class FlushDenormalScope {
+ public:
+  explicit FlushDenormalScope(bool mode) : prev_(flush_denormal()), mode_(mode) {
+    if (prev_ != mode_) set_flush_denormal(mode_);
+  }
+  ~FlushDenormalScope() {
+    if (prev_ != mode_) set_flush_denormal(prev_);
+  }
+  FlushDenormalScope(const FlushDenormalScope&) = delete;
+  FlushDenormalScope& operator=(const FlushDenormalScope&) = delete;
+
+ private:
+  bool prev_, mode_;
+};
+
 }  // namespace wick
