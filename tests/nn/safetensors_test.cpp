@@ -158,15 +158,27 @@ TEST_CASE("safetensors: a truncated file is an error naming the file, at every c
   const std::string bytes = read_bytes(oracle_file());
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
+  // Every 64th byte of the length and the JSON header, where each cut ends the parse somewhere
+  // else; past the header every cut takes the same path (the whole header parses, then the data
+  // offsets overrun the buffer), so one cut per KiB there, and each boundary byte.
   std::vector<size_t> cuts;
-  for (size_t c = 0; c < bytes.size(); c += 64) cuts.push_back(c);
+  for (size_t c = 0; c < 8 + n; c += 64) cuts.push_back(c);
+  for (size_t c = 8 + n; c < bytes.size(); c += 1024) cuts.push_back(c);
   for (size_t c :
        {size_t{7}, size_t{8}, size_t{9}, size_t(8 + n - 1), size_t(8 + n), size_t(8 + n + 1), bytes.size() - 1})
     cuts.push_back(c);
+  // One parse per cut: the file's header is 80 KB of JSON, and the sanitizer passes run this too.
+  const auto error_at = [&](size_t c) -> std::string {
+    try {
+      parse_safetensors(bytes.data(), c, "cut.st");
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "<no wick::Error>";
+  };
   for (size_t c : cuts) {
     INFO("cut at byte " << c << " of " << bytes.size());
-    CHECK_THROWS_AS(parse_safetensors(bytes.data(), c, "cut.st"), Error);
-    CHECK_THROWS_WITH(parse_safetensors(bytes.data(), c, "cut.st"), Contains("safetensors: cut.st:"));
+    CHECK_THAT(error_at(c), Contains("safetensors: cut.st:"));
   }
   // The same through the file reader, for a few cuts.
   TempDir dir;
