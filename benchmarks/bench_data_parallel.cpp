@@ -2,15 +2,16 @@
 // (examples/fashion_mnist_net.h) and an MLP 784-512-512-10, a training step at batch 128
 // (forward, cross-entropy, backward, Adam) in three configurations:
 //
-//   1 device, 1 thread        cpu:0, one intra-op (OpenBLAS) thread: the baseline
+//   1 device, 1 thread        cpu:0, one intra-op thread: the baseline
 //   DataParallel, 2 devices   cpu:0 and cpu:1, one thread each (replicas and backward nodes on
 //                             each device's thread, Note [Device-parallel backward])
-//   1 device, 2 threads       cpu:0, two OpenBLAS threads
+//   1 device, 2 threads       cpu:0, a budget of two threads (GEMMs cut into blocks, Note [GEMMs
+//                             on wick's threads], and wick's own kernels split over both)
 //
 // Configurations alternate in rounds, so load from other processes hits them alike; the median
-// round is reported, with each figure's ratio to the baseline. After the 2-thread configuration
-// the bench sleeps 0.3 s, until OpenBLAS's workers stop spinning (they took a core from the next
-// configuration: DataParallel measured 1.13x in a mixed run and 1.40x alone). Usage:
+// round is reported, with each figure's ratio to the baseline. OpenBLAS runs single-threaded in
+// every configuration (a budgeted device's GEMMs run on wick's threads), so no configuration
+// leaves spinning OpenBLAS workers behind to slow the next one. Usage:
 //   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K]
 //   (defaults 5 rounds, 20 steps, both models, every configuration; K = 1, 2 or 3 in the order above
 //   runs that one alone, for profiling)
@@ -21,7 +22,6 @@
 #include <cstring>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
@@ -135,9 +135,6 @@ int main(int argc, char** argv) {
     for (int r = 0; r < rounds; ++r)
       for (size_t c = 0; c < configs.size(); ++c) {
         ips[c].push_back(trainers[c]->run(steps));
-        // OpenBLAS's pthread workers spin for about 0.1 s after a threaded GEMM; waiting them out
-        // keeps the 2-thread configuration from taking a core from the next one's threads.
-        if (configs[c].threads > 1) std::this_thread::sleep_for(std::chrono::milliseconds(300));
       }
     std::printf("\n%s\n", m.name);
     const double base = median(ips[0]);

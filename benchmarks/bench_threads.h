@@ -1,6 +1,7 @@
 #pragma once
-// The thread count of the step benchmarks: WICK_BENCH_THREADS (default 1), given to OpenBLAS and
-// to wick's own kernels alike (Note [CPU thread budgets]). Set OMP_NUM_THREADS and
+// The thread count of the step benchmarks: WICK_BENCH_THREADS (default 1), given to OpenBLAS (for
+// the bounds' direct calls) and to cpu:0's budget, over which wick cuts its GEMMs into blocks and
+// splits its own kernels (Note [CPU thread budgets]). Set OMP_NUM_THREADS and
 // OPENBLAS_NUM_THREADS to the same value for a fair comparison with PyTorch.
 #include <cblas.h>
 

@@ -101,7 +101,8 @@ std::optional<int> parse(Options& o, int argc, char** argv) {
   app.add_option("--curves", o.curves,
                  "the loss curves go to PREFIX.csv and PREFIX.gp, and PREFIX.png when gnuplot is installed");
   app.add_option("--seed", o.seed, "seed for initialisation, training windows and sampling");
-  app.add_option("--threads", o.threads, "OpenBLAS threads per device (0: cores / CPU devices)")
+  app.add_option("--threads", o.threads,
+                 "intra-op threads per device, for GEMMs and wick's kernels (0: cores / CPU devices)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--log-every", o.log_every, "steps per printed train-loss window")->check(CLI::PositiveNumber);
   app.add_option("--eval-windows", o.eval_windows, "validation windows (evenly spaced over the validation text)")

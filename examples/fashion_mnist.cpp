@@ -78,7 +78,8 @@ std::optional<int> parse(Options& o, int argc, char** argv) {
                  "the loss and accuracy curves go to PREFIX.csv and PREFIX.gp, and PREFIX.png when gnuplot is "
                  "installed");
   app.add_option("--seed", o.seed, "seed for initialisation and shuffling");
-  app.add_option("--threads", o.threads, "OpenBLAS threads per device (0: cores / CPU devices, at least 1)")
+  app.add_option("--threads", o.threads,
+                 "intra-op threads per device, for GEMMs and wick's kernels (0: cores / CPU devices, at least 1)")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--train-limit", o.train_limit, "train on the first N images only, for quick runs (0: all)")
       ->check(CLI::NonNegativeNumber);
@@ -173,8 +174,8 @@ int run(Options o) {
     if (o.devices.empty()) o.devices = {Device("cpu:0"), Device("cpu:1")};
   }
   // Each CPU device's replica and backward run on its own thread (Note [Device threads]), so the
-  // cores are shared out between the devices rather than all given to OpenBLAS (Note [CPU thread
-  // budgets]).
+  // cores are shared out between the devices rather than all given to one device (Note [CPU
+  // thread budgets]).
   int64_t cpu_devices = 0;
   for (const auto& d : o.devices) cpu_devices += d.is_cpu();
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -86,11 +86,12 @@ void reset_intra_op_threads() {
 
 Device current_cpu_device() { return t_cpu_device; }
 
-void apply_intra_op_threads() {
+int blas_on_budget() {
   const int n = intra_op_threads(t_cpu_device);
-  if (n <= 0 || openblas_get_num_threads() == n) return;
+  if (n <= 0 || openblas_get_num_threads() == 1) return n;
   std::lock_guard<std::mutex> lock(g_blas_mutex);
-  if (openblas_get_num_threads() != n) openblas_set_num_threads(n);
+  if (openblas_get_num_threads() != 1) openblas_set_num_threads(1);
+  return n;
 }
 
 namespace detail {

@@ -14,10 +14,12 @@
 #include <thread>
 
 #include "cpu/parallel_for.h"
+#include "support/idle_worker.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
 
 using namespace wick;
+using wick::test::wait_until_idle;
 
 namespace {
 
@@ -29,20 +31,6 @@ constexpr int64_t kItems = 64 * kGrain;
 struct ResetBudgets {
   ~ResetBudgets() { reset_intra_op_threads(); }
 };
-
-// Starts d's worker if needed and returns once it waits, idle, for work (at most 10 s).
-bool wait_until_idle(Device d) {
-  TaskQueue* q = device_threads::queue(d);
-  if (q == nullptr) return false;
-  std::atomic<bool> ran{false};
-  q->push({1, [&] { ran = true; }});
-  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (!(ran && q->idle())) {
-    if (std::chrono::steady_clock::now() > limit) return false;
-    std::this_thread::yield();
-  }
-  return true;
-}
 
 // cpu:0 (the caller's device) and cpu:1 get a budget of one thread; cpu:1's worker is idle.
 bool cpu0_with_idle_cpu1() {

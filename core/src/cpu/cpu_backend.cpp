@@ -1,8 +1,6 @@
 // CPU backend: reductions, indexing, GEMM (OpenBLAS), im2col, byte copies.
 #include "cpu/cpu_backend.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -263,31 +261,6 @@ void CpuBackend::gather(const KernelTensor& out, const KernelTensor& in, int64_t
 
 void CpuBackend::scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) {
   add_indexed(scatter_add_layout(out, dim, index, src), out.dtype, "scatter_add", src.data, out.data, index.data);
-}
-
-void CpuBackend::gemm(const GemmArgs& g) {
-  if (g.m == 0 || g.n == 0) return;
-  apply_intra_op_threads();  // Note [CPU thread budgets]
-  const auto ta = g.trans_a ? CblasTrans : CblasNoTrans;
-  const auto tb = g.trans_b ? CblasTrans : CblasNoTrans;
-  for (int64_t b = 0; b < g.batch; ++b) {
-    if (g.dtype == DType::Float32) {
-      const float* A = static_cast<const float*>(g.a) + b * g.stride_a;
-      const float* B = static_cast<const float*>(g.b) + b * g.stride_b;
-      float* C = static_cast<float*>(g.c) + b * g.stride_c;
-      cblas_sgemm(CblasRowMajor, ta, tb, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
-                  static_cast<float>(g.alpha), A, static_cast<int>(g.lda), B, static_cast<int>(g.ldb),
-                  static_cast<float>(g.beta), C, static_cast<int>(g.ldc));
-    } else if (g.dtype == DType::Float64) {
-      const double* A = static_cast<const double*>(g.a) + b * g.stride_a;
-      const double* B = static_cast<const double*>(g.b) + b * g.stride_b;
-      double* C = static_cast<double*>(g.c) + b * g.stride_c;
-      cblas_dgemm(CblasRowMajor, ta, tb, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), g.alpha,
-                  A, static_cast<int>(g.lda), B, static_cast<int>(g.ldb), g.beta, C, static_cast<int>(g.ldc));
-    } else {
-      WICK_FAIL_T(TypeError, "matmul: expected float32 or float64 operands, got {}", g.dtype);
-    }
-  }
 }
 
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or

@@ -10,9 +10,10 @@
 // persistent pool per process, grown on first need to the largest budget - 1 seen, and joined at exit. Work is split
 // only past `grain` items per piece, so small ops never pay for a wake-up. Results never depend on the split: each
 // piece writes its own outputs, and nothing is summed across pieces, so 1, 2 or N threads give the same bits
-// (tests/nn/intra_op_threads_test.cpp). GEMMs are OpenBLAS's, and the budget sets its thread count too: OpenBLAS
-// 0.3.21's sgemm gives different last bits at 1 and 2 threads (its partitioning changes the order of the k-sums), so a
-// model with GEMMs is bit-identical across runs at one budget, not across budgets. A parallel_for called from a helper
+// (tests/nn/intra_op_threads_test.cpp). GEMMs are cut into blocks of C around a single-threaded OpenBLAS and run
+// here too (Note [GEMMs on wick's threads], cpu_gemm.cpp); the cut depends on the budget, and OpenBLAS may pick
+// another kernel for a smaller block, so a model with GEMMs is bit-identical across runs at one budget, not
+// necessarily across budgets. A parallel_for called from a helper
 // runs inline (no nested fan-out). The caller takes pieces too, and waits only for pieces already started, so two
 // devices' kernels sharing the pool cannot deadlock it. docs/autograd.md ("Threads") has the picture.
 //

@@ -3,17 +3,16 @@
 //
 // Note [CPU thread budgets]
 // A CPU device's kernels run on the thread that calls them (a device worker, Note [Device
-// threads], or the caller of a backward or parallel_apply), plus up to budget - 1 helpers:
-// OpenBLAS's GEMM uses budget - 1 threads of OpenBLAS's own pool, and wick's elementwise and
-// row kernels past a size threshold use budget - 1 threads of wick's helper pool (Note
-// [Intra-op threads], core/src/cpu/parallel_for.h). Each CPU device has a budget: set explicitly
+// threads], or the caller of a backward or parallel_apply), plus up to budget - 1 helper
+// threads of wick's pool: elementwise and row kernels past a size threshold (Note [Intra-op
+// threads], core/src/cpu/parallel_for.h), and GEMMs, which wick cuts into blocks around a
+// single-threaded OpenBLAS (Note [GEMMs on wick's threads], core/src/cpu/cpu_gemm.cpp), so one
+// pool serves both. Each CPU device has a budget: set explicitly
 // (set_intra_op_threads), else its share of the cores from share_cpu_cores (DataParallel calls it with its device list:
 // N CPU devices on C cores get max(1, C / N) each, so N devices working at once never ask for more than C threads),
-// else 0, meaning "not managed": wick's kernels run on the caller alone, and OpenBLAS keeps whatever
-// OPENBLAS_NUM_THREADS or openblas_set_num_threads said. A GEMM on a device with a budget makes OpenBLAS's thread count
-// equal to that budget first. OpenBLAS 0.3.21's count is process-wide (the per-thread setter
-// arrived in 0.3.27), so when devices with different budgets run GEMMs at the same time, each
-// GEMM uses the budget last set; shared-out budgets are equal, so the count is set once.
+// else 0, meaning "not managed": wick's kernels run on the caller alone, and a GEMM is one OpenBLAS call with whatever
+// thread count OPENBLAS_NUM_THREADS or openblas_set_num_threads gave it. A GEMM on a device with a budget sets
+// OpenBLAS's (process-wide) thread count to 1 first.
 // While a budgeted device's worker waits with nothing to do, its thread may run pieces of another
 // budgeted device's kernels (Note [Idle device threads lend a hand], core/src/cpu/parallel_for.h).
 // docs/autograd.md ("Threads") has the picture.
@@ -43,8 +42,10 @@ int intra_op_helper_threads();
 
 /// The CPU device the calling thread works for (DeviceGuard sets it; cpu:0 by default).
 Device current_cpu_device();
-/// Makes OpenBLAS use the current CPU device's budget (no-op when it has none).
-void apply_intra_op_threads();
+/// The current CPU device's budget; when it has one, OpenBLAS is made single-threaded first,
+/// since wick cuts that device's GEMMs into blocks itself (Note [GEMMs on wick's threads],
+/// core/src/cpu/cpu_gemm.cpp). With none (0), OpenBLAS's thread count is left as it is.
+int blas_on_budget();
 
 namespace detail {
 /// Sets the calling thread's current CPU device, returning the previous one (DeviceGuard).
