@@ -29,32 +29,38 @@ __global__ void adam_kernel(Step step, T* p, const T* g, T* m, T* v, T* vmax, in
     step(p[i], g[i], m[i], v[i], Step::kUsesMax ? vmax + i : nullptr);
 }
 
-void sgd_step(DType dtype, int64_t n, void* p, const void* g, void* buf, const math::SgdStepArgs& args) {
-  if (n == 0) return;
-  OpDevice device(p);
-  cudaStream_t stream = detail::current_raw_stream();
-  dispatch_floating(dtype, "SGD.step", [&]<typename T>() {
-    math::with_sgd_step<T>(args, [&](auto step) {
-      sgd_kernel<T><<<detail::grid_for(n), detail::kBlock, 0, stream>>>(
-          step, static_cast<T*>(p), static_cast<const T*>(g), static_cast<T*>(buf), n);
+// One launch per parameter (a multi-tensor launch is left for later).
+void sgd_step(DType dtype, const stubs::SgdStepTensor* ts, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    const stubs::SgdStepTensor& t = ts[i];
+    if (t.n == 0) continue;
+    OpDevice device(t.p);
+    cudaStream_t stream = detail::current_raw_stream();
+    dispatch_floating(dtype, "SGD.step", [&]<typename T>() {
+      math::with_sgd_step<T>(t.args, [&](auto step) {
+        sgd_kernel<T><<<detail::grid_for(t.n), detail::kBlock, 0, stream>>>(
+            step, static_cast<T*>(t.p), static_cast<const T*>(t.g), static_cast<T*>(t.momentum_buffer), t.n);
+      });
     });
-  });
-  WICK_CUDA_CHECK(cudaGetLastError());
+    WICK_CUDA_CHECK(cudaGetLastError());
+  }
 }
 
-void adam_step(DType dtype, int64_t n, void* p, const void* g, void* m, void* v, void* vmax,
-               const math::AdamStepArgs& args) {
-  if (n == 0) return;
-  OpDevice device(p);
-  cudaStream_t stream = detail::current_raw_stream();
-  dispatch_floating(dtype, "Adam.step", [&]<typename T>() {
-    math::with_adam_step<T>(args, vmax != nullptr, [&](auto step) {
-      adam_kernel<T><<<detail::grid_for(n), detail::kBlock, 0, stream>>>(step, static_cast<T*>(p),
-                                                                         static_cast<const T*>(g), static_cast<T*>(m),
-                                                                         static_cast<T*>(v), static_cast<T*>(vmax), n);
+void adam_step(DType dtype, const stubs::AdamStepTensor* ts, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    const stubs::AdamStepTensor& t = ts[i];
+    if (t.n == 0) continue;
+    OpDevice device(t.p);
+    cudaStream_t stream = detail::current_raw_stream();
+    dispatch_floating(dtype, "Adam.step", [&]<typename T>() {
+      math::with_adam_step<T>(t.args, t.max_exp_avg_sq != nullptr, [&](auto step) {
+        adam_kernel<T><<<detail::grid_for(t.n), detail::kBlock, 0, stream>>>(
+            step, static_cast<T*>(t.p), static_cast<const T*>(t.g), static_cast<T*>(t.exp_avg),
+            static_cast<T*>(t.exp_avg_sq), static_cast<T*>(t.max_exp_avg_sq), t.n);
+      });
     });
-  });
-  WICK_CUDA_CHECK(cudaGetLastError());
+    WICK_CUDA_CHECK(cudaGetLastError());
+  }
 }
 
 }  // namespace

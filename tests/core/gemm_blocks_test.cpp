@@ -49,10 +49,22 @@ struct Product {
 
 std::vector<Product> products() {
   return {
-      {"row blocks", [](DType t) { return randn({600, 200}, t).matmul(randn({200, 40}, t)); }},
-      {"column blocks", [](DType t) { return randn({40, 300}, t).matmul(randn({300, 601}, t)); }},
-      {"transposed A and B", [](DType t) { return randn({300, 70}, t).t().matmul(randn({500, 300}, t).t()); }},
-      {"batch entries", [](DType t) { return randn({4, 100, 200}, t).bmm(randn({4, 200, 120}, t)); }},
+      {"row blocks",
+       [](DType t) {
+         return randn({600, 200}, t).matmul(randn({200, 40}, t));
+       }},
+      {"column blocks",
+       [](DType t) {
+         return randn({40, 300}, t).matmul(randn({300, 601}, t));
+       }},
+      {"transposed A and B",
+       [](DType t) {
+         return randn({300, 70}, t).t().matmul(randn({500, 300}, t).t());
+       }},
+      {"batch entries",
+       [](DType t) {
+         return randn({4, 100, 200}, t).bmm(randn({4, 200, 120}, t));
+       }},
   };
 }
 

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -275,6 +276,29 @@ TEST_CASE("optim: parameters without a gradient are left alone", "[optim]") {
   CHECK(opt.state(q) == nullptr);
   REQUIRE(opt.state(p) != nullptr);
   CHECK(opt.state(p)->step == 1);
+}
+
+TEST_CASE("optim: a step whose second group is invalid changes nothing", "[optim]") {
+  Tensor p = wick::ones({3}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  for (const std::string kind : {"SGD", "Adam"}) {
+    INFO(kind);
+    p.set_grad(wick::ones({3}, TensorOptions(kFloat64)));
+    q.set_grad(wick::ones({2}, TensorOptions(kFloat64)));
+    std::unique_ptr<Optimizer> opt;
+    if (kind == "SGD") {
+      opt = std::make_unique<SGD>(std::vector<Tensor>{p}, SGDOptions(0.5));
+      opt->add_param_group(ParamGroup({q}, std::make_unique<SGDOptions>(0.25)));
+    } else {
+      opt = std::make_unique<Adam>(std::vector<Tensor>{p}, AdamOptions(0.5));
+      opt->add_param_group(ParamGroup({q}, std::make_unique<AdamOptions>(0.25)));
+    }
+    opt->param_groups()[1].options().set_lr(-1.0);
+    CHECK_THROWS_WITH(opt->step(), Catch::Contains("invalid learning rate -1"));
+    CHECK(p.to_vector<double>() == std::vector<double>{1.0, 1.0, 1.0});
+    CHECK(q.to_vector<double>() == std::vector<double>{1.0, 1.0});
+    CHECK(opt->state(p) == nullptr);
+  }
 }
 
 TEST_CASE("optim: zero_grad sets gradients to None or to zeros", "[optim]") {

@@ -61,9 +61,7 @@ void blas_call(const GemmArgs& g, int64_t e, int64_t r0, int64_t r1, int64_t c0,
 }
 
 // Whether entries of a batched GEMM write disjoint parts of C (row-major, ldc >= n).
-bool entries_disjoint(const GemmArgs& g) {
-  return g.batch == 1 || g.stride_c >= (g.m - 1) * g.ldc + g.n;
-}
+bool entries_disjoint(const GemmArgs& g) { return g.batch == 1 || g.stride_c >= (g.m - 1) * g.ldc + g.n; }
 
 }  // namespace
 

@@ -1,9 +1,10 @@
 // Adam and AdamW: PyTorch 1.13's _single_tensor_adam, as one fused pass (stubs::adam_step) over
-// contiguous tensors on a device that has the kernel, and as tensor ops everywhere else.
+// all the contiguous tensors on a device that has the kernel, and as tensor ops everywhere else.
 #include "wick/nn/optim/adam.h"
 
 #include <cmath>
 
+#include "fused_steps.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -72,9 +73,11 @@ void Adam::step() {
   NoGradGuard no_grad;
   const char* nm = decoupled_ ? "AdamW" : "Adam";
   check_state_fits(nm);
+  // Every group's settings are checked before any parameter changes: nothing is half-applied.
+  for (const auto& group : param_groups()) check_options(static_cast<const AdamOptions&>(group.options()), nm);
+  detail::FusedSteps<stubs::AdamStepTensor> fused;  // run together after the loop
   for (auto& group : param_groups()) {
     const auto& o = static_cast<const AdamOptions&>(group.options());
-    check_options(o, nm);
     for (const auto& p0 : group.params()) {
       Tensor p = p0;
       const Tensor& g = p.grad();
@@ -104,10 +107,18 @@ void Adam::step() {
       a.maximize = o.maximize();
       if (fused_ && stubs::adam_step.find(p.device().type) && fusable({&p, &g, &m, &v}, p) &&
           (!vmax || fusable({vmax}, p))) {
-        stubs::adam_step(p.device().type, p.dtype(), p.numel(), p.data_ptr(), g.data_ptr(), m.data_ptr(), v.data_ptr(),
-                         vmax ? vmax->data_ptr() : nullptr, a);
-        for (Tensor* x : {&p, &m, &v}) x->bump_version();
-        if (vmax) vmax->bump_version();
+        stubs::AdamStepTensor slot;
+        slot.n = p.numel();
+        slot.p = p.data_ptr();
+        slot.g = g.data_ptr();
+        slot.exp_avg = m.data_ptr();
+        slot.exp_avg_sq = v.data_ptr();
+        slot.max_exp_avg_sq = vmax ? vmax->data_ptr() : nullptr;
+        slot.args = a;
+        if (vmax)
+          fused.add(p, slot, {&p, &m, &v, vmax}, {&g});
+        else
+          fused.add(p, slot, {&p, &m, &v}, {&g});
         continue;
       }
       Tensor gi = o.maximize() ? g.neg() : g;
@@ -131,6 +142,7 @@ void Adam::step() {
       p.add_(m.div(denom), -a.step_size);
     }
   }
+  fused.run(stubs::adam_step);
 }
 
 }  // namespace wick::optim

@@ -1,7 +1,8 @@
-// SGD: PyTorch 1.13's _single_tensor_sgd, as one fused pass (stubs::sgd_step) over contiguous
+// SGD: PyTorch 1.13's _single_tensor_sgd, as one fused pass (stubs::sgd_step) over all the contiguous
 // tensors on a device that has the kernel, and as tensor ops everywhere else.
 #include "wick/nn/optim/sgd.h"
 
+#include "fused_steps.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -62,9 +63,11 @@ void SGD::step() {
   profiler::RecordScope trace_event("optimizer", "SGD.step");  // Note [Tracer]
   NoGradGuard no_grad;
   check_state_fits("SGD");
+  // Every group's settings are checked before any parameter changes: nothing is half-applied.
+  for (const auto& group : param_groups()) check_options(static_cast<const SGDOptions&>(group.options()));
+  detail::FusedSteps<stubs::SgdStepTensor> fused;  // run together after the loop
   for (auto& group : param_groups()) {
     const auto& o = static_cast<const SGDOptions&>(group.options());
-    check_options(o);
     for (const auto& p0 : group.params()) {
       Tensor p = p0;
       const Tensor& g = p.grad();
@@ -83,10 +86,16 @@ void SGD::step() {
         a.nesterov = o.nesterov();
         a.maximize = o.maximize();
         a.first = first;
-        stubs::sgd_step(p.device().type, p.dtype(), p.numel(), p.data_ptr(), g.data_ptr(),
-                        buf ? buf->data_ptr() : nullptr, a);
-        p.bump_version();
-        if (buf) buf->bump_version();
+        stubs::SgdStepTensor slot;
+        slot.n = p.numel();
+        slot.p = p.data_ptr();
+        slot.g = g.data_ptr();
+        slot.momentum_buffer = buf ? buf->data_ptr() : nullptr;
+        slot.args = a;
+        if (buf)
+          fused.add(p, slot, {&p, buf}, {&g});
+        else
+          fused.add(p, slot, {&p}, {&g});
         continue;
       }
       Tensor d = o.maximize() ? g.neg() : g;
@@ -103,6 +112,7 @@ void SGD::step() {
       p.add_(d, -o.lr());
     }
   }
+  fused.run(stubs::sgd_step);
 }
 
 }  // namespace wick::optim

@@ -44,16 +44,34 @@ using LayerNormBackwardRowsFn = void (*)(DType dtype, int64_t rows, int64_t cols
                                          const void* w, const void* mean, const void* rstd, void* dx);
 extern DispatchStub<LayerNormBackwardRowsFn> layer_norm_backward_rows;
 
-/// One SGD update, in place, of n contiguous elements of p (math::SgdStep per element, Note [Fused
-/// optimizer steps]): g is p's gradient, momentum_buffer (null without momentum) its state.
-using SgdStepFn = void (*)(DType dtype, int64_t n, void* p, const void* g, void* momentum_buffer,
-                           const math::SgdStepArgs& args);
+/// One parameter of a fused SGD step: n contiguous elements of p, its gradient g, its momentum
+/// buffer (null without momentum), and the update's settings (math::SgdStep per element).
+struct SgdStepTensor {
+  int64_t n = 0;
+  void* p = nullptr;
+  const void* g = nullptr;
+  void* momentum_buffer = nullptr;
+  math::SgdStepArgs args;
+};
+/// SGD updates, in place, of `count` parameters of one dtype on one device type, in one pass
+/// (Note [Fused optimizer steps]): the CPU splits their elements as one range across the intra-op
+/// threads. No written array may overlap another parameter's arrays.
+using SgdStepFn = void (*)(DType dtype, const SgdStepTensor* tensors, int64_t count);
 extern DispatchStub<SgdStepFn> sgd_step;
 
-/// One Adam/AdamW update, in place, of n contiguous elements of p and its state (math::AdamStep
-/// per element); max_exp_avg_sq is null without amsgrad.
-using AdamStepFn = void (*)(DType dtype, int64_t n, void* p, const void* g, void* exp_avg, void* exp_avg_sq,
-                            void* max_exp_avg_sq, const math::AdamStepArgs& args);
+/// One parameter of a fused Adam/AdamW step: n contiguous elements of p, g and the state
+/// (max_exp_avg_sq null without amsgrad), and the update's settings (math::AdamStep per element).
+struct AdamStepTensor {
+  int64_t n = 0;
+  void* p = nullptr;
+  const void* g = nullptr;
+  void* exp_avg = nullptr;
+  void* exp_avg_sq = nullptr;
+  void* max_exp_avg_sq = nullptr;
+  math::AdamStepArgs args;
+};
+/// Adam/AdamW updates, in place, of `count` parameters in one pass, as sgd_step.
+using AdamStepFn = void (*)(DType dtype, const AdamStepTensor* tensors, int64_t count);
 extern DispatchStub<AdamStepFn> adam_step;
 
 /// out = op(a, b) for a tensor a and a scalar b given as a double (converted to a's dtype as

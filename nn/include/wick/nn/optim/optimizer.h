@@ -146,8 +146,8 @@ class Optimizer {
   void load_state_dict(const OptimizerStateDict& dict);
 
   /// Testing and benchmarking aid: when false, updates use the generic tensor-op path (default
-  /// true: one fused pass per contiguous tensor on devices whose backend registered the fused
-  /// kernel, Note [Fused optimizer steps]).
+  /// true: one fused pass over the contiguous tensors on devices whose backend registered the
+  /// fused kernel, Note [Fused optimizer steps]).
   void set_fused(bool on) { fused_ = on; }
 
  protected:

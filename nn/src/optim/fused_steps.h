@@ -1,0 +1,94 @@
+#pragma once
+// The parameters of one optimizer step whose updates run fused, gathered so that each device and
+// dtype gets one stub call for all of them (Note [Fused optimizer steps], docs/training.md).
+#include <algorithm>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "wick/core/dispatch_stub.h"
+#include "wick/core/tensor.h"
+
+namespace wick::optim::detail {
+
+/// Collects Slot entries (stubs::SgdStepTensor, stubs::AdamStepTensor) per (device, dtype) and
+/// runs them with one call each. Parameters whose arrays overlap another's run one at a time, in
+/// the order added, as separate passes did before (one pass would update shared memory twice
+/// at once).
+template <typename Slot>
+class FusedSteps {
+ public:
+  using Fn = void (*)(DType, const Slot*, int64_t);
+
+  /// Adds p's update, which writes `written` (p and its state) and reads `read` (its gradient):
+  /// each contiguous, on p's device, of p's dtype.
+  void add(const Tensor& p, const Slot& slot, std::initializer_list<const Tensor*> written,
+           std::initializer_list<const Tensor*> read) {
+    Batch* b = nullptr;
+    for (Batch& x : batches_)
+      if (x.device == p.device() && x.dtype == p.dtype()) b = &x;
+    if (b == nullptr) b = &batches_.emplace_back(Batch{p.device(), p.dtype(), {}, {}, {}});
+    const auto id = static_cast<int64_t>(b->slots.size());
+    b->slots.push_back(slot);
+    for (const auto& list : {written, read})
+      for (const Tensor* t : list) {
+        const auto* start = static_cast<const char*>(t->data_ptr());
+        b->ranges.push_back({start, start + t->nbytes(), id});
+      }
+    for (const Tensor* t : written) b->written.push_back(*t);
+  }
+
+  /// Runs every gathered update through `stub`, then bumps the version of every tensor written.
+  void run(const DispatchStub<Fn>& stub) {
+    for (Batch& b : batches_) {
+      if (b.slots.empty()) continue;
+      const DeviceType type = b.device.type;
+      if (overlapping(b.ranges)) {
+        for (const Slot& s : b.slots) stub(type, b.dtype, &s, int64_t{1});
+      } else {
+        stub(type, b.dtype, b.slots.data(), static_cast<int64_t>(b.slots.size()));
+      }
+      for (const Tensor& t : b.written) t.bump_version();
+    }
+    batches_.clear();
+  }
+
+ private:
+  struct Range {
+    const char* begin;
+    const char* end;
+    int64_t slot;
+  };
+  struct Batch {
+    Device device;
+    DType dtype;
+    std::vector<Slot> slots;
+    std::vector<Range> ranges;
+    std::vector<Tensor> written;
+  };
+
+  // Whether two parameters' arrays share a byte (one parameter's own arrays may coincide: an
+  // update reads and writes each element in place).
+  static bool overlapping(std::vector<Range>& r) {
+    std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
+    const char* reach = nullptr;  // the furthest end so far, and the parameters reaching it
+    std::vector<int64_t> owners;
+    for (const Range& x : r) {
+      if (x.begin == x.end) continue;
+      if (reach != nullptr && x.begin < reach) {
+        for (int64_t o : owners)
+          if (o != x.slot) return true;
+      } else {
+        owners.clear();
+      }
+      if (reach == nullptr || x.end > reach) reach = x.end;
+      owners.push_back(x.slot);
+    }
+    return false;
+  }
+
+  std::vector<Batch> batches_;
+};
+
+}  // namespace wick::optim::detail

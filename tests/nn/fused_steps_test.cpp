@@ -1,0 +1,94 @@
+// How an optimizer step's fused updates reach the stub (nn/src/optim/fused_steps.h, Note [Fused
+// optimizer steps]): one call per device and dtype for parameters that share no memory, one call
+// per parameter, in order, for parameters that do; and what the optimizers then compute.
+#include "optim/fused_steps.h"
+
+#include <catch2/catch.hpp>
+#include <vector>
+
+#include "wick/autograd/functions.h"
+#include "wick/core/stubs.h"
+#include "wick/nn/optim/optim.h"
+
+using namespace wick;
+
+namespace {
+
+// A stub that records each call's parameters instead of updating them.
+std::vector<std::vector<void*>> g_calls;
+void record(DType, const stubs::SgdStepTensor* ts, int64_t count) {
+  std::vector<void*> call;
+  for (int64_t i = 0; i < count; ++i) call.push_back(ts[i].p);
+  g_calls.push_back(call);
+}
+DispatchStub<stubs::SgdStepFn> g_recorder("recorder");
+
+stubs::SgdStepTensor slot_of(const Tensor& p) {
+  stubs::SgdStepTensor s;
+  s.n = p.numel();
+  s.p = p.data_ptr();
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("fused steps: parameters that share no memory go to the stub in one call per device and dtype") {
+  g_recorder.set(DeviceType::CPU, &record);
+  g_calls.clear();
+  const Tensor a = wick::zeros({5}), b = wick::zeros({3}), g = wick::zeros({8});
+  const Tensor c = wick::zeros({4}, TensorOptions(kFloat64));
+  const Tensor ga = g.narrow(0, 0, 5), gb = g.narrow(0, 5, 3);  // adjacent gradients, as in a bucket
+  optim::detail::FusedSteps<stubs::SgdStepTensor> steps;
+  steps.add(a, slot_of(a), {&a}, {&ga});
+  steps.add(c, slot_of(c), {&c}, {&c});  // reads what it writes: its own arrays may coincide
+  steps.add(b, slot_of(b), {&b}, {&gb});
+  const int64_t version = a.version();
+  steps.run(g_recorder);
+  REQUIRE(g_calls.size() == 2);
+  CHECK(g_calls[0] == std::vector<void*>{a.data_ptr(), b.data_ptr()});
+  CHECK(g_calls[1] == std::vector<void*>{c.data_ptr()});
+  CHECK(a.version() == version + 1);
+  CHECK(ga.version() == g.version());  // gradients are read, not bumped
+}
+
+TEST_CASE("fused steps: parameters that share memory go one at a time, in order") {
+  g_recorder.set(DeviceType::CPU, &record);
+  const Tensor base = wick::zeros({6}), other = wick::zeros({2});
+  const Tensor a = base.narrow(0, 0, 4), b = base.narrow(0, 2, 4);
+  // Overlap through a written array, and through one parameter's gradient read as another's
+  // parameter.
+  for (int variant = 0; variant < 2; ++variant) {
+    INFO("variant " << variant);
+    g_calls.clear();
+    optim::detail::FusedSteps<stubs::SgdStepTensor> steps;
+    if (variant == 0) {
+      steps.add(a, slot_of(a), {&a}, {&other});
+      steps.add(b, slot_of(b), {&b}, {&other});
+    } else {
+      const Tensor head = base.narrow(0, 0, 2), tail = base.narrow(0, 4, 2);
+      steps.add(head, slot_of(head), {&head}, {&tail});
+      steps.add(tail, slot_of(tail), {&tail}, {&other});
+    }
+    steps.run(g_recorder);
+    REQUIRE(g_calls.size() == 2);
+    CHECK(g_calls[0].size() == 1);
+    CHECK(g_calls[1].size() == 1);
+    CHECK(g_calls[0][0] < g_calls[1][0]);  // the order they were added in
+  }
+}
+
+TEST_CASE("fused steps: SGD over parameters that share memory applies each update in turn") {
+  for (bool fused : {true, false}) {
+    INFO("fused " << fused);
+    Tensor base = wick::ones({6}, TensorOptions(kFloat64));
+    Tensor a = base.narrow(0, 0, 4).detach().requires_grad_();
+    Tensor b = base.narrow(0, 2, 4).detach().requires_grad_();
+    a.set_grad(wick::full({4}, 1.0, TensorOptions(kFloat64)));
+    b.set_grad(wick::full({4}, 10.0, TensorOptions(kFloat64)));
+    optim::SGD opt(std::vector<Tensor>{a, b}, optim::SGDOptions(0.5));
+    opt.set_fused(fused);
+    opt.step();
+    // a: 1 - 0.5 on elements 0-3; then b: - 5 on elements 2-5.
+    CHECK(base.to_vector<double>() == std::vector<double>{0.5, 0.5, -4.5, -4.5, -4.0, -4.0});
+  }
+}
