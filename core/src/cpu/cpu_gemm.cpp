@@ -34,8 +34,9 @@ namespace wick::cpu {
 
 namespace {
 
-// About 10 us of one core's GEMM: smaller blocks cost more to hand to another thread than they
-// save (the demo CNN's per-image GEMMs of 0.9-1.8 M multiply-adds still split in two).
+// About 5-10 us of one core's GEMM: smaller blocks cost more to hand to another thread than they
+// save. 2^20 left the demo CNN's per-image GEMMs (0.9-1.8 M multiply-adds) whole: its step on one
+// device with 2 threads ran 1.02x one thread's, against 1.16x at 2^18 (docs/parallel.md).
 constexpr int64_t kMacsPerBlock = int64_t{1} << 18;
 constexpr int64_t kColumnsPerUnit = 16;  // a cache line of float32 C: blocks never share one
 
