@@ -25,13 +25,6 @@ void record(DType, const stubs::SgdStepTensor* ts, int64_t count) {
 }
 DispatchStub<stubs::SgdStepFn> g_recorder("recorder");
 
-stubs::SgdStepTensor slot_of(const Tensor& p) {
-  stubs::SgdStepTensor s;
-  s.n = p.numel();
-  s.p = p.data_ptr();
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("fused steps: parameters that share no memory go to the stub in one call per device and dtype") {
@@ -41,9 +34,9 @@ TEST_CASE("fused steps: parameters that share no memory go to the stub in one ca
   const Tensor c = wick::zeros({4}, TensorOptions(kFloat64));
   const Tensor ga = g.narrow(0, 0, 5), gb = g.narrow(0, 5, 3);  // adjacent gradients, as in a bucket
   optim::detail::FusedSteps<stubs::SgdStepTensor> steps;
-  steps.add(a, slot_of(a), {&a}, {&ga});
-  steps.add(c, slot_of(c), {&c}, {&c});  // reads what it writes: its own arrays may coincide
-  steps.add(b, slot_of(b), {&b}, {&gb});
+  steps.add(a, ga, {}, {});
+  steps.add(c, c, {}, {});  // reads what it writes: its own arrays may coincide
+  steps.add(b, gb, {}, {});
   const int64_t version = a.version();
   steps.run(g_recorder);
   REQUIRE(g_calls.size() == 2);
@@ -64,12 +57,12 @@ TEST_CASE("fused steps: parameters that share memory go one at a time, in order"
     g_calls.clear();
     optim::detail::FusedSteps<stubs::SgdStepTensor> steps;
     if (variant == 0) {
-      steps.add(a, slot_of(a), {&a}, {&other});
-      steps.add(b, slot_of(b), {&b}, {&other});
+      steps.add(a, other, {}, {});
+      steps.add(b, other, {}, {});
     } else {
       const Tensor head = base.narrow(0, 0, 2), tail = base.narrow(0, 4, 2);
-      steps.add(head, slot_of(head), {&head}, {&tail});
-      steps.add(tail, slot_of(tail), {&tail}, {&other});
+      steps.add(head, tail, {}, {});
+      steps.add(tail, other, {}, {});
     }
     steps.run(g_recorder);
     REQUIRE(g_calls.size() == 2);

@@ -108,17 +108,11 @@ void Adam::step() {
       if (fused_ && stubs::adam_step.find(p.device().type) && fusable({&p, &g, &m, &v}, p) &&
           (!vmax || fusable({vmax}, p))) {
         stubs::AdamStepTensor slot;
-        slot.n = p.numel();
-        slot.p = p.data_ptr();
-        slot.g = g.data_ptr();
         slot.exp_avg = m.data_ptr();
         slot.exp_avg_sq = v.data_ptr();
         slot.max_exp_avg_sq = vmax ? vmax->data_ptr() : nullptr;
         slot.args = a;
-        if (vmax)
-          fused.add(p, slot, {&p, &m, &v, vmax}, {&g});
-        else
-          fused.add(p, slot, {&p, &m, &v}, {&g});
+        fused.add(p, g, slot, {&m, &v, vmax});
         continue;
       }
       Tensor gi = o.maximize() ? g.neg() : g;

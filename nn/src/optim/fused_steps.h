@@ -21,22 +21,28 @@ class FusedSteps {
  public:
   using Fn = void (*)(DType, const Slot*, int64_t);
 
-  /// Adds p's update, which writes `written` (p and its state) and reads `read` (its gradient):
-  /// each contiguous, on p's device, of p's dtype.
-  void add(const Tensor& p, const Slot& slot, std::initializer_list<const Tensor*> written,
-           std::initializer_list<const Tensor*> read) {
+  /// Adds p's update from its gradient g: fills slot's n, p and g, and records what it writes
+  /// (p and `state`, null entries skipped) and reads (g). Each tensor is contiguous, on p's device,
+  /// of p's dtype.
+  void add(const Tensor& p, const Tensor& g, Slot slot, std::initializer_list<const Tensor*> state) {
+    slot.n = p.numel();
+    slot.p = p.data_ptr();
+    slot.g = g.data_ptr();
     Batch* b = nullptr;
     for (Batch& x : batches_)
       if (x.device == p.device() && x.dtype == p.dtype()) b = &x;
     if (b == nullptr) b = &batches_.emplace_back(Batch{p.device(), p.dtype(), {}, {}, {}});
     const auto id = static_cast<int64_t>(b->slots.size());
     b->slots.push_back(slot);
-    for (const auto& list : {written, read})
-      for (const Tensor* t : list) {
-        const auto* start = static_cast<const char*>(t->data_ptr());
-        b->ranges.push_back({start, start + t->nbytes(), id});
-      }
-    for (const Tensor* t : written) b->written.push_back(*t);
+    const auto note = [&](const Tensor& t, bool written) {
+      const auto* start = static_cast<const char*>(t.data_ptr());
+      b->ranges.push_back({start, start + t.nbytes(), id});
+      if (written) b->written.push_back(t);
+    };
+    note(p, true);
+    note(g, false);
+    for (const Tensor* t : state)
+      if (t != nullptr) note(*t, true);
   }
 
   /// Runs every gathered update through `stub`, then bumps the version of every tensor written.

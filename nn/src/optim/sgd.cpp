@@ -87,15 +87,9 @@ void SGD::step() {
         a.maximize = o.maximize();
         a.first = first;
         stubs::SgdStepTensor slot;
-        slot.n = p.numel();
-        slot.p = p.data_ptr();
-        slot.g = g.data_ptr();
         slot.momentum_buffer = buf ? buf->data_ptr() : nullptr;
         slot.args = a;
-        if (buf)
-          fused.add(p, slot, {&p, buf}, {&g});
-        else
-          fused.add(p, slot, {&p}, {&g});
+        fused.add(p, g, slot, {buf});
         continue;
       }
       Tensor d = o.maximize() ? g.neg() : g;
