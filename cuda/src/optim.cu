@@ -29,38 +29,39 @@ __global__ void adam_kernel(Step step, T* p, const T* g, T* m, T* v, T* vmax, in
     step(p[i], g[i], m[i], v[i], Step::kUsesMax ? vmax + i : nullptr);
 }
 
-// One launch per parameter (a multi-tensor launch is left for later).
-void sgd_step(DType dtype, const stubs::SgdStepTensor* ts, int64_t count) {
+// launch(t, stream) for each non-empty parameter, on its device and that device's current
+// stream: one launch per parameter (a multi-tensor launch is left for later).
+template <typename Tensor, typename Launch>
+void launch_each(const Tensor* ts, int64_t count, Launch&& launch) {
   for (int64_t i = 0; i < count; ++i) {
-    const stubs::SgdStepTensor& t = ts[i];
-    if (t.n == 0) continue;
-    OpDevice device(t.p);
-    cudaStream_t stream = detail::current_raw_stream();
-    dispatch_floating(dtype, "SGD.step", [&]<typename T>() {
+    if (ts[i].n == 0) continue;
+    OpDevice device(ts[i].p);
+    launch(ts[i], detail::current_raw_stream());
+    WICK_CUDA_CHECK(cudaGetLastError());
+  }
+}
+
+void sgd_step(DType dtype, const stubs::SgdStepTensor* ts, int64_t count) {
+  dispatch_floating(dtype, "SGD.step", [&]<typename T>() {
+    launch_each(ts, count, [](const stubs::SgdStepTensor& t, cudaStream_t stream) {
       math::with_sgd_step<T>(t.args, [&](auto step) {
         sgd_kernel<T><<<detail::grid_for(t.n), detail::kBlock, 0, stream>>>(
             step, static_cast<T*>(t.p), static_cast<const T*>(t.g), static_cast<T*>(t.momentum_buffer), t.n);
       });
     });
-    WICK_CUDA_CHECK(cudaGetLastError());
-  }
+  });
 }
 
 void adam_step(DType dtype, const stubs::AdamStepTensor* ts, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    const stubs::AdamStepTensor& t = ts[i];
-    if (t.n == 0) continue;
-    OpDevice device(t.p);
-    cudaStream_t stream = detail::current_raw_stream();
-    dispatch_floating(dtype, "Adam.step", [&]<typename T>() {
+  dispatch_floating(dtype, "Adam.step", [&]<typename T>() {
+    launch_each(ts, count, [](const stubs::AdamStepTensor& t, cudaStream_t stream) {
       math::with_adam_step<T>(t.args, t.max_exp_avg_sq != nullptr, [&](auto step) {
         adam_kernel<T><<<detail::grid_for(t.n), detail::kBlock, 0, stream>>>(
             step, static_cast<T*>(t.p), static_cast<const T*>(t.g), static_cast<T*>(t.exp_avg),
             static_cast<T*>(t.exp_avg_sq), static_cast<T*>(t.max_exp_avg_sq), t.n);
       });
     });
-    WICK_CUDA_CHECK(cudaGetLastError());
-  }
+  });
 }
 
 }  // namespace

@@ -68,7 +68,7 @@ std::vector<Product> products() {
   };
 }
 
-Tensor randn_seeded(uint64_t seed, const std::function<Tensor()>& f) {
+Tensor seeded(uint64_t seed, const std::function<Tensor()>& f) {
   manual_seed(seed);
   return f();
 }
@@ -79,7 +79,7 @@ TEST_CASE("gemm blocks: every budget gives the product of one OpenBLAS call, in 
   ResetBudgets reset;
   for (const Product& p : products()) {
     INFO(p.name);
-    auto f = [&] { return randn_seeded(7, [&] { return p.run(kFloat64); }); };
+    auto f = [&] { return seeded(7, [&] { return p.run(kFloat64); }); };
     const Tensor whole = with_budget(0, false, f);
     for (int budget : {1, 2, 3, 5}) {
       INFO("budget " << budget);
@@ -96,7 +96,7 @@ TEST_CASE("gemm blocks: a budget gives the same bits on every run, with or witho
   ResetBudgets reset;
   for (const Product& p : products()) {
     INFO(p.name);
-    auto f = [&] { return randn_seeded(11, [&] { return p.run(kFloat32); }); };
+    auto f = [&] { return seeded(11, [&] { return p.run(kFloat32); }); };
     for (int budget : {2, 3}) {
       INFO("budget " << budget);
       const std::vector<double> first = values(with_budget(budget, false, f));

@@ -73,7 +73,7 @@ void CpuBackend::gemm(const GemmArgs& g) {
   const int budget = blas_on_budget();  // Note [GEMMs on wick's threads]
   const int64_t macs = g.batch * g.m * g.n * g.k;
   const int64_t most = budget > 1 ? std::min<int64_t>(budget, macs / kMacsPerBlock) : 1;
-  if (g.batch >= 2 && most >= 2 && g.stride_c != 0 && entries_disjoint(g)) {
+  if (g.batch >= 2 && most >= 2 && entries_disjoint(g)) {
     // Whole entries per block.
     const int64_t blocks = std::min(most, g.batch);
     parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {

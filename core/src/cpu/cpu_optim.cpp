@@ -1,6 +1,6 @@
 // CPU backend: the fused optimizer steps (Note [Fused optimizer steps]). One pass over all the
-// parameters of a step with the shared per-element functor (wick/core/optim_functors.h), in SSE2
-// and AVX2 builds (Note [CPU multiversioning]), their elements split as one range across the
+// parameters of a step with the shared per-element functor (wick/core/optim_functors.h), in SSE2,
+// AVX2 and AVX-512 builds (Note [CPU multiversioning]), their elements split as one range across the
 // intra-op threads (Note [Intra-op threads]). Every element is updated on its own, so the bits
 // do not depend on the split.
 #include <algorithm>

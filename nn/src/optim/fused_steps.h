@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <initializer_list>
-#include <utility>
 #include <vector>
 
 #include "wick/core/dispatch_stub.h"
@@ -74,12 +73,14 @@ class FusedSteps {
     std::vector<Tensor> written;
   };
 
-  // Whether two parameters' arrays share a byte (one parameter's own arrays may coincide: an
-  // update reads and writes each element in place).
+  // Whether two parameters' arrays may share a byte (one parameter's own arrays may coincide: an
+  // update reads and writes each element in place). Conservative: sorted by start, a range that
+  // begins inside the run of overlapping ranges before it counts as overlapping every parameter
+  // in that run.
   static bool overlapping(std::vector<Range>& r) {
     std::sort(r.begin(), r.end(), [](const Range& a, const Range& b) { return a.begin < b.begin; });
-    const char* reach = nullptr;  // the furthest end so far, and the parameters reaching it
-    std::vector<int64_t> owners;
+    const char* reach = nullptr;  // the furthest end of the current run of overlapping ranges
+    std::vector<int64_t> owners;  // the parameters in that run
     for (const Range& x : r) {
       if (x.begin == x.end) continue;
       if (reach != nullptr && x.begin < reach) {
