@@ -1,18 +1,28 @@
 // ClaimedParts (Note [Claimed parts]).
 #include "wick/core/claimed_parts.h"
 
+#include <limits>
 #include <utility>
 
+#include "wick/core/error.h"
 #include "wick/core/spin_wait.h"
 
 namespace wick {
 
-ClaimedParts::ClaimedParts(int64_t count, const std::function<void(int64_t)>& run) : count_(count), run_(&run) {}
+ClaimedParts::ClaimedParts(int64_t count, const std::function<void(int64_t)>& run)
+    : count_(count), run_(&run), state_(static_cast<uint64_t>(count) << 32) {
+  WICK_CHECK(count >= 0 && count <= std::numeric_limits<uint32_t>::max(),
+             "ClaimedParts: {} parts; a call is cut into at most 2^32 - 1 parts", count);
+}
 
-int64_t ClaimedParts::claim() {
-  if (all_claimed()) return -1;  // no write once exhausted: late threads only read
-  const int64_t k = next_.fetch_add(1, std::memory_order_relaxed);
-  return k < count_ ? k : -1;
+int64_t ClaimedParts::claim(End end) {
+  uint64_t s = state_.load(std::memory_order_relaxed);
+  for (;;) {
+    const int64_t front = front_of(s), back = back_of(s);
+    if (front >= back) return -1;  // no write once exhausted: late threads only read
+    const uint64_t next = end == End::Front ? s + 1 : s - (uint64_t{1} << 32);
+    if (state_.compare_exchange_weak(s, next, std::memory_order_relaxed)) return end == End::Front ? front : back - 1;
+  }
 }
 
 void ClaimedParts::run(int64_t k) {
@@ -35,8 +45,8 @@ void ClaimedParts::run(int64_t k) {
   }
 }
 
-bool ClaimedParts::run_one() {
-  const int64_t k = claim();
+bool ClaimedParts::run_one(End end) {
+  const int64_t k = claim(end);
   if (k < 0) return false;
   run(k);
   return true;

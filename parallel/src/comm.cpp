@@ -310,15 +310,16 @@ std::vector<Tensor> reduce_add_coalesced(const std::vector<std::vector<Tensor>>&
     const DType dtype = first[bucket[0]].dtype();
     std::shared_ptr<Communicator> communicator = select_communicator(devices, dtype);
     if (!communicator->wants_flat_buckets()) {
-      // One tensor at a time, each sum a tensor of its own (Note [Coalesced outputs and version
-      // counters]).
+      // Each sum a tensor of its own (Note [Coalesced outputs and version counters]).
+      std::vector<std::vector<Tensor>> pieces(inputs.size());
+      std::vector<Tensor> outs;
       for (size_t i : bucket) {
         out[i] = native::empty(first[i].sizes(), dtype, destination);
         if (first[i].numel() == 0) continue;
-        std::vector<std::vector<Tensor>> pieces(inputs.size());
         for (size_t d = 0; d < inputs.size(); ++d) pieces[d].push_back(native::contiguous(inputs[d][i]));
-        communicator->reduce_bucket(pieces, native::view(out[i], {first[i].numel()}));
+        outs.push_back(native::view(out[i], {first[i].numel()}));
       }
+      if (!outs.empty()) communicator->reduce_bucket_each(pieces, outs);
       continue;
     }
     Tensor flat = native::empty({n}, dtype, destination);

@@ -26,6 +26,14 @@ namespace {
 
 bool host_contiguous(const Tensor& t) { return t.is_cpu() && t.is_contiguous(); }
 
+// A broadcast's destination buffers were last read by their own device's thread (the replica's
+// forward and backward), so another core writing them must first take each line from that core's
+// cache: on two cores without a shared cache, cpu:0's thread copied its half of cpu:1's replica
+// 4-5 times slower than cpu:1's thread copied the other half (170 vs 35 us per 1.3 MB). Cut into
+// several parts per device, the faster thread claims more of them (docs/parallel.md, "13th
+// session"); where the cores share a cache the parts still split evenly.
+constexpr int64_t kBroadcastPartsPerDevice = 4;
+
 // dst <- src, same dtype and numel; dst contiguous.
 void copy_into(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0 || dst.data_ptr() == src.data_ptr()) return;
@@ -207,14 +215,17 @@ class LocalCommunicator final : public Communicator {
     }
     if (host && !pieces.empty()) {
       const size_t elem = pieces[0].element_size();
-      detail::split_over_cpu_devices(devices, total(sizes), 64 / static_cast<int64_t>(elem), [&](int64_t b, int64_t e) {
-        for_each_segment(sizes, b, e, [&](size_t i, int64_t at, int64_t offset, int64_t len) {
-          const char* src = static_cast<const char*>(pieces[i].data_ptr()) + at * static_cast<int64_t>(elem);
-          for (const Tensor& f : flats)
-            std::memcpy(static_cast<char*>(f.data_ptr()) + offset * static_cast<int64_t>(elem), src,
-                        static_cast<size_t>(len) * elem);
-        });
-      });
+      detail::split_over_cpu_devices(
+          devices, total(sizes), 64 / static_cast<int64_t>(elem),
+          [&](int64_t b, int64_t e) {
+            for_each_segment(sizes, b, e, [&](size_t i, int64_t at, int64_t offset, int64_t len) {
+              const char* src = static_cast<const char*>(pieces[i].data_ptr()) + at * static_cast<int64_t>(elem);
+              for (const Tensor& f : flats)
+                std::memcpy(static_cast<char*>(f.data_ptr()) + offset * static_cast<int64_t>(elem), src,
+                            static_cast<size_t>(len) * elem);
+            });
+          },
+          kBroadcastPartsPerDevice);
       return;
     }
     int64_t offset = 0;
@@ -227,36 +238,48 @@ class LocalCommunicator final : public Communicator {
   }
 
   void reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat) override {
-    const size_t count = pieces.empty() ? 0 : pieces[0].size();
-    bool host = host_contiguous(flat);
-    std::vector<Device> devices{flat.device()};
+    std::vector<Tensor> outs;
+    int64_t offset = 0;
+    for (const Tensor& p : pieces.empty() ? std::vector<Tensor>{} : pieces[0]) {
+      outs.push_back(native::narrow(flat, 0, offset, p.numel()));
+      offset += p.numel();
+    }
+    reduce_bucket_each(pieces, outs);
+  }
+
+  // The host path splits the whole bucket's range (every tensor's elements, back to back) over
+  // the devices' threads at once, as broadcast_bucket does: the split then falls where the next
+  // broadcast's and the optimizer's fall (Note [Claimed parts]), not at each tensor's middle.
+  void reduce_bucket_each(const std::vector<std::vector<Tensor>>& pieces, const std::vector<Tensor>& outs) override {
+    bool host = true;
+    std::vector<Device> devices;
     std::vector<int64_t> sizes;
-    for (size_t i = 0; i < count; ++i) sizes.push_back(pieces[0][i].numel());
+    for (const Tensor& o : outs) {
+      host = host && host_contiguous(o) && o.dtype() == outs[0].dtype();
+      devices.push_back(o.device());
+      sizes.push_back(o.numel());
+    }
     for (const auto& list : pieces)
       for (const Tensor& t : list) {
-        host = host && host_contiguous(t) && t.dtype() == flat.dtype();
+        host = host && host_contiguous(t) && !outs.empty() && t.dtype() == outs[0].dtype();
         devices.push_back(t.device());
       }
-    if (host) {  // the columns' sums, split over the devices' threads
-      with_host_type(flat.dtype(), [&]<typename T>() {
-        T* out = static_cast<T*>(flat.data_ptr());
+    if (host && !outs.empty()) {  // the columns' sums, split over the devices' threads
+      with_host_type(outs[0].dtype(), [&]<typename T>() {
         detail::split_over_cpu_devices(devices, total(sizes), 64 / sizeof(T), [&](int64_t b, int64_t e) {
           std::vector<const T*> column(pieces.size());
-          for_each_segment(sizes, b, e, [&](size_t i, int64_t at, int64_t offset, int64_t len) {
+          for_each_segment(sizes, b, e, [&](size_t i, int64_t at, int64_t, int64_t len) {
             for (size_t d = 0; d < pieces.size(); ++d) column[d] = static_cast<const T*>(pieces[d][i].data_ptr()) + at;
-            sum_host<T>(out + offset, column, len);
+            sum_host<T>(static_cast<T*>(outs[i].data_ptr()) + at, column, len);
           });
         });
       });
       return;
     }
-    int64_t offset = 0;
     std::vector<Tensor> column(pieces.size());
-    for (size_t i = 0; i < count; ++i) {
+    for (size_t i = 0; i < outs.size(); ++i) {
       for (size_t d = 0; d < pieces.size(); ++d) column[d] = pieces[d][i];
-      const int64_t n = column[0].numel();
-      if (n > 0) sum_into(native::narrow(flat, 0, offset, n), column);
-      offset += n;
+      if (outs[i].numel() > 0) sum_into(outs[i], column);
     }
   }
 
@@ -302,6 +325,14 @@ void Communicator::reduce_bucket(const std::vector<std::vector<Tensor>>& pieces,
   }
   WICK_CHECK(root >= 0, "Communicator::reduce_bucket: the destination {} holds none of the inputs", flat.device());
   reduce(flats, flat, root);
+}
+
+void Communicator::reduce_bucket_each(const std::vector<std::vector<Tensor>>& pieces, const std::vector<Tensor>& outs) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    std::vector<std::vector<Tensor>> one(pieces.size());
+    for (size_t d = 0; d < pieces.size(); ++d) one[d].push_back(pieces[d][i]);
+    reduce_bucket(one, outs[i]);
+  }
 }
 
 Communicator& local_communicator() {

@@ -15,7 +15,7 @@
 namespace wick::parallel::detail {
 
 void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64_t align,
-                            const std::function<void(int64_t, int64_t)>& fn) {
+                            const std::function<void(int64_t, int64_t)>& fn, int64_t parts_per_device) {
   if (n <= 0) return;
   // The calling thread stands in for its own device: a worker's, else the current CPU device.
   const Device* worker = device_threads::current_worker_device();
@@ -23,7 +23,8 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
   std::vector<Device> others;
   for (const Device& d : devices)
     if (d.is_cpu() && d != self && std::find(others.begin(), others.end(), d) == others.end()) others.push_back(d);
-  const int64_t count = std::min<int64_t>(static_cast<int64_t>(others.size()) + 1, n / kMinPartElements);
+  const int64_t count = std::min<int64_t>(
+      (static_cast<int64_t>(others.size()) + 1) * std::max<int64_t>(parts_per_device, 1), n / kMinPartElements);
   if (count <= 1) {
     fn(0, n);
     return;
@@ -37,11 +38,11 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
     fn(begin, end);
   };
   auto parts = std::make_shared<ClaimedParts>((n + step - 1) / step, run);  // Note [Claimed parts]
-  for (int64_t k = 1; k < parts->count(); ++k) {
-    TaskQueue* q = device_threads::queue(others[static_cast<size_t>(k - 1)]);
+  for (size_t k = 0; k < others.size() && static_cast<int64_t>(k) + 1 < parts->count(); ++k) {
+    TaskQueue* q = device_threads::queue(others[k]);
     if (!q) break;  // the pool has shut down (exit): the caller runs every part
     q->push({std::numeric_limits<uint64_t>::max(), [parts] {
-               while (parts->run_one()) {
+               while (parts->run_one(ClaimedParts::End::Back)) {
                }
              }});
   }

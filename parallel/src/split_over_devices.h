@@ -14,6 +14,12 @@
 //    that never comes (a worker that calls a collective cannot deadlock on its own queue).
 //  - Only ranges of at least kMinPartElements per part are split: handing a part to a sleeping
 //    thread costs a few microseconds.
+//  - A sum cuts its range into one part per device; a broadcast into several, because a thread
+//    that writes another device's replica runs far slower than that device's own thread where
+//    the cores share no cache (communicator.cpp, kBroadcastPartsPerDevice).
+//  - A coalesced reduce cuts the bucket's whole range, not each tensor's: the caller then sums
+//    the front of the bucket, as it copies the front in the next broadcast and updates the front
+//    in the optimizer step (Note [Claimed parts]), and that memory stays in its core's cache.
 //  - Every element is computed by the same code whichever thread runs it, so results are
 //    identical, bit for bit, for any split (tests/parallel/comm_test.cpp compares).
 // docs/parallel.md ("Choosing a communicator") restates the rule.
@@ -30,9 +36,11 @@ inline constexpr int64_t kMinPartElements = int64_t{1} << 15;
 
 /// Calls fn(begin, end) on disjoint ranges that cover [0, n), each a multiple of `align` long
 /// but the last, on the calling thread and on the worker threads of the other distinct CPU
-/// devices in `devices`; returns when every range is done. The first exception thrown by fn is
-/// rethrown here, after every range has finished.
+/// devices in `devices`; returns when every range is done. The range is cut into
+/// `parts_per_device` parts per device (fewer where parts would fall under kMinPartElements);
+/// the caller claims them from the front, the workers from the back (Note [Claimed parts]). The
+/// first exception thrown by fn is rethrown here, after every range has finished.
 void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64_t align,
-                            const std::function<void(int64_t begin, int64_t end)>& fn);
+                            const std::function<void(int64_t begin, int64_t end)>& fn, int64_t parts_per_device = 1);
 
 }  // namespace wick::parallel::detail

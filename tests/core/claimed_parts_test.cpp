@@ -37,6 +37,50 @@ TEST_CASE("claimed parts: every part runs exactly once across the caller and thr
   }
 }
 
+TEST_CASE("claimed parts: the front and the back meet, each part claimed once") {
+  const std::function<void(int64_t)> run = [](int64_t) {};
+  ClaimedParts parts(5, run);
+  CHECK(parts.claim(ClaimedParts::End::Back) == 4);
+  CHECK(parts.claim() == 0);
+  CHECK(parts.claim(ClaimedParts::End::Back) == 3);
+  CHECK(parts.claim(ClaimedParts::End::Back) == 2);
+  CHECK_FALSE(parts.all_claimed());
+  CHECK(parts.claim() == 1);
+  CHECK(parts.all_claimed());
+  CHECK(parts.claim() == -1);
+  CHECK(parts.claim(ClaimedParts::End::Back) == -1);
+  ClaimedParts none(0, run);
+  CHECK(none.all_claimed());
+  CHECK(none.claim(ClaimedParts::End::Back) == -1);
+}
+
+TEST_CASE("claimed parts: a caller from the front and three threads from the back run each part once") {
+  constexpr int64_t kParts = 301;
+  for (int round = 0; round < 20; ++round) {
+    std::vector<std::atomic<int>> runs(kParts);
+    std::vector<std::atomic<int>> by_caller(kParts);
+    const std::thread::id caller = std::this_thread::get_id();
+    const std::function<void(int64_t)> run = [&](int64_t k) {
+      runs[static_cast<size_t>(k)].fetch_add(1);
+      if (std::this_thread::get_id() == caller) by_caller[static_cast<size_t>(k)].store(1);
+    };
+    auto parts = std::make_shared<ClaimedParts>(kParts, run);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 3; ++t)
+      threads.emplace_back([parts] {
+        while (parts->run_one(ClaimedParts::End::Back)) {
+        }
+      });
+    parts->finish();
+    for (int64_t k = 0; k < kParts; ++k) REQUIRE(runs[static_cast<size_t>(k)].load() == 1);
+    // The caller's parts are a prefix: it claims from the front only.
+    int64_t prefix = 0;
+    while (prefix < kParts && by_caller[static_cast<size_t>(prefix)].load()) ++prefix;
+    for (int64_t k = prefix; k < kParts; ++k) REQUIRE(by_caller[static_cast<size_t>(k)].load() == 0);
+    for (auto& t : threads) t.join();
+  }
+}
+
 TEST_CASE("claimed parts: the caller waits for a part another thread started") {
   std::atomic<bool> slow_started{false}, slow_ended{false};
   const std::function<void(int64_t)> run = [&](int64_t k) {

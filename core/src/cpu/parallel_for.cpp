@@ -86,7 +86,7 @@ class HelperPool {
         continue;
       }
       lock.unlock();
-      job->parts.run_one();
+      job->parts.run_one(ClaimedParts::End::Back);
       lock.lock();
     }
   }
@@ -155,7 +155,7 @@ Plan plan(int64_t n, int64_t grain) {
 void run_lent(const std::shared_ptr<Job>& job) {
   const bool was_helper = std::exchange(t_is_helper, true);
   const Device prev = detail::exchange_current_cpu_device(job->device);
-  for (int64_t p; (p = job->parts.claim()) >= 0;) {
+  for (int64_t p; (p = job->parts.claim(ClaimedParts::End::Back)) >= 0;) {
     profiler::RecordScope trace_event("op", "lent piece");  // Note [Tracer]
     job->parts.run(p);
   }

@@ -54,6 +54,11 @@ class Communicator {
   /// contiguous, on the destination) receives sum_d pieces[d][i] packed back to back. The
   /// default flattens each device's pieces and calls reduce once.
   virtual void reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat);
+  /// One bucket of a coalesced reduce into separate outputs: outs[i] (1-d, contiguous, on the
+  /// destination) receives sum_d pieces[d][i]. Used where wants_flat_buckets() is false. The
+  /// default calls reduce_bucket once per tensor; the local communicator splits the whole
+  /// bucket's range over the devices' threads at once.
+  virtual void reduce_bucket_each(const std::vector<std::vector<Tensor>>& pieces, const std::vector<Tensor>& outs);
   /// Whether reduce_add_coalesced hands this communicator whole buckets (one collective per
   /// bucket: NCCL) or one tensor at a time, each output then owning its memory (the local
   /// communicator, where no bytes cross a link: Note [Coalesced outputs and version counters]).
