@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
+#include "cache_line_handoff.h"
 #include "round_stats.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
@@ -124,6 +125,10 @@ int main(int argc, char** argv) {
                                   {"mlp", "MLP (784-512-512-10)", make_mlp}};
   std::printf("batch %lld, Adam, %d rounds of %d steps (median round), load average %s at start\n",
               static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
+  std::printf(
+      "a cache line moves between CPUs 0 and 1 in %.0f ns (tens: a shared cache; 150 or more: none, and "
+      "the two-thread rows pay for every byte the threads pass each other)\n",
+      wick_bench::cache_line_handoff_ns());
   for (const Model& m : models) {
     if (!only.empty() && std::string(m.key) != only) continue;
     std::vector<std::unique_ptr<Trainer>> trainers;
