@@ -151,10 +151,14 @@ def main():
         lines.append("\nreplicate: missing (bench_replicate.json)\n")
     # DataParallel throughput.
     dp_data = []
+    handoff = None
     dp_log = os.path.join(out, "bench_data_parallel.log")
     if os.path.exists(dp_log):
         model = None
         for line in open(dp_log):
+            h = re.match(r"a cache line moves between CPUs 0 and 1 in (\d+) ns", line)
+            if h:
+                handoff = int(h.group(1))
             if line and not line.startswith(" ") and ("CNN" in line or "MLP" in line):
                 model = line.strip()
             m = re.match(r"\s+(.+?)\s+(\d+) images/s\s+([\d.]+)x", line)
@@ -167,6 +171,12 @@ def main():
         lines.append("|---|---|---|---|---|")
         for model, conf, dev, ips, r in dp_data:
             lines.append(f"| {model} | {conf} | {dev} | {ips:.0f} | {r:.2f} |")
+        if handoff is not None:
+            lines.append(f"\nA cache line moved between CPUs 0 and 1 in {handoff} ns: "
+                         + ("the two cores share a cache." if handoff < 120 else
+                            "the two cores share no cache, and every two-thread row pays for the bytes "
+                            "its threads pass each other (docs/parallel.md, \"13th session\").")
+                         + "\n")
     else:
         lines.append("\nDataParallel: missing (bench_data_parallel.log)\n")
 
