@@ -10,6 +10,7 @@
 #include "wick/autograd/functions.h"
 #include "wick/autograd/record.h"
 #include "wick/core/backend.h"
+#include "wick/core/intra_op_parallel.h"
 #include "wick/core/native.h"
 #include "wick/core/stubs.h"
 
@@ -119,6 +120,22 @@ int64_t images_per_chunk(const ConvGeom& g, Device d, size_t element_size) {
   return std::clamp<int64_t>(static_cast<int64_t>(kChunkBytes / per_image), 1, g.N);
 }
 
+// Calls f(first, last) over the images [0, n) in runs of whole chunks of `chunk` images (first a
+// multiple of chunk). With more than one chunk on a CPU device the chunks go to the device's
+// intra-op threads, each thread taking whole chunks: a chunk's im2col, GEMM and bias are each too
+// small to split well, and the chunk's columns stay in the cache of the core that wrote them. The
+// body then runs in a parallel region (Note [Parallel regions]), so its GEMMs are single OpenBLAS
+// calls whichever thread runs them and whatever the budget: the bits depend only on the shape.
+template <typename F>
+void for_each_chunk(Device d, int64_t n, int64_t chunk, F&& f) {
+  const int64_t chunks = (n + chunk - 1) / chunk;
+  if (chunks <= 1 || !d.is_cpu()) {
+    f(int64_t{0}, n);
+    return;
+  }
+  wick::parallel_for(0, chunks, 1, [&](int64_t c0, int64_t c1) { f(c0 * chunk, std::min(n, c1 * chunk)); });
+}
+
 // y[n] = w [O, CKK] @ cols[n] [CKK, L] (+ b) for the images [n0, n0 + nb); cols points at image
 // n0's columns. With groups, one GEMM per group: output rows of group j from its weight block
 // [Og, Cg*kk] and its block of column rows.
@@ -176,14 +193,18 @@ Tensor conv_forward_native(const Tensor& x, const Tensor& w, const Tensor& b, co
   const Im2ColArgs a = window_args(g, x.dtype(), g.C);
   const size_t es = x.element_size();
   const size_t in_step = static_cast<size_t>(g.C * g.H * g.W) * es, col_step = static_cast<size_t>(ckk * L) * es;
-  Tensor buf = native::empty({keep_cols ? g.N : chunk, ckk, L}, x.dtype(), x.device());
-  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
-    const int64_t nb = std::min(chunk, g.N - n0);
-    char* c0 = bytes(buf) + (keep_cols ? static_cast<size_t>(n0) * col_step : 0);
-    if (col_step) im2col_images(x.device(), a, nb, bytes(x) + n0 * in_step, c0);
-    conv_forward_chunk(c0, w, b, y, g, n0, nb);
-  }
-  if (keep_cols) cols = buf;
+  Tensor kept = keep_cols ? native::empty({g.N, ckk, L}, x.dtype(), x.device()) : Tensor();
+  for_each_chunk(x.device(), g.N, chunk, [&](int64_t first, int64_t last) {
+    // Each thread's own columns where they are not kept.
+    Tensor scratch = keep_cols ? Tensor() : native::empty({chunk, ckk, L}, x.dtype(), x.device());
+    for (int64_t n0 = first; n0 < last; n0 += chunk) {
+      const int64_t nb = std::min(chunk, g.N - n0);
+      char* c0 = keep_cols ? bytes(kept) + static_cast<size_t>(n0) * col_step : bytes(scratch);
+      if (col_step) im2col_images(x.device(), a, nb, bytes(x) + n0 * in_step, c0);
+      conv_forward_chunk(c0, w, b, y, g, n0, nb);
+    }
+  });
+  if (keep_cols) cols = kept;
   return y;
 }
 
@@ -225,16 +246,18 @@ Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom&
   }
   const int64_t chunk = images_per_chunk(g, w.device(), w.element_size());
   Tensor gx = native::zeros({g.N, g.C, g.H, g.W}, w.dtype(), w.device());
-  Tensor gcols = native::empty({chunk, ckk, L}, w.dtype(), w.device());
   const Im2ColArgs im = window_args(g, w.dtype(), g.C);
   const size_t es = w.element_size();
   const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es;
   const size_t gy_step = static_cast<size_t>(g.O * L) * es;
-  for (int64_t n0 = 0; n0 < g.N; n0 += chunk) {
-    const int64_t nb = std::min(chunk, g.N - n0);
-    conv_input_cols(w, bytes(gy) + static_cast<size_t>(n0) * gy_step, gcols.data_ptr(), g, nb);
-    col2im_images(w.device(), im, nb, gcols.data_ptr(), bytes(gx) + n0 * im_step);
-  }
+  for_each_chunk(w.device(), g.N, chunk, [&](int64_t first, int64_t last) {
+    Tensor gcols = native::empty({chunk, ckk, L}, w.dtype(), w.device());  // this thread's scratch
+    for (int64_t n0 = first; n0 < last; n0 += chunk) {
+      const int64_t nb = std::min(chunk, g.N - n0);
+      conv_input_cols(w, bytes(gy) + static_cast<size_t>(n0) * gy_step, gcols.data_ptr(), g, nb);
+      col2im_images(w.device(), im, nb, gcols.data_ptr(), bytes(gx) + n0 * im_step);
+    }
+  });
   return gx;
 }
 

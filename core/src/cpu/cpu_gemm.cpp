@@ -29,6 +29,7 @@
 #include "cpu/parallel_for.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
+#include "wick/core/intra_op_parallel.h"
 
 namespace wick::cpu {
 
@@ -72,7 +73,8 @@ void CpuBackend::gemm(const GemmArgs& g) {
     WICK_FAIL_T(TypeError, "matmul: expected float32 or float64 operands, got {}", g.dtype);
   const int budget = blas_on_budget();  // Note [GEMMs on wick's threads]
   const int64_t macs = g.batch * g.m * g.n * g.k;
-  const int64_t most = budget > 1 ? std::min<int64_t>(budget, macs / kMacsPerBlock) : 1;
+  // In a parallel region the threads already share work one level up (Note [Parallel regions]).
+  const int64_t most = budget > 1 && !in_parallel_region() ? std::min<int64_t>(budget, macs / kMacsPerBlock) : 1;
   if (g.batch >= 2 && most >= 2 && entries_disjoint(g)) {
     // Whole entries per block.
     const int64_t blocks = std::min(most, g.batch);

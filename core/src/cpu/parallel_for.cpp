@@ -18,6 +18,7 @@
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
 #include "wick/core/flush_denormal.h"
+#include "wick/core/intra_op_parallel.h"
 #include "wick/core/trace.h"
 
 namespace wick::cpu {
@@ -190,4 +191,33 @@ void parallel_for_body(int64_t n, int64_t grain, const RangeBody& body) {
 
 namespace wick {
 int intra_op_helper_threads() { return cpu::helpers().size(); }
+
+bool in_parallel_region() { return cpu::t_is_helper; }
+
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
+  if (end <= begin) return;
+  // The body runs in a region on every thread, the caller's included, even when nothing splits
+  // (Note [Parallel regions]).
+  // ... and under the caller's CPU device, as a lent piece runs (its budget decides how OpenBLAS
+  // is set up for a GEMM in the body).
+  const Device device = current_cpu_device();
+  const auto in_region = [&](int64_t b, int64_t e) {
+    const bool was = std::exchange(cpu::t_is_helper, true);
+    const Device prev = detail::exchange_current_cpu_device(device);
+    try {
+      f(begin + b, begin + e);
+    } catch (...) {
+      detail::exchange_current_cpu_device(prev);
+      cpu::t_is_helper = was;
+      throw;
+    }
+    detail::exchange_current_cpu_device(prev);
+    cpu::t_is_helper = was;
+  };
+  if (cpu::t_is_helper) {  // nested: inline
+    in_region(0, end - begin);
+    return;
+  }
+  cpu::parallel_for(end - begin, std::max<int64_t>(grain, 1), in_region);
+}
 }  // namespace wick
