@@ -1,13 +1,13 @@
 // conv2d's image chunks on the intra-op threads (Note [Parallel regions],
 // core/include/wick/core/intra_op_parallel.h; for_each_chunk in nn/src/conv_ops.cpp): the forward
-// and the input gradient give the same bits at every budget, with or without an idle device thread
+// and both gradients give the same bits at every budget, with or without an idle device thread
 // lending a hand, run after run; and wick::parallel_for's region rules hold on every thread. Runs
 // under ThreadSanitizer in CI (.ci/run's tsan pass runs test_nn).
 #include <wick/wick.h>
 
+#include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
-#include <algorithm>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -58,16 +58,21 @@ std::vector<std::vector<float>> run(const Conv& c, int budget, bool lender) {
   Tensor x = randn(c.x).requires_grad_(true);
   Tensor w = randn(c.w);
   Tensor b = randn({c.w[0]});
+  // Without the weight's gradient each thread im2cols into its own scratch; with it the columns
+  // are kept for the weight gradient's partial sums.
   Tensor y = F::conv2d(x, w, b, c.stride, c.pad, 1, c.groups);
   Tensor r = randn(y.sizes());
   wick::sum(wick::mul(y, r)).backward();
+  Tensor w2 = w.detach().requires_grad_(true);
+  Tensor y2 = F::conv2d(x.detach(), w2, b, c.stride, c.pad, 1, c.groups);
+  wick::sum(wick::mul(y2, r)).backward();
   reset_intra_op_threads();
-  return {y.to_vector<float>(), x.grad().to_vector<float>()};
+  return {y.to_vector<float>(), x.grad().to_vector<float>(), y2.to_vector<float>(), w2.grad().to_vector<float>()};
 }
 
 }  // namespace
 
-TEST_CASE("conv2d chunks: the forward and the input gradient have the same bits at every budget, lent or not") {
+TEST_CASE("conv2d chunks: the forward and both gradients have the same bits at every budget, lent or not") {
   ResetBudgets reset;
   for (const Conv& c : convs()) {
     INFO(c.name);
@@ -79,6 +84,8 @@ TEST_CASE("conv2d chunks: the forward and the input gradient have the same bits 
           const auto got = run(c, budget, lender);
           CHECK(got[0] == one[0]);
           CHECK(got[1] == one[1]);
+          CHECK(got[2] == one[0]);
+          CHECK(got[3] == one[3]);
         }
   }
 }
@@ -87,12 +94,20 @@ TEST_CASE("conv2d chunks: float64 results match one image at a time") {
   ResetBudgets reset;
   set_intra_op_threads(kCPU, 2);
   manual_seed(3);
-  Tensor x = randn({23, 3, 11, 9}, kFloat64), w = randn({5, 3, 3, 3}, kFloat64), b = randn({5}, kFloat64);
+  Tensor x = randn({23, 3, 11, 9}, kFloat64), b = randn({5}, kFloat64);
+  Tensor w = randn({5, 3, 3, 3}, kFloat64).requires_grad_(true);
   Tensor y = F::conv2d(x, w, b, 1, 1);
+  Tensor r = randn(y.sizes(), kFloat64);
+  wick::sum(wick::mul(y, r)).backward();
+  Tensor gw_sum = wick::zeros({5, 3, 3, 3}, kFloat64);
   for (int64_t n = 0; n < 23; ++n) {
-    Tensor one = F::conv2d(x.narrow(0, n, 1), w, b, 1, 1);  // a single image: one chunk, no region
-    CHECK_ALLCLOSE(y.narrow(0, n, 1), one, 1e-12, 1e-12);
+    Tensor wn = w.detach().requires_grad_(true);
+    Tensor one = F::conv2d(x.narrow(0, n, 1), wn, b, 1, 1);  // a single image: one chunk, no region
+    CHECK_ALLCLOSE(y.narrow(0, n, 1).detach(), one.detach(), 1e-12, 1e-12);
+    wick::sum(wick::mul(one, r.narrow(0, n, 1))).backward();
+    gw_sum = gw_sum + wn.grad();
   }
+  CHECK_ALLCLOSE(w.grad(), gw_sum, 1e-12, 1e-12);
 }
 
 TEST_CASE("wick::parallel_for: the body runs in a region, under the caller's device, on every thread") {
