@@ -263,9 +263,9 @@ Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom&
 
 // Note [Batched conv weight gradient]
 // gw = sum_n gy[n] @ cols[n]^T. The CPU accumulates image after image (beta = 1), N x G GEMMs of
-// batch 1 that each keep their sum in cache: into one partial sum per chunk of images (Note
-// [conv2d in image chunks]), the chunks on the intra-op threads, and the partials are then summed
-// in chunk order. Other devices would pay a launch per GEMM, so
+// batch 1 that each keep their sum in cache: into one partial sum per run of images (up to 8
+// runs, cut by the shape alone), the runs on the intra-op threads, and the partials are then
+// summed in order. Other devices would pay a launch per GEMM, so
 // they write each image's product into partials [nb, O, Cg*kk] (G strided-batched GEMMs over a
 // chunk of nb images) and sum the partials over the images (one reduction, whose order is fixed,
 // Note [Reductions] in docs/cuda.md). A chunk's partials are at most kPartialBytes; chunk sums
@@ -318,34 +318,37 @@ Tensor conv_weight_grad_native(const Tensor& cols, const Tensor& gy, const ConvG
   if (gw.numel() == 0 || L == 0 || g.N == 0) return gw;
   Backend& be = backend(gy.device());
   const size_t es = gy.element_size();
-  // Several chunks of images: one partial sum per chunk, each accumulated image after image on
-  // whichever thread takes the chunk, then the partials summed in chunk order (Note [Batched conv
-  // weight gradient]). The chunks depend only on the shape, so the bits do too.
+  // Several chunks of images: the images split into up to kWeightGradParts runs, one partial sum
+  // each, accumulated image after image on whichever thread takes the run, then the partials
+  // summed in order (Note [Batched conv weight gradient]). The runs depend only on the shape, so
+  // the bits do too.
+  constexpr int64_t kWeightGradParts = 8;
   const int64_t chunk = images_per_chunk(g, gy.device(), es);
-  const int64_t chunks = (g.N + chunk - 1) / chunk;
-  if (chunks > 1) {
-    Tensor partials = native::empty({chunks, g.O, gkk}, gy.dtype(), gy.device());
-    for_each_chunk(gy.device(), g.N, chunk, [&](int64_t first, int64_t last) {
-      for (int64_t n = first; n < last; ++n)
-        for (int64_t j = 0; j < g.G; ++j) {
-          GemmArgs a{};
-          a.dtype = gy.dtype();
-          a.batch = 1;
-          a.m = g.Og();
-          a.n = gkk;
-          a.k = L;
-          a.a = bytes(gy) + static_cast<size_t>((n * g.O + j * g.Og()) * L) * es;
-          a.lda = L;
-          a.trans_a = false;
-          a.b = bytes(cols) + static_cast<size_t>(n * ckk * L + j * gkk * L) * es;
-          a.ldb = L;
-          a.trans_b = true;
-          a.c = bytes(partials) + static_cast<size_t>((n / chunk) * g.O * gkk + j * g.Og() * gkk) * es;
-          a.ldc = gkk;
-          a.alpha = 1.0;
-          a.beta = n % chunk == 0 ? 0.0 : 1.0;
-          be.gemm(a);
-        }
+  const int64_t parts = std::min((g.N + chunk - 1) / chunk, kWeightGradParts);
+  if (parts > 1) {
+    Tensor partials = native::empty({parts, g.O, gkk}, gy.dtype(), gy.device());
+    wick::parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
+      for (int64_t p = p0; p < p1; ++p)
+        for (int64_t n = g.N * p / parts; n < g.N * (p + 1) / parts; ++n)
+          for (int64_t j = 0; j < g.G; ++j) {
+            GemmArgs a{};
+            a.dtype = gy.dtype();
+            a.batch = 1;
+            a.m = g.Og();
+            a.n = gkk;
+            a.k = L;
+            a.a = bytes(gy) + static_cast<size_t>((n * g.O + j * g.Og()) * L) * es;
+            a.lda = L;
+            a.trans_a = false;
+            a.b = bytes(cols) + static_cast<size_t>(n * ckk * L + j * gkk * L) * es;
+            a.ldb = L;
+            a.trans_b = true;
+            a.c = bytes(partials) + static_cast<size_t>(p * g.O * gkk + j * g.Og() * gkk) * es;
+            a.ldc = gkk;
+            a.alpha = 1.0;
+            a.beta = n == g.N * p / parts ? 0.0 : 1.0;
+            be.gemm(a);
+          }
     });
     return native::view(native::reduce(ReduceOp::Sum, partials, {0}, false), {g.O, g.Cg(), g.kh, g.kw});
   }
