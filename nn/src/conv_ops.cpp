@@ -318,65 +318,45 @@ Tensor conv_weight_grad_native(const Tensor& cols, const Tensor& gy, const ConvG
   if (gw.numel() == 0 || L == 0 || g.N == 0) return gw;
   Backend& be = backend(gy.device());
   const size_t es = gy.element_size();
+  // out [O, gkk] = sum over the images [first, last) of gy[n] @ cols[n]^T, image after image.
+  const auto accumulate = [&](int64_t first, int64_t last, char* out) {
+    for (int64_t n = first; n < last; ++n)
+      for (int64_t j = 0; j < g.G; ++j) {
+        GemmArgs a{};
+        a.dtype = gy.dtype();
+        a.batch = 1;
+        a.m = g.Og();
+        a.n = gkk;
+        a.k = L;
+        a.a = bytes(gy) + static_cast<size_t>((n * g.O + j * g.Og()) * L) * es;
+        a.lda = L;
+        a.trans_a = false;
+        a.b = bytes(cols) + static_cast<size_t>(n * ckk * L + j * gkk * L) * es;
+        a.ldb = L;
+        a.trans_b = true;
+        a.c = out + static_cast<size_t>(j * g.Og() * gkk) * es;
+        a.ldc = gkk;
+        a.alpha = 1.0;
+        a.beta = n == first ? 0.0 : 1.0;
+        be.gemm(a);
+      }
+  };
   // Several chunks of images: the images split into up to kWeightGradParts runs, one partial sum
-  // each, accumulated image after image on whichever thread takes the run, then the partials
-  // summed in order (Note [Batched conv weight gradient]). The runs depend only on the shape, so
-  // the bits do too.
+  // each, accumulated on whichever thread takes the run, then the partials summed in order (Note
+  // [Batched conv weight gradient]). The runs depend only on the shape, so the bits do too.
   constexpr int64_t kWeightGradParts = 8;
   const int64_t chunk = images_per_chunk(g, gy.device(), es);
   const int64_t parts = std::min((g.N + chunk - 1) / chunk, kWeightGradParts);
-  if (parts > 1) {
-    Tensor partials = native::empty({parts, g.O, gkk}, gy.dtype(), gy.device());
-    wick::parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
-      for (int64_t p = p0; p < p1; ++p)
-        for (int64_t n = g.N * p / parts; n < g.N * (p + 1) / parts; ++n)
-          for (int64_t j = 0; j < g.G; ++j) {
-            GemmArgs a{};
-            a.dtype = gy.dtype();
-            a.batch = 1;
-            a.m = g.Og();
-            a.n = gkk;
-            a.k = L;
-            a.a = bytes(gy) + static_cast<size_t>((n * g.O + j * g.Og()) * L) * es;
-            a.lda = L;
-            a.trans_a = false;
-            a.b = bytes(cols) + static_cast<size_t>(n * ckk * L + j * gkk * L) * es;
-            a.ldb = L;
-            a.trans_b = true;
-            a.c = bytes(partials) + static_cast<size_t>(p * g.O * gkk + j * g.Og() * gkk) * es;
-            a.ldc = gkk;
-            a.alpha = 1.0;
-            a.beta = n == g.N * p / parts ? 0.0 : 1.0;
-            be.gemm(a);
-          }
-    });
-    return native::view(native::reduce(ReduceOp::Sum, partials, {0}, false), {g.O, g.Cg(), g.kh, g.kw});
+  if (parts <= 1) {
+    accumulate(0, g.N, bytes(gw));
+    return gw;
   }
-  for (int64_t n = 0; n < g.N; ++n) {
-    for (int64_t j = 0; j < g.G; ++j) {
-      GemmArgs a{};
-      a.dtype = gy.dtype();
-      a.batch = 1;
-      a.m = g.Og();
-      a.n = gkk;
-      a.k = L;
-      a.a = bytes(gy) + static_cast<size_t>((n * g.O + j * g.Og()) * L) * es;
-      a.lda = L;
-      a.stride_a = 0;
-      a.trans_a = false;
-      a.b = bytes(cols) + static_cast<size_t>(n * ckk * L + j * gkk * L) * es;
-      a.ldb = L;
-      a.stride_b = 0;
-      a.trans_b = true;
-      a.c = bytes(gw) + static_cast<size_t>(j * g.Og() * gkk) * es;
-      a.ldc = gkk;
-      a.stride_c = 0;
-      a.alpha = 1.0;
-      a.beta = n == 0 ? 0.0 : 1.0;
-      be.gemm(a);
-    }
-  }
-  return gw;
+  Tensor partials = native::empty({parts, g.O, gkk}, gy.dtype(), gy.device());
+  wick::parallel_for(0, parts, 1, [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p)
+      accumulate(g.N * p / parts, g.N * (p + 1) / parts, bytes(partials) + static_cast<size_t>(p * g.O * gkk) * es);
+  });
+  return native::view(native::reduce(ReduceOp::Sum, partials, {0}, false), {g.O, g.Cg(), g.kh, g.kw});
 }
 
 }  // namespace
