@@ -121,15 +121,16 @@ int64_t images_per_chunk(const ConvGeom& g, Device d, size_t element_size) {
 }
 
 // Calls f(first, last) over the images [0, n) in runs of whole chunks of `chunk` images (first a
-// multiple of chunk). With more than one chunk on a CPU device the chunks go to the device's
-// intra-op threads, each thread taking whole chunks: a chunk's im2col, GEMM and bias are each too
-// small to split well, and the chunk's columns stay in the cache of the core that wrote them. The
-// body then runs in a parallel region (Note [Parallel regions]), so its GEMMs are single OpenBLAS
-// calls whichever thread runs them and whatever the budget: the bits depend only on the shape.
+// multiple of chunk). With more than one chunk (only on the CPU: images_per_chunk gives other
+// devices the whole batch) the chunks go to the intra-op threads, each thread taking whole
+// chunks: a chunk's im2col, GEMM and bias are each too small to split well, and the chunk's
+// columns stay in the cache of the core that wrote them. The body then runs in a parallel region (Note [Parallel
+// regions]), so its GEMMs are single OpenBLAS calls whichever thread runs them and whatever the budget: the bits depend
+// only on the shape.
 template <typename F>
-void for_each_chunk(Device d, int64_t n, int64_t chunk, F&& f) {
+void for_each_chunk(int64_t n, int64_t chunk, F&& f) {
   const int64_t chunks = (n + chunk - 1) / chunk;
-  if (chunks <= 1 || !d.is_cpu()) {
+  if (chunks <= 1) {
     f(int64_t{0}, n);
     return;
   }
@@ -194,7 +195,7 @@ Tensor conv_forward_native(const Tensor& x, const Tensor& w, const Tensor& b, co
   const size_t es = x.element_size();
   const size_t in_step = static_cast<size_t>(g.C * g.H * g.W) * es, col_step = static_cast<size_t>(ckk * L) * es;
   Tensor kept = keep_cols ? native::empty({g.N, ckk, L}, x.dtype(), x.device()) : Tensor();
-  for_each_chunk(x.device(), g.N, chunk, [&](int64_t first, int64_t last) {
+  for_each_chunk(g.N, chunk, [&](int64_t first, int64_t last) {
     // Each thread's own columns where they are not kept.
     Tensor scratch = keep_cols ? Tensor() : native::empty({chunk, ckk, L}, x.dtype(), x.device());
     for (int64_t n0 = first; n0 < last; n0 += chunk) {
@@ -250,7 +251,7 @@ Tensor conv_input_grad_native(const Tensor& gy, const Tensor& w, const ConvGeom&
   const size_t es = w.element_size();
   const size_t im_step = static_cast<size_t>(g.C * g.H * g.W) * es;
   const size_t gy_step = static_cast<size_t>(g.O * L) * es;
-  for_each_chunk(w.device(), g.N, chunk, [&](int64_t first, int64_t last) {
+  for_each_chunk(g.N, chunk, [&](int64_t first, int64_t last) {
     Tensor gcols = native::empty({chunk, ckk, L}, w.dtype(), w.device());  // this thread's scratch
     for (int64_t n0 = first; n0 < last; n0 += chunk) {
       const int64_t nb = std::min(chunk, g.N - n0);

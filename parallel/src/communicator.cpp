@@ -237,20 +237,11 @@ class LocalCommunicator final : public Communicator {
     }
   }
 
-  void reduce_bucket(const std::vector<std::vector<Tensor>>& pieces, const Tensor& flat) override {
-    std::vector<Tensor> outs;
-    int64_t offset = 0;
-    for (const Tensor& p : pieces.empty() ? std::vector<Tensor>{} : pieces[0]) {
-      outs.push_back(native::narrow(flat, 0, offset, p.numel()));
-      offset += p.numel();
-    }
-    reduce_bucket_each(pieces, outs);
-  }
-
   // The host path splits the whole bucket's range (every tensor's elements, back to back) over
   // the devices' threads at once, as broadcast_bucket does: the split then falls where the next
   // broadcast's and the optimizer's fall (Note [Claimed parts]), not at each tensor's middle.
   void reduce_bucket_each(const std::vector<std::vector<Tensor>>& pieces, const std::vector<Tensor>& outs) override {
+    if (outs.empty()) return;
     bool host = true;
     std::vector<Device> devices;
     std::vector<int64_t> sizes;
@@ -261,10 +252,10 @@ class LocalCommunicator final : public Communicator {
     }
     for (const auto& list : pieces)
       for (const Tensor& t : list) {
-        host = host && host_contiguous(t) && !outs.empty() && t.dtype() == outs[0].dtype();
+        host = host && host_contiguous(t) && t.dtype() == outs[0].dtype();
         devices.push_back(t.device());
       }
-    if (host && !outs.empty()) {  // the columns' sums, split over the devices' threads
+    if (host) {  // the columns' sums, split over the devices' threads
       with_host_type(outs[0].dtype(), [&]<typename T>() {
         detail::split_over_cpu_devices(devices, total(sizes), 64 / sizeof(T), [&](int64_t b, int64_t e) {
           std::vector<const T*> column(pieces.size());

@@ -14,26 +14,15 @@
 #include "wick/core/cpu_threads.h"
 
 using namespace wick;
+using wick::test::ResetBudgets;
 using wick::test::values;
 
 namespace {
 
-const Device kCpu1("cpu:1");
-
-// Forgets every budget when the case ends.
-struct ResetBudgets {
-  ~ResetBudgets() { reset_intra_op_threads(); }
-};
-
 // f() with cpu:0's budget at `budget` (0: none, one OpenBLAS call), and, with `lender`, cpu:1
 // budgeted and idle, so that its worker may run blocks.
 Tensor with_budget(int budget, bool lender, const std::function<Tensor()>& f) {
-  reset_intra_op_threads();
-  if (budget > 0) set_intra_op_threads(kCPU, budget);
-  if (lender) {
-    set_intra_op_threads(kCpu1, 1);
-    REQUIRE(wick::test::wait_until_idle(kCpu1));
-  }
+  REQUIRE(wick::test::budget_with_lender(budget, lender));
   Tensor out = f();
   reset_intra_op_threads();
   return out;

@@ -19,6 +19,7 @@
 #include "wick/core/device_threads.h"
 
 using namespace wick;
+using wick::test::ResetBudgets;
 using wick::test::wait_until_idle;
 
 namespace {
@@ -26,18 +27,6 @@ namespace {
 const Device kCpu1("cpu:1"), kCpu2("cpu:2");
 constexpr int64_t kGrain = 1000;
 constexpr int64_t kItems = 64 * kGrain;
-
-// Forgets every budget when the case ends.
-struct ResetBudgets {
-  ~ResetBudgets() { reset_intra_op_threads(); }
-};
-
-// cpu:0 (the caller's device) and cpu:1 get a budget of one thread; cpu:1's worker is idle.
-bool cpu0_with_idle_cpu1() {
-  set_intra_op_threads(kCPU, 1);
-  set_intra_op_threads(kCpu1, 1);
-  return wait_until_idle(kCpu1);
-}
 
 // The threads that ran pieces of one parallel_for, and the devices current in them.
 struct Seen {
@@ -69,7 +58,7 @@ bool wait_for_two_threads(Seen& seen) {
 
 TEST_CASE("lent threads: an idle budgeted device's worker runs pieces of the caller's kernel as the caller's device") {
   ResetBudgets reset;
-  REQUIRE(cpu0_with_idle_cpu1());
+  REQUIRE(wick::test::budget_with_lender(1, true));
   const auto caller = std::this_thread::get_id();
   Seen seen;
   std::vector<int> hits(kItems, 0);
@@ -124,7 +113,7 @@ TEST_CASE("lent threads: a device worker's own kernels do not borrow") {
 
 TEST_CASE("lent threads: an exception in a lent piece reaches the caller, and the lender keeps working") {
   ResetBudgets reset;
-  REQUIRE(cpu0_with_idle_cpu1());
+  REQUIRE(wick::test::budget_with_lender(1, true));
   const auto caller = std::this_thread::get_id();
   Seen seen;
   std::atomic<bool> lent{false};

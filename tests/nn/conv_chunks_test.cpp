@@ -22,15 +22,9 @@
 
 using namespace wick;
 namespace F = wick::nn::F;
-using wick::test::values;
+using wick::test::ResetBudgets;
 
 namespace {
-
-const Device kCpu1("cpu:1");
-
-struct ResetBudgets {
-  ~ResetBudgets() { reset_intra_op_threads(); }
-};
 
 struct Conv {
   const char* name;
@@ -48,12 +42,7 @@ std::vector<Conv> convs() {
 // The output and the input gradient of one conv, in float32, with cpu:0's budget at `budget`
 // and, with `lender`, cpu:1 budgeted and idle so that its worker may take chunks.
 std::vector<std::vector<float>> run(const Conv& c, int budget, bool lender) {
-  reset_intra_op_threads();
-  if (budget > 0) set_intra_op_threads(kCPU, budget);
-  if (lender) {
-    set_intra_op_threads(kCpu1, 1);
-    REQUIRE(wick::test::wait_until_idle(kCpu1));
-  }
+  REQUIRE(wick::test::budget_with_lender(budget, lender));
   manual_seed(7);
   Tensor x = randn(c.x).requires_grad_(true);
   Tensor w = randn(c.w);

@@ -26,6 +26,24 @@ namespace wick::cpu {
 namespace {
 
 thread_local bool t_is_helper = false;
+
+// While alive, the calling thread runs pieces as a helper (nested splits inline) under `device`,
+// as the caller of the split would: a lent worker and the body of a wick::parallel_for.
+class HelperScope {
+ public:
+  explicit HelperScope(Device device)
+      : was_helper_(std::exchange(t_is_helper, true)), prev_(detail::exchange_current_cpu_device(device)) {}
+  ~HelperScope() {
+    detail::exchange_current_cpu_device(prev_);
+    t_is_helper = was_helper_;
+  }
+  HelperScope(const HelperScope&) = delete;
+  HelperScope& operator=(const HelperScope&) = delete;
+
+ private:
+  bool was_helper_;
+  Device prev_;
+};
 std::atomic<bool> g_helpers_gone{false};  // set at exit: later kernels run inline
 
 // One parallel_for: its pieces, claimed one at a time by the caller, by helpers and by lent
@@ -154,14 +172,11 @@ Plan plan(int64_t n, int64_t grain) {
 // A lent worker's task: claims and runs the job's pieces as its device, like a helper (no nested
 // fan-out), until none is left.
 void run_lent(const std::shared_ptr<Job>& job) {
-  const bool was_helper = std::exchange(t_is_helper, true);
-  const Device prev = detail::exchange_current_cpu_device(job->device);
+  HelperScope scope(job->device);
   for (int64_t p; (p = job->parts.claim(ClaimedParts::End::Back)) >= 0;) {
     profiler::RecordScope trace_event("op", "lent piece");  // Note [Tracer]
     job->parts.run(p);
   }
-  detail::exchange_current_cpu_device(prev);
-  t_is_helper = was_helper;
 }
 
 }  // namespace
@@ -197,22 +212,12 @@ bool in_parallel_region() { return cpu::t_is_helper; }
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function<void(int64_t, int64_t)>& f) {
   if (end <= begin) return;
   // The body runs in a region on every thread, the caller's included, even when nothing splits
-  // (Note [Parallel regions]).
-  // ... and under the caller's CPU device, as a lent piece runs (its budget decides how OpenBLAS
-  // is set up for a GEMM in the body).
+  // (Note [Parallel regions]), and under the caller's CPU device, as a lent piece runs (its budget
+  // decides how OpenBLAS is set up for a GEMM in the body).
   const Device device = current_cpu_device();
   const auto in_region = [&](int64_t b, int64_t e) {
-    const bool was = std::exchange(cpu::t_is_helper, true);
-    const Device prev = detail::exchange_current_cpu_device(device);
-    try {
-      f(begin + b, begin + e);
-    } catch (...) {
-      detail::exchange_current_cpu_device(prev);
-      cpu::t_is_helper = was;
-      throw;
-    }
-    detail::exchange_current_cpu_device(prev);
-    cpu::t_is_helper = was;
+    cpu::HelperScope scope(device);
+    f(begin + b, begin + e);
   };
   if (cpu::t_is_helper) {  // nested: inline
     in_region(0, end - begin);
