@@ -124,9 +124,9 @@ int64_t images_per_chunk(const ConvGeom& g, Device d, size_t element_size) {
 // multiple of chunk). With more than one chunk (only on the CPU: images_per_chunk gives other
 // devices the whole batch) the chunks go to the intra-op threads, each thread taking whole
 // chunks: a chunk's im2col, GEMM and bias are each too small to split well, and the chunk's
-// columns stay in the cache of the core that wrote them. The body then runs in a parallel region (Note [Parallel
-// regions]), so its GEMMs are single OpenBLAS calls whichever thread runs them and whatever the budget: the bits depend
-// only on the shape.
+// columns stay in the cache of the core that wrote them. The body then runs in a parallel region
+// (Note [Parallel regions]), so its GEMMs are single OpenBLAS calls whichever thread runs them and
+// whatever the budget: the bits depend only on the shape.
 template <typename F>
 void for_each_chunk(int64_t n, int64_t chunk, F&& f) {
   const int64_t chunks = (n + chunk - 1) / chunk;

@@ -16,17 +16,9 @@
 using namespace wick;
 using wick::test::ResetBudgets;
 using wick::test::values;
+using wick::test::with_budget;
 
 namespace {
-
-// f() with cpu:0's budget at `budget` (0: none, one OpenBLAS call), and, with `lender`, cpu:1
-// budgeted and idle, so that its worker may run blocks.
-Tensor with_budget(int budget, bool lender, const std::function<Tensor()>& f) {
-  REQUIRE(wick::test::budget_with_lender(budget, lender));
-  Tensor out = f();
-  reset_intra_op_threads();
-  return out;
-}
 
 // Each product's shape picks one way of cutting: more rows than columns (row blocks), more
 // columns (16-column blocks, n not a multiple of 16), transposed operands, and a batch of

@@ -89,6 +89,55 @@ TEST_CASE("conv2d in image chunks and groups matches a direct convolution, forwa
   }
 }
 
+// The shapes whose columns are shifted copies of the input plane (stride 1, output rows as wide as
+// the input's: Note [Shifted-plane im2col], core/src/cpu/cpu_backend.cpp), and the edges of that
+// path: taller than wide padding, rows that fall off the plane, a 1-pixel-wide image, dilation.
+TEST_CASE("conv2d with stride 1 and same-width rows matches a direct convolution, forward and weight gradient",
+          "[nn][conv]") {
+  struct Geometry {
+    int64_t h, w, kh, kw, ph, pw, dh, dw;
+  };
+  for (const Geometry& t :
+       {Geometry{7, 6, 3, 3, 1, 1, 1, 1}, Geometry{7, 6, 3, 3, 0, 1, 1, 1}, Geometry{5, 9, 5, 5, 2, 2, 1, 1},
+        Geometry{6, 7, 3, 3, 2, 2, 2, 2}, Geometry{1, 1, 3, 3, 1, 1, 1, 1}, Geometry{2, 1, 3, 3, 1, 1, 1, 1},
+        Geometry{4, 5, 3, 1, 2, 0, 1, 1}, Geometry{3, 4, 5, 3, 3, 1, 1, 1}}) {
+    const int64_t n = 2, c = 3, o = 2;
+    const int64_t oh = t.h + 2 * t.ph - t.dh * (t.kh - 1), ow = t.w + 2 * t.pw - t.dw * (t.kw - 1);
+    REQUIRE(ow == t.w);
+    const auto xv = pattern(static_cast<size_t>(n * c * t.h * t.w), 7);
+    const auto wv = pattern(static_cast<size_t>(o * c * t.kh * t.kw), 8);
+    const auto rv = pattern(static_cast<size_t>(n * o * std::max<int64_t>(oh, 0) * ow), 9);
+    Tensor x = wick::tensor(xv, {n, c, t.h, t.w}, kFloat64);
+    Tensor wt = wick::tensor(wv, {o, c, t.kh, t.kw}, kFloat64).requires_grad_(true);
+    Tensor y = F::conv2d(x, wt, {}, 1, nn::Int2(t.ph, t.pw), nn::Int2(t.dh, t.dw));
+    REQUIRE(y.sizes() == IntArrayRef({n, o, oh, ow}));
+    wick::sum(wick::mul(y, wick::tensor(rv, {n, o, oh, ow}, kFloat64))).backward();
+    std::vector<double> y_want, gw_want(wv.size(), 0.0);
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t q = 0; q < o; ++q)
+        for (int64_t i = 0; i < oh; ++i)
+          for (int64_t j = 0; j < ow; ++j) {
+            const double r = rv[static_cast<size_t>(((b * o + q) * oh + i) * ow + j)];
+            double acc = 0;
+            for (int64_t ch = 0; ch < c; ++ch)
+              for (int64_t a = 0; a < t.kh; ++a)
+                for (int64_t e = 0; e < t.kw; ++e) {
+                  const int64_t hh = i - t.ph + a * t.dh, ww = j - t.pw + e * t.dw;
+                  if (hh < 0 || hh >= t.h || ww < 0 || ww >= t.w) continue;
+                  const size_t wi = static_cast<size_t>(((q * c + ch) * t.kh + a) * t.kw + e);
+                  const double xval = xv[static_cast<size_t>(((b * c + ch) * t.h + hh) * t.w + ww)];
+                  acc += wv[wi] * xval;
+                  gw_want[wi] += xval * r;
+                }
+            y_want.push_back(acc);
+          }
+    INFO("input " << t.h << "x" << t.w << " kernel " << t.kh << "x" << t.kw << " padding " << t.ph << "," << t.pw
+                  << " dilation " << t.dh << "," << t.dw);
+    check_close(values(y), y_want, "forward");
+    check_close(values(wt.grad()), gw_want, "weight gradient");
+  }
+}
+
 TEST_CASE("conv2d groups: checks, module shape and printing", "[nn][conv]") {
   Tensor x = wick::zeros({1, 4, 5, 5}, kFloat64);
   CHECK_THROWS_WITH(F::conv2d(x, wick::ones({6, 4, 3, 3}, kFloat64), {}, 1, 0, 1, 2),

@@ -2,6 +2,7 @@
 // Waiting for a CPU device's worker to sit idle, and setting budgets, for the tests of lent threads
 // (Note [Idle device threads lend a hand], core/src/cpu/parallel_for.h).
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <thread>
 
@@ -38,6 +39,16 @@ inline bool budget_with_lender(int budget, bool lender) {
   if (!lender) return true;
   set_intra_op_threads(Device("cpu:1"), 1);
   return wait_until_idle(Device("cpu:1"));
+}
+
+/// f() under budget_with_lender(budget, lender) (a failed REQUIRE when cpu:1 did not become
+/// idle); every budget is forgotten again before it returns f's result.
+template <class F>
+auto with_budget(int budget, bool lender, F&& f) {
+  REQUIRE(budget_with_lender(budget, lender));
+  auto out = f();
+  reset_intra_op_threads();
+  return out;
 }
 
 }  // namespace wick::test

@@ -20,6 +20,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/parallel_for.h"
 #include "cpu/window.h"
+#include "wick/core/cpu_multiversion.h"
 #include "wick/core/error.h"
 
 namespace wick::cpu {
@@ -98,15 +99,17 @@ void max_pool_plane_tiled(const PoolGeometry g, const T* plane, T* __restrict ou
 }
 
 // 16-byte vectors of T (GCC/Clang vector extensions: SSE2 on x86-64, NEON on AArch64), the
-// integer lanes of the same width for masks, and the split of 2N consecutive values into the
-// N at even positions and the N at odd ones.
+// integer lanes of the same width for masks, N int64 lanes for positions, and the split of 2N
+// consecutive values into the N at even positions and the N at odd ones.
 template <typename T>
 struct Lanes;
 template <>
 struct Lanes<float> {
   using V = float __attribute__((vector_size(16)));
   using M = int32_t __attribute__((vector_size(16)));
+  using I = int64_t __attribute__((vector_size(32)));  // N positions
   static constexpr int N = 4;
+  static I iota() { return I{0, 1, 2, 3}; }
   static V evens(V a, V b) { return __builtin_shufflevector(a, b, 0, 2, 4, 6); }
   static V odds(V a, V b) { return __builtin_shufflevector(a, b, 1, 3, 5, 7); }
 };
@@ -114,7 +117,9 @@ template <>
 struct Lanes<double> {
   using V = double __attribute__((vector_size(16)));
   using M = int64_t __attribute__((vector_size(16)));
+  using I = int64_t __attribute__((vector_size(16)));  // N positions
   static constexpr int N = 2;
+  static I iota() { return I{0, 1}; }
   static V evens(V a, V b) { return __builtin_shufflevector(a, b, 0, 2); }
   static V odds(V a, V b) { return __builtin_shufflevector(a, b, 1, 3); }
 };
@@ -127,12 +132,16 @@ struct Lanes<double> {
 // last outputs that fill no whole vector are done by one more vector ending at the row's end,
 // which computes some outputs a second time, with the same result. A [64, 16, 28, 28] pool
 // takes 0.54 ms against 2.3 for max_pool_plane_tiled, whose selections form one dependent
-// chain per output.
+// chain per output. Built for SSE2, AVX2 and AVX-512 (Note [CPU multiversioning]), with the
+// positions computed on int64 vectors too: 0.18 ms against 0.31 for the SSE2 build with a
+// scalar loop for the positions (14th session, against 0.07 ms to copy the input).
 template <typename T>
-void max_pool_plane_2x2(const PoolGeometry g, const T* plane, T* __restrict out, int64_t* __restrict indices) {
+WICK_CPU_MULTIVERSION void max_pool_plane_2x2(const PoolGeometry g, const T* plane, T* __restrict out,
+                                              int64_t* __restrict indices) {
   using L = Lanes<T>;
   using V = typename L::V;
   using M = typename L::M;
+  using I = typename L::I;
   constexpr int N = L::N;
   const int64_t W = g.W, OW = g.OW;
   if (OW < N) return max_pool_plane_tiled<T>(g, plane, out, indices);
@@ -159,10 +168,11 @@ void max_pool_plane_2x2(const PoolGeometry g, const T* plane, T* __restrict out,
         tap = (codes[k] & take) | (tap & ~take);
       }
       std::memcpy(best_row + ow, &best, sizeof(V));
-      for (int i = 0; i < N; ++i) {
-        const int64_t t = static_cast<int64_t>(tap[i]);
-        at_row[ow + i] = 2 * oh * W + 2 * (ow + i) + (t >> 1) * W + (t & 1);
-      }
+      // The positions, on whole vectors too: tap t of window ow + i is at row 2 oh + (t >> 1),
+      // column 2 (ow + i) + (t & 1).
+      const I t = __builtin_convertvector(tap, I);
+      const I at = (2 * oh * W + 2 * ow) + 2 * L::iota() + (-(t >> 1) & W) + (t & 1);  // t >> 1 is 0 or 1
+      std::memcpy(at_row + ow, &at, sizeof(I));
       next = ow + N;
     }
   }

@@ -15,8 +15,9 @@
 // clone fails). The AVX-512 clone keeps GCC's default 256-bit vectors; its gain is in division
 // and square root: the fused Adam loop over 670k float32 elements took 134 us against 250 us
 // with AVX2 on the 12th session's AMD Zen 5. Used on the contiguous elementwise loops
-// (core/src/cpu/cpu_elementwise.cpp), the fused optimizer loops (core/src/cpu/cpu_optim.cpp) and
-// the local communicator's sums (parallel/src/communicator.cpp).
+// (core/src/cpu/cpu_elementwise.cpp), the fused optimizer loops (core/src/cpu/cpu_optim.cpp),
+// the reductions' inner loops (core/src/cpu/reduce_rows.h), 2x2 max pooling
+// (core/src/cpu/cpu_pool.cpp) and the local communicator's sums (parallel/src/communicator.cpp).
 // Off (one baseline version) for other compilers and architectures, and under the sanitizers,
 // whose run-time setup and IFUNC resolvers do not mix.
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
