@@ -12,9 +12,9 @@
 // round is reported, with each figure's ratio to the baseline. OpenBLAS runs single-threaded in
 // every configuration (a budgeted device's GEMMs run on wick's threads), so no configuration
 // leaves spinning OpenBLAS workers behind to slow the next one. Usage:
-//   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K]
-//   (defaults 5 rounds, 20 steps, both models, every configuration; K = 1, 2 or 3 in the order above
-//   runs that one alone, for profiling)
+//   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K] [--batch B]
+//   (defaults 5 rounds, 20 steps, both models, every configuration, batch 128; K = 1, 2 or 3 in the
+//   order above runs that one alone, for profiling; DataParallel gives each device half of B)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -39,7 +39,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr int64_t kBatch = 128;
+int64_t g_batch = 128;  // --batch
 const Device kCpu0("cpu:0"), kCpu1("cpu:1");
 
 std::shared_ptr<nn::Module> make_mlp() {
@@ -62,8 +62,8 @@ class Trainer {
     model_ = net_;
     if (c.data_parallel) model_ = std::make_shared<parallel::DataParallel>(net_, std::vector<Device>{kCpu0, kCpu1});
     opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
-    x_ = randn({kBatch, 1, 28, 28});
-    y_ = randint(0, 10, {kBatch});
+    x_ = randn({g_batch, 1, 28, 28});
+    y_ = randint(0, 10, {g_batch});
   }
   // Images per second over `steps` steps.
   double run(int steps) {
@@ -81,7 +81,7 @@ class Trainer {
       (void)loss.item<float>();
     }
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    return static_cast<double>(steps * kBatch) / s;
+    return static_cast<double>(steps * g_batch) / s;
   }
 
  private:
@@ -109,6 +109,8 @@ int main(int argc, char** argv) {
       only = argv[i + 1];
     else if (!std::strcmp(argv[i], "--config"))
       only_config = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--batch"))
+      g_batch = std::max(2, std::atoi(argv[i + 1]));
   }
   set_flush_denormal(true);  // as the demo (Note [Denormals])
   std::vector<Config> configs{{"1 device, 1 thread", false, 1},
@@ -124,11 +126,14 @@ int main(int argc, char** argv) {
   const std::vector<Model> models{{"cnn", "CNN (conv16-conv32-fc128)", [] { return fashion::make_net(); }},
                                   {"mlp", "MLP (784-512-512-10)", make_mlp}};
   std::printf("batch %lld, Adam, %d rounds of %d steps (median round), load average %s at start\n",
-              static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
-  std::printf(
-      "a cache line moves between CPUs 0 and 1 in %.0f ns (tens: a shared cache; 150 or more: none, and "
-      "the two-thread rows pay for every byte the threads pass each other)\n",
-      wick_bench::cache_line_handoff_ns());
+              static_cast<long long>(g_batch), rounds, steps, loadavg().c_str());
+  if (const double handoff = wick_bench::cache_line_handoff_ns(); handoff >= 0)
+    std::printf(
+        "a cache line moves between CPUs 0 and 1 in %.0f ns (tens: a shared cache; 150 or more: none, and "
+        "the two-thread rows pay for every byte the threads pass each other)\n",
+        handoff);
+  else
+    std::printf("cache-line handoff not measured: this process may not run on both CPUs 0 and 1\n");
   for (const Model& m : models) {
     if (!only.empty() && std::string(m.key) != only) continue;
     std::vector<std::unique_ptr<Trainer>> trainers;

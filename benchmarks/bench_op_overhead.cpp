@@ -110,14 +110,51 @@ void BM_max_pool2d_64x16x28x28(benchmark::State& state) {
 }
 BENCHMARK(BM_max_pool2d_64x16x28x28);
 
-void BM_baseline_copy_64x16x28x28(benchmark::State& state) {
-  Tensor x = randn({64, 16, 28, 28});
+// A copy of a tensor of `shape` (random values): the memory-traffic bound beside the pooling,
+// the sums and the batch draw.
+void BM_baseline_copy(benchmark::State& state, std::vector<int64_t> shape) {
+  Tensor x = rand(shape);
   for (auto _ : state) {
     Tensor y = x.clone();
     benchmark::DoNotOptimize(y.impl());
   }
 }
-BENCHMARK(BM_baseline_copy_64x16x28x28);
+BENCHMARK_CAPTURE(BM_baseline_copy, 64x16x28x28, std::vector<int64_t>{64, 16, 28, 28});
+BENCHMARK_CAPTURE(BM_baseline_copy, 128x16x28x28, std::vector<int64_t>{128, 16, 28, 28});
+BENCHMARK_CAPTURE(BM_baseline_copy, 64x784, std::vector<int64_t>{64, 784});
+
+// Sums over leading and outer dimensions, as gradients of broadcast biases and the partial sums
+// of conv2d's weight gradient make them (one thread): [64, 32, 144] over dim 0, [128, 512] over
+// dim 0 (a Linear bias), [128, 16, 28, 28] over dims 0, 2, 3 (a conv bias; against
+// BM_baseline_copy/128x16x28x28).
+void BM_sum(benchmark::State& state, std::vector<int64_t> shape, std::vector<int64_t> dims) {
+  manual_seed(0);
+  Tensor x = randn(shape);
+  for (auto _ : state) {
+    Tensor y = sum(x, dims);
+    benchmark::DoNotOptimize(y.impl());
+  }
+}
+BENCHMARK_CAPTURE(BM_sum, dim0_64x32x144, std::vector<int64_t>{64, 32, 144}, std::vector<int64_t>{0});
+BENCHMARK_CAPTURE(BM_sum, dim0_128x512, std::vector<int64_t>{128, 512}, std::vector<int64_t>{0});
+BENCHMARK_CAPTURE(BM_sum, conv_bias_128x16x28x28, std::vector<int64_t>{128, 16, 28, 28}, std::vector<int64_t>{0, 2, 3});
+
+// A batch of 64 rows drawn at random from a [60000, 784] float32 data set (188 MB, the size of
+// Fashion-MNIST's training images), as the demo draws its batches (against
+// BM_baseline_copy/64x784, a copy of the same number of contiguous bytes).
+void BM_index_select_batch_64_of_60000x784(benchmark::State& state) {
+  manual_seed(0);
+  Tensor data = rand({60000, 784});
+  Tensor perm = argsort(rand({60000}));  // a random permutation
+  int64_t at = 0;
+  for (auto _ : state) {
+    if (at + 64 > 60000) at = 0;
+    Tensor batch = data.index_select(0, perm.narrow(0, at, 64));
+    at += 64;
+    benchmark::DoNotOptimize(batch.impl());
+  }
+}
+BENCHMARK(BM_index_select_batch_64_of_60000x784);
 
 }  // namespace
 

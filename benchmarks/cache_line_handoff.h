@@ -17,13 +17,15 @@
 namespace wick_bench {
 
 /// The median of 5 runs of `rounds` round trips between this thread and a new one, pinned to
-/// CPUs 0 and 1 where the process may run there: nanoseconds per one-way handoff. Restores the
-/// caller's CPU affinity afterwards.
+/// CPUs 0 and 1: nanoseconds per one-way handoff. Restores the caller's CPU affinity afterwards.
+/// Returns a negative value, measuring nothing, where the process may not run on both CPUs 0
+/// and 1 (taskset, cgroups): two spinning threads on one CPU would hand over once per time slice.
 inline double cache_line_handoff_ns(int rounds = 100000) {
   cpu_set_t saved;
-  const bool have_saved = pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0;
+  if (pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) != 0 || !CPU_ISSET(0, &saved) ||
+      !CPU_ISSET(1, &saved))
+    return -1.0;
   const auto pin = [&](int cpu) {
-    if (!have_saved || !CPU_ISSET(cpu, &saved)) return;  // not ours to use: stay unpinned
     cpu_set_t one;
     CPU_ZERO(&one);
     CPU_SET(cpu, &one);
@@ -50,7 +52,7 @@ inline double cache_line_handoff_ns(int rounds = 100000) {
     ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / (2.0 * rounds);
     other.join();
   }
-  if (have_saved) pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+  pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
   std::sort(runs, runs + 5);
   return runs[2];
 }

@@ -43,9 +43,9 @@ for b in d["benchmarks"]:
 PY
 }
 declare -A wick
-wick[adam]=$(wick_ms BM_TrainStepAdam)
-wick[sgd]=$(wick_ms BM_TrainStepSGD)
-wick[forward]=$(wick_ms BM_Forward)
+wick[adam]=$(wick_ms BM_TrainStepAdam/64/)
+wick[sgd]=$(wick_ms BM_TrainStepSGD/64/)
+wick[forward]=$(wick_ms BM_Forward/64/)
 
 declare -A torch
 while read -r name ms; do torch[$name]=$ms; done < <(/usr/bin/python3 "$root/benchmarks/train_step_pytorch.py" --threads "$threads")
