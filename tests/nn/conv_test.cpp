@@ -90,9 +90,11 @@ TEST_CASE("conv2d in image chunks and groups matches a direct convolution, forwa
 }
 
 // The shapes whose columns are shifted copies of the input plane (stride 1, output rows as wide as
-// the input's: Note [Shifted-plane im2col], core/src/cpu/cpu_backend.cpp), and the edges of that
-// path: taller than wide padding, rows that fall off the plane, a 1-pixel-wide image, dilation.
-TEST_CASE("conv2d with stride 1 and same-width rows matches a direct convolution, forward and weight gradient",
+// the input's: Note [Shifted-plane im2col] and Note [Shifted-plane col2im],
+// core/src/cpu/cpu_backend.cpp), and the edges of that path: taller than wide padding, rows that
+// fall off the plane, a 1-pixel-wide image, dilation, more than one group of 64 rows, and more
+// than 8 wrapped columns per row (col2im's row loop).
+TEST_CASE("conv2d with stride 1 and same-width rows matches a direct convolution, forward and both gradients",
           "[nn][conv]") {
   struct Geometry {
     int64_t h, w, kh, kw, ph, pw, dh, dw;
@@ -100,19 +102,20 @@ TEST_CASE("conv2d with stride 1 and same-width rows matches a direct convolution
   for (const Geometry& t :
        {Geometry{7, 6, 3, 3, 1, 1, 1, 1}, Geometry{7, 6, 3, 3, 0, 1, 1, 1}, Geometry{5, 9, 5, 5, 2, 2, 1, 1},
         Geometry{6, 7, 3, 3, 2, 2, 2, 2}, Geometry{1, 1, 3, 3, 1, 1, 1, 1}, Geometry{2, 1, 3, 3, 1, 1, 1, 1},
-        Geometry{4, 5, 3, 1, 2, 0, 1, 1}, Geometry{3, 4, 5, 3, 3, 1, 1, 1}}) {
+        Geometry{4, 5, 3, 1, 2, 0, 1, 1}, Geometry{3, 4, 5, 3, 3, 1, 1, 1}, Geometry{70, 3, 3, 3, 1, 1, 1, 1},
+        Geometry{3, 20, 1, 3, 0, 9, 1, 9}}) {
     const int64_t n = 2, c = 3, o = 2;
     const int64_t oh = t.h + 2 * t.ph - t.dh * (t.kh - 1), ow = t.w + 2 * t.pw - t.dw * (t.kw - 1);
     REQUIRE(ow == t.w);
     const auto xv = pattern(static_cast<size_t>(n * c * t.h * t.w), 7);
     const auto wv = pattern(static_cast<size_t>(o * c * t.kh * t.kw), 8);
     const auto rv = pattern(static_cast<size_t>(n * o * std::max<int64_t>(oh, 0) * ow), 9);
-    Tensor x = wick::tensor(xv, {n, c, t.h, t.w}, kFloat64);
+    Tensor x = wick::tensor(xv, {n, c, t.h, t.w}, kFloat64).requires_grad_(true);
     Tensor wt = wick::tensor(wv, {o, c, t.kh, t.kw}, kFloat64).requires_grad_(true);
     Tensor y = F::conv2d(x, wt, {}, 1, nn::Int2(t.ph, t.pw), nn::Int2(t.dh, t.dw));
     REQUIRE(y.sizes() == IntArrayRef({n, o, oh, ow}));
     wick::sum(wick::mul(y, wick::tensor(rv, {n, o, oh, ow}, kFloat64))).backward();
-    std::vector<double> y_want, gw_want(wv.size(), 0.0);
+    std::vector<double> y_want, gw_want(wv.size(), 0.0), gx_want(xv.size(), 0.0);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t q = 0; q < o; ++q)
         for (int64_t i = 0; i < oh; ++i)
@@ -125,9 +128,10 @@ TEST_CASE("conv2d with stride 1 and same-width rows matches a direct convolution
                   const int64_t hh = i - t.ph + a * t.dh, ww = j - t.pw + e * t.dw;
                   if (hh < 0 || hh >= t.h || ww < 0 || ww >= t.w) continue;
                   const size_t wi = static_cast<size_t>(((q * c + ch) * t.kh + a) * t.kw + e);
-                  const double xval = xv[static_cast<size_t>(((b * c + ch) * t.h + hh) * t.w + ww)];
-                  acc += wv[wi] * xval;
-                  gw_want[wi] += xval * r;
+                  const size_t xi = static_cast<size_t>(((b * c + ch) * t.h + hh) * t.w + ww);
+                  acc += wv[wi] * xv[xi];
+                  gw_want[wi] += xv[xi] * r;
+                  gx_want[xi] += wv[wi] * r;
                 }
             y_want.push_back(acc);
           }
@@ -135,6 +139,7 @@ TEST_CASE("conv2d with stride 1 and same-width rows matches a direct convolution
                   << " dilation " << t.dh << "," << t.dw);
     check_close(values(y), y_want, "forward");
     check_close(values(wt.grad()), gw_want, "weight gradient");
+    check_close(values(x.grad()), gx_want, "input gradient");
   }
 }
 

@@ -421,8 +421,59 @@ void im2col_channel(const WindowGeometry g, const T* __restrict im, T* __restric
     }
 }
 
+// Note [Shifted-plane col2im]
+// The reverse of Note [Shifted-plane im2col]: with stride 1 and output rows as wide as input
+// rows, tap (ki, kj) adds its block into the plane shifted by off_h * W + off_w, so the whole
+// block from its first valid position to its last is one vectorized loop. The columns outside
+// [lo, hi) of each row wrap into a neighbouring row's border, at places this tap never adds to
+// otherwise; their values are saved before the loop and put back after it, so every value's bits
+// are those of the row-by-row loop (same taps, same order). A group of at most 64 rows is done at
+// a time, so the saved values fit in a small buffer on the stack; with more than 8 wrapped
+// columns per row (wide dilations) the row loop runs instead.
+template <typename T>
+WICK_CPU_MULTIVERSION bool col2im_channel_shifted(const WindowGeometry g, const T* __restrict col, T* __restrict im) {
+  constexpr int64_t kRows = 64, kWrapped = 8;
+  const int64_t L = g.OH * g.OW;
+  for (int64_t ki = 0; ki < g.KH; ++ki)
+    for (int64_t kj = 0; kj < g.KW; ++kj) {
+      const int64_t off_w = kj * g.DW - g.PW;
+      int64_t lo, hi;
+      valid_outputs(g.W, g.OW, 1, off_w, lo, hi);
+      if (lo < hi && g.OW - (hi - lo) > kWrapped) return false;  // checked before any tap has added
+    }
+  for (int64_t ki = 0; ki < g.KH; ++ki)
+    for (int64_t kj = 0; kj < g.KW; ++kj) {
+      const T* __restrict block = col + (ki * g.KW + kj) * L;
+      const int64_t off_h = ki * g.DH - g.PH, off_w = kj * g.DW - g.PW, shift = off_h * g.W + off_w;
+      int64_t lo, hi;
+      valid_outputs(g.W, g.OW, 1, off_w, lo, hi);
+      const int64_t rlo = std::clamp<int64_t>(-off_h, 0, g.OH), rhi = std::clamp<int64_t>(g.H - off_h, rlo, g.OH);
+      if (rlo == rhi || lo == hi) continue;
+      const int64_t first = rlo * g.OW + lo, last = (rhi - 1) * g.OW + hi;  // [first, last): what is added
+      for (int64_t r0 = rlo; r0 < rhi; r0 += kRows) {
+        const int64_t p0 = std::max(first, r0 * g.OW), p1 = std::min(last, (r0 + kRows) * g.OW);
+        T saved[kRows * kWrapped];
+        int64_t where[kRows * kWrapped];
+        int64_t n = 0;
+        for (int64_t oh = r0; oh < std::min(r0 + kRows, rhi); ++oh) {
+          for (int64_t ow = 0; ow < lo; ++ow)
+            if (const int64_t p = oh * g.OW + ow; p >= p0 && p < p1) where[n++] = p + shift;
+          for (int64_t ow = hi; ow < g.OW; ++ow)
+            if (const int64_t p = oh * g.OW + ow; p >= p0 && p < p1) where[n++] = p + shift;
+        }
+        for (int64_t i = 0; i < n; ++i) saved[i] = im[where[i]];
+        T* __restrict dst = im + (p0 + shift);
+        const T* __restrict src = block + p0;
+        for (int64_t i = 0; i < p1 - p0; ++i) dst[i] += src[i];
+        for (int64_t i = 0; i < n; ++i) im[where[i]] = saved[i];
+      }
+    }
+  return true;
+}
+
 template <typename T>
 void col2im_channel(const WindowGeometry g, const T* __restrict col, T* __restrict im) {
+  if (g.SH == 1 && g.SW == 1 && g.OW == g.W && col2im_channel_shifted<T>(g, col, im)) return;
   const int64_t L = g.OH * g.OW;
   for (int64_t ki = 0; ki < g.KH; ++ki)
     for (int64_t kj = 0; kj < g.KW; ++kj) {
