@@ -354,8 +354,9 @@ void CpuBackend::scatter_add(const KernelTensor& out, int64_t dim, const KernelT
 // im2col/col2im walk one row of columns at a time: the padding part of a row is zeroed (or
 // skipped), and the valid part is a plain loop with no bounds checks. Rows are short (a 14x14
 // output: 14 values), so these are inline loops, not memcpy/memset calls, and each channel's
-// loop takes the geometry by value (WindowGeometry in window.h). im2col with stride 1 and rows as
-// wide as the input's copies whole shifted planes instead (Note [Shifted-plane im2col]).
+// loop takes the geometry by value (WindowGeometry in window.h). With stride 1 and rows as wide
+// as the input's, both move whole shifted planes instead (Note [Shifted-plane im2col], Note
+// [Shifted-plane col2im]).
 namespace {
 // Note [Shifted-plane im2col]
 // With stride 1 and output rows as wide as input rows (a "same" convolution: 3x3 with padding 1),
