@@ -367,28 +367,44 @@ namespace {
 // row. The values are those of the row-by-row loop. conv2 of the demo's CNN (16 channels, 14 x
 // 14) took 14 us per image row by row (144 rows of 14 values, each with its bounds) and 11.6 us
 // so, in a traced step; the CNN's forward at batch 64 went from 2.65 to 2.32 ms.
+// Tap (ki, kj) of a stride-1 window whose output rows are as wide as the input's (the two
+// shifted-plane Notes): output position p and input position p + shift go together; the valid
+// outputs are the columns [lo, hi) of the rows [rlo, rhi), so [first, last) is the run from the
+// first valid position to the last (empty() when there is none).
+struct ShiftedTap {
+  int64_t shift, lo, hi, rlo, rhi, first, last;
+  bool empty() const { return rlo == rhi || lo == hi; }
+};
+inline ShiftedTap shifted_tap(const WindowGeometry& g, int64_t ki, int64_t kj) {
+  ShiftedTap t{};
+  const int64_t off_h = ki * g.DH - g.PH, off_w = kj * g.DW - g.PW;
+  t.shift = off_h * g.W + off_w;
+  valid_outputs(g.W, g.OW, 1, off_w, t.lo, t.hi);
+  t.rlo = std::clamp<int64_t>(-off_h, 0, g.OH);
+  t.rhi = std::clamp<int64_t>(g.H - off_h, t.rlo, g.OH);
+  t.first = t.rlo * g.OW + t.lo;
+  t.last = (t.rhi - 1) * g.OW + t.hi;
+  return t;
+}
+
 template <typename T>
 void im2col_channel_shifted(const WindowGeometry g, const T* __restrict im, T* __restrict col) {
   const int64_t L = g.OH * g.OW;
   for (int64_t ki = 0; ki < g.KH; ++ki)
     for (int64_t kj = 0; kj < g.KW; ++kj) {
       T* __restrict block = col + (ki * g.KW + kj) * L;
-      const int64_t off_h = ki * g.DH - g.PH, off_w = kj * g.DW - g.PW;
-      int64_t lo, hi;
-      valid_outputs(g.W, g.OW, 1, off_w, lo, hi);
-      const int64_t rlo = std::clamp<int64_t>(-off_h, 0, g.OH), rhi = std::clamp<int64_t>(g.H - off_h, rlo, g.OH);
-      if (rlo == rhi || lo == hi) {
+      const ShiftedTap t = shifted_tap(g, ki, kj);
+      if (t.empty()) {
         std::fill(block, block + L, T(0));
         continue;
       }
-      const int64_t first = rlo * g.OW + lo, last = (rhi - 1) * g.OW + hi;  // [first, last): what is read
-      std::memcpy(block + first, im + first + off_h * g.W + off_w, static_cast<size_t>(last - first) * sizeof(T));
-      std::fill(block, block + rlo * g.OW, T(0));
-      std::fill(block + rhi * g.OW, block + L, T(0));
-      for (int64_t oh = rlo; oh < rhi; ++oh) {
+      std::memcpy(block + t.first, im + t.first + t.shift, static_cast<size_t>(t.last - t.first) * sizeof(T));
+      std::fill(block, block + t.rlo * g.OW, T(0));
+      std::fill(block + t.rhi * g.OW, block + L, T(0));
+      for (int64_t oh = t.rlo; oh < t.rhi; ++oh) {
         T* __restrict row = block + oh * g.OW;
-        for (int64_t ow = 0; ow < lo; ++ow) row[ow] = T(0);
-        for (int64_t ow = hi; ow < g.OW; ++ow) row[ow] = T(0);
+        for (int64_t ow = 0; ow < t.lo; ++ow) row[ow] = T(0);
+        for (int64_t ow = t.hi; ow < g.OW; ++ow) row[ow] = T(0);
       }
     }
 }
@@ -435,35 +451,29 @@ template <typename T>
 WICK_CPU_MULTIVERSION bool col2im_channel_shifted(const WindowGeometry g, const T* __restrict col, T* __restrict im) {
   constexpr int64_t kRows = 64, kWrapped = 8;
   const int64_t L = g.OH * g.OW;
-  for (int64_t ki = 0; ki < g.KH; ++ki)
-    for (int64_t kj = 0; kj < g.KW; ++kj) {
-      const int64_t off_w = kj * g.DW - g.PW;
-      int64_t lo, hi;
-      valid_outputs(g.W, g.OW, 1, off_w, lo, hi);
-      if (lo < hi && g.OW - (hi - lo) > kWrapped) return false;  // checked before any tap has added
-    }
+  for (int64_t kj = 0; kj < g.KW; ++kj) {  // the wrapped columns depend on the tap's column alone
+    const ShiftedTap t = shifted_tap(g, 0, kj);
+    if (t.lo < t.hi && g.OW - (t.hi - t.lo) > kWrapped) return false;  // checked before any tap has added
+  }
   for (int64_t ki = 0; ki < g.KH; ++ki)
     for (int64_t kj = 0; kj < g.KW; ++kj) {
       const T* __restrict block = col + (ki * g.KW + kj) * L;
-      const int64_t off_h = ki * g.DH - g.PH, off_w = kj * g.DW - g.PW, shift = off_h * g.W + off_w;
-      int64_t lo, hi;
-      valid_outputs(g.W, g.OW, 1, off_w, lo, hi);
-      const int64_t rlo = std::clamp<int64_t>(-off_h, 0, g.OH), rhi = std::clamp<int64_t>(g.H - off_h, rlo, g.OH);
-      if (rlo == rhi || lo == hi) continue;
-      const int64_t first = rlo * g.OW + lo, last = (rhi - 1) * g.OW + hi;  // [first, last): what is added
-      for (int64_t r0 = rlo; r0 < rhi; r0 += kRows) {
-        const int64_t p0 = std::max(first, r0 * g.OW), p1 = std::min(last, (r0 + kRows) * g.OW);
+      const ShiftedTap t = shifted_tap(g, ki, kj);
+      if (t.empty()) continue;
+      for (int64_t r0 = t.rlo; r0 < t.rhi; r0 += kRows) {
+        const int64_t r1 = std::min(r0 + kRows, t.rhi);
+        const int64_t p0 = std::max(t.first, r0 * g.OW), p1 = std::min(t.last, r1 * g.OW);
         T saved[kRows * kWrapped];
         int64_t where[kRows * kWrapped];
         int64_t n = 0;
-        for (int64_t oh = r0; oh < std::min(r0 + kRows, rhi); ++oh) {
-          for (int64_t ow = 0; ow < lo; ++ow)
-            if (const int64_t p = oh * g.OW + ow; p >= p0 && p < p1) where[n++] = p + shift;
-          for (int64_t ow = hi; ow < g.OW; ++ow)
-            if (const int64_t p = oh * g.OW + ow; p >= p0 && p < p1) where[n++] = p + shift;
+        for (int64_t oh = r0; oh < r1; ++oh) {
+          for (int64_t ow = 0; ow < t.lo; ++ow)
+            if (const int64_t p = oh * g.OW + ow; p >= p0 && p < p1) where[n++] = p + t.shift;
+          for (int64_t ow = t.hi; ow < g.OW; ++ow)
+            if (const int64_t p = oh * g.OW + ow; p >= p0 && p < p1) where[n++] = p + t.shift;
         }
         for (int64_t i = 0; i < n; ++i) saved[i] = im[where[i]];
-        T* __restrict dst = im + (p0 + shift);
+        T* __restrict dst = im + (p0 + t.shift);
         const T* __restrict src = block + p0;
         for (int64_t i = 0; i < p1 - p0; ++i) dst[i] += src[i];
         for (int64_t i = 0; i < n; ++i) im[where[i]] = saved[i];
