@@ -23,7 +23,7 @@ GPUS := $(shell nvidia-smi -L 2>/dev/null | grep -c '^GPU ')
 RANKS ?= $(if $(filter-out 0,$(GPUS)),$(GPUS),2)
 MPIRUN := mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none
 
-.PHONY: all deps demo-deps demo-gpt-deps configure build test demo demo-ddp demo-gpt bench fuzz docs format format-check clean
+.PHONY: all deps demo-deps demo-gpt-deps configure build test demo demo-ddp demo-gpt bench fuzz docs format format-check gpu-deps clean
 
 all: build
 
@@ -91,6 +91,11 @@ docs:
 format:
 	@scripts/install-deps.sh $(FORMAT_PACKAGES)
 	@scripts/format.sh
+
+# The Debian packages a GPU machine without them needs for scripts/gpu-check.sh, into .gpu-deps
+# (docs/cuda.md, "Running the GPU check").
+gpu-deps:
+	@scripts/gpu-deps.sh fetch .gpu-deps
 
 format-check:
 	@scripts/install-deps.sh $(FORMAT_PACKAGES)
