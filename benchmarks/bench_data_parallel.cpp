@@ -7,13 +7,20 @@
 //                             each device's thread, Note [Device-parallel backward])
 //   1 device, 2 threads       cpu:0, a budget of two threads (GEMMs cut into blocks, Note [GEMMs
 //                             on wick's threads], and wick's own kernels split over both)
+//   2 separate models         the ceiling: two independent trainings of half the batch each, one
+//                             on cpu:0 and one on cpu:1, on two threads at once, each with its
+//                             own parameters and optimizer, nothing shared. DataParallel does the
+//                             same forward and backward work, and instead of two private
+//                             optimizer steps it replicates, sums the gradients across the devices
+//                             and steps one optimizer over shared state: its ratio to this row is
+//                             what sharing costs on the day's machine.
 //
 // Configurations alternate in rounds, so load from other processes hits them alike; the median
 // round is reported, with each figure's ratio to the baseline. OpenBLAS runs single-threaded in
 // every configuration (a budgeted device's GEMMs run on wick's threads), so no configuration
 // leaves spinning OpenBLAS workers behind to slow the next one. Usage:
 //   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K] [--batch B]
-//   (defaults 5 rounds, 20 steps, both models, every configuration, batch 128; K = 1, 2 or 3 in the
+//   (defaults 5 rounds, 20 steps, both models, every configuration, batch 128; K = 1 to 4 in the
 //   order above runs that one alone, for profiling; DataParallel gives each device half of B)
 #include <algorithm>
 #include <chrono>
@@ -22,6 +29,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
@@ -50,20 +58,48 @@ std::shared_ptr<nn::Module> make_mlp() {
 struct Config {
   const char* name;
   bool data_parallel;
-  int threads;  // intra-op threads per device
+  int threads;            // intra-op threads per device
+  bool separate = false;  // two independent half-batch trainings on cpu:0 and cpu:1 at once
+};
+
+// One model's training step on one device, or DataParallel's over cpu:0 and cpu:1.
+class Step {
+ public:
+  Step(const std::function<std::shared_ptr<nn::Module>()>& make, bool data_parallel, Device device, int64_t batch) {
+    manual_seed(0);
+    net_ = make();
+    net_->to(device);
+    model_ = net_;
+    if (data_parallel) model_ = std::make_shared<parallel::DataParallel>(net_, std::vector<Device>{kCpu0, kCpu1});
+    opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
+    x_ = randn({batch, 1, 28, 28}).to(device);
+    y_ = randint(0, 10, {batch}).to(device);
+  }
+  void operator()() {
+    opt_->zero_grad();
+    Tensor loss = nn::F::cross_entropy(model_->forward_tensor(x_), y_);
+    loss.backward();
+    opt_->step();
+    (void)loss.item<float>();
+  }
+
+ private:
+  std::shared_ptr<nn::Module> net_, model_;
+  std::unique_ptr<optim::Optimizer> opt_;
+  Tensor x_, y_;
 };
 
 // One configuration of one model, ready to step.
 class Trainer {
  public:
   Trainer(const std::function<std::shared_ptr<nn::Module>()>& make, const Config& c) : config_(c) {
-    manual_seed(0);
-    net_ = make();
-    model_ = net_;
-    if (c.data_parallel) model_ = std::make_shared<parallel::DataParallel>(net_, std::vector<Device>{kCpu0, kCpu1});
-    opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
-    x_ = randn({g_batch, 1, 28, 28});
-    y_ = randint(0, 10, {g_batch});
+    if (c.separate) {
+      // Two models, each with half the batch (the odd image to the first).
+      steps_.push_back(std::make_unique<Step>(make, false, kCpu0, g_batch - g_batch / 2));
+      steps_.push_back(std::make_unique<Step>(make, false, kCpu1, g_batch / 2));
+    } else {
+      steps_.push_back(std::make_unique<Step>(make, c.data_parallel, kCpu0, g_batch));
+    }
   }
   // Images per second over `steps` steps.
   double run(int steps) {
@@ -71,14 +107,17 @@ class Trainer {
     // the others (Note [Idle device threads lend a hand]), so cpu:1 has none on one device.
     reset_intra_op_threads();
     set_intra_op_threads(kCpu0, config_.threads);
-    if (config_.data_parallel) set_intra_op_threads(kCpu1, config_.threads);
+    if (config_.data_parallel || config_.separate) set_intra_op_threads(kCpu1, config_.threads);
     const auto t0 = Clock::now();
-    for (int i = 0; i < steps; ++i) {
-      opt_->zero_grad();
-      Tensor loss = nn::F::cross_entropy(model_->forward_tensor(x_), y_);
-      loss.backward();
-      opt_->step();
-      (void)loss.item<float>();
+    if (steps_.size() == 1) {
+      for (int i = 0; i < steps; ++i) (*steps_[0])();
+    } else {
+      // cpu:1's model on a thread of its own, cpu:0's on this one; both start together.
+      std::thread other([&] {
+        for (int i = 0; i < steps; ++i) (*steps_[1])();
+      });
+      for (int i = 0; i < steps; ++i) (*steps_[0])();
+      other.join();
     }
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     return static_cast<double>(steps * g_batch) / s;
@@ -86,9 +125,7 @@ class Trainer {
 
  private:
   Config config_;
-  std::shared_ptr<nn::Module> net_, model_;
-  std::unique_ptr<optim::Optimizer> opt_;
-  Tensor x_, y_;
+  std::vector<std::unique_ptr<Step>> steps_;
 };
 
 using wick_bench::loadavg;
@@ -115,7 +152,8 @@ int main(int argc, char** argv) {
   set_flush_denormal(true);  // as the demo (Note [Denormals])
   std::vector<Config> configs{{"1 device, 1 thread", false, 1},
                               {"DataParallel cpu:0,cpu:1, 1 thread each", true, 1},
-                              {"1 device, 2 threads", false, 2}};
+                              {"1 device, 2 threads", false, 2},
+                              {"2 separate models, half the batch each", false, 1, true}};
   if (only_config >= 1 && only_config <= static_cast<int>(configs.size()))
     configs = {configs[static_cast<size_t>(only_config - 1)]};
   struct Model {
@@ -154,6 +192,17 @@ int main(int argc, char** argv) {
       for (double x : ips[c]) std::printf(" %.0f", x);
       std::printf(")\n");
     }
+    // DataParallel against its ceiling, when both ran.
+    double dp = 0, ceiling = 0;
+    for (size_t c = 0; c < configs.size(); ++c) {
+      if (configs[c].data_parallel) dp = median(ips[c]);
+      if (configs[c].separate) ceiling = median(ips[c]);
+    }
+    if (dp > 0 && ceiling > 0)
+      std::printf(
+          "  DataParallel runs at %.0f%% of the 2 separate models: the replicate, the gradient sum and the\n"
+          "  optimizer step over shared state cost the rest\n",
+          100.0 * dp / ceiling);
   }
   std::printf("\nload average %s at the end\n", loadavg().c_str());
   reset_intra_op_threads();

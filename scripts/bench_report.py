@@ -151,6 +151,7 @@ def main():
         lines.append("\nreplicate: missing (bench_replicate.json)\n")
     # DataParallel throughput.
     dp_data = []
+    dp_ceiling = []  # (model, DataParallel's percent of the 2 separate models)
     handoff = None
     dp_log = os.path.join(out, "bench_data_parallel.log")
     if os.path.exists(dp_log):
@@ -163,14 +164,20 @@ def main():
                 model = line.strip()
             m = re.match(r"\s+(.+?)\s+(\d+) images/s\s+([\d.]+)x", line)
             if m and model:
-                devices = 2 if "DataParallel" in m.group(1) else 1
+                devices = 2 if "DataParallel" in m.group(1) or "separate models" in m.group(1) else 1
                 dp_data.append((model, m.group(1), devices, float(m.group(2)), float(m.group(3))))
+            c = re.match(r"\s+DataParallel runs at (\d+)% of the 2 separate models", line)
+            if c and model:
+                dp_ceiling.append((model, int(c.group(1))))
     if dp_data:
         lines.append("\n### DataParallel throughput (images/s, ratio to 1 device, 1 thread)\n")
         lines.append("| model | configuration | devices | images/s | ratio |")
         lines.append("|---|---|---|---|---|")
         for model, conf, dev, ips, r in dp_data:
             lines.append(f"| {model} | {conf} | {dev} | {ips:.0f} | {r:.2f} |")
+        for model, pct in dp_ceiling:
+            lines.append(f"\n{model}: DataParallel runs at {pct}% of two separate half-batch models (its ceiling "
+                         "here); the replicate, the gradient sum and the shared optimizer step cost the rest.")
         if handoff is not None:
             # The thresholds bench_data_parallel prints: tens of ns, a shared cache; 150 or more, none.
             if handoff < 100:
