@@ -4,7 +4,7 @@
 //   (defaults 5 rounds, 20 steps, both models)
 //
 // For the Fashion-MNIST demo's CNN (examples/fashion_mnist_net.h) and an MLP 784-512-512-10, a
-// training step (forward, cross-entropy, backward, Adam) with 128 images per worker, in three
+// training step (forward, cross-entropy, backward, Adam) with 128 images per worker, in five
 // configurations:
 //
 //   1 process, 1 thread     rank 0 alone on cpu:0, one OpenBLAS thread: the baseline
@@ -12,6 +12,9 @@
 //   DDP                     every rank, cpu:0 with one thread, 128 images per rank
 //   DDP, bucket views       the same with gradient_as_bucket_view (Note [Gradients as bucket
 //                           views]): no copy of the gradients back out of the buckets
+//   separate processes      DDP's ceiling: every rank trains a model of its own on 128 images,
+//                           at the same time, with no communication; DDP's rate as a share of
+//                           this one is what its buckets and all-reduces cost on the machine
 //
 // While rank 0 runs the single-process configurations the other ranks wait in a barrier whose
 // communication thread sleeps between polls after its first 100 ms of polling with yields (Note
@@ -53,7 +56,7 @@ std::shared_ptr<nn::Module> make_mlp() {
                         nn::Linear(512, 10));
 }
 
-enum class Kind { Single, DataParallel, Ddp, DdpBucketView };
+enum class Kind { Single, DataParallel, Ddp, DdpBucketView, Separate };
 
 // One configuration of one model, ready to step.
 class Trainer {
@@ -168,11 +171,13 @@ int main(int argc, char** argv) {
       single->run(3);  // warm-up: threads, allocator caches
       dp->run(3);
     }
-    Trainer ddp(m.make, Kind::Ddp, world), ddp_view(m.make, Kind::DdpBucketView, world);
+    Trainer ddp(m.make, Kind::Ddp, world), ddp_view(m.make, Kind::DdpBucketView, world),
+        separate(m.make, Kind::Separate, world);
     ddp.run(3);
     ddp_view.run(3);
+    separate.run(3);
     ddp.ddp()->reset_comm_stats();
-    std::vector<double> t_single, t_dp, t_ddp, t_view;
+    std::vector<double> t_single, t_dp, t_ddp, t_view, t_sep;
     for (int r = 0; r < rounds; ++r) {
       group->barrier()->wait();
       if (lead) {
@@ -183,6 +188,7 @@ int main(int argc, char** argv) {
       group->barrier()->wait();
       t_ddp.push_back(max_over_ranks(*group, ddp.run(steps)));
       t_view.push_back(max_over_ranks(*group, ddp_view.run(steps)));
+      t_sep.push_back(max_over_ranks(*group, separate.run(steps)));
     }
     const auto stats = ddp.ddp()->comm_stats();
     // The wait after backward also covers a slower rank still computing (an all-reduce cannot end
@@ -192,7 +198,8 @@ int main(int argc, char** argv) {
                               : 0;
     if (lead) {
       const double ips_single = kBatch / median(t_single), ips_dp = kBatch * world / median(t_dp),
-                   ips_ddp = kBatch * world / median(t_ddp), ips_view = kBatch * world / median(t_view);
+                   ips_ddp = kBatch * world / median(t_ddp), ips_view = kBatch * world / median(t_view),
+                   ips_sep = kBatch * world / median(t_sep);
       std::printf("\n%s\n", m.name);
       auto line = [&](const char* name, double ips, const std::vector<double>& t, int per) {
         std::printf("  %-40s %8.0f images/s  %5.2fx   (rounds, images/s:", name, ips, ips / ips_single);
@@ -203,7 +210,12 @@ int main(int argc, char** argv) {
       line(("DataParallel, " + std::to_string(world) + " CPU devices x 1 thread").c_str(), ips_dp, t_dp, world);
       line(("DDP, " + std::to_string(world) + " processes x 1 thread").c_str(), ips_ddp, t_ddp, world);
       line("  the same, gradient_as_bucket_view", ips_view, t_view, world);
+      line((std::to_string(world) + " separate processes, no communication").c_str(), ips_sep, t_sep, world);
       std::printf("  DDP vs DataParallel: %.2fx\n", ips_ddp / ips_dp);
+      std::printf(
+          "  DDP runs at %.0f%% (bucket views: %.0f%%) of the separate processes: its buckets and all-reduces cost "
+          "the rest\n",
+          100 * ips_ddp / ips_sep, 100 * ips_view / ips_sep);
       std::printf(
           "  DDP all-reduce (rank 0): %lld buckets per step, %.1f ms per step in all-reduces, %.1f ms waited "
           "after backward (slower ranks included): %.0f%% hidden behind backward\n",
@@ -217,6 +229,8 @@ int main(int argc, char** argv) {
              ", \"ddp_bucket_view_ips\": " + std::to_string(ips_view) +
              ", \"ddp_bucket_view_speedup\": " + std::to_string(ips_view / ips_single) +
              ", \"ddp_vs_data_parallel\": " + std::to_string(ips_ddp / ips_dp) +
+             ", \"separate_ips\": " + std::to_string(ips_sep) +
+             ", \"ddp_vs_separate\": " + std::to_string(ips_ddp / ips_sep) +
              ", \"allreduce_hidden_fraction\": " + std::to_string(hidden) + "}";
     }
   }
