@@ -166,10 +166,9 @@ env_of() {
   printf 'WICK_DEPS_CMAKE_ARGS=('
   printf '%q ' "${cmake[@]}"
   printf ')\n'
-  # Open MPI finds its plugins, help files and helper programs from OPAL_PREFIX; PMIx and
-  # hwloc theirs from their own variables.
-  # CMAKE_PREFIX_PATH in the environment serves the CMake runs that tests start themselves (the
-  # find_package(wick) consumer).
+  # Open MPI finds its plugins, help files and helper programs from OPAL_PREFIX, PMIx its
+  # plugins from PMIX_INSTALL_PREFIX. CMAKE_PREFIX_PATH in the environment serves the CMake runs
+  # that tests start themselves (the find_package(wick) consumer).
   local env=(
     "LD_LIBRARY_PATH=$(lib_path "$prefix")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     "OPAL_PREFIX=$prefix/usr" "PMIX_INSTALL_PREFIX=$lib/pmix2" "PATH=$prefix/usr/bin:$PATH"
