@@ -23,13 +23,13 @@
 //   (defaults 5 rounds, 20 steps, both models, every configuration, batch 128; K = 1 to 4 in the
 //   order above runs that one alone, for profiling; DataParallel gives each device half of B)
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
@@ -37,6 +37,8 @@
 #include "round_stats.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
+#include "wick/core/device_threads.h"
+#include "wick/core/error.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
 #include "wick/nn/optim/optim.h"
@@ -112,12 +114,22 @@ class Trainer {
     if (steps_.size() == 1) {
       for (int i = 0; i < steps; ++i) (*steps_[0])();
     } else {
-      // cpu:1's model on a thread of its own, cpu:0's on this one; both start together.
-      std::thread other([&] {
-        for (int i = 0; i < steps; ++i) (*steps_[1])();
-      });
+      // cpu:1's model on cpu:1's worker thread, cpu:0's on this one, as DataParallel's replicas
+      // run: the same two threads, and no idle worker left to lend itself to either model.
+      auto done = std::make_shared<WaitGroup>();
+      std::atomic<bool> failed{false};
+      done->add();
+      device_threads::queue(kCpu1)->push({0, [&, done] {
+                                            try {
+                                              for (int i = 0; i < steps; ++i) (*steps_[1])();
+                                            } catch (...) {
+                                              failed = true;
+                                            }
+                                            done->done();
+                                          }});
       for (int i = 0; i < steps; ++i) (*steps_[0])();
-      other.join();
+      done->wait();
+      WICK_CHECK(!failed, "bench_data_parallel: the model on cpu:1 failed");
     }
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     return static_cast<double>(steps * g_batch) / s;
