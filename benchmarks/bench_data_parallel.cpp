@@ -23,11 +23,11 @@
 //   (defaults 5 rounds, 20 steps, both models, every configuration, batch 128; K = 1 to 4 in the
 //   order above runs that one alone, for profiling; DataParallel gives each device half of B)
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -38,7 +38,6 @@
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
-#include "wick/core/error.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
 #include "wick/nn/optim/optim.h"
@@ -117,19 +116,19 @@ class Trainer {
       // cpu:1's model on cpu:1's worker thread, cpu:0's on this one, as DataParallel's replicas
       // run: the same two threads, and no idle worker left to lend itself to either model.
       auto done = std::make_shared<WaitGroup>();
-      std::atomic<bool> failed{false};
+      std::exception_ptr failure;  // the cpu:1 model's, rethrown here
       done->add();
       device_threads::queue(kCpu1)->push({0, [&, done] {
                                             try {
                                               for (int i = 0; i < steps; ++i) (*steps_[1])();
                                             } catch (...) {
-                                              failed = true;
+                                              failure = std::current_exception();
                                             }
                                             done->done();
                                           }});
       for (int i = 0; i < steps; ++i) (*steps_[0])();
       done->wait();
-      WICK_CHECK(!failed, "bench_data_parallel: the model on cpu:1 failed");
+      if (failure) std::rethrow_exception(failure);
     }
     const double s = std::chrono::duration<double>(Clock::now() - t0).count();
     return static_cast<double>(steps * g_batch) / s;

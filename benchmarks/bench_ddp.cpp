@@ -56,7 +56,7 @@ std::shared_ptr<nn::Module> make_mlp() {
                         nn::Linear(512, 10));
 }
 
-enum class Kind { Single, DataParallel, Ddp, DdpBucketView, Separate };
+enum class Kind { Single, DataParallel, Ddp, DdpBucketView };
 
 // One configuration of one model, ready to step.
 class Trainer {
@@ -171,8 +171,9 @@ int main(int argc, char** argv) {
       single->run(3);  // warm-up: threads, allocator caches
       dp->run(3);
     }
+    // The separate processes: every rank trains a single-process model of its own, at once.
     Trainer ddp(m.make, Kind::Ddp, world), ddp_view(m.make, Kind::DdpBucketView, world),
-        separate(m.make, Kind::Separate, world);
+        separate(m.make, Kind::Single, world);
     ddp.run(3);
     ddp_view.run(3);
     separate.run(3);

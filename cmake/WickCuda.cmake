@@ -14,14 +14,8 @@ if(NOT WICK_CUDA STREQUAL "OFF")
     endif()
     set(CMAKE_CUDA_RUNTIME_LIBRARY Shared)
     enable_language(CUDA)
-    # CMake 3.25's FindCUDAToolkit marks CUDA::nvToolsExt deprecated without checking that the
-    # target exists, and CUDA 12.9 and later ship no libnvToolsExt (NVTX 3 is header-only): the
-    # configure then fails. An empty imported target stands in for it; wick never links it.
-    file(GLOB wick_nvtoolsext "${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}/lib*/libnvToolsExt*"
-         "${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}/targets/*/lib/libnvToolsExt*")
-    if(CMAKE_VERSION VERSION_LESS 3.26 AND NOT wick_nvtoolsext AND NOT TARGET CUDA::nvToolsExt)
-      add_library(CUDA::nvToolsExt INTERFACE IMPORTED)
-    endif()
+    include(${CMAKE_CURRENT_LIST_DIR}/WickNvToolsExtStandIn.cmake)
+    wick_nvtoolsext_stand_in("${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}")
     find_package(CUDAToolkit REQUIRED)
     set(WICK_WITH_CUDA ON)
     message(STATUS "wick: CUDA backend ON (${CMAKE_CUDA_COMPILER}, architectures ${CMAKE_CUDA_ARCHITECTURES})")

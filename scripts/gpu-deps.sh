@@ -62,7 +62,8 @@ fetch() {
   local n
   n=$(ls "$dir"/*.deb | wc -l)
   echo "gpu-deps: $n packages, $(du -sh "$dir" | cut -f1), in $dir (MANIFEST lists them)"
-  [ "$n" -eq $((${#BUILD_PKGS[@]} + ${#MPI_PKGS[@]})) ] || { echo "gpu-deps: expected $((${#BUILD_PKGS[@]} + ${#MPI_PKGS[@]})) packages" >&2; exit 1; }
+  local want=$((${#BUILD_PKGS[@]} + ${#MPI_PKGS[@]}))
+  [ "$n" -eq "$want" ] || { echo "gpu-deps: expected $want packages" >&2; exit 1; }
 }
 
 # Unpacks one .deb under $2: with dpkg-deb, else (or with WICK_GPU_DEPS_NO_DPKG=1, for tests)
@@ -147,15 +148,16 @@ env_of() {
   [ $# -eq 1 ] || usage
   local prefix
   prefix=$(cd "$1" && pwd)
-  local lib=$prefix/usr/lib/$ARCH_DIR
+  local lib=$prefix/usr/lib/$ARCH_DIR path
+  path=$(lib_path "$prefix")
   local cmake=(
     "-DCMAKE_PREFIX_PATH=$prefix/usr"
     "-DWICK_OPENBLAS_LIBRARY=$lib/openblas-pthread/libopenblas.so"
     "-DWICK_CBLAS_INCLUDE_DIR=$prefix/usr/include/$ARCH_DIR/openblas-pthread"
     # ld finds the libraries that libopenblas and libmpi need (libgfortran, the Open MPI
     # runtime) through -rpath-link.
-    "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$(lib_path "$prefix")"
-    "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,$(lib_path "$prefix")"
+    "-DCMAKE_EXE_LINKER_FLAGS=-Wl,-rpath-link,$path"
+    "-DCMAKE_SHARED_LINKER_FLAGS=-Wl,-rpath-link,$path"
   )
   if [ -x "$prefix/usr/bin/orterun" ]; then
     cmake+=(
@@ -170,7 +172,7 @@ env_of() {
   # plugins from PMIX_INSTALL_PREFIX. CMAKE_PREFIX_PATH in the environment serves the CMake runs
   # that tests start themselves (the find_package(wick) consumer).
   local env=(
-    "LD_LIBRARY_PATH=$(lib_path "$prefix")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    "LD_LIBRARY_PATH=$path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     "OPAL_PREFIX=$prefix/usr" "PMIX_INSTALL_PREFIX=$lib/pmix2" "PATH=$prefix/usr/bin:$PATH"
     "CMAKE_PREFIX_PATH=$prefix/usr${CMAKE_PREFIX_PATH:+:$CMAKE_PREFIX_PATH}"
   )
