@@ -8,7 +8,7 @@
 #                                        ignores), with a MANIFEST of names and versions
 #   scripts/gpu-deps.sh unpack DIR PREFIX
 #                                        on the GPU machine: unpacks every .deb of DIR under
-#                                        PREFIX (dpkg -x, or ar and tar where dpkg is missing;
+#                                        PREFIX (dpkg -x, or ar, tar and xz where dpkg is missing;
 #                                        nothing is installed, nothing outside PREFIX is
 #                                        written), then lists the shared libraries they need
 #                                        that neither PREFIX nor the machine has

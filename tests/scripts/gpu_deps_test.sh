@@ -36,9 +36,11 @@ cc -shared -fPIC -o "$work/wickneed/usr/lib/$arch/libwickneed.so.1" -Wl,-soname,
 mkdir -p "$work/wickneed/usr/include"
 echo '#define WICK_NEED 1' >"$work/wickneed/usr/include/wickneed.h"
 mkdir -p "$work/one" "$work/both"
-dpkg-deb --root-owner-group -b "$work/wickneed" "$work/one/wickneed.deb" >/dev/null
+# xz, as Debian 12's packages are compressed (Ubuntu's dpkg-deb defaults to zstd, which the
+# ar/tar path's tar cannot open where zstd is not installed).
+dpkg-deb -Zxz --root-owner-group -b "$work/wickneed" "$work/one/wickneed.deb" >/dev/null
 cp "$work/one/wickneed.deb" "$work/both/"
-dpkg-deb --root-owner-group -b "$work/wickgiven" "$work/both/wickgiven.deb" >/dev/null
+dpkg-deb -Zxz --root-owner-group -b "$work/wickgiven" "$work/both/wickgiven.deb" >/dev/null
 
 # 1. A need that nothing provides: reported by name, exit 1.
 out=$("$deps" unpack "$work/one" "$work/p1" 2>&1)
@@ -52,11 +54,16 @@ out=$("$deps" unpack "$work/both" "$work/p2" 2>&1)
 rc=$?
 check "with its provider, nothing is missing (exit $rc: $out)" test "$rc" -eq 0
 
-# 3. Without dpkg-deb (ar and tar): the same tree, file for file.
-out=$(WICK_GPU_DEPS_NO_DPKG=1 "$deps" unpack "$work/both" "$work/p3" 2>&1)
-rc=$?
-check "the ar/tar path succeeds (exit $rc: $out)" test "$rc" -eq 0
-check "the ar/tar path unpacks what dpkg-deb does" diff -r --no-dereference "$work/p2" "$work/p3"
+# 3. Without dpkg-deb (ar and tar): the same tree, file for file. tar needs the xz program for
+# that (dpkg-deb has its own decompressor), which a minimal system may lack.
+if command -v xz >/dev/null; then
+  out=$(WICK_GPU_DEPS_NO_DPKG=1 "$deps" unpack "$work/both" "$work/p3" 2>&1)
+  rc=$?
+  check "the ar/tar path succeeds (exit $rc: $out)" test "$rc" -eq 0
+  check "the ar/tar path unpacks what dpkg-deb does" diff -r --no-dereference "$work/p2" "$work/p3"
+else
+  echo "skipped: the ar/tar path (no xz program)"
+fi
 
 # 4. env: assignments that bash evaluates, pointing at the prefix.
 eval "$("$deps" env "$work/p2")" || { echo "FAILED: env's output does not evaluate"; fail=1; }
