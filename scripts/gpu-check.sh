@@ -5,7 +5,8 @@
 # carried in .gpu-deps (scripts/gpu-deps.sh, `make gpu-deps`):
 #   1. detects the GPU architecture (nvidia-smi --query-gpu=compute_cap);
 #   2. configures a fresh build for exactly that architecture and builds, with all cores, the GPU
-#      test and benchmark executables;
+#      executables in one step (test_cuda; test_distributed_gpu with MPI; bench_cuda with Google
+#      Benchmark), going on past a failing one;
 #   3. runs every GPU test (test_cuda; test_distributed_gpu under mpirun -np 1 when MPI is
 #      installed) and the GPU benchmarks (bench_cuda);
 #   4. builds everything else and runs the rest of the ctest suite;
@@ -114,7 +115,8 @@ fi
 
 # ---- 2. configure and build ----
 GEN=()
-command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
+KEEP_GOING=(-k)  # make's: one failing target does not stop the others
+command -v ninja >/dev/null 2>&1 && { GEN=(-G Ninja); KEEP_GOING=(-k 0); }
 # A fresh build unless WICK_GPU_CHECK_REUSE=1 (a rerun after a timeout can then pick up where the
 # previous build stopped).
 [ "${WICK_GPU_CHECK_REUSE:-0}" = 1 ] || rm -rf "$BUILD"
@@ -125,9 +127,17 @@ row configure "$([ $CONFIGURE_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SEC
 
 BUILD_GPU_RC=1
 BUILD_ALL_RC=1
+# Whether the configured build has target $1 (bench_cuda needs Google Benchmark,
+# test_distributed_gpu needs MPI; naming a missing target would fail the whole build step).
+has_target() { grep -q "/$1.dir" "$BUILD/CMakeFiles/TargetDirectories.txt" 2>/dev/null; }
 if [ "$CONFIGURE_RC" -eq 0 ]; then
-  # The GPU test and benchmark first, so a broken unrelated target cannot hide GPU results.
-  run_step build-gpu 300 cmake --build "$BUILD" -j "$JOBS" --target test_cuda bench_cuda
+  # Every GPU executable first, in one build that keeps going past a failing one, so that a
+  # broken unrelated target cannot hide GPU results and no GPU target waits for a later step's
+  # share of the budget.
+  GPU_TARGETS=(test_cuda)
+  has_target bench_cuda && GPU_TARGETS+=(bench_cuda)
+  has_target test_distributed_gpu && GPU_TARGETS+=(test_distributed_gpu)
+  run_step build-gpu 300 cmake --build "$BUILD" -j "$JOBS" --target "${GPU_TARGETS[@]}" -- "${KEEP_GOING[@]}"
   BUILD_GPU_RC=$STEP_RC
   row "build (GPU targets)" "$([ $BUILD_GPU_RC -eq 0 ] && echo ok || echo FAILED)" "${STEP_SECS}s"
 fi
@@ -154,8 +164,7 @@ fi
 
 # ---- 3b. the nccl backend and DDP on CUDA: one process under mpirun (built only with MPI) ----
 TEST_NCCL_OK=1
-if [ "$CONFIGURE_RC" -eq 0 ] && grep -q "/test_distributed_gpu.dir" "$BUILD/CMakeFiles/TargetDirectories.txt" 2>/dev/null; then
-  run_step build-nccl 120 cmake --build "$BUILD" -j "$JOBS" --target test_distributed_gpu
+if [ "$CONFIGURE_RC" -eq 0 ] && has_target test_distributed_gpu; then
   if [ -x "$BUILD/tests/test_distributed_gpu" ]; then
     run_step test_nccl 120 mpirun --allow-run-as-root --oversubscribe --bind-to none \
       --mca btl_vader_single_copy_mechanism none -np 1 "$BUILD/tests/test_distributed_gpu" --durations yes
@@ -165,7 +174,7 @@ if [ "$CONFIGURE_RC" -eq 0 ] && grep -q "/test_distributed_gpu.dir" "$BUILD/CMak
     row "test_nccl (np 1)" "$status" "${detail:-no summary (exit $rc; see test_nccl.log)} (${STEP_SECS}s)"
   else
     TEST_NCCL_OK=0
-    row "test_nccl (np 1)" "NOT BUILT" "see build-nccl.log"
+    row "test_nccl (np 1)" "NOT BUILT" "see build-gpu.log"
   fi
 else
   row "test_nccl (np 1)" "NOT BUILT" "wick_distributed needs MPI (openmpi-bin libopenmpi-dev)"

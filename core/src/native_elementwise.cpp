@@ -1,4 +1,7 @@
 // Elementwise front-ends: promotion, broadcasting, output allocation, then the backend kernel.
+#include <cmath>
+
+#include "fill_value.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -40,6 +43,17 @@ bool unary_needs_float(UnaryOp op) {
       return false;
   }
 }
+// Whether `v` is an integer that int64 holds (an integral exponent keeps pow integral).
+bool double_is_int64(double v) { return double_fits_int64(v) && v == std::trunc(v); }
+
+// PyTorch refuses an integer tensor to a negative integer scalar power (integer pow of a tensor
+// exponent instead gives 0, 1 or -1: Note [Integer overflow and conversions]).
+void check_integer_power(const Tensor& a, double exponent) {
+  WICK_CHECK(exponent >= 0,
+             "pow: integers to negative integer powers are not allowed (a {} tensor of shape [{}] to the power {}); "
+             "convert the tensor to a floating type first, e.g. .to(wick::kFloat32)",
+             a.dtype(), fmt::join(a.sizes(), ", "), exponent);
+}
 }  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
@@ -54,8 +68,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
   WICK_CHECK_TYPE(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
                   "{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
                   unary_name(op));
-  if (!is_floating(dt) && (unary_needs_float(op) || (op == UnaryOp::PowScalar && p0 != static_cast<int64_t>(p0))))
-    dt = kFloat32;
+  if (!is_floating(dt) && (unary_needs_float(op) || (op == UnaryOp::PowScalar && !double_is_int64(p0)))) dt = kFloat32;
+  if (op == UnaryOp::PowScalar && !is_floating(dt)) check_integer_power(a, p0);
   Tensor in = dt == a.dtype() ? a : to(a, a.device(), dt);
   Tensor out = empty(a.sizes(), dt, a.device());
   if (out.numel()) backend(a.device()).unary(op, kernel_tensor(out), kernel_tensor(in), p0, p1);
@@ -103,17 +117,21 @@ namespace {
 // Note [Scalar operands]: a backend with the stub takes the scalar as a kernel argument (one
 // launch) when the tensor already has the op's dtype and the op needs no conversion or refusal
 // of the tensor-tensor path (integer division promotes, bool subtraction is an error).
-bool takes_scalar_kernel(BinaryOp op, const Tensor& a, DType common) {
+// An integer beyond 2^53 would round in the kernel's double (Note [Integer overflow and
+// conversions]): it takes the 0-d tensor, which full() writes exactly.
+bool takes_scalar_kernel(BinaryOp op, const Tensor& a, Scalar b, DType common) {
   return stubs::binary_scalar.find(a.device().type) && a.dtype() == common &&
-         !(op == BinaryOp::Div && !is_floating(common)) && !(common == kBool && op == BinaryOp::Sub);
+         (b.is_floating() || int64_fits_double(b.to_int())) && !(op == BinaryOp::Div && !is_floating(common)) &&
+         !(common == kBool && op == BinaryOp::Sub);
 }
 }  // namespace
 
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   WICK_CHECK(a.defined(), "{}: the input is an undefined tensor", binary_name(op));
   const DType common = result_type(a, b);
+  if (op == BinaryOp::Pow && !is_floating(common)) check_integer_power(a, b.to_double());
   // Otherwise, and where the tensor-tensor path converts or refuses, a 0-d tensor.
-  if (takes_scalar_kernel(op, a, common)) {
+  if (takes_scalar_kernel(op, a, b, common)) {
     Tensor out = empty(a.sizes(), binary_op_returns_bool(op) ? kBool : common, a.device());
     if (out.numel()) stubs::binary_scalar(a.device().type, op, kernel_tensor(out), kernel_tensor(a), b.to_double());
     return out;
@@ -144,7 +162,8 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
 void binary_(BinaryOp op, const Tensor& a, Scalar b) {
   WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", binary_name(op));
   const DType common = result_type(a, b);
-  if (!binary_op_returns_bool(op) && takes_scalar_kernel(op, a, common)) {  // Note [Scalar operands]
+  if (op == BinaryOp::Pow && !is_floating(common)) check_integer_power(a, b.to_double());
+  if (!binary_op_returns_bool(op) && takes_scalar_kernel(op, a, b, common)) {  // Note [Scalar operands]
     a.bump_version();
     if (a.numel()) stubs::binary_scalar(a.device().type, op, kernel_tensor(a), kernel_tensor(a), b.to_double());
     return;
@@ -158,7 +177,7 @@ void scaled_copy_(const Tensor& dst, const Tensor& src, double factor) {
              fmt::join(dst.sizes(), ", "), fmt::join(src.sizes(), ", "));
   WICK_CHECK_TYPE(is_floating(dst.dtype()), "scaled_copy_: expects a floating-point destination, got {}", dst.dtype());
   if (dst.dtype() != src.dtype() || dst.device() != src.device() ||
-      !takes_scalar_kernel(BinaryOp::Mul, src, src.dtype())) {
+      !takes_scalar_kernel(BinaryOp::Mul, src, Scalar(factor), src.dtype())) {
     copy_(dst, src);  // converts, moves; or a backend without the scalar stub
     binary_(BinaryOp::Mul, dst, Scalar(factor));
     return;
@@ -175,7 +194,21 @@ void fill_(const Tensor& t, Scalar v) {
              "fill_: the value {} does not fit in {} (shape [{}])", v.to_double(), t.dtype(),
              fmt::join(t.sizes(), ", "));
   t.bump_version();
-  if (t.numel()) backend(t.device()).fill(kernel_tensor(t), v.to_double());
+  fill_value(t, v);
+}
+
+void fill_value(const Tensor& t, Scalar v) {
+  if (!t.numel()) return;
+  if (!v.is_floating() && t.dtype() == kInt64 && !int64_fits_double(v.to_int())) {
+    // fill's double would round it (Note [Integer overflow and conversions]): written exactly
+    // on the host, then broadcast into t by the device's copy.
+    Tensor one = empty({}, kInt64, kCPU);
+    *one.data_ptr<int64_t>() = v.to_int();
+    const Tensor src = t.device() == kCPU ? one : to(one, t.device(), kInt64);
+    backend(t.device()).copy(kernel_tensor(t), kernel_tensor_broadcast(src, t.sizes()));
+    return;
+  }
+  backend(t.device()).fill(kernel_tensor(t), v.to_double());
 }
 
 Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
@@ -199,8 +232,15 @@ Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> m
   Tensor out = t;
   if (!is_floating(t.dtype()) && ((min && min->is_floating()) || (max && max->is_floating())))
     out = to(t, t.device(), kFloat32);
-  if (min) out = unary(UnaryOp::ClampMin, out, min->to_double());
-  if (max) out = unary(UnaryOp::ClampMax, out, max->to_double());
+  // An int64 bound beyond 2^53 would round in the kernel's double (Note [Integer overflow and
+  // conversions]): compared exactly as a 0-d tensor instead.
+  const auto exact = [&](const Scalar& s) { return s.is_floating() || int64_fits_double(s.to_int()); };
+  if (min)
+    out = exact(*min) ? unary(UnaryOp::ClampMin, out, min->to_double())
+                      : binary(BinaryOp::Maximum, out, scalar_tensor(*min, out.dtype(), out.device()));
+  if (max)
+    out = exact(*max) ? unary(UnaryOp::ClampMax, out, max->to_double())
+                      : binary(BinaryOp::Minimum, out, scalar_tensor(*max, out.dtype(), out.device()));
   if (out.is_same(t)) out = clone(t);
   return out;
 }

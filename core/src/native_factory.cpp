@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "fill_value.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/generator.h"
@@ -50,7 +51,7 @@ Tensor full(IntArrayRef shape, Scalar value, DType dtype, Device device) {
   WICK_CHECK(!value.is_floating() || !is_integral(dtype, false) || double_fits_int64(value.to_double()),
              "full: the value {} does not fit in {} (shape [{}])", value.to_double(), dtype, fmt::join(shape, ", "));
   Tensor t = empty(shape, dtype, device);
-  if (t.numel()) backend(device).fill(kernel_tensor(t), value.to_double());
+  fill_value(t, value);  // exact for every int64 (Note [Integer overflow and conversions])
   return t;
 }
 Tensor zeros(IntArrayRef shape, DType dtype, Device device) { return full(shape, 0, dtype, device); }

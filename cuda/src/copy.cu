@@ -2,6 +2,7 @@
 #include "kernels.h"
 #include "launch.cuh"
 #include "wick/core/dtype.h"
+#include "wick/core/int_math.h"
 
 namespace wick::cuda {
 
@@ -10,9 +11,9 @@ template <typename D, typename S>
 struct CastApply {
   D* out;
   const S* in;
-  __device__ __forceinline__ void operator()(int64_t i) const { out[i] = static_cast<D>(in[i]); }
+  __device__ __forceinline__ void operator()(int64_t i) const { out[i] = math::convert<D>(in[i]); }
   __device__ __forceinline__ void operator()(const int64_t (&off)[2]) const {
-    out[off[0]] = static_cast<D>(in[off[1]]);
+    out[off[0]] = math::convert<D>(in[off[1]]);
   }
 };
 }  // namespace

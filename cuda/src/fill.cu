@@ -2,6 +2,7 @@
 #include "kernels.h"
 #include "launch.cuh"
 #include "wick/core/dtype.h"
+#include "wick/core/int_math.h"
 
 namespace wick::cuda {
 
@@ -50,7 +51,7 @@ void kernels::where(const KernelTensor& out, const KernelTensor& cond, const Ker
 void kernels::fill(const KernelTensor& dst, double value) {
   const auto L = layout_of<1>({&dst});
   dispatch(dst.dtype, "fill", [&]<typename T>() {
-    detail::launch_elementwise<1>(L, FillApply<T>{reinterpret_cast<T*>(dst.data), static_cast<T>(value)});
+    detail::launch_elementwise<1>(L, FillApply<T>{reinterpret_cast<T*>(dst.data), math::convert<T>(value)});
   });
 }
 

@@ -10,6 +10,7 @@
 // fold2d call them through stubs::im2col_images / col2im_images, nn/src/conv_ops.cpp).
 #include "kernels.h"
 #include "launch.cuh"
+#include "op_device.h"
 #include "wick/core/dtype.h"
 #include "wick/core/stubs.h"
 #include "window.cuh"
@@ -81,10 +82,14 @@ Im2ColArgs over_images(const Im2ColArgs& g, int64_t images) {
   b.channels = g.channels * images;
   return b;
 }
+// The stubs' entries make the operands' device current, as CudaBackend's methods do (Note [Which
+// device runs an op]): core calls them without.
 void im2col_images(const Im2ColArgs& g, int64_t images, const void* image, void* columns) {
+  OpDevice d(columns);
   kernels::im2col(over_images(g, images), image, columns);
 }
 void col2im_images(const Im2ColArgs& g, int64_t images, const void* columns, void* image) {
+  OpDevice d(image);
   kernels::col2im(over_images(g, images), columns, image);
 }
 }  // namespace

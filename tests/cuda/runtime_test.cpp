@@ -85,6 +85,13 @@ TEST_CASE("events order streams and time work", "[cuda][runtime]") {
   // Load the fill kernel first: with lazy module loading, its first launch may wait for the
   // device, and the busy kernel would be over before b.query() is asked.
   (void)native::zeros({1000}, kFloat32, gpu());
+  // The tensor that b fills is allocated before the busy kernel starts: a fresh cudaMalloc may
+  // synchronize the device, which would end the wait before b.query() is asked.
+  Tensor queued;
+  {
+    cuda::StreamGuard on_b(b);
+    queued = native::empty({1000}, kFloat32, gpu());
+  }
   cuda::synchronize(0);
   start.record(a);
   cuda::busy_wait(a, 300000);  // 0.3 s: far longer than any launch takes to be queued
@@ -92,7 +99,7 @@ TEST_CASE("events order streams and time work", "[cuda][runtime]") {
   stop.block(b);  // b now waits for a's busy kernel
   {
     cuda::StreamGuard on_b(b);
-    Tensor queued = native::zeros({1000}, kFloat32, gpu());  // queued behind the wait
+    native::fill_(queued, Scalar(0.0));  // queued behind the wait
     CHECK_FALSE(b.query());
   }
   stop.synchronize();

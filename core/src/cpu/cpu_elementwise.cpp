@@ -7,6 +7,7 @@
 #include "cpu/loop.h"
 #include "wick/core/cpu_multiversion.h"
 #include "wick/core/generator.h"
+#include "wick/core/int_math.h"
 #include "wick/core/op_dispatch.h"
 #include "wick/core/stubs.h"
 
@@ -100,7 +101,7 @@ namespace {
 void binary_scalar(BinaryOp op, const KernelTensor& out, const KernelTensor& a, double b) {
   auto L = layout_of<2>({&out, &a});
   dispatch(a.dtype, "binary_scalar", [&]<typename T>() {
-    const T s = static_cast<T>(b);
+    const T s = math::convert<T>(b);
     dispatch_binary_op(op, [&](auto fn) {
       using R = typename decltype(fn)::template result<T>;
       R* o = reinterpret_cast<R*>(out.data);
@@ -165,11 +166,11 @@ void CpuBackend::copy(const KernelTensor& dst, const KernelTensor& src) {
         D* po = o + off[0];
         const S* ps = s + off[1];
         if (st[0] == 1 && st[1] == 1) {
-          for (int64_t i = 0; i < n; ++i) po[i] = static_cast<D>(ps[i]);
+          for (int64_t i = 0; i < n; ++i) po[i] = math::convert<D>(ps[i]);
         } else if (st[0] == 1 && st[1] == 0) {  // a broadcast row (e.g. a bias over positions)
-          std::fill(po, po + n, static_cast<D>(*ps));
+          std::fill(po, po + n, math::convert<D>(*ps));
         } else {
-          for (int64_t i = 0; i < n; ++i) po[i * st[0]] = static_cast<D>(ps[i * st[1]]);
+          for (int64_t i = 0; i < n; ++i) po[i * st[0]] = math::convert<D>(ps[i * st[1]]);
         }
       });
     });
@@ -180,7 +181,7 @@ void CpuBackend::fill(const KernelTensor& dst, double value) {
   auto L = layout_of<1>({&dst});
   dispatch(dst.dtype, "fill", [&]<typename T>() {
     T* o = reinterpret_cast<T*>(dst.data);
-    const T v = static_cast<T>(value);
+    const T v = math::convert<T>(value);
     for_each_row_parallel(L, [&](const int64_t* off, int64_t n, const int64_t* st) {
       if (st[0] == 1) {
         std::fill(o + off[0], o + off[0] + n, v);

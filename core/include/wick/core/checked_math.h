@@ -44,4 +44,11 @@ constexpr bool double_fits_int64(double v) {
   return v >= -9223372036854775808.0 && v < 9223372036854775808.0;  // false for NaN
 }
 
+/// Whether the integer `v` survives a round trip through double (|v| <= 2^53): kernels take
+/// scalars as doubles (Note [Integer overflow and conversions], int_math.h).
+constexpr bool int64_fits_double(int64_t v) {
+  constexpr int64_t kExact = int64_t{1} << 53;
+  return v >= -kExact && v <= kExact;
+}
+
 }  // namespace wick

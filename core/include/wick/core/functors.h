@@ -7,6 +7,7 @@
 
 #include "wick/core/float32_math.h"
 #include "wick/core/host_device.h"
+#include "wick/core/int_math.h"
 
 namespace wick::math {
 
@@ -54,6 +55,33 @@ WICK_HOST_DEVICE T sign(T x) {
   return static_cast<T>((T(0) < x) - (x < T(0)));
 }
 
+// x ** e: libm's pow in double for floating x; for integers PyTorch's exact integer power
+// (Note [Integer overflow and conversions]; a floating e reaches integer x only when integral,
+// the front-end promotes otherwise). bool is the int64 power's truth.
+template <typename T, typename E>
+WICK_HOST_DEVICE T pow_of(T x, E e) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(e)));
+  } else {
+    const int64_t r = int_pow(static_cast<int64_t>(x), convert<int64_t>(e));
+    if constexpr (std::is_same_v<T, bool>) {
+      return r != 0;
+    } else {
+      return static_cast<T>(r);
+    }
+  }
+}
+
+// floor(x): the identity on integers (a round trip through double would round above 2^53).
+template <typename T>
+WICK_HOST_DEVICE T floor_of(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::floor(x));
+  } else {
+    return x;
+  }
+}
+
 /// Unary functors: operator()(x, p0, p1) with two optional double parameters.
 #define WICK_UNARY(NAME, EXPR)                                       \
   struct NAME {                                                      \
@@ -64,8 +92,8 @@ WICK_HOST_DEVICE T sign(T x) {
       return EXPR;                                                   \
     }                                                                \
   };
-WICK_UNARY(Neg, static_cast<T>(-x))
-WICK_UNARY(Abs, static_cast<T>(x < T(0) ? -x : x))
+WICK_UNARY(Neg, wrapping_neg(x))
+WICK_UNARY(Abs, static_cast<T>(x < T(0) ? wrapping_neg(x) : x))
 WICK_UNARY(Exp, static_cast<T>(std::exp(x)))
 WICK_UNARY(Log, static_cast<T>(std::log(x)))
 WICK_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
@@ -78,14 +106,14 @@ WICK_UNARY(Sin, static_cast<T>(std::sin(x)))
 WICK_UNARY(Cos, static_cast<T>(std::cos(x)))
 WICK_UNARY(Sign, sign(x))
 WICK_UNARY(Reciprocal, static_cast<T>(T(1) / x))
-WICK_UNARY(Square, static_cast<T>(x* x))
+WICK_UNARY(Square, wrapping_mul(x, x))
 WICK_UNARY(Erf, static_cast<T>(std::erf(x)))
 WICK_UNARY(Log1p, static_cast<T>(std::log1p(x)))
 WICK_UNARY(Expm1, static_cast<T>(std::expm1(x)))
-WICK_UNARY(Floor, static_cast<T>(std::floor(x)))
-WICK_UNARY(PowScalar, static_cast<T>(std::pow(static_cast<double>(x), p0)))
-WICK_UNARY(ClampMin, static_cast<T>(x < static_cast<T>(p0) ? static_cast<T>(p0) : x))
-WICK_UNARY(ClampMax, static_cast<T>(x > static_cast<T>(p0) ? static_cast<T>(p0) : x))
+WICK_UNARY(Floor, floor_of(x))
+WICK_UNARY(PowScalar, pow_of(x, p0))
+WICK_UNARY(ClampMin, static_cast<T>(x < convert<T>(p0) ? convert<T>(p0) : x))
+WICK_UNARY(ClampMax, static_cast<T>(x > convert<T>(p0) ? convert<T>(p0) : x))
 WICK_UNARY(LogicalNot, static_cast<T>(!x))
 #undef WICK_UNARY
 
@@ -99,11 +127,11 @@ WICK_UNARY(LogicalNot, static_cast<T>(!x))
       return EXPR;                                       \
     }                                                    \
   };
-WICK_BINARY(Add, T, static_cast<T>(a + b))
-WICK_BINARY(Sub, T, static_cast<T>(a - b))
-WICK_BINARY(Mul, T, static_cast<T>(a* b))
+WICK_BINARY(Add, T, wrapping_add(a, b))
+WICK_BINARY(Sub, T, wrapping_sub(a, b))
+WICK_BINARY(Mul, T, wrapping_mul(a, b))
 WICK_BINARY(Div, T, static_cast<T>(a / b))
-WICK_BINARY(Pow, T, static_cast<T>(std::pow(static_cast<double>(a), static_cast<double>(b))))
+WICK_BINARY(Pow, T, pow_of(a, b))
 WICK_BINARY(Maximum, T, (a != a) ? a : ((b != b) ? b : (a > b ? a : b)))
 WICK_BINARY(Minimum, T, (a != a) ? a : ((b != b) ? b : (a < b ? a : b)))
 // relu's backward: the gradient a where the output b is positive, else 0 (one pass, no mask).
