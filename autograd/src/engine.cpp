@@ -28,9 +28,21 @@
 // * A waiting thread that is a device worker keeps running its queue, so a backward started
 //   from a hook (on any thread) cannot deadlock on its own device.
 // * queue_callback's callbacks run on the caller after the last node, in order.
+//
+// Note [Backward streams]
+// A backward's work on a device with streams is queued on the stream that was the caller's
+// current stream on that device when backward() started, whichever thread runs the node: each
+// node makes it current for its run (CurrentStreamScope) and the worker's own is restored after.
+// So backward is ordered with the caller's surrounding work exactly like any other call, as
+// parallel_apply's replicas are (Note [parallel_apply threads]). Without this, nodes run on a
+// device worker went to that thread's default stream, which a non-blocking pool stream does not
+// wait for: under a StreamGuard, they could read activations not yet written. PyTorch goes
+// further and runs each node on the stream of its forward; wick asks the forward and the
+// backward to run under the same current stream, or the caller to order them (Event).
 #include "wick/autograd/engine.h"
 
 #include <atomic>
+#include <optional>
 #include <unordered_set>
 #include <utility>
 
@@ -129,6 +141,9 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
   CurrentTask current(&gt);
   AutoGradMode mode(gt.create_graph);
   DeviceGuard guard(n->device());
+  std::optional<CurrentStreamScope> stream;  // Note [Backward streams]
+  for (const auto& [device, handle] : gt.caller_streams)
+    if (device == n->device()) stream.emplace(device, handle);
   variable_list grads = std::move(inputs).sum(n->num_outputs());
 
   detail::run_tensor_hooks(*n, grads);  // Note [Gradient hooks]
@@ -299,6 +314,14 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
         stack.push_back(e.function.get());
       }
     }
+  }
+  // The caller's streams on the graph's devices that have them (Note [Backward streams]).
+  for (const auto& [node, slot] : gt->slots) {
+    const Device d = node->device();
+    if (d.is_cpu()) continue;
+    bool seen = false;
+    for (const auto& entry : gt->caller_streams) seen = seen || entry.first == d;
+    if (!seen) gt->caller_streams.emplace_back(d, backend(d).current_stream(d));
   }
   std::vector<NodeSlot> ready;
   for (size_t i = 0; i < root_edges.size(); ++i)

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "wick/autograd/node.h"
@@ -57,6 +58,9 @@ struct GraphTask {
   TaskQueue* local_queue = nullptr;
   Device caller_device;
   int max_workers = -1;  ///< worker threads this backward may use (-1: one per device)
+  /// The caller's current stream on each non-CPU device of the graph, read when backward starts;
+  /// every node of that device runs with it current, on any thread (Note [Backward streams]).
+  std::vector<std::pair<Device, uintptr_t>> caller_streams;
 
   std::mutex mutex;  ///< guards everything below
   std::unordered_map<Node*, NodeSlot> slots;

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "support/mirror_backend.h"
 #include "wick/autograd/engine.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
@@ -184,6 +185,37 @@ TEST_CASE(
   y.register_hook([](const Tensor&) { throw Mine{}; });
   CHECK_THROWS_AS(y.to(cpu(0)).sum().backward(), Mine);
   CHECK(!x.grad().defined());
+}
+
+TEST_CASE("engine threads: nodes on a worker run with the caller's current stream of their device") {
+  // Note [Backward streams]. The mirror device (support/mirror_backend.h) keeps a stream number
+  // per thread and device, as CUDA keeps a stream; cpu:0 is the caller's device, so mirror:1's
+  // nodes run on mirror:1's worker thread.
+  const Device m1(test::mirror_device_type(), 1);
+  Backend& mirror = backend(m1);
+  Tensor x = tensor({1.0, 2.0}, TensorOptions(kFloat64)).requires_grad_();
+  Tensor y = x.to(m1) * 3.0;
+  std::thread::id ran_on;
+  uintptr_t stream_seen = 0;
+  y.register_hook([&](const Tensor& g) {
+    ran_on = std::this_thread::get_id();
+    stream_seen = backend(m1).current_stream(m1);
+    return g;
+  });
+  {
+    CurrentStreamScope on(m1, 42);
+    (y.to(cpu(0)) * y.to(cpu(0))).sum().backward({}, /*retain_graph=*/true);
+    CHECK(mirror.current_stream(m1) == 42);
+  }
+  CHECK(ran_on != std::this_thread::get_id());
+  CHECK(stream_seen == 42);
+  CHECK(x.grad().to_vector<double>() == std::vector<double>{18, 36});  // d/dx (3x)^2 = 18x
+  // The worker's own stream is back: a plain backward sees the default one.
+  x.set_grad(Tensor());
+  (y.to(cpu(0)) * y.to(cpu(0))).sum().backward();
+  CHECK(ran_on != std::this_thread::get_id());
+  CHECK(stream_seen == 0);
+  CHECK(mirror.current_stream(m1) == 0);
 }
 
 TEST_CASE("engine threads: backward from a hook (re-entrant) on the caller and on a worker") {

@@ -67,8 +67,8 @@ TEST_CASE("int64 add, sub, mul, neg, abs and square wrap modulo 2^64") {
 
 TEST_CASE("floating to int64: truncation, NaN to 0, out-of-range values saturated") {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> in = {nan, inf, -inf, 1e30, -1e30, -2.7, 2.7, 9223372036854775808.0,
-                                  -9223372036854775808.0, 9223372036854774784.0};
+  const std::vector<double> in = {
+      nan, inf, -inf, 1e30, -1e30, -2.7, 2.7, 9223372036854775808.0, -9223372036854775808.0, 9223372036854774784.0};
   const std::vector<int64_t> want = {0, kMax, kMin, kMax, kMin, -2, 2, kMax, kMin, 9223372036854774784};
   for (const Device& d : test::test_devices()) {
     CAPTURE(d);
@@ -92,7 +92,8 @@ TEST_CASE("int64 scalars beyond 2^53 stay exact in full, fill_, tensor-scalar op
   const int64_t big = (int64_t{1} << 60) + 1;  // a double would round it to 2^60
   for (const Device& d : test::test_devices()) {
     CAPTURE(d);
-    CHECK(values(full({3}, Scalar(kMax), TensorOptions().dtype(kInt64).device(d))) == std::vector<int64_t>{kMax, kMax, kMax});
+    CHECK(values(full({3}, Scalar(kMax), TensorOptions().dtype(kInt64).device(d))) ==
+          std::vector<int64_t>{kMax, kMax, kMax});
     CHECK(values(full({2}, Scalar(big), TensorOptions().dtype(kInt64).device(d))) == std::vector<int64_t>{big, big});
     Tensor t = ints({0, 0}, d);
     t.fill_(Scalar(kMin));

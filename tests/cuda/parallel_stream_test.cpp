@@ -1,8 +1,12 @@
 // parallel_apply runs each replica on the caller's current stream of its device (Note
 // [parallel_apply threads]): under a StreamGuard on a pool stream, a replica queued to the
 // device's worker thread sees that stream, its kernels are ordered with the caller's, and the
-// worker's own stream is restored afterwards.
+// worker's own stream is restored afterwards. Backward's nodes on a worker do the same (Note
+// [Backward streams]).
+#include <thread>
+
 #include "cuda_test_util.h"
+#include "wick/autograd/functions.h"
 #include "wick/cuda/stream.h"
 #include "wick/nn/module.h"
 #include "wick/parallel/parallel_apply.h"
@@ -51,4 +55,30 @@ TEST_CASE("parallel_apply: replicas run on the caller's current stream", "[cuda]
   const std::vector<std::vector<nn::Value>> plain{{nn::Value(big_cpu)}, {nn::Value(to_gpu(big_cpu))}};
   parallel::parallel_apply(modules, plain, devices);
   CHECK(gpu_probe->seen == cuda::get_current_stream(0).handle());
+}
+
+TEST_CASE("backward: nodes on cuda:0's worker run on the caller's current stream", "[cuda][autograd]") {
+  // Note [Backward streams]: the loss is moved to the CPU, so the caller works for the CPU and
+  // cuda:0's nodes run on cuda:0's worker thread, whose own stream is the default one.
+  cuda::Stream s = cuda::get_stream_from_pool(0);
+  REQUIRE(s != cuda::get_current_stream(0));
+  Tensor big = random_cpu({1 << 20}, kFloat64);
+  void* seen = nullptr;
+  std::thread::id ran_on;
+  Tensor grad_cpu;
+  {
+    cuda::StreamGuard guard(s);
+    Tensor x = to_gpu(big).requires_grad_();  // queued on s
+    Tensor y = x * 3.0;
+    y.register_hook([&](const Tensor& g) {
+      seen = cuda::get_current_stream(0).handle();
+      ran_on = std::this_thread::get_id();
+      return g;
+    });
+    (y * y).sum().to(kCPU).backward();
+    grad_cpu = to_cpu(x.grad());  // on s: ordered after the backward's kernels only if they used s
+  }
+  CHECK(ran_on != std::this_thread::get_id());
+  CHECK(seen == s.handle());
+  check_close(grad_cpu, nat::binary(BinaryOp::Mul, big, Scalar(18.0)), 1e-12, 1e-12);  // d/dx (3x)^2
 }

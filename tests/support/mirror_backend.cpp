@@ -71,8 +71,10 @@ class MirrorBackend final : public Backend {
     return current_.type == mirror_device_type() ? current_ : Device(mirror_device_type(), 0);
   }
   void synchronize(Device) override {}
-  uintptr_t current_stream(Device) override { return 0; }
-  void set_current_stream(Device, uintptr_t) override {}
+  // A stream is only a number here, current per thread and device, so that tests can check that
+  // code moving work to other threads carries the caller's (Note [Backward streams]).
+  uintptr_t current_stream(Device d) override { return streams_[index_of(d)]; }
+  void set_current_stream(Device d, uintptr_t stream) override { streams_[index_of(d)] = stream; }
   void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) override {
     cpu().unary(op, out, in, p0, p1);
   }
@@ -129,11 +131,18 @@ class MirrorBackend final : public Backend {
 
  private:
   static Backend& cpu() { return backend(DeviceType::CPU); }
+  static size_t index_of(Device d) {
+    WICK_CHECK(d.index >= 0 && d.index < kMirrorDevices, "mirror: {} does not exist (mirror:0 .. mirror:{})", d,
+               kMirrorDevices - 1);
+    return static_cast<size_t>(d.index);
+  }
   MirrorAllocator allocator_;
   static thread_local Device current_;
+  static thread_local uintptr_t streams_[kMirrorDevices];
 };
 
 thread_local Device MirrorBackend::current_{};
+thread_local uintptr_t MirrorBackend::streams_[kMirrorDevices] = {};
 
 }  // namespace
 

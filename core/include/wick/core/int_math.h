@@ -27,7 +27,7 @@ namespace wick::math {
 
 /// True for the integer types whose overflow C++ leaves undefined (int64; not bool).
 template <typename T>
-inline constexpr bool is_wrapping_int_v = std::is_integral_v<T> && std::is_signed_v<T>;
+inline constexpr bool is_wrapping_int_v = std::is_integral_v<T>&& std::is_signed_v<T>;
 
 /// a + b, wrapping modulo 2^bits for signed integers; plain + otherwise.
 template <typename T>
