@@ -68,6 +68,27 @@ void NcclRankCommunicator::cancel_collectives() noexcept {
   (void)ncclCommAbort(static_cast<ncclComm_t>(comm_));
 }
 
+std::string NcclRankCommunicator::async_error() const noexcept {
+  if (aborted_.load()) return {};
+  try {
+    auto comm = static_cast<ncclComm_t>(comm_);
+    ncclResult_t state = ncclSuccess;
+    const ncclResult_t rc = ncclCommGetAsyncError(comm, &state);
+    if (rc != ncclSuccess) return std::string("ncclCommGetAsyncError failed: ") + ncclGetErrorString(rc);
+    if (state == ncclSuccess) return {};
+#if NCCL_VERSION_CODE >= 21400  // nonblocking communicators: ncclInProgress, ncclGetLastError
+    if (state == ncclInProgress) return {};
+    std::string what = ncclGetErrorString(state);
+    if (const char* last = ncclGetLastError(comm); last && *last) what += std::string(" (") + last + ")";
+    return what;
+#else
+    return ncclGetErrorString(state);
+#endif
+  } catch (...) {  // std::string's allocation
+    return "an asynchronous NCCL error";
+  }
+}
+
 void NcclRankCommunicator::all_reduce(const Tensor& t, NcclRankOp op, Stream s) {
   check_tensor("all_reduce", t, device_);
   WICK_CHECK_TYPE(op != NcclRankOp::Avg || t.is_floating_point(),

@@ -258,6 +258,12 @@ void NcclProcessGroup::watchdog_main() {
         abort_job(f.what, std::chrono::duration<double>(now - f.issued).count());  // the last thing it does
       ++i;
     }
+    // A peer that died or a broken network shows here at once, not only after the timeout.
+    if (!in_flight_.empty()) {
+      if (const std::string error = comm_->async_error(); !error.empty())
+        abort_job_because(fmt::format("NCCL reported an error with {} collective(s) in flight (the oldest: {}): {}",
+                                      in_flight_.size(), in_flight_.front().what, error));
+    }
   }
 }
 

@@ -10,6 +10,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <string>
 
 #include "wick/core/tensor.h"
 #include "wick/cuda/stream.h"
@@ -59,6 +60,10 @@ class NcclRankCommunicator {
   /// gives up on them); the process goes on. Safe to call from another thread while a
   /// collective hangs; the communicator is unusable afterwards. Never throws.
   void cancel_collectives() noexcept;
+  /// ncclCommGetAsyncError: empty while the communicator is healthy (or its collectives are
+  /// still in progress), else NCCL's description of the failure that broke it (a peer died, the
+  /// network failed). A watchdog polls it from its own thread. Never throws.
+  std::string async_error() const noexcept;
 
  private:
   NcclRankCommunicator(void* comm, int world_size, int rank, int device)
