@@ -10,6 +10,7 @@
 #include "launch.cuh"
 #include "wick/core/accumulate_type.h"
 #include "wick/core/dtype.h"
+#include "wick/core/int_math.h"
 #include "wick/core/sort_order.h"
 
 namespace wick::cuda {
@@ -25,7 +26,8 @@ __global__ void cumsum_kernel(detail::DeviceLayout<2> L, int64_t lines, int64_t 
     math::acc_type<T> acc{};
     for (int64_t k = 0; k < len; ++k) {
       const int64_t j = reverse ? len - 1 - k : k;
-      acc += static_cast<math::acc_type<T>>(in[off[1] + j * st_in]);
+      // int64 wraps (Note [Integer overflow and conversions])
+      acc = math::wrapping_add(acc, static_cast<math::acc_type<T>>(in[off[1] + j * st_in]));
       out[off[0] + j * st_out] = static_cast<T>(acc);
     }
   }

@@ -65,6 +65,16 @@ TEST_CASE("int64 add, sub, mul, neg, abs and square wrap modulo 2^64") {
   }
 }
 
+TEST_CASE("int64 sum, prod and cumsum wrap modulo 2^64") {
+  for (const Device& d : test::test_devices()) {
+    CAPTURE(d);
+    CHECK(values(sum(ints({kMax, 1, 5}, d))) == std::vector<int64_t>{kMin + 5});
+    CHECK(values(native::reduce(ReduceOp::Prod, ints({int64_t{1} << 62, 4, 3}, d), {}, false)) ==
+          std::vector<int64_t>{0});
+    CHECK(values(cumsum(ints({kMax, 1, -1}, d), 0)) == std::vector<int64_t>{kMax, kMin, kMax});
+  }
+}
+
 TEST_CASE("floating to int64: truncation, NaN to 0, out-of-range values saturated") {
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> in = {

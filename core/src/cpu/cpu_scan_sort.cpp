@@ -6,6 +6,7 @@
 #include "cpu/cpu_backend.h"
 #include "cpu/loop.h"
 #include "wick/core/accumulate_type.h"
+#include "wick/core/int_math.h"
 #include "wick/core/sort_order.h"
 
 namespace wick::cpu {
@@ -51,7 +52,8 @@ void CpuBackend::cumsum(const KernelTensor& out, const KernelTensor& in, int64_t
       math::acc_type<T> acc{};
       for (int64_t k = 0; k < len; ++k) {
         const int64_t j = reverse ? len - 1 - k : k;
-        acc += static_cast<math::acc_type<T>>(pi[off_in + j * st_in]);
+        // int64 wraps (Note [Integer overflow and conversions])
+        acc = math::wrapping_add(acc, static_cast<math::acc_type<T>>(pi[off_in + j * st_in]));
         po[off_out + j * st_out] = static_cast<T>(acc);
       }
     });

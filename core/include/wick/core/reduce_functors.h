@@ -6,6 +6,7 @@
 //
 // Note [Reduction rules]
 //  - sum, prod: IEEE, accumulated in accumulate_type_t<T> (float32 in double). Identity 0, 1.
+//    int64 wraps modulo 2^64 (Note [Integer overflow and conversions], int_math.h).
 //  - max, min: NaN propagates (a NaN operand wins, and once the running value is NaN every
 //    comparison keeps it). Identity -inf / +inf, or the type's lowest / max without infinity.
 //  - argmax, argmin (arg_take): among (value, index) pairs a NaN beats every number and the
@@ -18,6 +19,7 @@
 #include <limits>
 
 #include "wick/core/host_device.h"
+#include "wick/core/int_math.h"
 
 namespace wick {
 
@@ -44,9 +46,9 @@ struct ReduceRule {
   /// r: the running value; v: the next one.
   WICK_HOST_DEVICE static A combine(A r, A v) {
     if constexpr (Op == ReduceOp::Sum) {
-      return static_cast<A>(r + v);
+      return wrapping_add(r, v);  // int64 wraps (Note [Integer overflow and conversions])
     } else if constexpr (Op == ReduceOp::Prod) {
-      return static_cast<A>(r * v);
+      return wrapping_mul(r, v);
     } else if constexpr (Op == ReduceOp::Max) {
       return (v != v || v > r) ? v : r;
     } else {
