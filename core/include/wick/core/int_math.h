@@ -3,7 +3,7 @@
 // once for the CPU loops and the CUDA kernels (Note [Math written once], docs/cuda.md).
 //
 // Note [Integer overflow and conversions]
-// * int64 add, sub, mul, neg, abs, square and pow wrap modulo 2^64 (two's complement), as
+// * int64 add, sub, mul, neg, abs, square, pow, sum, prod and cumsum wrap modulo 2^64, as
 //   PyTorch's do on every machine it runs on. C++ leaves signed overflow undefined, so these
 //   compute in uint64 and convert back (modular since C++20).
 // * An integer power with a negative exponent follows PyTorch's integer pow: 1 for base 1, +1
