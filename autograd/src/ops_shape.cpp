@@ -9,11 +9,18 @@ namespace wick {
 using namespace detail;
 
 // Views are tracked whenever grad mode is on, also of tensors that do not require grad: an
-// in-place op on such a view with an operand that does gives the base a history.
+// in-place op on such a view with an operand that does gives the base a history. A view made
+// with grad mode off is only marked as such, and so is any view of it, so that a recorded
+// in-place op on it is refused (Note [Views and in-place ops]).
 void detail::mark_view(const Tensor& out, const Tensor& in) {
-  if (!GradMode::is_enabled() || out.is_same(in) || !out.defined()) return;
-  autograd::AutogradMeta& m = autograd::ensure_meta(out);
+  if (out.is_same(in) || !out.defined()) return;
   const autograd::AutogradMeta* im = autograd::get_meta(in);
+  if (!GradMode::is_enabled()) {
+    autograd::ensure_meta(out).view_made_without_grad = true;
+    return;
+  }
+  autograd::AutogradMeta& m = autograd::ensure_meta(out);
+  m.view_made_without_grad = im && im->view_made_without_grad;
   m.is_view = true;
   m.view_base = im && im->is_view && im->view_base.defined() ? im->view_base : in;
   m.view_version = out.version();

@@ -18,9 +18,10 @@
 // Positions are flat indices into the base, computed once per derivation from the two tensors'
 // sizes, strides and offsets, so any view of any base works; the backward is gather/scatter_add
 // on them and is itself differentiable. Refused, as in PyTorch: an in-place op on a view of a
-// leaf that requires grad, and on a view whose elements overlap in memory (expand). Not
-// tracked: views made under NoGradGuard (an in-place op on one in grad mode gives the view
-// history, not its base; PyTorch raises an error there).
+// leaf that requires grad, on a view whose elements overlap in memory (expand), and a recorded
+// in-place op (grad mode on, an operand that requires grad) on a view made under NoGradGuard or
+// on a view of one: such a view does not know its base, so the base would silently miss the
+// op's history. Those views are only marked (view_made_without_grad), not tracked.
 #include "wick/autograd/meta.h"
 
 namespace wick::autograd::detail {

@@ -111,3 +111,40 @@ TEST_CASE("writing a gradient-requiring value into a view of a plain tensor give
   (buf * tensor({1.0, 2.0, 4.0, 8.0}, kFloat64)).sum().backward();
   CHECK(grad_of(y) == std::vector<double>{6.0, 12.0});
 }
+
+// PyTorch's rule (test_autograd.py, "A view was created in no_grad mode"): a view made under
+// NoGradGuard does not know its base, so a recorded in-place op on it would leave the base without
+// the op's history and its gradient silently wrong. Such ops are refused; the others are not.
+TEST_CASE("a recorded in-place op on a view made under NoGradGuard is refused", "[autograd][views]") {
+  Tensor x = tensor({1.0, 2.0, 3.0}, kFloat64).requires_grad_();
+  Tensor y = tensor({5.0, 6.0}, kFloat64).requires_grad_();
+  Tensor b = x * 1.0;
+  Tensor buf = wick::zeros({4}, kFloat64);
+  Tensor vb, vbuf;
+  {
+    NoGradGuard g;
+    vb = b.narrow(0, 0, 2);
+    vbuf = buf.narrow(0, 1, 2);
+  }
+  CHECK_THROWS_AS(vb.add_(y), StateError);
+  CHECK_THROWS_WITH(vbuf.copy_(y * 3.0), Catch::Contains("view made under NoGradGuard"));
+  // A view of such a view, made with grad mode on, is refused too.
+  CHECK_THROWS_WITH(vbuf.narrow(0, 0, 1).mul_(y.narrow(0, 0, 1)), Catch::Contains("NoGradGuard"));
+  // Nothing was written, and the base's history is untouched.
+  CHECK(b.to_vector<double>() == std::vector<double>{1.0, 2.0, 3.0});
+  CHECK(buf.to_vector<double>() == std::vector<double>{0.0, 0.0, 0.0, 0.0});
+  CHECK(!buf.requires_grad());
+  b.sum().backward();
+  CHECK(grad_of(x) == std::vector<double>{1.0, 1.0, 1.0});
+
+  // Not recorded, so not refused: no operand requires grad, or grad mode is off at the op too.
+  vbuf.add_(1.0);
+  vbuf.mul_(tensor({2.0, 3.0}, kFloat64));
+  {
+    NoGradGuard g;
+    vbuf.add_(y);
+  }
+  CHECK(buf.to_vector<double>() == std::vector<double>{0.0, 7.0, 9.0, 0.0});
+  CHECK(!buf.requires_grad());
+  CHECK(!vbuf.requires_grad());
+}
