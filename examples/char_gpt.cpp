@@ -146,7 +146,8 @@ struct SavedModel {
 SavedModel read_saved_model(const std::string& path) {
   if (!std::filesystem::exists(path)) throw IOError(fmt::format("no checkpoint at {} (train first)", path));
   SavedModel s;
-  s.metadata = nn::load_safetensors(path).metadata;
+  const nn::SafetensorsData data = nn::load_safetensors(path);
+  s.metadata = data.metadata;
   auto vocab = s.metadata.find("gpt.vocab");
   if (vocab == s.metadata.end()) throw FormatError(fmt::format("{}: not a char_gpt checkpoint (no vocabulary)", path));
   s.vocab = char_gpt::Vocabulary::parse(vocab->second);
@@ -158,6 +159,15 @@ SavedModel read_saved_model(const std::string& path) {
   if (s.config.d_model % s.config.heads != 0 || s.config.d_model > 65536 || s.config.layers > 1024 ||
       s.config.block_size > (1 << 20))
     throw FormatError(fmt::format("{}: the model's shape in the metadata does not fit together", path));
+  // The metadata is checked against the tensors before a model is built from it: a few hostile
+  // bytes of metadata must not make the program build a model of terabytes.
+  int64_t held = 0;  // the model's values: a training checkpoint also holds "optimizer." entries
+  for (const auto& [name, t] : data.tensors)
+    if (name.rfind("optimizer.", 0) != 0) held += t.numel();  // each within the file's size
+  const int64_t needed = char_gpt::parameter_count(s.config);
+  if (needed != held)
+    throw FormatError(fmt::format("{}: the metadata describes a model of {} parameter values, but the file holds {}",
+                                  path, needed, held));
   return s;
 }
 

@@ -29,6 +29,14 @@ struct Config {
   int64_t layers = 4;
 };
 
+/// The number of parameter values GptImpl(c) holds: the embeddings, per layer 12 d^2 + 13 d
+/// (attention in/out projections, the two MLP linears, two LayerNorms), the final LayerNorm and
+/// the head. Exact for the fields' ranges read_saved_model accepts (no overflow there).
+inline int64_t parameter_count(const Config& c) {
+  const int64_t d = c.d_model;
+  return c.vocab * d + c.block_size * d + c.layers * (12 * d * d + 13 * d) + 2 * d + d * c.vocab + c.vocab;
+}
+
 /// The whole model: int64 tokens [B, T] (T <= block_size) -> logits [B, T, vocab].
 struct GptImpl : wick::nn::Module {
   explicit GptImpl(const Config& c)

@@ -176,6 +176,9 @@ inline Split split_train_validation(const std::vector<std::string>& fortunes) {
   return s;
 }
 
+/// At most the first 64 characters of `s` (then "..."), for quoting file contents in a message.
+inline std::string brief(const std::string& s) { return s.size() <= 64 ? s : s.substr(0, 64) + "..."; }
+
 /// The characters of the training text, sorted; token i is chars[i].
 struct Vocabulary {
   std::string chars;
@@ -226,10 +229,11 @@ struct Vocabulary {
       size_t comma = s.find(',', pos);
       const std::string item = s.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       if (item.empty() || item.size() > 3 || item.find_first_not_of("0123456789") != std::string::npos)
-        throw wick::FormatError(fmt::format("vocabulary '{}': '{}' is not a byte value", s, item));
+        throw wick::FormatError(fmt::format("vocabulary '{}': '{}' is not a byte value", brief(s), brief(item)));
       const int v = std::stoi(item);
       if (v > 255 || (!chars.empty() && v <= static_cast<unsigned char>(chars.back())))
-        throw wick::FormatError(fmt::format("vocabulary '{}': byte values must be sorted, distinct and < 256", s));
+        throw wick::FormatError(
+            fmt::format("vocabulary '{}': byte values must be sorted, distinct and < 256", brief(s)));
       chars.push_back(static_cast<char>(v));
       if (comma == std::string::npos) break;
       pos = comma + 1;

@@ -5,7 +5,9 @@
 
 #include <charconv>
 #include <exception>
+#include <optional>
 
+#include "json_limits.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -85,10 +87,9 @@ int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::s
   int64_t e = -1;
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
-  WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0,
-                    "load_checkpoint: {}: the epoch \"{}\" is not a "
-                    "non-negative integer",
-                    path, s.size() > 64 ? s.substr(0, 64) + "..." : s);
+  WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0 && e <= kMaxCheckpointEpoch,
+                    "load_checkpoint: {}: the epoch \"{}\" is not an integer in [0, {}]", path,
+                    s.size() > 64 ? s.substr(0, 64) + "..." : s, kMaxCheckpointEpoch);
   return e;
 }
 
@@ -133,7 +134,7 @@ void load(optim::Optimizer& opt, const std::string& path) {
                     kOptimizerMeta);
   Parts p = split(data, path, "load");
   WICK_CHECK_FORMAT(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path,
-                    fmt::join(p.model.keys(), ", "));
+                    serialize::detail::brief_join(p.model.keys(), ", ", /*quote=*/true));
   try {
     opt.load_state_dict(p.optimizer);
   } catch (const Error& e) {
@@ -144,7 +145,8 @@ void load(optim::Optimizer& opt, const std::string& path) {
 void save_checkpoint(const std::string& path, const Module& model, const optim::Optimizer& opt, int64_t epoch,
                      const std::map<std::string, std::string>& metadata) {
   check_user_metadata(metadata, "save_checkpoint");
-  WICK_CHECK(epoch >= 0, "save_checkpoint: epoch must be >= 0, got {}", epoch);
+  WICK_CHECK(epoch >= 0 && epoch <= kMaxCheckpointEpoch, "save_checkpoint: epoch must be in [0, {}], got {}",
+             kMaxCheckpointEpoch, epoch);
   std::vector<NamedTensor> tensors;
   auto meta = metadata;
   meta.emplace("format", "pt");
@@ -162,29 +164,35 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta),
                     "load_checkpoint: {} holds no optimizer state (no \"{}\" metadata)", path, kOptimizerMeta);
   Parts p = split(data, path, "load_checkpoint");
-  // Both loads validate before changing anything; if the second fails, the first is undone, so a
-  // bad file leaves model and optimizer as they were.
-  const optim::OptimizerStateDict opt_before = opt.state_dict();
-  const StateDict model_before = snapshot(model);
+  // Both parts are checked before either is applied: the optimizer's is prepared (checked, not
+  // applied), and the model's load checks everything before changing anything. The optimizer's
+  // part is applied only when both passed, so a bad file leaves model and optimizer as they were.
+  // When only the optimizer's part is bad, the model's is still loaded, for a message naming
+  // every problem, and the model's own values are put back (loading its own state dict, taken
+  // just before, cannot fail).
   std::string model_error, opt_error;
-  std::exception_ptr first_error;  // its class is the class raised (Note [Typed errors])
-  bool model_loaded = false;
+  std::exception_ptr model_exception, opt_exception;  // their class is the class raised (Note [Typed errors])
+  optim::Optimizer::PendingLoad pending;
   try {
-    model.load_state_dict(p.model, strict);
-    model_loaded = true;
-  } catch (const Error& e) {
-    model_error = e.what();
-    first_error = std::current_exception();
-  }
-  try {
-    opt.load_state_dict(p.optimizer);
+    pending = opt.prepare_load_state_dict(p.optimizer);
   } catch (const Error& e) {
     opt_error = e.what();
-    if (!first_error) first_error = std::current_exception();
+    opt_exception = std::current_exception();
   }
-  if (model_error.empty() && opt_error.empty()) return info;
-  if (model_loaded) model.load_state_dict(model_before, false);
-  if (opt_error.empty()) opt.load_state_dict(opt_before);
+  std::optional<StateDict> model_before;
+  if (opt_exception) model_before = snapshot(model);
+  try {
+    model.load_state_dict(p.model, strict);
+    if (model_before) model.load_state_dict(*model_before, false);
+  } catch (const Error& e) {
+    model_error = e.what();
+    model_exception = std::current_exception();
+  }
+  if (!model_exception && !opt_exception) {
+    opt.apply_load(std::move(pending));
+    return info;
+  }
+  const std::exception_ptr first_error = model_exception ? model_exception : opt_exception;
   const std::string msg = fmt::format(
       "load_checkpoint {}: nothing was loaded; the model and the optimizer are unchanged.{}{}", path,
       model_error.empty() ? "" : "\nModel: " + model_error, opt_error.empty() ? "" : "\nOptimizer: " + opt_error);

@@ -1,21 +1,18 @@
 #pragma once
 // Parsing untrusted JSON with a depth limit, and quoting bad values briefly (Note [Loader limits]
 // in wick/nn/loader_limits.h). Internal to nn/.
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace wick::serialize::detail {
 
-/// Called for every object key as it is parsed: its nesting depth (1 for the top level) and text.
-using KeyCallback = std::function<void(int depth, const std::string& key)>;
-
-/// Parses `text` as JSON. Throws wick::FormatError "<what>: ..." when it is not valid JSON or
-/// nests deeper than kMaxJsonDepth; never recurses on the input's depth (the deep part is
-/// discarded by the parser callback, so no value deeper than the limit is ever built).
-nlohmann::ordered_json parse_json_limited(std::string_view text, const std::string& what,
-                                          const KeyCallback& on_key = {});
+/// Parses `text` as JSON. Throws wick::FormatError "<what>: ..." when it is not valid JSON, nests
+/// deeper than kMaxJsonDepth (checked on the bytes before parsing, so no per-level state is
+/// built) or names a key twice in one object; OutOfMemoryError when the parse runs out of memory.
+/// Never recurses on the input's depth.
+nlohmann::ordered_json parse_json_limited(std::string_view text, const std::string& what);
 
 /// At most kMaxQuotedChars characters of `v` as JSON text, "..." appended when cut. Bounded in
 /// time and memory by the budget, whatever the size of `v`.
@@ -23,5 +20,10 @@ std::string json_preview(const nlohmann::ordered_json& v);
 
 /// At most `max` characters of `s`, "..." appended when cut.
 std::string quote_prefix(std::string_view s, size_t max);
+
+/// The first kMaxListedItems of `items`, each cut to kMaxQuotedChars (and put in double quotes
+/// when `quote`), joined by `sep`, then "<sep>and N more": a message listing what a file holds
+/// stays short whatever the file.
+std::string brief_join(const std::vector<std::string>& items, std::string_view sep, bool quote);
 
 }  // namespace wick::serialize::detail

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <unordered_set>
 
+#include "json_limits.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/native.h"
 #include "wick/nn/module.h"
@@ -31,10 +32,9 @@ void collect_targets(const Module& m, const std::string& prefix, std::vector<Tar
 
 std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
+// Keys may come from a file: at most kMaxListedItems of them, each cut short (Note [Loader limits]).
 std::string quoted_list(const std::vector<std::string>& keys) {
-  std::string s;
-  for (size_t i = 0; i < keys.size(); ++i) s += (i ? ", \"" : "\"") + keys[i] + "\"";
-  return s;
+  return serialize::detail::brief_join(keys, ", ", /*quote=*/true);
 }
 }  // namespace
 

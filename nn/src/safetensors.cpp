@@ -17,6 +17,7 @@
 #include <set>
 
 #include "json_limits.h"
+#include "open_for_reading.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -84,18 +85,9 @@ SafetensorsData parse(const Source& src) {
   const uint64_t data_start = 8 + n;
   const uint64_t data_size = src.size - data_start;
 
-  // Parse with the depth limit (Note [Loader limits]), rejecting duplicate top-level names
-  // (nlohmann would silently keep the last one).
-  std::set<std::string> names;
-  std::string duplicate;
-  const ordered_json h = detail::parse_json_limited(header, fmt::format("safetensors: {}: the header", what),
-                                                    [&](int depth, const std::string& key) {
-                                                      if (depth == 1 && !names.insert(key).second && duplicate.empty())
-                                                        duplicate = key;
-                                                    });
-  if (!duplicate.empty())
-    fail(what, fmt::format("the header names tensor \"{}\" more than once",
-                           detail::quote_prefix(duplicate, kMaxQuotedChars)));
+  // Parse with the depth limit (Note [Loader limits]); a tensor named twice is a repeated key,
+  // refused (nlohmann would silently keep the last one).
+  const ordered_json h = detail::parse_json_limited(header, fmt::format("safetensors: {}: the header", what));
   if (!h.is_object()) fail(what, fmt::format("the header must be a JSON object, got a {}", h.type_name()));
 
   SafetensorsData out;
@@ -231,10 +223,11 @@ const Tensor* SafetensorsData::find(std::string_view name) const {
 const Tensor& SafetensorsData::at(std::string_view name) const {
   if (const Tensor* t = find(name)) return *t;
   std::string some;
-  for (size_t i = 0; i < tensors.size() && i < 8; ++i) some += (i ? ", " : "") + tensors[i].first;
+  for (size_t i = 0; i < tensors.size() && i < 8; ++i)
+    some += (i ? ", " : "") + detail::quote_prefix(tensors[i].first, kMaxQuotedChars);
   if (tensors.size() > 8) some += ", ...";
-  WICK_FAIL_T(IndexError, "safetensors: no tensor named \"{}\" (the file holds {} tensors: {})", name, tensors.size(),
-              some);
+  WICK_FAIL_T(IndexError, "safetensors: no tensor named \"{}\" (the file holds {} tensors: {})",
+              detail::quote_prefix(name, kMaxQuotedChars), tensors.size(), some);
 }
 
 SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what) {
@@ -250,12 +243,11 @@ SafetensorsData parse_safetensors(const void* data, size_t size, const std::stri
 }
 
 SafetensorsData load_safetensors(const std::string& path) {
-  Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) fail<IOError>(path, fmt::format("cannot open the file for reading: {}", std::strerror(errno)));
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) fail<IOError>(path, fmt::format("cannot stat the file: {}", std::strerror(errno)));
-  if (!S_ISREG(st.st_mode)) fail<IOError>(path, "not a regular file");
+  detail::OpenedFile f;
+  detail::open_for_reading(path, f);
+  if (f.not_regular) fail<IOError>(path, "not a regular file (a directory, FIFO, socket or device)");
+  if (f.fd < 0) fail<IOError>(path, fmt::format("cannot open the file for reading: {}", std::strerror(f.error)));
+  const struct stat& st = f.st;
   Source src;
   src.what = path;
   src.size = static_cast<uint64_t>(st.st_size);

@@ -9,6 +9,7 @@
 //   error_types_test.cpp (together they hold more than 100 rows);
 // - error messages quote at most a short prefix of a bad value.
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -386,6 +387,8 @@ std::vector<Row> file_rows() {
   const std::string idx12 = kHostile + "claims-3gib-idx2-ubyte";
   const std::string idx30 = kHostile + "claims-3gib-idx2-ubyte.gz";
   const std::string idx_huge = kHostile + "claims-huge-idx3-ubyte";
+  const std::string idx12_768 = kHostile + "claims-768mib-idx2-ubyte";
+  const std::string idx_gz_768 = kHostile + "claims-768mib-idx2-ubyte.gz";
   auto sgd = [lin] { return optim::SGD(lin->parameters(), optim::SGDOptions(0.1)); };
   const std::string long_dtype = safetensors_image(
       R"({"t":{"dtype":")" + std::string(1 << 20, 'Q') + R"(","shape":[1],"data_offsets":[0,4]}})", "abcd");
@@ -471,19 +474,27 @@ std::vector<Row> file_rows() {
       {"read_idx of 12 bytes claiming 3 GiB",
        "FormatError",
        [=] { data::read_idx(idx12); },
-       {"read_idx", idx12, "truncated", "[3, 1073741824]", "3221225472 bytes"}},
+       {"read_idx", idx12, "[3, 1073741824", "limit of 1073741824 bytes"}},
       {"read_idx of 30 gzip bytes claiming 3 GiB",
        "FormatError",
        [=] { data::read_idx(idx30); },
-       {"read_idx", idx30, "truncated", "[3, 1073741824]", "3221225472 bytes"}},
+       {"read_idx", idx30, "[3, 1073741824", "limit of 1073741824 bytes"}},
+      {"read_idx of 12 bytes claiming 768 MiB",
+       "FormatError",
+       [=] { data::read_idx(idx12_768); },
+       {"read_idx", idx12_768, "truncated", "[3, 268435456]", "805306368 bytes"}},
+      {"read_idx of gzip bytes claiming 768 MiB",
+       "FormatError",
+       [=] { data::read_idx(idx_gz_768); },
+       {"read_idx", idx_gz_768, "truncated", "[3, 268435456]", "805306368 bytes"}},
       {"read_idx of a claim past the limit",
        "FormatError",
        [=] { data::read_idx(idx_huge); },
-       {"read_idx", idx_huge, "limit of 17179869184 bytes"}},
-      {"load_idx_labels of 12 bytes claiming 3 GiB",
+       {"read_idx", idx_huge, "limit of 1073741824 bytes"}},
+      {"load_idx_labels of 12 bytes claiming 768 MiB",
        "FormatError",
-       [=] { data::load_idx_labels(idx12); },
-       {"read_idx", idx12, "truncated"}},
+       [=] { data::load_idx_labels(idx12_768); },
+       {"read_idx", idx12_768, "truncated"}},
   };
 }
 
@@ -620,6 +631,9 @@ std::vector<Repro> reproducers() {
       {"IDX: 12 bytes claiming 3 GiB", "FormatError", [] { data::read_idx(kHostile + "claims-3gib-idx2-ubyte"); }},
       {"IDX: 30 gzip bytes claiming 3 GiB", "FormatError",
        [] { data::read_idx(kHostile + "claims-3gib-idx2-ubyte.gz"); }},
+      {"IDX: 12 bytes claiming 768 MiB", "FormatError", [] { data::read_idx(kHostile + "claims-768mib-idx2-ubyte"); }},
+      {"IDX: gzip bytes claiming 768 MiB", "FormatError",
+       [] { data::read_idx(kHostile + "claims-768mib-idx2-ubyte.gz"); }},
       {"IDX: a claim past the limit", "FormatError", [] { data::read_idx(kHostile + "claims-huge-idx3-ubyte"); }},
       {"safetensors: shape [0, 2^61, 2^61]", "FormatError",
        [] { serialize::load_safetensors(kHostile + "stride-overflow.safetensors"); }},
@@ -687,4 +701,175 @@ TEST_CASE("hostile input: a model, optimizer and checkpoint still load after the
   CHECK(info.epoch == 3);
   CHECK(static_cast<const optim::AdamOptions&>(opt2.param_groups()[0].options()).lr() == 0.01);
   CHECK((lin2->get_parameter("weight") - lin->get_parameter("weight")).abs().sum().item<double>() == 0.0);
+}
+
+namespace {
+// A safetensors file holding `lin`'s tensors, SGD `groups` with one momentum buffer per parameter
+// (zeros, under "optimizer.state.<i>.momentum_buffer" unless `state_keys` says otherwise), and
+// `epoch`.
+std::string write_sgd_checkpoint(const TempDir& dir, const std::string& name, nn::LinearImpl& lin,
+                                 const std::string& groups, const std::string& epoch,
+                                 std::vector<std::string> state_keys = {}) {
+  std::vector<serialize::NamedTensor> tensors;
+  for (const auto& [k, t] : lin.state_dict()) tensors.emplace_back(k, t);
+  if (state_keys.empty()) state_keys = {"state.0.momentum_buffer", "state.1.momentum_buffer"};
+  const auto params = lin.parameters();
+  for (size_t i = 0; i < state_keys.size(); ++i)
+    tensors.emplace_back("optimizer." + state_keys[i], wick::zeros_like(params[i % params.size()]));
+  const std::string path = dir.file(name);
+  serialize::save_safetensors(path, tensors, {{"wick.optimizer", groups}, {"wick.epoch", epoch}});
+  return path;
+}
+}  // namespace
+
+TEST_CASE("hostile input: FIFOs and devices are refused at once, never waited on") {
+  TempDir dir("wick-hostile-test");
+  const std::string fifo = dir.file("ck.safetensors");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
+  const std::vector<Repro> calls = {
+      {"load_safetensors of a FIFO", "IOError", [=] { serialize::load_safetensors(fifo); }},
+      {"nn::load of a FIFO", "IOError", [=] { nn::load(*lin, fifo); }},
+      {"read_idx of a FIFO", "IOError", [=] { data::read_idx(fifo); }},
+      {"read_idx of /dev/zero", "IOError", [] { data::read_idx("/dev/zero"); }},
+      {"load_safetensors of a directory", "IOError", [d = dir.path.string()] { serialize::load_safetensors(d); }},
+  };
+  for (const Repro& r : calls) {
+    const Bounded b = run_bounded(r.call, r.expected);  // a blocked open() would end in SIGALRM
+    INFO(r.what << ": exit " << b.code << "; " << b.message);
+    CHECK(b.code == 0);
+    CHECK_THAT(b.message, Contains("not a regular file"));
+  }
+}
+
+TEST_CASE("hostile input: JSON and IDX headers that would cost memory before any check are refused") {
+  // 10 MB of '[': nlohmann keeps a stack entry per level, over 64 MiB, before a callback could
+  // refuse the depth; the byte scan refuses it first.
+  const std::string brackets = safetensors_image(std::string(10'000'000, '['));
+  const Bounded deep =
+      run_bounded([&] { serialize::parse_safetensors(brackets.data(), brackets.size(), "brackets"); }, "FormatError");
+  INFO("exit " << deep.code << ", " << deep.extra_rss_mib << " MiB; " << deep.message);
+  CHECK(deep.code == 0);
+  CHECK_THAT(deep.message, Contains("deeper than the limit of 64"));
+
+  TempDir dir("wick-hostile-test");
+  // dims [0, 2^32-1, 2^32-1]: no data, but the tensor's strides would overflow.
+  const std::string zero_dim = dir.write(
+      "zero-dim-idx3-ubyte", std::string("\x00\x00\x08\x03\x00\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff", 16));
+  CHECK_THROWS_AS(data::load_idx_images(zero_dim), FormatError);
+  CHECK_THROWS_WITH(data::read_idx(zero_dim), Contains(zero_dim) && Contains("limit of 1073741824 bytes"));
+
+  // 2^29 + 1 labels: within the data limit, but their int64 tensor passes kMaxIdxTensorBytes. A
+  // sparse file, so the test writes 8 bytes.
+  const std::string labels = dir.write("labels-idx1-ubyte", std::string("\x00\x00\x08\x01\x20\x00\x00\x01", 8));
+  std::filesystem::resize_file(labels, 8 + (uint64_t{1} << 29) + 1);
+  CHECK(data::read_idx(labels).dims == std::vector<int64_t>{(int64_t{1} << 29) + 1});
+  CHECK_THROWS_WITH(data::load_idx_labels(labels),
+                    Contains("load_idx_labels") && Contains(labels) && Contains("limit of 4294967296 bytes"));
+}
+
+TEST_CASE("hostile input: checkpoints with repeated keys, odd spellings or absurd epochs are refused") {
+  TempDir dir("wick-hostile-test");
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
+  optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  const std::string groups = opt.state_dict().groups_json();
+  const std::vector<Row> rows = {
+      {"a key repeated below the top level of a safetensors header",
+       "FormatError",
+       [] {
+         const std::string img =
+             safetensors_image(R"({"w":{"dtype":"F32","dtype":"F64","shape":[1],"data_offsets":[0,4]}})", "abcd");
+         serialize::parse_safetensors(img.data(), img.size(), "repeated");
+       },
+       {"repeated", "\"dtype\" more than once"}},
+      {"a metadata key repeated",
+       "FormatError",
+       [] {
+         const std::string img = safetensors_image(R"({"__metadata__":{"wick.epoch":"1","wick.epoch":"9"}})");
+         serialize::parse_safetensors(img.data(), img.size(), "meta");
+       },
+       {"meta", "\"wick.epoch\" more than once"}},
+      {"an epoch past 2^31 - 1",
+       "FormatError",
+       [&] {
+         optim::SGD o(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+         nn::load_checkpoint(write_sgd_checkpoint(dir, "epoch.safetensors", *lin, groups, "9223372036854775807"), *lin,
+                             o);
+       },
+       {"load_checkpoint", "epoch", "[0, 2147483647]"}},
+      {"saving an epoch past 2^31 - 1",
+       "ValueError",
+       [&] { nn::save_checkpoint(dir.file("big.safetensors"), *lin, opt, int64_t{1} << 31); },
+       {"save_checkpoint", "2147483648"}},
+      {"a parameter number spelled with a leading zero",
+       "ValueError",
+       [&] {
+         optim::SGD o(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+         nn::load_checkpoint(
+             write_sgd_checkpoint(dir, "zero.safetensors", *lin, groups, "1",
+                                  {"state.0.momentum_buffer", "state.1.momentum_buffer", "state.00.momentum_buffer"}),
+             *lin, o);
+       },
+       {"unexpected key \"state.00.momentum_buffer\""}},
+      {"a parameter number spelled -0",
+       "ValueError",
+       [&] {
+         optim::SGD o(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+         nn::load_checkpoint(
+             write_sgd_checkpoint(dir, "minus.safetensors", *lin, groups, "1",
+                                  {"state.0.momentum_buffer", "state.1.momentum_buffer", "state.-0.momentum_buffer"}),
+             *lin, o);
+       },
+       {"unexpected key \"state.-0.momentum_buffer\""}},
+      {"a parameter number past int64 in the groups",
+       "FormatError",
+       [] {
+         optim::OptimizerStateDict().set_groups_json(
+             R"({"optimizer":"SGD","param_groups":[{"params":[18446744073709551615]}]})");
+       },
+       {"optimizer state", "fit in int64"}},
+      {"300 unexpected keys of 200 characters each",
+       "IndexError",
+       [&] {
+         std::vector<serialize::NamedTensor> tensors;
+         for (const auto& [k, t] : lin->state_dict()) tensors.emplace_back(k, t);
+         for (int i = 0; i < 300; ++i)
+           tensors.emplace_back(std::to_string(i) + std::string(200, 'k'), wick::zeros({0}, f32()));
+         const std::string path = dir.file("many.safetensors");
+         serialize::save_safetensors(path, tensors);
+         nn::load(*lin, path);
+       },
+       {"Unexpected key(s)", "kkk...", "and 290 more"}},
+  };
+  check_rows(rows);
+}
+
+TEST_CASE("hostile input: a bad checkpoint leaves an optimizer with changed options as it was") {
+  // The optimizer's options changed since its state was made (momentum 0.9 -> 0, so its momentum
+  // buffers no longer fit them): an undo by loading its own old state dict would be refused, so
+  // load_checkpoint checks both parts before applying either.
+  TempDir dir("wick-hostile-test");
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
+  optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
+  lin->forward(wick::ones({4, 3}, f64())).sum().backward();
+  opt.step();
+  const std::string groups = opt.state_dict().groups_json();  // a valid optimizer part
+  static_cast<optim::SGDOptions&>(opt.param_groups()[0].options()).momentum(0.0);
+  const Tensor buffer_before = opt.state(lin->get_parameter("weight"))->buffers["momentum_buffer"].clone();
+  const Tensor weight_before = lin->get_parameter("weight").clone();
+  // A model part of the wrong shape.
+  auto other = std::make_shared<nn::LinearImpl>(4, 2, f64());
+  const std::string path = write_sgd_checkpoint(dir, "bad-model.safetensors", *other, groups, "1");
+  CHECK_THROWS_WITH(nn::load_checkpoint(path, *lin, opt),
+                    Contains("nothing was loaded") && Contains("size mismatch for weight"));
+  CHECK(static_cast<const optim::SGDOptions&>(opt.param_groups()[0].options()).momentum() == 0.0);
+  CHECK(wick::equal(opt.state(lin->get_parameter("weight"))->buffers.at("momentum_buffer"), buffer_before));
+  CHECK(wick::equal(lin->get_parameter("weight"), weight_before));
+  // A good model part with a bad optimizer part: the model is put back, the optimizer untouched.
+  auto twin = std::make_shared<nn::LinearImpl>(3, 2, f64());
+  const std::string bad_opt = write_sgd_checkpoint(dir, "bad-opt.safetensors", *twin, groups, "1",
+                                                   {"state.0.momentum_buffer", "state.7.momentum_buffer"});
+  CHECK_THROWS_WITH(nn::load_checkpoint(bad_opt, *lin, opt), Contains("nothing was loaded") && Contains("state.7"));
+  CHECK(wick::equal(lin->get_parameter("weight"), weight_before));
+  CHECK(static_cast<const optim::SGDOptions&>(opt.param_groups()[0].options()).momentum() == 0.0);
 }

@@ -135,6 +135,12 @@ expect_fail "no checkpoint" --sample 5 --checkpoint "$WORK/missing.ckpt"
 expect_fail "not among" --sample 5 --checkpoint full.ckpt --prompt "ZZZ"
 printf 'not a checkpoint' >junk.ckpt
 expect_fail "junk.ckpt" --sample 5 --checkpoint junk.ckpt
+# Metadata that describes a bigger model than the tensors hold (layers 1 -> 9, the same length):
+# refused before any model is built from it.
+LC_ALL=C sed 's/"gpt.layers":"1"/"gpt.layers":"9"/' full.ckpt >layers.ckpt
+cmp -s full.ckpt layers.ckpt && bad "layers.ckpt: the metadata edit did not apply"
+expect_fail "describes a model of" --sample 5 --checkpoint layers.ckpt
+expect_fail "describes a model of" --resume --checkpoint layers.ckpt "${tiny[@]}" --epochs 2
 "$BIN" --help >help.txt 2>&1 && grep -q -- "--sample" help.txt && grep -q -- "--resume" help.txt &&
   ok "--help lists the options" || bad "--help"
 exit $fail

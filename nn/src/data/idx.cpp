@@ -9,7 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <new>
+#include <vector>
 
+#include "../open_for_reading.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/checked_math.h"
@@ -66,6 +69,25 @@ size_t read_some(gzFile f, void* dst, size_t n, const std::string& path) {
   return done;
 }
 
+// Grows the data buffer; a failed allocation is an OutOfMemoryError naming the file.
+void resize_or_fail(std::vector<uint8_t>& bytes, uint64_t n, const std::string& path) {
+  try {
+    bytes.resize(static_cast<size_t>(n));
+  } catch (const std::bad_alloc&) {
+    WICK_FAIL_T(OutOfMemoryError, "read_idx: {}: out of memory holding {} bytes of data", path, n);
+  }
+}
+
+// The tensor a loader builds from `a`, of `elem_bytes` per element, checked against
+// kMaxIdxTensorBytes before it is allocated (Note [Loader limits]).
+Tensor empty_for(const IdxArray& a, IntArrayRef shape, DType dtype, const char* op, const std::string& path) {
+  const uint64_t bytes = static_cast<uint64_t>(a.numel()) * element_size(dtype);  // a.numel() <= 2^30
+  WICK_CHECK_FORMAT(bytes <= serialize::kMaxIdxTensorBytes,
+                    "{}: {}: dimensions [{}] give a tensor of {} bytes, more than the limit of {} bytes", op, path,
+                    fmt::join(a.dims, ", "), bytes, serialize::kMaxIdxTensorBytes);
+  return wick::empty(shape, dtype);
+}
+
 std::string missing_file_message(const std::string& path) {
   return fmt::format(
       "{}: no such file. The Fashion-MNIST files come with Debian's dataset-fashion-mnist package; install it with\n"
@@ -84,14 +106,17 @@ int64_t IdxArray::numel() const {
 }
 
 IdxArray read_idx(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT) WICK_FAIL_T(IOError, "read_idx: {}", missing_file_message(path));
-    WICK_FAIL_T(IOError, "read_idx: cannot open {}: {}", path, std::strerror(errno));
+  serialize::detail::OpenedFile file;
+  serialize::detail::open_for_reading(path, file);  // never blocks on a FIFO
+  WICK_CHECK_IO(!file.not_regular, "read_idx: {} is not a regular file (a directory, FIFO, socket or device)", path);
+  if (file.fd < 0) {
+    if (file.error == ENOENT) WICK_FAIL_T(IOError, "read_idx: {}", missing_file_message(path));
+    WICK_FAIL_T(IOError, "read_idx: cannot open {}: {}", path, std::strerror(file.error));
   }
-  WICK_CHECK_IO(S_ISREG(st.st_mode), "read_idx: {} is not a regular file", path);
-  std::unique_ptr<gzFile_s, GzCloser> f(gzopen(path.c_str(), "rb"));
+  const struct stat st = file.st;
+  std::unique_ptr<gzFile_s, GzCloser> f(gzdopen(file.fd, "rb"));
   WICK_CHECK_IO(f != nullptr, "read_idx: cannot open {}: {}", path, std::strerror(errno));
+  file.release();  // gzclose closes it now
   gzbuffer(f.get(), 1 << 17);
 
   uint8_t magic[4];
@@ -114,12 +139,15 @@ IdxArray read_idx(const std::string& path) {
   // Note [Loader limits]: the declared size is checked (overflow, kMaxIdxDataBytes) and, for a
   // plain file, compared with the bytes actually there before anything is allocated; a gzip
   // stream's buffer grows only as data really decompresses.
-  uint64_t total = esize;
+  // A dimension of 0 counts as 1 in the limit (`bound`), so that [0, 2^32-1, 2^32-1] is refused
+  // here rather than by the strides' overflow check of the tensor built from it.
+  uint64_t total = esize, bound = esize;
   for (int i = 0; i < ndims; ++i) {
     const uint8_t* b = &dimbytes[static_cast<size_t>(i) * 4];
     const uint64_t d = (uint64_t{b[0]} << 24) | (uint64_t{b[1]} << 16) | (uint64_t{b[2]} << 8) | b[3];
     a.dims.push_back(static_cast<int64_t>(d));
-    WICK_CHECK_FORMAT(!mul_overflow(total, d, &total) && total <= serialize::kMaxIdxDataBytes,
+    total *= d;  // cannot overflow: total <= bound, checked below
+    WICK_CHECK_FORMAT(!mul_overflow(bound, std::max<uint64_t>(d, 1), &bound) && bound <= serialize::kMaxIdxDataBytes,
                       "read_idx: {}: the dimensions [{}...] declare more than the limit of {} bytes of data", path,
                       fmt::join(a.dims, ", "), serialize::kMaxIdxDataBytes);
   }
@@ -134,7 +162,7 @@ IdxArray read_idx(const std::string& path) {
                       "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] "
                       "declare",
                       path, total, fmt::join(a.dims, ", "));
-    a.bytes.resize(total);
+    resize_or_fail(a.bytes, total, path);
     const size_t got = read_some(f.get(), a.bytes.data(), total, path);
     WICK_CHECK_FORMAT(got == total,
                       "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
@@ -144,7 +172,7 @@ IdxArray read_idx(const std::string& path) {
     size_t got = 0;
     while (got < total) {
       const size_t want = static_cast<size_t>(std::min<uint64_t>(total - got, std::max<size_t>(got, 1u << 20)));
-      a.bytes.resize(got + want);
+      resize_or_fail(a.bytes, got + want, path);
       const size_t r = read_some(f.get(), a.bytes.data() + got, want, path);
       got += r;
       if (r < want) break;
@@ -175,7 +203,7 @@ Tensor load_idx_images(const std::string& path, double mean, double std) {
                     path, a.type, fmt::join(a.dims, ", "));
   WICK_CHECK(std > 0, "load_idx_images: std must be > 0, got {}", std);
   NoGradGuard no_grad;
-  Tensor out = wick::empty({a.dims[0], 1, a.dims[1], a.dims[2]}, kFloat32);
+  Tensor out = empty_for(a, {a.dims[0], 1, a.dims[1], a.dims[2]}, kFloat32, "load_idx_images", path);
   float* o = out.data_ptr<float>();
   const float scale = static_cast<float>(1.0 / (255.0 * std)), shift = static_cast<float>(mean / std);
   for (size_t i = 0; i < a.bytes.size(); ++i) o[i] = static_cast<float>(a.bytes[i]) * scale - shift;
@@ -189,7 +217,7 @@ Tensor load_idx_labels(const std::string& path) {
                     "type 0x{:02x} with dimensions [{}]",
                     path, a.type, fmt::join(a.dims, ", "));
   NoGradGuard no_grad;
-  Tensor out = wick::empty({a.dims[0]}, kInt64);
+  Tensor out = empty_for(a, {a.dims[0]}, kInt64, "load_idx_labels", path);
   int64_t* o = out.data_ptr<int64_t>();
   for (size_t i = 0; i < a.bytes.size(); ++i) o[i] = a.bytes[i];
   return out;

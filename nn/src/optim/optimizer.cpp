@@ -145,15 +145,41 @@ bool parse_state_key(const std::string& key, int64_t& id, std::string& name) {
   if (key.rfind("state.", 0) != 0) return false;
   size_t dot = key.find('.', 6);
   if (dot == std::string::npos || dot == 6 || dot + 1 >= key.size()) return false;
+  // Decimal digits only, without a sign or a leading zero, so each parameter has one spelling
+  // ("state.0.x", never "state.00.x" or "state.-0.x" as well).
+  const std::string_view digits(key.data() + 6, dot - 6);
+  if (digits.find_first_not_of("0123456789") != std::string_view::npos || (digits.size() > 1 && digits[0] == '0'))
+    return false;
   auto [ptr, ec] = std::from_chars(key.data() + 6, key.data() + dot, id);
   if (ec != std::errc() || ptr != key.data() + dot || id < 0) return false;
   name = key.substr(dot + 1);
   return true;
 }
 std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+// A key read from a file, cut short for a message (Note [Loader limits]).
+std::string brief(const std::string& key) { return serialize::detail::quote_prefix(key, serialize::kMaxQuotedChars); }
+// The first kMaxListedItems problems, then how many more (a hostile file can hold millions).
+std::string problem_list(const std::vector<std::string>& problems) {
+  const size_t shown = std::min(problems.size(), serialize::kMaxListedItems);
+  std::string out =
+      fmt::format("{}", fmt::join(problems.begin(), problems.begin() + static_cast<std::ptrdiff_t>(shown), "; "));
+  if (problems.size() > shown) out += fmt::format("; and {} more", problems.size() - shown);
+  return out;
+}
 }  // namespace
 
-void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
+void Optimizer::load_state_dict(const OptimizerStateDict& dict) { apply_load(prepare_load_state_dict(dict)); }
+
+void Optimizer::apply_load(PendingLoad pending) {
+  WICK_CHECK_STATE(pending.options.size() == groups_.size(),
+                   "{}.apply_load: the pending load has {} parameter group(s) but this optimizer has {}; prepare "
+                   "it again",
+                   name(), pending.options.size(), groups_.size());
+  for (size_t gi = 0; gi < groups_.size(); ++gi) groups_[gi].set_options(std::move(pending.options[gi]));
+  state_ = std::move(pending.state);
+}
+
+Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDict& dict) const {
   std::vector<std::string> problems;
   std::exception_ptr options_error;  // set_values' error, when it is the first problem
   if (dict.optimizer != name())
@@ -165,7 +191,7 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
   if (dict.param_groups.size() != groups_.size()) {
     problems.push_back(fmt::format("the state dict has {} parameter group(s) but this optimizer has {}",
                                    dict.param_groups.size(), groups_.size()));
-    WICK_FAIL("{}.load_state_dict: {}", name(), fmt::join(problems, "; "));
+    WICK_FAIL("{}.load_state_dict: {}", name(), problem_list(problems));
   }
   // Saved ids map to the current parameters by position, as PyTorch's load_state_dict.
   std::unordered_map<int64_t, std::pair<size_t, Tensor>> by_id;  // id -> (group, param)
@@ -194,24 +220,24 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
     int64_t id = 0;
     std::string sname;
     if (!parse_state_key(key, id, sname)) {
-      problems.push_back(fmt::format("unexpected key \"{}\" (expected state.<parameter number>.<name>)", key));
+      problems.push_back(fmt::format("unexpected key \"{}\" (expected state.<parameter number>.<name>)", brief(key)));
       continue;
     }
     auto it = by_id.find(id);
     if (it == by_id.end()) {
-      problems.push_back(fmt::format("key \"{}\" names parameter {}, which no parameter group lists", key, id));
+      problems.push_back(fmt::format("key \"{}\" names parameter {}, which no parameter group lists", brief(key), id));
       continue;
     }
     const auto& [gi, p] = it->second;
     if (!t.defined()) {
-      problems.push_back(fmt::format("key \"{}\" holds an undefined tensor", key));
+      problems.push_back(fmt::format("key \"{}\" holds an undefined tensor", brief(key)));
       continue;
     }
     if (sname == "step" && has_step()) {
       double v = 0;
       // Range-checked before the cast: a saved step of 1e300 or NaN is a bad file, not UB.
       if (t.numel() != 1 || !(v = t.item<double>(), v >= 0 && v < 9007199254740992.0 && v == std::floor(v))) {
-        problems.push_back(fmt::format("key \"{}\" should hold one non-negative whole number", key));
+        problems.push_back(fmt::format("key \"{}\" should hold one non-negative whole number", brief(key)));
         continue;
       }
       new_state[p.impl()].step = static_cast<int64_t>(v);
@@ -221,18 +247,18 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
     const auto allowed = state_names(new_options[gi] ? *new_options[gi] : groups_[gi].options());
     if (std::find(allowed.begin(), allowed.end(), sname) == allowed.end()) {
       problems.push_back(
-          fmt::format("unexpected key \"{}\" ({} with these options keeps: {})", key, name(),
+          fmt::format("unexpected key \"{}\" ({} with these options keeps: {})", brief(key), name(),
                       allowed.empty() ? std::string("no state tensors") : fmt::format("{}", fmt::join(allowed, ", "))));
       continue;
     }
     if (t.sizes() != p.sizes()) {
-      problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", key,
+      problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", brief(key),
                                      shape_str(t.sizes()), shape_str(p.sizes())));
       continue;
     }
     if (t.dtype() != p.dtype()) {
       problems.push_back(
-          fmt::format("key \"{}\" has dtype {} but the parameter has dtype {}", key, t.dtype(), p.dtype()));
+          fmt::format("key \"{}\" has dtype {} but the parameter has dtype {}", brief(key), t.dtype(), p.dtype()));
       continue;
     }
     new_state[p.impl()].buffers.insert(sname, native::clone(native::to(t, p.device(), p.dtype())));
@@ -257,9 +283,11 @@ void Optimizer::load_state_dict(const OptimizerStateDict& dict) {
   }
   if (!problems.empty())
     WICK_FAIL("{}.load_state_dict: {} problem(s), nothing was changed: {}", name(), problems.size(),
-              fmt::join(problems, "; "));
-  for (size_t gi = 0; gi < groups_.size(); ++gi) groups_[gi].set_options(std::move(new_options[gi]));
-  state_ = std::move(new_state);
+              problem_list(problems));
+  PendingLoad pending;
+  pending.options = std::move(new_options);
+  pending.state = std::move(new_state);
+  return pending;
 }
 
 // ---- JSON (for checkpoint metadata) ----
@@ -290,7 +318,9 @@ void OptimizerStateDict::set_groups_json(const std::string& text) {
                       "optimizer state: each parameter group must be an object with a \"params\" list");
     ParamGroupState g;
     for (const auto& id : gj["params"]) {
-      WICK_CHECK_FORMAT(id.is_number_integer(), "optimizer state: parameter numbers must be integers");
+      WICK_CHECK_FORMAT(
+          id.is_number_integer() && !(id.is_number_unsigned() && id.get<uint64_t>() > uint64_t{INT64_MAX}),
+          "optimizer state: parameter numbers must be integers that fit in int64");
       g.params.push_back(id.get<int64_t>());
     }
     for (const auto& [k, v] : gj.items()) {

@@ -51,13 +51,18 @@ void save(const optim::Optimizer& opt, const std::string& path);
 /// error.
 void load(optim::Optimizer& opt, const std::string& path);
 
+/// The largest epoch a training checkpoint holds (2^31 - 1): a resumed loop multiplies it by the
+/// steps per epoch, so a hostile file must not be able to make that product overflow.
+inline constexpr int64_t kMaxCheckpointEpoch = (int64_t{1} << 31) - 1;
+
 /// What load_checkpoint found besides the tensors.
 struct CheckpointInfo {
   int64_t epoch = 0;
   std::map<std::string, std::string> metadata;  ///< every metadata entry of the file
 };
 
-/// Writes model + optimizer + epoch (+ `metadata`) to `path` atomically.
+/// Writes model + optimizer + epoch (in [0, kMaxCheckpointEpoch]) (+ `metadata`) to `path`
+/// atomically.
 void save_checkpoint(const std::string& path, const Module& model, const optim::Optimizer& opt, int64_t epoch,
                      const std::map<std::string, std::string>& metadata = {});
 /// Loads a training checkpoint into `model` and `opt`: both are validated before either is

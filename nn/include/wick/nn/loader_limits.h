@@ -6,13 +6,18 @@
 // nesting depth it reads before checking it:
 // - sizes and counts are checked against the bytes actually present before anything is
 //   allocated (a plain file against its size; a gzip stream is grown only as it really
-//   decompresses, up to kMaxIdxDataBytes);
+//   decompresses, up to kMaxIdxDataBytes), and the tensor built from it is checked against
+//   kMaxIdxTensorBytes; a gzip bomb stops at the limit, and a failed allocation is an
+//   OutOfMemoryError naming the file, never a std::bad_alloc;
+// - a path is opened without blocking, and anything but a regular file (a FIFO, a device, a
+//   directory) is refused before any read, so no loader waits forever;
 // - JSON (a safetensors header, the optimizer's metadata) is parsed by nlohmann's iterative
 //   parser with a callback that discards and flags any array or object nested deeper than
 //   kMaxJsonDepth, so nothing recurses on unbounded input (copying, dumping or destroying a
 //   value recurses once per level);
 // - sizes, element counts, byte counts and strides use checked arithmetic (Note [Checked sizes]);
-// - an error message quotes at most kMaxQuotedChars characters of a bad value.
+// - an error message quotes at most kMaxQuotedChars characters of a bad value, and lists at most
+//   kMaxListedItems keys or problems, then "and N more".
 // Anything over a limit is a wick::FormatError naming the file, the limit and the value found.
 // docs/hostile-input.md lists the limits and what each bad input gets.
 #include <cstddef>
@@ -26,9 +31,15 @@ inline constexpr uint64_t kMaxHeaderBytes = 100u * 1000u * 1000u;
 inline constexpr int kMaxJsonDepth = 64;
 /// The most characters of a bad value that an error message quotes.
 inline constexpr size_t kMaxQuotedChars = 64;
+/// The most items (keys, problems) that a loader's error message lists before "and N more".
+inline constexpr size_t kMaxListedItems = 10;
 /// The most dimensions a loaded tensor may have.
 inline constexpr size_t kMaxLoadedDims = 64;
-/// The largest data section an IDX file may declare, in bytes (Fashion-MNIST's largest is 47 MB).
-inline constexpr uint64_t kMaxIdxDataBytes = uint64_t{1} << 34;
+/// The largest data section an IDX file may declare, in bytes (Fashion-MNIST's largest is 47 MB,
+/// EMNIST's 550 MB). A dimension of 0 counts as 1 here, so that no declared shape is absurd.
+inline constexpr uint64_t kMaxIdxDataBytes = uint64_t{1} << 30;
+/// The largest tensor load_idx_images / load_idx_labels build from an IDX file, in bytes (float32
+/// images are 4 bytes per pixel, int64 labels 8 per label), checked before allocating it.
+inline constexpr uint64_t kMaxIdxTensorBytes = uint64_t{1} << 32;
 
 }  // namespace wick::serialize

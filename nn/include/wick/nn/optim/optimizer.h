@@ -145,6 +145,19 @@ class Optimizer {
   /// dicts]); state tensors are copied (to the parameter's device).
   void load_state_dict(const OptimizerStateDict& dict);
 
+  /// A load_state_dict that has been checked in full but not applied.
+  struct PendingLoad {
+    std::vector<std::unique_ptr<OptimizerOptions>> options;  ///< one per parameter group
+    std::unordered_map<const TensorImpl*, ParamState> state;
+  };
+  /// Checks `dict` exactly as load_state_dict does (same errors) and returns what it would
+  /// apply, changing nothing. load_checkpoint uses it to check the model's part and the
+  /// optimizer's before applying either, so that no undo is needed.
+  PendingLoad prepare_load_state_dict(const OptimizerStateDict& dict) const;
+  /// Applies a PendingLoad prepared by this optimizer since its groups last changed; a
+  /// StateError, changing nothing, when the number of groups differs.
+  void apply_load(PendingLoad pending);
+
   /// Testing and benchmarking aid: when false, updates use the generic tensor-op path (default
   /// true: one fused pass over the contiguous tensors on devices whose backend registered the
   /// fused kernel, Note [Fused optimizer steps]).
