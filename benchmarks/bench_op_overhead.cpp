@@ -8,6 +8,7 @@
 #include <wick/wick.h>
 
 #include <cstdlib>
+#include <optional>
 #include <vector>
 
 namespace {
@@ -48,6 +49,30 @@ void BM_add(benchmark::State& state, IntArrayRef shape, bool requires_grad) {
     benchmark::DoNotOptimize(c.impl());
   }
 }
+// A view's cost: the native view alone, then through autograd in grad mode (a tracked view) and
+// under NoGradGuard (marked as made without grad, Note [Views and in-place ops]).
+void BM_view_native(benchmark::State& state) {
+  Tensor a = ones({8, 8}, kFloat32);
+  for (auto _ : state) {
+    Tensor v = native::transpose(a, 0, 1);
+    benchmark::DoNotOptimize(v.impl());
+  }
+}
+void BM_view(benchmark::State& state, bool no_grad) {
+  Tensor a = ones({8, 8}, kFloat32);
+  std::optional<NoGradGuard> guard;
+  if (no_grad) guard.emplace();
+  for (auto _ : state) {
+    Tensor v = a.t();
+    benchmark::DoNotOptimize(v.impl());
+  }
+}
+void BM_view_grad_mode(benchmark::State& s) { BM_view(s, false); }
+void BM_view_no_grad_guard(benchmark::State& s) { BM_view(s, true); }
+BENCHMARK(BM_view_native);
+BENCHMARK(BM_view_grad_mode);
+BENCHMARK(BM_view_no_grad_guard);
+
 void BM_add_1_nograd(benchmark::State& s) { BM_add(s, {1}, false); }
 void BM_add_1_grad(benchmark::State& s) { BM_add(s, {1}, true); }
 void BM_add_64x64_nograd(benchmark::State& s) { BM_add(s, {64, 64}, false); }

@@ -14,13 +14,13 @@ using namespace detail;
 // in-place op on it is refused (Note [Views and in-place ops]).
 void detail::mark_view(const Tensor& out, const Tensor& in) {
   if (out.is_same(in) || !out.defined()) return;
-  const autograd::AutogradMeta* im = autograd::get_meta(in);
   if (!GradMode::is_enabled()) {
-    autograd::ensure_meta(out).view_made_without_grad = true;
+    out.impl()->view_made_without_grad = true;  // no meta: such a view allocates nothing more
     return;
   }
+  out.impl()->view_made_without_grad = in.defined() && in.impl()->view_made_without_grad;
   autograd::AutogradMeta& m = autograd::ensure_meta(out);
-  m.view_made_without_grad = im && im->view_made_without_grad;
+  const autograd::AutogradMeta* im = autograd::get_meta(in);
   m.is_view = true;
   m.view_base = im && im->is_view && im->view_base.defined() ? im->view_base : in;
   m.view_version = out.version();

@@ -29,7 +29,7 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
                    op);
   const bool other_rg = other && other->requires_grad();
   if (!self_rg && !other_rg) return false;
-  WICK_CHECK_STATE(!(m && m->view_made_without_grad),
+  WICK_CHECK_STATE(!self.impl()->view_made_without_grad,
                    "{}: the tensor is a view made under NoGradGuard (or a view of one), and the in-place "
                    "op would be recorded; its base would not see the history. Make the view and the "
                    "in-place op both under NoGradGuard (not recorded) or both outside it (recorded)",

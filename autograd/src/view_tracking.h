@@ -21,7 +21,8 @@
 // leaf that requires grad, on a view whose elements overlap in memory (expand), and a recorded
 // in-place op (grad mode on, an operand that requires grad) on a view made under NoGradGuard or
 // on a view of one: such a view does not know its base, so the base would silently miss the
-// op's history. Those views are only marked (view_made_without_grad), not tracked.
+// op's history. Those views are only marked (TensorImpl::view_made_without_grad, a flag that
+// costs no allocation), not tracked.
 #include "wick/autograd/meta.h"
 
 namespace wick::autograd::detail {

@@ -22,9 +22,6 @@ struct AutogradMeta final : AutogradMetaBase {
   /// the base's history, and grad_fn is derived again (Note [Views and in-place ops]).
   Tensor view_base;
   uint32_t view_version = 0;
-  /// A view made while grad mode was off, or a view of one: an in-place op on it that would be
-  /// recorded is refused (Note [Views and in-place ops]).
-  bool view_made_without_grad = false;
   /// A leaf's gradient hooks and post-accumulate-grad hooks, in registration order, with ids
   /// (Note [Gradient hooks]); guarded by `mutex`.
   std::vector<std::pair<uint64_t, std::function<Tensor(const Tensor&)>>> hooks;
