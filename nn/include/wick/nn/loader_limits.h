@@ -11,10 +11,12 @@
 //   OutOfMemoryError naming the file, never a std::bad_alloc;
 // - a path is opened without blocking, and anything but a regular file (a FIFO, a device, a
 //   directory) is refused before any read, so no loader waits forever;
-// - JSON (a safetensors header, the optimizer's metadata) is parsed by nlohmann's iterative
-//   parser with a callback that discards and flags any array or object nested deeper than
-//   kMaxJsonDepth, so nothing recurses on unbounded input (copying, dumping or destroying a
-//   value recurses once per level);
+// - JSON (a safetensors header, the optimizer's metadata) has its nesting depth counted on the
+//   raw bytes first (nlohmann's parser keeps state per level), then is parsed by nlohmann's
+//   iterative parser with a callback that discards and flags any array or object nested deeper
+//   than kMaxJsonDepth (a second guard), so nothing recurses on unbounded input (copying, dumping
+//   or destroying a value recurses once per level); a key repeated in one object, at any depth,
+//   is refused;
 // - sizes, element counts, byte counts and strides use checked arithmetic (Note [Checked sizes]);
 // - an error message quotes at most kMaxQuotedChars characters of a bad value, and lists at most
 //   kMaxListedItems keys or problems, then "and N more".
