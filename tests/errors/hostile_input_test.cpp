@@ -8,93 +8,26 @@
 //   and words its message must contain (the op and the operands), continuing the table of
 //   error_types_test.cpp (together they hold more than 100 rows);
 // - error messages quote at most a short prefix of a bad value.
-#include <sys/resource.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/wait.h>
-#include <unistd.h>
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <limits>
 #include <string>
-#include <typeinfo>
 #include <vector>
 
-#include "support/temp_dir.h"
+#include "hostile_support.h"
 
 using namespace wick;
+using namespace wick::test::hostile;
 using Catch::Matchers::Contains;
-namespace fs = std::filesystem;
-
-#if defined(__SANITIZE_ADDRESS__)
-#define WICK_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define WICK_TEST_ASAN 1
-#endif
-#endif
 
 namespace {
-
-const std::string kHostile = std::string(WICK_TEST_DATA_DIR) + "/hostile/";
-
-// The exact (most derived) class of a wick error, by name.
-std::string class_of(const Error& e) {
-  if (dynamic_cast<const OutOfMemoryError*>(&e)) return "OutOfMemoryError";
-  if (dynamic_cast<const BackendError*>(&e)) return "BackendError";
-  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
-  if (dynamic_cast<const TypeError*>(&e)) return "TypeError";
-  if (dynamic_cast<const IndexError*>(&e)) return "IndexError";
-  if (dynamic_cast<const NotImplementedError*>(&e)) return "NotImplementedError";
-  if (dynamic_cast<const StateError*>(&e)) return "StateError";
-  if (dynamic_cast<const FormatError*>(&e)) return "FormatError";
-  if (dynamic_cast<const IOError*>(&e)) return "IOError";
-  if (dynamic_cast<const DeviceUnavailable*>(&e)) return "DeviceUnavailable";
-  return "Error";
-}
-
-using TempDir = wick::test::TempDir;
-
-// ---- the catalogue ----
-
-struct Row {
-  std::string what;
-  std::string expected;  // class name
-  std::function<void()> call;
-  std::vector<std::string> words;
-};
-
-void check_rows(const std::vector<Row>& rows) {
-  for (const Row& r : rows) {
-    INFO("row: " << r.what << " (expects " << r.expected << ")");
-    bool threw = false;
-    try {
-      r.call();
-    } catch (const Error& e) {
-      threw = true;
-      INFO("message: " << e.what());
-      CHECK(class_of(e) == r.expected);
-      for (const auto& w : r.words) CHECK_THAT(e.what(), Contains(w));
-      CHECK(std::string(e.what()).size() < 1500);  // no bad value is quoted at length
-    } catch (const std::exception& e) {
-      FAIL("not a wick::Error: " << typeid(e).name() << ": " << e.what());
-    }
-    CHECK(threw);
-  }
-}
 
 constexpr int64_t k40 = int64_t{1} << 40, k61 = int64_t{1} << 61, k62 = int64_t{1} << 62;
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 
-TensorOptions f32() { return TensorOptions(kFloat32); }
-TensorOptions f64() { return TensorOptions(kFloat64); }
 TensorOptions i64() { return TensorOptions(kInt64); }
 
 std::vector<Row> size_rows() {
@@ -368,14 +301,6 @@ std::vector<Row> optimizer_rows(const TempDir& dir) {
   };
 }
 
-// A safetensors image with `header` and `data`.
-std::string safetensors_image(const std::string& header, const std::string& data = "") {
-  std::string out(8, '\0');
-  uint64_t n = header.size();
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return out + header + data;
-}
-
 std::vector<Row> file_rows() {
   Model m;
   auto lin = m.lin;
@@ -517,85 +442,6 @@ std::vector<Row> parallel_rows() {
   };
 }
 
-// ---- bounded runs of the reproducers ----
-
-struct Bounded {
-  bool exited = false;
-  int code = -1;             // 0: a wick::Error of the expected class; see run_bounded
-  std::string message;       // the error's class and message, from the child
-  double cpu_seconds = 0;    // user + system time of the child
-  double extra_rss_mib = 0;  // the child's peak resident memory above the parent's at the fork
-};
-
-long rss_kib() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
-  return 0;
-}
-
-// Runs fn in a forked child limited to 64 MiB of address space above the parent's (when not
-// under ASan) and to 10 s of wall time. Exit codes: 0 the expected class, 1 another wick class,
-// 2 std::bad_alloc, 3 another exception, 4 no exception.
-Bounded run_bounded(const std::function<void()>& fn, const std::string& expected) {
-  std::fflush(nullptr);
-  int fds[2];
-  REQUIRE(::pipe(fds) == 0);
-  const long parent_rss = rss_kib();
-  const pid_t pid = ::fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) {
-    ::close(fds[0]);
-#ifndef WICK_TEST_ASAN
-    std::ifstream statm("/proc/self/statm");
-    long pages = 0;
-    statm >> pages;
-    const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{64} << 20);
-    struct rlimit rl {
-      limit, limit
-    };
-    ::setrlimit(RLIMIT_AS, &rl);
-#endif
-    ::alarm(10);
-    int code = 4;
-    std::string msg;
-    try {
-      fn();
-    } catch (const Error& e) {
-      msg = class_of(e) + ": " + e.what();
-      code = class_of(e) == expected ? 0 : 1;
-    } catch (const std::bad_alloc&) {
-      code = 2;
-    } catch (...) {
-      code = 3;
-    }
-    (void)!::write(fds[1], msg.data(), msg.size());
-    ::_exit(code);
-  }
-  ::close(fds[1]);
-  Bounded b;
-  char buf[4096];
-  ssize_t n;
-  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) b.message.append(buf, static_cast<size_t>(n));
-  ::close(fds[0]);
-  int status = 0;
-  struct rusage ru {};
-  REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
-  b.exited = WIFEXITED(status);
-  b.code = b.exited ? WEXITSTATUS(status) : -WTERMSIG(status);
-  b.cpu_seconds = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                  static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
-  b.extra_rss_mib = static_cast<double>(ru.ru_maxrss - parent_rss) / 1024.0;
-  return b;
-}
-
-struct Repro {
-  std::string what;
-  std::string expected;
-  std::function<void()> call;
-};
-
 std::vector<Repro> reproducers() {
   auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   auto sgd = [lin] { return optim::SGD(lin->parameters(), optim::SGDOptions(0.1)); };
@@ -701,169 +547,4 @@ TEST_CASE("hostile input: a model, optimizer and checkpoint still load after the
   CHECK(info.epoch == 3);
   CHECK(static_cast<const optim::AdamOptions&>(opt2.param_groups()[0].options()).lr() == 0.01);
   CHECK((lin2->get_parameter("weight") - lin->get_parameter("weight")).abs().sum().item<double>() == 0.0);
-}
-
-namespace {
-// A safetensors file holding `lin`'s tensors, SGD `groups` with one momentum buffer per parameter
-// (zeros, under "optimizer.state.<i>.momentum_buffer" unless `state_keys` says otherwise), and
-// `epoch`.
-std::string write_sgd_checkpoint(const TempDir& dir, const std::string& name, nn::LinearImpl& lin,
-                                 const std::string& groups, const std::string& epoch,
-                                 std::vector<std::string> state_keys = {}) {
-  std::vector<serialize::NamedTensor> tensors;
-  for (const auto& [k, t] : lin.state_dict()) tensors.emplace_back(k, t);
-  if (state_keys.empty()) state_keys = {"state.0.momentum_buffer", "state.1.momentum_buffer"};
-  const auto params = lin.parameters();
-  for (size_t i = 0; i < state_keys.size(); ++i)
-    tensors.emplace_back("optimizer." + state_keys[i], wick::zeros_like(params[i % params.size()]));
-  const std::string path = dir.file(name);
-  serialize::save_safetensors(path, tensors, {{"wick.optimizer", groups}, {"wick.epoch", epoch}});
-  return path;
-}
-}  // namespace
-
-TEST_CASE("hostile input: FIFOs and devices are refused at once, never waited on") {
-  TempDir dir("wick-hostile-test");
-  const std::string fifo = dir.file("ck.safetensors");
-  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
-  const std::vector<Repro> calls = {
-      {"load_safetensors of a FIFO", "IOError", [=] { serialize::load_safetensors(fifo); }},
-      {"nn::load of a FIFO", "IOError", [=] { nn::load(*lin, fifo); }},
-      {"read_idx of a FIFO", "IOError", [=] { data::read_idx(fifo); }},
-      {"read_idx of /dev/zero", "IOError", [] { data::read_idx("/dev/zero"); }},
-      {"load_safetensors of a directory", "IOError", [d = dir.path.string()] { serialize::load_safetensors(d); }},
-  };
-  for (const Repro& r : calls) {
-    const Bounded b = run_bounded(r.call, r.expected);  // a blocked open() would end in SIGALRM
-    INFO(r.what << ": exit " << b.code << "; " << b.message);
-    CHECK(b.code == 0);
-    CHECK_THAT(b.message, Contains("not a regular file"));
-  }
-}
-
-TEST_CASE("hostile input: JSON and IDX headers that would cost memory before any check are refused") {
-  // 10 MB of '[': nlohmann keeps a stack entry per level, over 64 MiB, before a callback could
-  // refuse the depth; the byte scan refuses it first.
-  const std::string brackets = safetensors_image(std::string(10'000'000, '['));
-  const Bounded deep =
-      run_bounded([&] { serialize::parse_safetensors(brackets.data(), brackets.size(), "brackets"); }, "FormatError");
-  INFO("exit " << deep.code << ", " << deep.extra_rss_mib << " MiB; " << deep.message);
-  CHECK(deep.code == 0);
-  CHECK_THAT(deep.message, Contains("deeper than the limit of 64"));
-
-  TempDir dir("wick-hostile-test");
-  // dims [0, 2^32-1, 2^32-1]: no data, but the tensor's strides would overflow.
-  const std::string zero_dim = dir.write(
-      "zero-dim-idx3-ubyte", std::string("\x00\x00\x08\x03\x00\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff", 16));
-  CHECK_THROWS_AS(data::load_idx_images(zero_dim), FormatError);
-  CHECK_THROWS_WITH(data::read_idx(zero_dim), Contains(zero_dim) && Contains("limit of 1073741824 bytes"));
-
-  // 2^29 + 1 labels: within the data limit, but their int64 tensor passes kMaxIdxTensorBytes. A
-  // sparse file, so the test writes 8 bytes.
-  const std::string labels = dir.write("labels-idx1-ubyte", std::string("\x00\x00\x08\x01\x20\x00\x00\x01", 8));
-  std::filesystem::resize_file(labels, 8 + (uint64_t{1} << 29) + 1);
-  CHECK(data::read_idx(labels).dims == std::vector<int64_t>{(int64_t{1} << 29) + 1});
-  CHECK_THROWS_WITH(data::load_idx_labels(labels),
-                    Contains("load_idx_labels") && Contains(labels) && Contains("limit of 4294967296 bytes"));
-}
-
-TEST_CASE("hostile input: checkpoints with repeated keys, odd spellings or absurd epochs are refused") {
-  TempDir dir("wick-hostile-test");
-  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
-  optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  const std::string groups = opt.state_dict().groups_json();
-  // A checkpoint whose optimizer part adds `key` to the two momentum buffers.
-  auto odd_spelling = [&](const std::string& what, const std::string& key) {
-    return Row{what,
-               "ValueError",
-               [&, key] {
-                 optim::SGD o(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
-                 nn::load_checkpoint(write_sgd_checkpoint(dir, "odd.safetensors", *lin, groups, "1",
-                                                          {"state.0.momentum_buffer", "state.1.momentum_buffer", key}),
-                                     *lin, o);
-               },
-               {"unexpected key \"" + key + "\""}};
-  };
-  const std::vector<Row> rows = {
-      {"a key repeated below the top level of a safetensors header",
-       "FormatError",
-       [] {
-         const std::string img =
-             safetensors_image(R"({"w":{"dtype":"F32","dtype":"F64","shape":[1],"data_offsets":[0,4]}})", "abcd");
-         serialize::parse_safetensors(img.data(), img.size(), "repeated");
-       },
-       {"repeated", "\"dtype\" more than once"}},
-      {"a metadata key repeated",
-       "FormatError",
-       [] {
-         const std::string img = safetensors_image(R"({"__metadata__":{"wick.epoch":"1","wick.epoch":"9"}})");
-         serialize::parse_safetensors(img.data(), img.size(), "meta");
-       },
-       {"meta", "\"wick.epoch\" more than once"}},
-      {"an epoch past 2^31 - 1",
-       "FormatError",
-       [&] {
-         optim::SGD o(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
-         nn::load_checkpoint(write_sgd_checkpoint(dir, "epoch.safetensors", *lin, groups, "9223372036854775807"), *lin,
-                             o);
-       },
-       {"load_checkpoint", "epoch", "[0, 2147483647]"}},
-      {"saving an epoch past 2^31 - 1",
-       "ValueError",
-       [&] { nn::save_checkpoint(dir.file("big.safetensors"), *lin, opt, int64_t{1} << 31); },
-       {"save_checkpoint", "2147483648"}},
-      odd_spelling("a parameter number spelled with a leading zero", "state.00.momentum_buffer"),
-      odd_spelling("a parameter number spelled -0", "state.-0.momentum_buffer"),
-      {"a parameter number past int64 in the groups",
-       "FormatError",
-       [] {
-         optim::OptimizerStateDict().set_groups_json(
-             R"({"optimizer":"SGD","param_groups":[{"params":[18446744073709551615]}]})");
-       },
-       {"optimizer state", "fit in int64"}},
-      {"300 unexpected keys of 200 characters each",
-       "IndexError",
-       [&] {
-         std::vector<serialize::NamedTensor> tensors;
-         for (const auto& [k, t] : lin->state_dict()) tensors.emplace_back(k, t);
-         for (int i = 0; i < 300; ++i)
-           tensors.emplace_back(std::to_string(i) + std::string(200, 'k'), wick::zeros({0}, f32()));
-         const std::string path = dir.file("many.safetensors");
-         serialize::save_safetensors(path, tensors);
-         nn::load(*lin, path);
-       },
-       {"Unexpected key(s)", "kkk...", "and 290 more"}},
-  };
-  check_rows(rows);
-}
-
-TEST_CASE("hostile input: a bad checkpoint leaves an optimizer with changed options as it was") {
-  // The optimizer's options changed since its state was made (momentum 0.9 -> 0, so its momentum
-  // buffers no longer fit them): an undo by loading its own old state dict would be refused, so
-  // load_checkpoint checks both parts before applying either.
-  TempDir dir("wick-hostile-test");
-  auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
-  optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));
-  lin->forward(wick::ones({4, 3}, f64())).sum().backward();
-  opt.step();
-  const std::string groups = opt.state_dict().groups_json();  // a valid optimizer part
-  static_cast<optim::SGDOptions&>(opt.param_groups()[0].options()).momentum(0.0);
-  const Tensor buffer_before = opt.state(lin->get_parameter("weight"))->buffers["momentum_buffer"].clone();
-  const Tensor weight_before = lin->get_parameter("weight").clone();
-  // A model part of the wrong shape.
-  auto other = std::make_shared<nn::LinearImpl>(4, 2, f64());
-  const std::string path = write_sgd_checkpoint(dir, "bad-model.safetensors", *other, groups, "1");
-  CHECK_THROWS_WITH(nn::load_checkpoint(path, *lin, opt),
-                    Contains("nothing was loaded") && Contains("size mismatch for weight"));
-  CHECK(static_cast<const optim::SGDOptions&>(opt.param_groups()[0].options()).momentum() == 0.0);
-  CHECK(wick::equal(opt.state(lin->get_parameter("weight"))->buffers.at("momentum_buffer"), buffer_before));
-  CHECK(wick::equal(lin->get_parameter("weight"), weight_before));
-  // A good model part with a bad optimizer part: the model is put back, the optimizer untouched.
-  auto twin = std::make_shared<nn::LinearImpl>(3, 2, f64());
-  const std::string bad_opt = write_sgd_checkpoint(dir, "bad-opt.safetensors", *twin, groups, "1",
-                                                   {"state.0.momentum_buffer", "state.7.momentum_buffer"});
-  CHECK_THROWS_WITH(nn::load_checkpoint(bad_opt, *lin, opt), Contains("nothing was loaded") && Contains("state.7"));
-  CHECK(wick::equal(lin->get_parameter("weight"), weight_before));
-  CHECK(static_cast<const optim::SGDOptions&>(opt.param_groups()[0].options()).momentum() == 0.0);
 }
