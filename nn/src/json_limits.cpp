@@ -137,12 +137,12 @@ std::string quote_prefix(std::string_view s, size_t max) {
   return std::string(s.substr(0, max)) + "...";
 }
 
-std::string brief_join(const std::vector<std::string>& items, std::string_view sep, bool quote) {
+std::string brief_join(const std::vector<std::string>& items, std::string_view sep, bool quote, size_t max_chars) {
   std::string out;
   const size_t shown = std::min(items.size(), kMaxListedItems);
   for (size_t i = 0; i < shown; ++i) {
     if (i) out += sep;
-    const std::string item = quote_prefix(items[i], kMaxQuotedChars);
+    const std::string item = quote_prefix(items[i], max_chars);
     out += quote ? "\"" + item + "\"" : item;
   }
   if (items.size() > shown) out += fmt::format("{}and {} more", sep, items.size() - shown);

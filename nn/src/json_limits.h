@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "wick/nn/loader_limits.h"
+
 namespace wick::serialize::detail {
 
 /// Parses `text` as JSON. Throws wick::FormatError "<what>: ..." when it is not valid JSON, nests
@@ -21,9 +23,10 @@ std::string json_preview(const nlohmann::ordered_json& v);
 /// At most `max` characters of `s`, "..." appended when cut.
 std::string quote_prefix(std::string_view s, size_t max);
 
-/// The first kMaxListedItems of `items`, each cut to kMaxQuotedChars (and put in double quotes
-/// when `quote`), joined by `sep`, then "<sep>and N more": a message listing what a file holds
-/// stays short whatever the file.
-std::string brief_join(const std::vector<std::string>& items, std::string_view sep, bool quote);
+/// The first kMaxListedItems of `items`, each cut to `max_chars` (and put in double quotes when
+/// `quote`), joined by `sep`, then "<sep>and N more": a message listing what a file holds stays
+/// short whatever the file.
+std::string brief_join(const std::vector<std::string>& items, std::string_view sep, bool quote,
+                       size_t max_chars = kMaxQuotedChars);
 
 }  // namespace wick::serialize::detail

@@ -16,8 +16,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "file_descriptor.h"
 #include "json_limits.h"
-#include "open_for_reading.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -191,14 +191,6 @@ SafetensorsData parse(const Source& src) {
   return out;
 }
 
-// Closes a file descriptor on scope exit.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
@@ -243,15 +235,14 @@ SafetensorsData parse_safetensors(const void* data, size_t size, const std::stri
 }
 
 SafetensorsData load_safetensors(const std::string& path) {
-  detail::OpenedFile f;
-  detail::open_for_reading(path, f);
+  const detail::OpenedFile f = detail::open_for_reading(path);
   if (f.not_regular) fail<IOError>(path, "not a regular file (a directory, FIFO, socket or device)");
-  if (f.fd < 0) fail<IOError>(path, fmt::format("cannot open the file for reading: {}", std::strerror(f.error)));
+  if (f.fd.fd < 0) fail<IOError>(path, fmt::format("cannot open the file for reading: {}", std::strerror(f.error)));
   const struct stat& st = f.st;
   Source src;
   src.what = path;
   src.size = static_cast<uint64_t>(st.st_size);
-  const int fd = f.fd;
+  const int fd = f.fd.fd;
   src.read = [fd](uint64_t offset, void* dst, size_t n) {
     auto* p = static_cast<char*>(dst);
     while (n > 0) {
@@ -331,20 +322,16 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
                   fmt::format("{} failed: {}; the previous file (if any) is unchanged", step, std::strerror(err)));
   };
   {
-    Fd f;
-    f.fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    detail::Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
     if (f.fd < 0)
       fail<IOError>(path, fmt::format("cannot create the temporary file {}: {}", tmp, std::strerror(errno)));
     if (!write_all(f.fd, bytes.data(), bytes.size())) fail_io("writing the temporary file");
     if (::fsync(f.fd) != 0) fail_io("fsync of the temporary file");
-    const int fd = f.fd;
-    f.fd = -1;
-    if (::close(fd) != 0) fail_io("closing the temporary file");
+    if (::close(f.release()) != 0) fail_io("closing the temporary file");
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail_io("renaming the temporary file over the destination");
   // Make the rename itself durable; failure here does not undo the (complete) save.
-  Fd d;
-  d.fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const detail::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (d.fd >= 0) ::fsync(d.fd);
 }
 

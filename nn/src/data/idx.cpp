@@ -12,7 +12,7 @@
 #include <new>
 #include <vector>
 
-#include "../open_for_reading.h"
+#include "../file_descriptor.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/checked_math.h"
@@ -106,17 +106,16 @@ int64_t IdxArray::numel() const {
 }
 
 IdxArray read_idx(const std::string& path) {
-  serialize::detail::OpenedFile file;
-  serialize::detail::open_for_reading(path, file);  // never blocks on a FIFO
+  serialize::detail::OpenedFile file = serialize::detail::open_for_reading(path);  // never blocks on a FIFO
   WICK_CHECK_IO(!file.not_regular, "read_idx: {} is not a regular file (a directory, FIFO, socket or device)", path);
-  if (file.fd < 0) {
+  if (file.fd.fd < 0) {
     if (file.error == ENOENT) WICK_FAIL_T(IOError, "read_idx: {}", missing_file_message(path));
     WICK_FAIL_T(IOError, "read_idx: cannot open {}: {}", path, std::strerror(file.error));
   }
   const struct stat st = file.st;
-  std::unique_ptr<gzFile_s, GzCloser> f(gzdopen(file.fd, "rb"));
+  std::unique_ptr<gzFile_s, GzCloser> f(gzdopen(file.fd.fd, "rb"));
   WICK_CHECK_IO(f != nullptr, "read_idx: cannot open {}: {}", path, std::strerror(errno));
-  file.release();  // gzclose closes it now
+  file.fd.release();  // gzclose closes it now
   gzbuffer(f.get(), 1 << 17);
 
   uint8_t magic[4];

@@ -158,14 +158,6 @@ bool parse_state_key(const std::string& key, int64_t& id, std::string& name) {
 std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 // A key read from a file, cut short for a message (Note [Loader limits]).
 std::string brief(const std::string& key) { return serialize::detail::quote_prefix(key, serialize::kMaxQuotedChars); }
-// The first kMaxListedItems problems, then how many more (a hostile file can hold millions).
-std::string problem_list(const std::vector<std::string>& problems) {
-  const size_t shown = std::min(problems.size(), serialize::kMaxListedItems);
-  std::string out =
-      fmt::format("{}", fmt::join(problems.begin(), problems.begin() + static_cast<std::ptrdiff_t>(shown), "; "));
-  if (problems.size() > shown) out += fmt::format("; and {} more", problems.size() - shown);
-  return out;
-}
 }  // namespace
 
 void Optimizer::load_state_dict(const OptimizerStateDict& dict) { apply_load(prepare_load_state_dict(dict)); }
@@ -191,7 +183,8 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
   if (dict.param_groups.size() != groups_.size()) {
     problems.push_back(fmt::format("the state dict has {} parameter group(s) but this optimizer has {}",
                                    dict.param_groups.size(), groups_.size()));
-    WICK_FAIL("{}.load_state_dict: {}", name(), problem_list(problems));
+    WICK_FAIL("{}.load_state_dict: {}", name(),
+              serialize::detail::brief_join(problems, "; ", /*quote=*/false, std::string::npos));
   }
   // Saved ids map to the current parameters by position, as PyTorch's load_state_dict.
   std::unordered_map<int64_t, std::pair<size_t, Tensor>> by_id;  // id -> (group, param)
@@ -283,7 +276,7 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
   }
   if (!problems.empty())
     WICK_FAIL("{}.load_state_dict: {} problem(s), nothing was changed: {}", name(), problems.size(),
-              problem_list(problems));
+              serialize::detail::brief_join(problems, "; ", /*quote=*/false, std::string::npos));
   PendingLoad pending;
   pending.options = std::move(new_options);
   pending.state = std::move(new_state);
