@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "hostile_support.h"
 #include "support/temp_dir.h"
 
 using namespace wick;
@@ -22,22 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// ---- the classes ----
+using wick::test::hostile::class_of;  // the exact (most derived) class, by name
+using wick::test::hostile::safetensors_image;
 
-// The exact (most derived) class of a wick error, by name.
-std::string class_of(const Error& e) {
-  if (dynamic_cast<const OutOfMemoryError*>(&e)) return "OutOfMemoryError";
-  if (dynamic_cast<const BackendError*>(&e)) return "BackendError";
-  if (dynamic_cast<const ValueError*>(&e)) return "ValueError";
-  if (dynamic_cast<const TypeError*>(&e)) return "TypeError";
-  if (dynamic_cast<const IndexError*>(&e)) return "IndexError";
-  if (dynamic_cast<const NotImplementedError*>(&e)) return "NotImplementedError";
-  if (dynamic_cast<const StateError*>(&e)) return "StateError";
-  if (dynamic_cast<const FormatError*>(&e)) return "FormatError";
-  if (dynamic_cast<const IOError*>(&e)) return "IOError";
-  if (dynamic_cast<const DeviceUnavailable*>(&e)) return "DeviceUnavailable";
-  return "Error";
-}
+// ---- the classes ----
 
 template <class E>
 struct Name;
@@ -121,14 +110,6 @@ TensorOptions f64(Device d = Device("cpu:0")) { return TensorOptions(kFloat64).d
 TensorOptions i64() { return TensorOptions(kInt64); }
 
 using TempDir = wick::test::TempDir;
-
-// A safetensors image: 8-byte little-endian header length, the JSON header, the data.
-std::string safetensors_image(const std::string& header, const std::string& data) {
-  std::string out(8, '\0');
-  uint64_t n = header.size();
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return out + header + data;
-}
 
 // A module whose forward returns a Value of another kind than a Tensor.
 struct ReturnsInt : nn::Cloneable<ReturnsInt> {

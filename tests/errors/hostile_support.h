@@ -1,6 +1,7 @@
 #pragma once
-// Shared by the hostile-input tests (hostile_input_test.cpp, hostile_files_test.cpp): a catalogue
-// row and its checker, safetensors images, and bounded runs of one call in a forked child.
+// Shared by the error tests (hostile_input_test.cpp, hostile_files_test.cpp, error_types_test.cpp):
+// a catalogue row and its checker, the class of an error by name, safetensors images, and bounded
+// runs of one call in a forked child.
 #include <wick/wick.h>
 
 #include <functional>
