@@ -10,14 +10,16 @@
 #   3. runs every GPU test (test_cuda; test_distributed_gpu under mpirun -np 1 when MPI is
 #      installed) and the GPU benchmarks (bench_cuda);
 #   4. builds everything else and runs the rest of the ctest suite;
-#   5. writes every log to OUTDIR and prints a short table last.
+#   5. runs test_cuda under compute-sanitizer's memcheck and racecheck;
+#   6. writes every log to OUTDIR and prints a short table last.
 # GPU results come first so that a slow or broken unrelated target cannot hide them.
 # Each step runs under a timeout taken from one overall budget (WICK_GPU_CHECK_BUDGET seconds,
 # default 450), so the whole run stays under 8 minutes. WICK_GPU_CHECK_BUILD_DIR overrides the
-# build folder (default build/gpu-check); WICK_GPU_CHECK_REUSE=1 keeps it instead of starting fresh. Exit status: 0 when every GPU test and
-# every other test passed, 1 otherwise (a GPU test that reports "skipped" included: the preflight
-# saw a GPU), 2 for bad usage, 3 when the preflight (scripts/cuda-preflight.sh) fails: no driver,
-# a driver too old for the toolkit, or no toolkit.
+# build folder (default build/gpu-check); WICK_GPU_CHECK_REUSE=1 keeps it instead of starting
+# fresh. Exit status: 0 when every GPU test and every other test passed and neither sanitizer
+# reported an error, 1 otherwise (a GPU test that reports "skipped" included: the preflight saw a
+# GPU), 2 for bad usage, 3 when the preflight (scripts/cuda-preflight.sh) fails: no driver, a
+# driver too old for the toolkit, or no toolkit.
 set -u -o pipefail
 
 if [ $# -ne 1 ]; then
@@ -222,6 +224,40 @@ else
   row "ctest (other tests)" "NOT RUN" "the build failed"
 fi
 
+# ---- 6. compute-sanitizer over the GPU tests (last: it must not starve the steps above) ----
+# memcheck over all of test_cuda (out-of-bounds and misaligned accesses, device faults), and
+# racecheck (shared-memory hazards) over every case but the NCCL ones, which stall under it. API
+# return codes are not reported: the allocator test provokes out-of-memory on purpose, and NCCL's
+# init probes for kernel images it lacks. The verdict comes from the tool's own summary line; a
+# step cut by the budget, or a tool that printed none, is reported and does not fail the run.
+# The caching allocator hands out sub-blocks of larger segments, so an overrun that stays inside
+# its segment is invisible to memcheck.
+SANITIZERS_OK=1
+CS=$(command -v compute-sanitizer || echo "$CUDA_ROOT/bin/compute-sanitizer")
+# sanitize NAME TOOL SUMMARY_REGEX CAP TEST_SPEC...: runs TOOL over test_cuda and adds a row.
+sanitize() {
+  local name=$1 tool=$2 pattern=$3 cap=$4
+  shift 4
+  run_step "$name" "$cap" "$CS" --tool "$tool" --report-api-errors no --print-limit 20 \
+    "$BUILD/tests/test_cuda" --use-colour no --durations yes "$@"
+  local summary
+  summary=$(grep -E "$pattern" "$OUT/$name.log" | tail -n 1 | sed 's/^=* *//')
+  if [ -z "$summary" ]; then
+    row "$name" "NO RESULT" "exit $STEP_RC, no summary (see $name.log) (${STEP_SECS}s)"
+  elif grep -qE "(ERROR SUMMARY: 0 errors|RACECHECK SUMMARY: 0 hazards)" <<<"$summary" && [ "$STEP_RC" -eq 0 ]; then
+    row "$name" PASS "$summary (${STEP_SECS}s)"
+  else
+    SANITIZERS_OK=0
+    row "$name" FAIL "$summary; exit $STEP_RC (${STEP_SECS}s)"
+  fi
+}
+if [ "$TEST_CUDA_OK" -eq 1 ] && [ -x "$CS" ]; then
+  sanitize memcheck memcheck "ERROR SUMMARY:" 120
+  sanitize racecheck racecheck "RACECHECK SUMMARY:" 150 "~[nccl]"
+elif [ "$TEST_CUDA_OK" -eq 1 ]; then
+  row "compute-sanitizer" "NOT RUN" "no compute-sanitizer in the toolkit"
+fi
+
 # ---- the table ----
 TOTAL=$(elapsed)
 {
@@ -231,5 +267,5 @@ TOTAL=$(elapsed)
   for r in "${ROWS[@]}"; do echo "$r"; done
 } | tee "$OUT/summary.txt"
 
-[ "$TEST_CUDA_OK" -eq 1 ] && [ "$TEST_NCCL_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && exit 0
+[ "$TEST_CUDA_OK" -eq 1 ] && [ "$TEST_NCCL_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && [ "$SANITIZERS_OK" -eq 1 ] && exit 0
 exit 1
