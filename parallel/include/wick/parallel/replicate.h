@@ -32,9 +32,9 @@
 // pre-order, a parent before its children, so a child dropped from the tree is never touched):
 // the index maps of step 1, and the modules of earlier replicas once nobody references them
 // any more (their tensor entries are cleared then, freeing the copies). A reused module is
-// first copy-assigned from its original (Module::assign_from: the subclass's copy assignment,
-// so tables, plain members, options and flag become the original's current ones), then rewired:
-// exactly what a fresh shallow copy would be, without its allocations. A tree with a module
+// first assigned from its original (Module::assign_members_from: the subclass's copy assignment
+// without the tables, so plain members, options and flag become the original's current ones),
+// then rewired: exactly what a fresh shallow copy would be, without its allocations. A tree with a module
 // that cannot be copy-assigned gets fresh copies on every call. The cache saves work and never
 // changes a result; clear_replicate_cache() frees it and is never needed for correctness.
 #include <cstdint>
