@@ -179,8 +179,58 @@ BlockCache::Block* BlockCache::reserve_segment(size_t size, StreamId stream, boo
   return b;
 }
 
+void* BlockCache::allocate_exact(size_t bytes, StreamId stream) {
+  void* p = memory_.reserve(bytes);
+  if (!p) return nullptr;
+  Block* b = nullptr;
+  try {
+    b = new Block();
+    all_.insert(b);
+    live_.emplace(p, b);
+  } catch (...) {  // out of host memory: give the device memory back and report it
+    if (b) all_.erase(b);
+    delete b;
+    try {
+      memory_.release(p, bytes);
+    } catch (...) {
+    }
+    throw;
+  }
+  b->ptr = static_cast<char*>(p);
+  b->size = bytes;
+  b->requested = bytes;
+  b->stream = stream;
+  b->allocated = true;
+  stats_.reserved += static_cast<int64_t>(bytes);
+  ++segments_;
+  stats_.in_use += static_cast<int64_t>(bytes);
+  stats_.peak = std::max(stats_.peak, stats_.in_use);
+  stats_.allocations += 1;
+  stats_.total_allocations += 1;
+  return p;
+}
+
+void BlockCache::free_exact(Block* b) noexcept {
+  b->allocated = false;
+  stats_.in_use -= static_cast<int64_t>(b->requested);
+  stats_.allocations -= 1;
+  try {
+    memory_.release(b->ptr, b->size);
+  } catch (...) {
+    return;  // the device kept it: it stays reserved and is never handed out again
+  }
+  stats_.reserved -= static_cast<int64_t>(b->size);
+  --segments_;
+  all_.erase(b);
+  delete b;
+}
+
 void* BlockCache::allocate(size_t bytes, StreamId stream) {
   if (bytes == 0) return nullptr;
+  if (!caching_) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return allocate_exact(bytes, stream);
+  }
   const size_t size = round_size(bytes);
   const bool small = size <= kSmallRequest;
   std::lock_guard<std::mutex> lock(mutex_);
@@ -207,6 +257,10 @@ void BlockCache::free(void* p) noexcept {
   if (it == live_.end()) return;
   Block* b = it->second;
   live_.erase(it);
+  if (!caching_) {
+    free_exact(b);
+    return;
+  }
   b->allocated = false;
   stats_.in_use -= static_cast<int64_t>(b->requested);
   stats_.allocations -= 1;

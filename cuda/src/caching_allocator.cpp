@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 
 #include "cuda_check.h"
 #include "stream_internal.h"
@@ -91,17 +93,24 @@ class CudaDeviceMemory final : public DeviceMemory {
  private:
   int device_;
 };
+// WICK_NO_CUDA_MEMORY_CACHING=1 turns caching off (Note [Block cache], pass-through), for
+// memory checkers; read once, when the allocator is made.
+bool memory_caching_enabled() {
+  const char* v = std::getenv("WICK_NO_CUDA_MEMORY_CACHING");
+  return v == nullptr || std::string_view(v) != "1";
+}
 }  // namespace
 
 struct CachingAllocator::DeviceCache {
-  explicit DeviceCache(int device) : memory(device), blocks(memory) {}
+  DeviceCache(int device, bool caching) : memory(device), blocks(memory, caching) {}
   CudaDeviceMemory memory;
   BlockCache blocks;
 };
 
 CachingAllocator::CachingAllocator() : device_count_(device_count()) {
   caches_ = std::make_unique<std::unique_ptr<DeviceCache>[]>(static_cast<size_t>(std::max(device_count_, 1)));
-  for (int d = 0; d < device_count_; ++d) caches_[static_cast<size_t>(d)] = std::make_unique<DeviceCache>(d);
+  const bool caching = memory_caching_enabled();
+  for (int d = 0; d < device_count_; ++d) caches_[static_cast<size_t>(d)] = std::make_unique<DeviceCache>(d, caching);
 }
 
 // Never runs for the process-wide instance (see the_caching_allocator()).
@@ -137,7 +146,8 @@ void* CachingAllocator::allocate(size_t bytes, Device device) {
       "and wick's cache holds {} more that could not be reused; the driver reports {} free of {}. Free tensors you "
       "no longer need (or their references), or use smaller batches.",
       d, human_bytes(static_cast<int64_t>(bytes)), bytes,
-      human_bytes(static_cast<int64_t>(BlockCache::segment_size(BlockCache::round_size(bytes)))),
+      human_bytes(
+          static_cast<int64_t>(c.blocks.caching() ? BlockCache::segment_size(BlockCache::round_size(bytes)) : bytes)),
       human_bytes(st.in_use), human_bytes(st.reserved - st.in_use), human_bytes(static_cast<int64_t>(free_b)),
       human_bytes(static_cast<int64_t>(total_b))));
 }

@@ -136,6 +136,48 @@ TEST_CASE("block cache: small requests split one segment and merge back when fre
   CHECK(cache.segment_count() == 0);
 }
 
+TEST_CASE("block cache: pass-through reserves exactly each request and gives it back at its free",
+          "[core][block_cache]") {
+  FakeDevice dev(4 * MiB);
+  BlockCache cache(dev, /*caching=*/false);
+  CHECK_FALSE(cache.caching());
+  void* a = cache.allocate(1000, 1);  // no rounding to 512, no 2 MiB segment
+  void* b = cache.allocate(3 * MiB, 2);
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(dev.reserves == 2);
+  CHECK(dev.segment_of(a, 1000) == addr(a));
+  CHECK(dev.segment_of(a, 1001) == 0);  // a's bounds are the request's own
+  CHECK(dev.segment_of(b, 3 * MiB) == addr(b));
+  CHECK(cache.stats().reserved == static_cast<int64_t>(3 * MiB + 1000));
+  CHECK(cache.stats().in_use == cache.stats().reserved);
+  CHECK(cache.stats().allocations == 2);
+  CHECK(cache.segment_count() == 2);
+  CHECK(cache.record_stream(a, 3));
+  CHECK(cache.allocate(2 * MiB, 1) == nullptr);  // 1000 bytes over the device's 4 MiB: nothing to release
+  cache.free(a);  // back to the device at once, record_stream or not (its release waits for the device)
+  CHECK(dev.releases == 1);
+  CHECK(dev.live_events() == 0);
+  CHECK(dev.reserved() == 3 * MiB);
+  void* c = cache.allocate(1000, 1);  // a fresh reservation, not a's block from a cache
+  CHECK(dev.reserves == 3);
+  CHECK(addr(c) != addr(a));
+  CHECK(cache.stats().peak == static_cast<int64_t>(3 * MiB + 1000));
+  CHECK(cache.stats().total_allocations == 3);
+  dev.fail_release_countdown = 1;  // the device refuses to take c back: it stays reserved, never handed out
+  cache.free(c);
+  CHECK(cache.stats().in_use == static_cast<int64_t>(3 * MiB));
+  CHECK(cache.stats().reserved == static_cast<int64_t>(3 * MiB + 1000));
+  CHECK(cache.record_stream(c, 1) == false);  // no longer a live block
+  cache.free(b);
+  cache.empty_cache();
+  CHECK(dev.releases == 2);
+  CHECK(cache.stats().in_use == 0);
+  CHECK(cache.stats().allocations == 0);
+  CHECK(cache.stats().reserved == 1000);
+  CHECK(dev.bad_releases == 0);
+}
+
 TEST_CASE("block cache: large requests take the best fit, split only when more than 1 MiB remains",
           "[core][block_cache]") {
   FakeDevice dev(256 * MiB);

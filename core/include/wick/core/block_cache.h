@@ -26,6 +26,12 @@
 // - Releasing (empty_cache, OOM recovery) keeps the books right when the device fails midway:
 //   a segment leaves the cache only after the device took it back, so nothing freed is ever
 //   handed out again (issue: partial release).
+// - Pass-through (caching off, as PyTorch's PYTORCH_NO_CUDA_MEMORY_CACHING=1; the CUDA backend
+//   reads WICK_NO_CUDA_MEMORY_CACHING=1): every allocation reserves exactly the bytes asked for
+//   and every free gives them back at once, so a memory checker (compute-sanitizer memcheck)
+//   sees each tensor's own bounds instead of a larger cached segment. Slow, for debugging only;
+//   it changes no result. The device's release must wait for work still queued on the memory
+//   (cudaFree waits for the device), so streams need no events in this mode.
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
@@ -70,7 +76,8 @@ class BlockCache {
   static constexpr size_t kMidSegment = size_t{20} << 20;
   static constexpr size_t kLargeRound = size_t{2} << 20;
 
-  explicit BlockCache(DeviceMemory& memory) : memory_(memory) {}
+  /// `caching` false: the pass-through mode of the Note.
+  explicit BlockCache(DeviceMemory& memory, bool caching = true) : memory_(memory), caching_(caching) {}
   ~BlockCache();  ///< Releases nothing: the owner decides whether the device is still alive.
   BlockCache(const BlockCache&) = delete;
   BlockCache& operator=(const BlockCache&) = delete;
@@ -90,6 +97,8 @@ class BlockCache {
   void reset_peak();
   /// Number of segments held from the device (tests and diagnostics).
   size_t segment_count() const;
+  /// False in the pass-through mode (Note [Block cache]).
+  bool caching() const { return caching_; }
   /// The size actually reserved for a request of `bytes`.
   static size_t round_size(size_t bytes);
   /// The segment size reserved for a (rounded) request of `size`.
@@ -128,8 +137,11 @@ class BlockCache {
   bool release_for(Pool& pool, size_t size);
   void release_all();
   Block* reserve_segment(size_t size, StreamId stream, bool small);
+  void* allocate_exact(size_t bytes, StreamId stream);  // pass-through; mutex_ held
+  void free_exact(Block* b) noexcept;                   // pass-through; mutex_ held
 
   DeviceMemory& memory_;
+  const bool caching_;
   mutable std::mutex mutex_;
   Pool small_, large_;
   std::unordered_map<void*, Block*> live_;
