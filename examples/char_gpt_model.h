@@ -56,6 +56,14 @@ struct GptImpl : wick::nn::Module {
     // GPT-2's initialisation for the embeddings: N(0, 0.02) rather than Embedding's N(0, 1).
     wick::NoGradGuard no_grad;
     for (wick::Tensor w : {tok->weight(), pos->weight()}) w.mul_(0.02);  // handles: in place on the weights
+    // parameter_count repeats this layout (checkpoints are checked with it before a model is
+    // built): a change here that it misses fails on the first model made, never silently.
+    int64_t held = 0;
+    for (const auto& p : parameters()) held += p.numel();
+    if (held != parameter_count(c))
+      throw wick::StateError("char_gpt: the model holds " + std::to_string(held) +
+                             " parameter values but parameter_count says " + std::to_string(parameter_count(c)) +
+                             "; update parameter_count in examples/char_gpt_model.h to the layout");
   }
 
   wick::Tensor forward(const wick::Tensor& tokens) {
