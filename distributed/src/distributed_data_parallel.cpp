@@ -8,6 +8,7 @@
 #include "reducer.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/distributed/init.h"
 
@@ -95,8 +96,11 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
                                                  DistributedDataParallelOptions options)
     : options_(std::move(options)) {
   WICK_CHECK(module != nullptr, "DistributedDataParallel: the module is null");
-  WICK_CHECK(options_.bucket_cap_mb > 0 && std::isfinite(options_.bucket_cap_mb),
-             "DistributedDataParallel: bucket_cap_mb must be positive, got {}", options_.bucket_cap_mb);
+  // A cap whose bytes do not fit int64 (about 8.8e12 MB) would make the conversion below UB.
+  WICK_CHECK(options_.bucket_cap_mb > 0 && double_fits_int64(options_.bucket_cap_mb * 1024 * 1024),
+             "DistributedDataParallel: bucket_cap_mb must be a positive finite number of MB whose bytes fit int64 "
+             "(at most 2^43), got {}",
+             options_.bucket_cap_mb);
   WICK_CHECK(options_.first_bucket_bytes > 0, "DistributedDataParallel: first_bucket_bytes must be positive, got {}",
              options_.first_bucket_bytes);
   if (!options_.process_group) options_.process_group = default_group_ptr();

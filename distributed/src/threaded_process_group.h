@@ -7,6 +7,7 @@
 #include "comm_thread.h"
 #include "mpi_world.h"
 #include "wick/core/error.h"
+#include "wick/distributed/init.h"
 #include "wick/distributed/process_group.h"
 
 namespace wick::distributed::detail {
@@ -23,11 +24,13 @@ class ThreadedProcessGroup : public ProcessGroup {
   void shutdown() { thread_.stop(); }
 
  protected:
-  /// ValueError unless `timeout` is positive. The backend starts thread_ at the end of its
+  /// ValueError unless `timeout` is in (0, kMaxTimeout]. The backend starts thread_ at the end of its
   /// constructor and calls shutdown() first in its destructor (the thread's steps use its
   /// members).
   explicit ThreadedProcessGroup(std::chrono::milliseconds timeout) : timeout_(timeout) {
-    WICK_CHECK(timeout.count() > 0, "init_process_group: the timeout must be positive, got {} ms", timeout.count());
+    WICK_CHECK(timeout.count() > 0 && timeout <= kMaxTimeout,
+               "init_process_group: the timeout must be positive and at most {} ms (100 years; kMaxTimeout), got {} ms",
+               kMaxTimeout.count(), timeout.count());
   }
 
   const std::chrono::milliseconds timeout_;

@@ -102,6 +102,12 @@ int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* 
                  op, i, shape_str(t.sizes()), shape_str(t0.sizes()), d);
     }
   }
+  // The gathered dim's size; callers add the same sizes again without checks.
+  int64_t total = 0;
+  for (const Tensor& t : tensors)
+    WICK_CHECK(!add_overflow(total, t.size(d), &total),
+               "{}: the {} tensors' sizes along dim {} sum past int64; gather fewer or smaller tensors", op,
+               tensors.size(), d);
   return d;
 }
 
@@ -392,7 +398,9 @@ std::vector<Tensor> scatter_out(const Tensor& tensor, const std::vector<Tensor>&
                     "scatter_out: Output tensor at index {} is {}, but the source is {}", i, out[i].dtype(),
                     tensor.dtype());
     sizes.push_back(out[i].size(dim));
-    total += sizes.back();
+    WICK_CHECK(!add_overflow(total, sizes.back(), &total),
+               "scatter_out: the output tensors' sizes along dim {} sum past int64; the source has {}", dim,
+               tensor.size(dim));
   }
   WICK_CHECK(total == tensor.size(dim),
              "scatter_out: Total size for output tensors along scatter dim {} does not match the source tensor size; "

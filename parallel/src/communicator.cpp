@@ -11,6 +11,7 @@
 #include "wick/config.h"
 #include "wick/core/cpu_multiversion.h"
 #include "wick/core/error.h"
+#include "wick/core/int_math.h"
 #include "wick/core/native.h"
 
 namespace wick::parallel {
@@ -47,12 +48,14 @@ void copy_into(const Tensor& dst, const Tensor& src) {
 // One pass per chunk: o = a + b, or o += b; the pointers do not overlap, so the loops vectorise
 // (this file is built with -O3, parallel/CMakeLists.txt; SSE2 and AVX2 builds, Note [CPU
 // multiversioning]).
+// int64 wraps as two's complement, as core's add does (wrapping_add, Note [Integer overflow and
+// conversions]), never signed-overflow UB.
 template <typename T>
 WICK_CPU_MULTIVERSION void add_two(T* __restrict o, const T* __restrict a, const T* __restrict b, int64_t n) {
   if constexpr (std::is_same_v<T, bool>) {
     for (int64_t k = 0; k < n; ++k) o[k] = a[k] || b[k];
   } else {
-    for (int64_t k = 0; k < n; ++k) o[k] = a[k] + b[k];
+    for (int64_t k = 0; k < n; ++k) o[k] = math::wrapping_add(a[k], b[k]);
   }
 }
 template <typename T>
@@ -60,7 +63,7 @@ WICK_CPU_MULTIVERSION void add_to(T* __restrict o, const T* __restrict b, int64_
   if constexpr (std::is_same_v<T, bool>) {
     for (int64_t k = 0; k < n; ++k) o[k] = o[k] || b[k];
   } else {
-    for (int64_t k = 0; k < n; ++k) o[k] = o[k] + b[k];
+    for (int64_t k = 0; k < n; ++k) o[k] = math::wrapping_add(o[k], b[k]);
   }
 }
 
@@ -174,17 +177,46 @@ void sum_into(const Tensor& out, const std::vector<Tensor>& ins) {
   copy_into(out, acc);
 }
 
+// Note [Communicator operands]: every Communicator entry takes tensors of one dtype whose element
+// counts match (communicator.h). comm:: checks that before calling; the local communicator, which
+// local_communicator() hands to anyone, checks it again (a few comparisons per tensor, no data
+// touched), so a direct caller gets an error instead of a copy past a buffer's end.
+void check_operand(const char* op, const char* what, size_t i, const Tensor& t, DType dtype, int64_t numel) {
+  WICK_CHECK(t.defined(), "Communicator::{}: {} {} is undefined", op, what, i);
+  WICK_CHECK_TYPE(t.dtype() == dtype,
+                  "Communicator::{}: {} {} is {} but the collective moves {}: every tensor of a collective has one "
+                  "dtype (convert with .to(dtype) first)",
+                  op, what, i, t.dtype(), dtype);
+  WICK_CHECK(t.numel() == numel,
+             "Communicator::{}: {} {} has {} elements (shape {}) but the collective moves {}: every tensor must "
+             "hold as many elements",
+             op, what, i, t.numel(), fmt::format("[{}]", fmt::join(t.sizes(), ", ")), numel);
+}
+void check_operands(const char* op, const char* what, const std::vector<Tensor>& ts, DType dtype, int64_t numel) {
+  for (size_t i = 0; i < ts.size(); ++i) check_operand(op, what, i, ts[i], dtype, numel);
+}
+void check_first(const char* op, const char* what, const std::vector<Tensor>& ts) {
+  WICK_CHECK(!ts.empty(), "Communicator::{}: no {}", op, what);
+  WICK_CHECK(ts[0].defined(), "Communicator::{}: {} 0 is undefined", op, what);
+}
+
 class LocalCommunicator final : public Communicator {
  public:
   std::string name() const override { return "local"; }
 
   void broadcast(const std::vector<Tensor>& tensors) override {
+    if (tensors.empty()) return;
+    check_first("broadcast", "tensor", tensors);
+    check_operands("broadcast", "tensor", tensors, tensors[0].dtype(), tensors[0].numel());
     for (size_t i = 1; i < tensors.size(); ++i) copy_into(tensors[i], tensors[0]);
   }
 
   void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) override {
     WICK_CHECK_INDEX(!inputs.empty() && root >= 0 && static_cast<size_t>(root) < inputs.size(),
                      "Communicator::reduce: root {} is not an index of the {} inputs", root, inputs.size());
+    check_first("reduce", "input", inputs);
+    check_operands("reduce", "input", inputs, inputs[0].dtype(), inputs[0].numel());
+    check_operand("reduce", "output", 0, output, inputs[0].dtype(), inputs[0].numel());
     sum_into(output, inputs);
   }
 
@@ -192,6 +224,9 @@ class LocalCommunicator final : public Communicator {
     WICK_CHECK(inputs.size() == outputs.size() && !inputs.empty(),
                "Communicator::all_reduce: expected one output per input, got {} inputs and {} outputs", inputs.size(),
                outputs.size());
+    check_first("all_reduce", "input", inputs);
+    check_operands("all_reduce", "input", inputs, inputs[0].dtype(), inputs[0].numel());
+    check_operands("all_reduce", "output", outputs, inputs[0].dtype(), inputs[0].numel());
     Tensor total = native::empty(inputs[0].sizes(), inputs[0].dtype(), inputs[0].device());
     sum_into(total, inputs);
     for (const Tensor& o : outputs) copy_into(o, total);
@@ -201,6 +236,20 @@ class LocalCommunicator final : public Communicator {
   // bucket copy per destination, and no staging flatten on the source. On host memory the bucket's
   // range is split over the devices' threads (Note [Local collectives use every device's thread]).
   void broadcast_bucket(const std::vector<Tensor>& pieces, const std::vector<Tensor>& flats) override {
+    if (pieces.empty()) return;
+    check_first("broadcast_bucket", "piece", pieces);
+    int64_t held = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      check_operand("broadcast_bucket", "piece", i, pieces[i], pieces[0].dtype(), pieces[i].numel());
+      held += pieces[i].numel();  // each within a real tensor's size, so the sum fits as memory does
+    }
+    for (size_t i = 0; i < flats.size(); ++i) {
+      check_operand("broadcast_bucket", "flat buffer", i, flats[i], pieces[0].dtype(), flats[i].numel());
+      WICK_CHECK(flats[i].dim() == 1 && flats[i].numel() >= held && flats[i].is_contiguous(),
+                 "Communicator::broadcast_bucket: flat buffer {} (shape {}) must be 1-d, contiguous and hold the {} "
+                 "elements of the pieces",
+                 i, fmt::format("[{}]", fmt::join(flats[i].sizes(), ", ")), held);
+    }
     bool host = true;
     std::vector<Device> devices;
     std::vector<int64_t> sizes;
@@ -242,6 +291,18 @@ class LocalCommunicator final : public Communicator {
   // broadcast's and the optimizer's fall (Note [Claimed parts]), not at each tensor's middle.
   void reduce_bucket_each(const std::vector<std::vector<Tensor>>& pieces, const std::vector<Tensor>& outs) override {
     if (outs.empty()) return;
+    WICK_CHECK(!pieces.empty(), "Communicator::reduce_bucket_each: no device's pieces to reduce");
+    check_first("reduce_bucket_each", "output", outs);
+    for (size_t d = 0; d < pieces.size(); ++d) {
+      WICK_CHECK(pieces[d].size() == outs.size(),
+                 "Communicator::reduce_bucket_each: device {} gives {} pieces for {} outputs; each device gives one "
+                 "per output",
+                 d, pieces[d].size(), outs.size());
+      for (size_t i = 0; i < outs.size(); ++i) {
+        check_operand("reduce_bucket_each", "output", i, outs[i], outs[0].dtype(), outs[i].numel());
+        check_operand("reduce_bucket_each", "piece", i, pieces[d][i], outs[0].dtype(), outs[i].numel());
+      }
+    }
     bool host = true;
     std::vector<Device> devices;
     std::vector<int64_t> sizes;
@@ -349,12 +410,16 @@ void unregister_communicator_factory(int id) {
 std::shared_ptr<Communicator> select_communicator(const std::vector<Device>& devices, DType dtype) {
   ensure_builtin_factories();
   Registry& r = registry();
+  // The factories are asked outside the lock, from a copy: one may select, register or
+  // unregister in turn (delegating to another communicator) without deadlocking on the registry.
+  std::vector<CommunicatorFactory> factories;
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    for (const auto& f : r.factories) {
-      if (auto c = std::get<2>(f)(devices, dtype)) return c;
-    }
+    factories.reserve(r.factories.size());
+    for (const auto& f : r.factories) factories.push_back(std::get<2>(f));
   }
+  for (const CommunicatorFactory& f : factories)
+    if (auto c = f(devices, dtype)) return c;
   return std::shared_ptr<Communicator>(std::shared_ptr<Communicator>(), &local_communicator());
 }
 

@@ -218,7 +218,10 @@ std::string data_parallel_step_dot(const std::shared_ptr<Module>& module, const 
   o.names.emplace_back("input", input);
   o.root_names = {"loss"};
   o.graph_name = "data_parallel_step";
-  o.node_notes = {{"Broadcast", fmt::format("backward: ReduceAddCoalesced onto {}", devices.at(0))},
+  // The devices DataParallel chose (devices, or default_device_ids() when empty; none: a plain call).
+  const std::vector<Device>& used = dp->device_ids();
+  const std::string onto = used.empty() ? std::string("no device") : fmt::format("{}", used[0]);
+  o.node_notes = {{"Broadcast", fmt::format("backward: ReduceAddCoalesced onto {}", onto)},
                   {"Scatter", "backward: Gather"},
                   {"Gather", "backward: Scatter"}};
   return autograd::to_dot({loss}, o);

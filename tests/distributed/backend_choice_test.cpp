@@ -4,7 +4,9 @@
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -114,4 +116,29 @@ TEST_CASE("backend choice: nccl without CUDA or without a GPU is a clear error b
   o.backend = "gloo";
   CHECK_THROWS_WITH(distributed::init_process_group(o), Contains("unknown backend \"gloo\"") && Contains("\"nccl\""));
   CHECK_FALSE(distributed::is_initialized());
+}
+
+TEST_CASE("init_process_group and DistributedDataParallel refuse options past their limits before anything starts",
+          "[backend]") {
+  // A timeout of milliseconds::max() (a natural "never") used to wrap in the watchdogs'
+  // nanoseconds and abort the job at its first wait; bucket caps past 2^43 MB made the byte
+  // count's conversion UB.
+  distributed::InitOptions o;
+  for (auto t : {std::chrono::milliseconds::max(), distributed::kMaxTimeout + std::chrono::milliseconds(1),
+                 std::chrono::milliseconds(0), std::chrono::milliseconds(-5)}) {
+    CAPTURE(t.count());
+    o.timeout = t;
+    CHECK_THROWS_AS(distributed::init_process_group(o), ValueError);
+    CHECK_THROWS_WITH(distributed::init_process_group(o), Contains("timeout") && Contains("at most"));
+    CHECK_FALSE(distributed::is_initialized());
+  }
+  auto module = nn::Linear(2, 2).ptr();
+  for (double cap :
+       {1e13, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(), 0.0, -1.0}) {
+    CAPTURE(cap);
+    distributed::DistributedDataParallelOptions opts;
+    opts.bucket_cap_mb = cap;
+    CHECK_THROWS_AS(distributed::DistributedDataParallel(module, opts), ValueError);
+    CHECK_THROWS_WITH(distributed::DistributedDataParallel(module, opts), Contains("bucket_cap_mb"));
+  }
 }

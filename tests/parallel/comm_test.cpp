@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <limits>
 
 #include "parallel/parallel_test_util.h"
 #include "wick/parallel/communicator.h"
@@ -327,4 +328,84 @@ TEST_CASE("communicator registry: a registered factory takes over, unregistering
   local_communicator().all_reduce(in, outs);
   CHECK_VALUES(outs[0], {4.0, 6.0});
   CHECK_VALUES(outs[1], {4.0, 6.0});
+}
+
+TEST_CASE("the local communicator refuses operands of another dtype or size, and writes nothing") {
+  Communicator& c = local_communicator();
+  const TensorOptions on1 = TensorOptions().device(cpu(1));
+  Tensor src = tensor({1.0, 2.0, 3.0, 4.0}, TensorOptions().dtype(kFloat64));
+  Tensor small = zeros({2}, on1.dtype(kFloat64));
+  CHECK_THROWS_AS(c.broadcast({src, small}), ValueError);  // 32 bytes into 16 used to be copied
+  CHECK_THROWS_WITH(c.broadcast({src, small}), Catch::Contains("broadcast") &&
+                                                   Catch::Contains("tensor 1 has 2 elements") &&
+                                                   Catch::Contains("[2]") && Catch::Contains("moves 4"));
+  Tensor narrower = zeros({4}, on1.dtype(kFloat32));
+  CHECK_THROWS_AS(c.broadcast({src, narrower}), TypeError);
+  CHECK_THROWS_WITH(c.broadcast({src, narrower}), Catch::Contains("tensor 1 is float32") && Catch::Contains("float64"));
+  CHECK_VALUES(small, {0.0, 0.0});
+  CHECK_VALUES(narrower, {0.0, 0.0, 0.0, 0.0});
+  Tensor out = zeros({4}, kFloat64);
+  CHECK_THROWS_AS(c.reduce({src, small}, out, 0), ValueError);  // used to read past small's end
+  CHECK_THROWS_AS(c.reduce({src, src.to(cpu(1))}, zeros({3}, kFloat64), 0), ValueError);
+  CHECK_THROWS_AS(c.reduce({src, Tensor()}, out, 0), ValueError);
+  std::vector<Tensor> outs{zeros({4}, kFloat64), zeros({4}, on1.dtype(kFloat32))};
+  CHECK_THROWS_AS(c.all_reduce({src, src.to(cpu(1))}, outs), TypeError);
+  CHECK_VALUES(out, {0.0, 0.0, 0.0, 0.0});
+  CHECK_VALUES(outs[0], {0.0, 0.0, 0.0, 0.0});
+  // Buckets: a flat buffer too small or of another dtype, a device with too few pieces.
+  CHECK_THROWS_WITH(c.broadcast_bucket({src, src}, {zeros({7}, on1.dtype(kFloat64))}),
+                    Catch::Contains("flat buffer 0") && Catch::Contains("8 elements"));
+  CHECK_THROWS_AS(c.broadcast_bucket({src}, {zeros({4}, on1.dtype(kFloat32))}), TypeError);
+  CHECK_THROWS_WITH(c.reduce_bucket_each({{src, src}, {src.to(cpu(1))}}, {zeros({4}, kFloat64), zeros({4}, kFloat64)}),
+                    Catch::Contains("device 1 gives 1 pieces for 2 outputs"));
+  CHECK_THROWS_AS(c.reduce_bucket_each({{src}, {small}}, {zeros({4}, kFloat64)}), ValueError);
+  // Well-formed calls still work.
+  Tensor dst = zeros({4}, on1.dtype(kFloat64));
+  c.broadcast({src, dst});
+  CHECK_VALUES(dst, {1.0, 2.0, 3.0, 4.0});
+}
+
+TEST_CASE("int64 sums across devices wrap as the CPU's add does") {
+  // INT64_MAX + 1 wraps to INT64_MIN (hand-computed), as native add (Note [Integer overflow and
+  // conversions]); it used to be signed-overflow UB in the host sum.
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  const int64_t small = std::numeric_limits<int64_t>::min();
+  const std::vector<int64_t> bigs{big, big, big};
+  Tensor a = native::from_blob_copy(bigs.data(), {3}, kInt64, kCPU);
+  Tensor b = ones({3}, TensorOptions().dtype(kInt64).device(cpu(1)));
+  Tensor sum = comm::reduce_add({a, b}, cpu(0));
+  CHECK(sum.to_vector<int64_t>() == std::vector<int64_t>{small, small, small});
+  CHECK(sum.to_vector<int64_t>() == (a + b.to(cpu(0))).to_vector<int64_t>());
+  auto sums = comm::reduce_add_coalesced({{a}, {b}}, cpu(0));
+  CHECK(sums[0].to_vector<int64_t>() == std::vector<int64_t>{small, small, small});
+}
+
+TEST_CASE("comm::gather and scatter_out refuse sizes that sum past int64") {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  std::vector<Tensor> huge{empty({big, 0}), empty({big, 0}, TensorOptions().device(cpu(1)))};
+  CHECK_THROWS_WITH(comm::gather(huge, 0, cpu(0)), Catch::Contains("gather") && Catch::Contains("sum past int64"));
+  CHECK_THROWS_AS(comm::gather_out(huge, empty({0, 0}), 0), ValueError);
+  std::vector<Tensor> outs{empty({big, 0}), empty({big, 0}, TensorOptions().device(cpu(1)))};
+  CHECK_THROWS_WITH(comm::scatter_out(empty({4, 0}), outs, 0),
+                    Catch::Contains("scatter_out") && Catch::Contains("past int64"));
+}
+
+TEST_CASE("communicator registry: a factory may select and register in turn without deadlock") {
+  // A factory that delegates: it asks the registry itself (and registers and removes a factory)
+  // while being asked. The registry used to call factories under its lock, so this hung.
+  std::atomic<int> depth{0};
+  const int id = register_communicator_factory("delegating", [&](const std::vector<Device>& ds, DType dt) {
+    if (depth.fetch_add(1) > 0) {
+      depth.fetch_sub(1);
+      return std::shared_ptr<Communicator>();
+    }
+    const int inner = register_communicator_factory(
+        "inner", [](const std::vector<Device>&, DType) { return std::shared_ptr<Communicator>(); });
+    auto chosen = select_communicator(ds, dt);
+    unregister_communicator_factory(inner);
+    depth.fetch_sub(1);
+    return chosen;
+  });
+  CHECK(select_communicator({cpu(0), cpu(1)}, kFloat32)->name() == "local");
+  unregister_communicator_factory(id);
 }

@@ -23,6 +23,17 @@ TEST_CASE("explain_replicate: DataParallel step over cpu:0,cpu:1 equals the gold
   CHECK(dot.find("label=\"fc1.weight\\n[4, 3] float32\"") != std::string::npos);
 }
 
+TEST_CASE("explain_replicate: the step picture with no devices named uses DataParallel's defaults") {
+  // It used to index devices[0] and throw std::out_of_range after the forward had run.
+  auto mlp = examples::small_mlp();
+  Tensor x = ones({4, 3}, TensorOptions().requires_grad(true));
+  const std::string dot = parallel::data_parallel_step_dot(mlp, x, {});
+  CHECK(dot.find("digraph") != std::string::npos);
+  CHECK(dot.find("label=\"fc1.weight\\n[4, 3] float32\"") != std::string::npos);
+  if (parallel::default_device_ids().empty())  // no GPU: a plain call, as DataParallel
+    CHECK(dot.find("Broadcast") == std::string::npos);
+}
+
 TEST_CASE("explain_replicate: index maps, bucket plan and the replicas picture of the every-entry model") {
   auto net = std::make_shared<examples::EveryEntryNet>();
   const parallel::ReplicateExplanation ex = parallel::explain_replicate(net, two_cpus());

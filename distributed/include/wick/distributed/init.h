@@ -14,16 +14,21 @@ struct InitOptions {
   /// device count)). default_backend(device) (backend_choice.h) picks one for a device.
   std::string backend = "mpi";
   /// How long one collective may take before the job is aborted (Note [Collectives and their
-  /// contract]). torch's NCCL default.
+  /// contract]). torch's NCCL default. At most kMaxTimeout.
   std::chrono::milliseconds timeout = std::chrono::minutes(10);
 };
+
+/// The longest timeout a group accepts: 100 years, "never" in practice. The watchdogs compare
+/// waits in steady_clock's nanoseconds, where much longer ones (milliseconds::max(), say) would
+/// overflow and abort the job at once; a ValueError refuses them instead.
+inline constexpr std::chrono::milliseconds kMaxTimeout = std::chrono::hours(24 * 365 * 100);
 
 /// Starts the default group. Rank and world size come from the launcher: under mpirun (or
 /// srun, or any PMIx launcher) MPI_Init reads them from the environment it set up; a process
 /// started without a launcher is rank 0 of 1. StateError when a group is already running or
 /// one was destroyed before (MPI cannot start twice in one process); ValueError for an unknown
-/// backend; DeviceUnavailable for "nccl" when wick was built without CUDA or the machine has no
-/// GPU (raised before MPI starts, so the program may fall back to "mpi"); BackendError when MPI
+/// backend or a timeout that is not in (0, kMaxTimeout]; DeviceUnavailable for "nccl" when wick was built without CUDA
+/// or the machine has no GPU (raised before MPI starts, so the program may fall back to "mpi"); BackendError when MPI
 /// or NCCL fail to start.
 std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options = {});
 

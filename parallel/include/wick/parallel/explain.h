@@ -34,7 +34,9 @@ ReplicateExplanation explain_replicate(const std::shared_ptr<nn::Module>& module
 /// devices)(input).sum(), drawn from the loss with the module's parameter names and `input`
 /// named "input" (make it require grad to see Scatter). Shows Scatter, the per-device
 /// branches (one cluster per device), Gather, and the Broadcast node whose backward is
-/// ReduceAddCoalesced into the original leaves. Runs forward only.
+/// ReduceAddCoalesced into the original leaves. Runs forward only. `devices` as DataParallel
+/// takes them (empty: default_device_ids()), and as DataParallel's constructor does, it moves
+/// the module to the first of them.
 std::string data_parallel_step_dot(const std::shared_ptr<nn::Module>& module, const Tensor& input,
                                    const std::vector<Device>& devices);
 
