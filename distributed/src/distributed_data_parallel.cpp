@@ -51,7 +51,7 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, static_cast<int64_t>(params.size()), kInt64));
   for (int r = 1; r < world; ++r)
     WICK_CHECK(counts[r].item<int64_t>() == counts[0].item<int64_t>(),
-               "DistributedDataParallel: rank {} has {} parameters that require grad but rank 0 has {}; every rank "
+               "DistributedDataParallel: rank {} has {} parameters and buffers but rank 0 has {}; every rank "
                "must wrap the same model",
                r, counts[r].item<int64_t>(), counts[0].item<int64_t>());
   const int64_t n = static_cast<int64_t>(params.size());
@@ -76,7 +76,7 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
       if (std::equal(a, a + kFieldsPerParam, b)) continue;
       WICK_FAIL(
           "DistributedDataParallel: parameter {} ('{}' here) is {} {} on rank {} but {} {} on rank 0; every rank "
-          "must wrap the same model (same parameters in the same order, shapes and dtypes)",
+          "must wrap the same model (same parameters and buffers in the same order, shapes and dtypes)",
           i, names[i], dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
           shape_str(a));
     }
@@ -115,13 +115,26 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
     params.push_back(p);
     names.push_back(name);
   }
-  verify_same_parameters(group, params, names);
+  // Everything rank 0 sends: every parameter (frozen ones too) and buffer. All of it is compared
+  // across ranks before the first broadcast, so a mismatch leaves every rank's module untouched.
+  std::vector<Tensor> synced;
+  std::vector<std::string> synced_names;
+  std::unordered_set<const TensorImpl*> synced_seen;
+  for (const auto& [name, p] : module->named_parameters())
+    if (p.defined() && synced_seen.insert(p.impl()).second) {
+      synced.push_back(p);
+      synced_names.push_back(name);
+    }
+  for (const auto& [name, b] : module->named_buffers())
+    if (b.defined() && synced_seen.insert(b.impl()).second) {
+      synced.push_back(b);
+      synced_names.push_back(name);
+    }
+  verify_same_parameters(group, synced, synced_names);
   {
     NoGradGuard no_grad;
     std::vector<std::shared_ptr<Work>> works;
-    for (const auto& p : module->parameters()) works.push_back(group.broadcast(p, 0));
-    for (const auto& b : module->buffers())
-      if (b.defined()) works.push_back(group.broadcast(b, 0));
+    for (const Tensor& t : synced) works.push_back(group.broadcast(t, 0));
     for (auto& w : works) w->wait();
   }
   const auto cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);

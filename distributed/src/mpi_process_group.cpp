@@ -86,10 +86,11 @@ MPI_Datatype mpi_type(DType d) {
 // The checks every collective makes on its own tensor, before it is queued.
 void check_tensor(const char* op, const Tensor& t) {
   WICK_CHECK(t.defined(), "{}: the tensor is undefined; pass a tensor of the same shape and dtype on every rank", op);
-  WICK_CHECK_T(DeviceUnavailable, t.is_cpu(),
-               "{}: the mpi backend moves CPU tensors, but the tensor ({} {}) is on {}; use the nccl backend for CUDA "
-               "tensors or move it with .to(kCPU)",
-               op, t.dtype(), shape_of(t), t.device());
+  // A ValueError, as the nccl backend's wrong-device check: the device exists, the call is wrong.
+  WICK_CHECK(t.is_cpu(),
+             "{}: the mpi backend moves CPU tensors, but the tensor ({} {}) is on {}; use the nccl backend for CUDA "
+             "tensors or move it with .to(kCPU)",
+             op, t.dtype(), shape_of(t), t.device());
   WICK_CHECK(t.numel() <= INT_MAX, "{}: {} elements is more than MPI's count limit ({}); split the tensor", op,
              t.numel(), INT_MAX);
 }

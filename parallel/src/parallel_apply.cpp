@@ -1,6 +1,7 @@
 // parallel_apply (Note [parallel_apply threads]).
 #include "wick/parallel/parallel_apply.h"
 
+#include <algorithm>
 #include <exception>
 #include <optional>
 #include <string>
@@ -68,20 +69,34 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
     }
   };
 
-  // Replicas 1..n-1 go to their devices' persistent threads, replica 0 runs here.
+  // Replicas 1..n-1 go to their devices' persistent threads, replica 0 runs here. Once a task is
+  // queued it refers to this frame, so nothing below may throw before pending.wait(): a device
+  // whose thread cannot be started, or a push that fails, runs its replica here instead.
   WaitGroup pending;
-  std::vector<size_t> here{0};
+  std::vector<size_t> here;
+  here.reserve(std::max<size_t>(n, 1));  // push_back below never allocates
+  here.push_back(0);
   for (size_t i = 1; i < n; ++i) {
-    TaskQueue* q = device_threads::queue(devs[i]);
+    TaskQueue* q = nullptr;
+    try {
+      q = device_threads::queue(devs[i]);
+    } catch (...) {
+      q = nullptr;  // no thread for this device (std::system_error, out of memory): run it here
+    }
     if (q == nullptr || q == device_threads::current_worker_queue()) {
       here.push_back(i);  // at exit, or our own device's queue: run this replica here
       continue;
     }
     pending.add();
-    q->push({UINT64_MAX, [&, i] {
-               work(i);
-               pending.done();
-             }});
+    try {
+      q->push({UINT64_MAX, [&, i] {
+                 work(i);
+                 pending.done();
+               }});
+    } catch (...) {
+      pending.done();
+      here.push_back(i);
+    }
   }
   if (n > 0)
     for (size_t i : here) work(i);

@@ -212,6 +212,38 @@ TEST_CASE("ddp: mismatched parameters are a ValueError on every rank", "[mpi]") 
                   ValueError);
 }
 
+TEST_CASE("ddp: a buffer or frozen parameter that differs across ranks is a ValueError before anything is copied",
+          "[mpi]") {
+  // Only trainable parameters used to be compared; the rest was broadcast one by one, so a
+  // mismatch found midway left ranks other than 0 with part of rank 0's values.
+  struct Stats : nn::Module {
+    Stats(int64_t n, bool frozen_wide) {
+      (void)register_module("fc", std::make_shared<nn::LinearImpl>(4, 2, kF64));
+      Tensor frozen = zeros({frozen_wide ? 5 : 2}, kF64);
+      (void)register_parameter("frozen", frozen, /*requires_grad=*/false);
+      (void)register_buffer("stat", zeros({n}, kF64));
+    }
+  };
+  auto& g = test::world();
+  const bool last = g.rank() == g.size() - 1;
+  for (bool buffer_differs : {true, false}) {
+    CAPTURE(buffer_differs);
+    auto m = buffer_differs ? std::make_shared<Stats>(last ? 4 : 3, false) : std::make_shared<Stats>(3, last);
+    {
+      NoGradGuard no_grad;
+      for (Tensor p : m->parameters()) p.fill_(static_cast<double>(g.rank() + 1));
+    }
+    try {
+      DistributedDataParallel ddp(m);
+      FAIL("expected a ValueError");
+    } catch (const ValueError& e) {
+      CHECK_THAT(std::string(e.what()), Catch::Contains(buffer_differs ? "'stat'" : "'frozen'"));
+    }
+    for (const Tensor& p : m->parameters())  // untouched: still this rank's own values
+      CHECK(p.to_vector<double>() == std::vector<double>(static_cast<size_t>(p.numel()), g.rank() + 1.0));
+  }
+}
+
 TEST_CASE("ddp: buffers come from rank 0 at construction and before each training forward", "[mpi]") {
   auto& g = test::world();
   auto bn = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), kF64);
