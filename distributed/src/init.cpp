@@ -1,7 +1,9 @@
 #include "wick/distributed/init.h"
 
+#include <chrono>
 #include <functional>
 #include <mutex>
+#include <string>
 
 #include "mpi_process_group.h"
 #include "wick/config.h"
@@ -19,6 +21,19 @@ std::mutex g_mutex;
 std::shared_ptr<ProcessGroup> g_group;
 std::function<void()> g_shutdown;  // the backend's shutdown(): finishes its work, finalizes MPI
 bool g_ever_started = false;       // MPI starts once per process
+std::string g_start_failure;       // what stopped a start that got as far as MPI, if one did
+
+// Makes the group, remembering why it failed if it did (MPI may have started by then).
+template <typename Group>
+std::shared_ptr<Group> start_group(std::chrono::milliseconds timeout) {
+  g_ever_started = true;
+  try {
+    return std::make_shared<Group>(timeout);
+  } catch (const std::exception& e) {
+    g_start_failure = e.what();
+    throw;
+  }
+}
 
 }  // namespace
 
@@ -28,9 +43,14 @@ std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
                    "init_process_group: the default process group is already running (rank {} of {}); "
                    "call destroy_process_group() first",
                    g_group ? g_group->rank() : 0, g_group ? g_group->size() : 0);
-  WICK_CHECK_STATE(!g_ever_started,
+  WICK_CHECK_STATE(!(g_ever_started && g_start_failure.empty()),
                    "init_process_group: a process group was destroyed earlier in this process, and MPI cannot be "
                    "started twice in one process; keep one group for the life of the program");
+  WICK_CHECK_STATE(!g_ever_started,
+                   "init_process_group: an earlier init_process_group in this process failed once MPI was starting "
+                   "({}), and MPI cannot be started twice in one process; start the job again with the backend that "
+                   "fits",
+                   g_start_failure);
   WICK_CHECK(options.backend == "mpi" || options.backend == "nccl",
              "init_process_group: unknown backend \"{}\"; expected \"mpi\" (CPU tensors) or \"nccl\" (CUDA tensors)",
              options.backend);
@@ -45,15 +65,13 @@ std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
                  "(default_backend(device) picks the backend for a device)",
                  why);
 #if WICK_WITH_CUDA
-    g_ever_started = true;
-    auto group = std::make_shared<detail::NcclProcessGroup>(options.timeout);
+    auto group = start_group<detail::NcclProcessGroup>(options.timeout);
     g_shutdown = [group] { group->shutdown(); };
     g_group = group;
     return g_group;
 #endif
   }
-  g_ever_started = true;
-  auto group = std::make_shared<detail::MpiProcessGroup>(options.timeout);
+  auto group = start_group<detail::MpiProcessGroup>(options.timeout);
   g_shutdown = [group] { group->shutdown(); };
   g_group = group;
   return g_group;

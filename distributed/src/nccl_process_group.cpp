@@ -152,7 +152,8 @@ void NcclProcessGroup::join_world() {
   MPI_Allreduce(&mine, &fewest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   WICK_CHECK_T(DeviceUnavailable, fewest > 0,
                "init_process_group: the nccl backend needs a CUDA device on every rank, but a rank has none (rank {} "
-               "has {}); use backend \"mpi\"",
+               "has {}); start the job again with backend \"mpi\" (MPI has started, so this process cannot "
+               "switch)",
                world_.rank, mine);
   // The same for this rank's own steps (its device, and on rank 0 the unique id): a rank that
   // raised alone would leave the others waiting in the next collective, so every rank learns of

@@ -25,10 +25,12 @@ inline constexpr std::chrono::milliseconds kMaxTimeout = std::chrono::hours(24 *
 
 /// Starts the default group. Rank and world size come from the launcher: under mpirun (or
 /// srun, or any PMIx launcher) MPI_Init reads them from the environment it set up; a process
-/// started without a launcher is rank 0 of 1. StateError when a group is already running or
-/// one was destroyed before (MPI cannot start twice in one process); ValueError for an unknown
-/// backend or a timeout that is not in (0, kMaxTimeout]; DeviceUnavailable for "nccl" when wick was built without CUDA
-/// or the machine has no GPU (raised before MPI starts, so the program may fall back to "mpi"); BackendError when MPI
+/// started without a launcher is rank 0 of 1. StateError when a group is already running, or
+/// one was destroyed or failed once MPI was starting (MPI cannot start twice in one process);
+/// ValueError for an unknown backend or a timeout that is not in (0, kMaxTimeout];
+/// DeviceUnavailable for "nccl" when wick was built without CUDA or this machine has no GPU
+/// (raised before MPI starts, so the program may fall back to "mpi"), or when another rank has
+/// none (found only once MPI started: no fallback in this process then); BackendError when MPI
 /// or NCCL fail to start.
 std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options = {});
 
