@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
 
 #include "wick/config.h"
@@ -26,10 +28,14 @@ std::string nccl_unavailable_reason() {
 int local_rank_from_environment() {
   for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
     const char* v = std::getenv(name);
-    if (v == nullptr || *v == '\0') continue;
+    if (v == nullptr || *v < '0' || *v > '9') continue;  // unset, empty, a sign or a space first
+    // Only a whole decimal number in [0, INT_MAX] counts; anything else (garbage, a sign, a value
+    // that would truncate: 4294967296 used to become local rank 0) is passed over, and the nccl
+    // backend then counts the node's ranks through MPI itself, which is always right.
     char* end = nullptr;
+    errno = 0;
     const long r = std::strtol(v, &end, 10);
-    if (end != nullptr && *end == '\0' && r >= 0) return static_cast<int>(r);
+    if (errno == 0 && end != nullptr && *end == '\0' && r >= 0 && r <= INT_MAX) return static_cast<int>(r);
   }
   return -1;
 }

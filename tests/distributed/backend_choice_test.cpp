@@ -72,6 +72,16 @@ TEST_CASE("backend choice: the local rank comes from the launcher's environment"
   }
   ScopedEnv bad("OMPI_COMM_WORLD_LOCAL_RANK", "x1");  // not a number: ignored
   CHECK(distributed::local_rank_from_environment() == -1);
+  // Past INT_MAX: ignored, never truncated (4294967296 used to give local rank 0, 2147483648 a
+  // negative one), and so are a sign and values past long's range.
+  for (const char* v : {"4294967296", "2147483648", "-1", "99999999999999999999999", "+3"}) {
+    CAPTURE(v);
+    ScopedEnv big("OMPI_COMM_WORLD_LOCAL_RANK", v);
+    ScopedEnv slurm_set("SLURM_LOCALID", "1");  // the next variable is read instead
+    CHECK(distributed::local_rank_from_environment() == 1);
+  }
+  ScopedEnv max("OMPI_COMM_WORLD_LOCAL_RANK", "2147483647");
+  CHECK(distributed::local_rank_from_environment() == 2147483647);
 }
 
 TEST_CASE("backend choice: a tensor on the wrong device is refused with both devices named", "[backend]") {

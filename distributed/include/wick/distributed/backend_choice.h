@@ -27,7 +27,8 @@ std::string default_backend(Device device);
 std::string nccl_unavailable_reason();
 
 /// This process's rank among the processes of its machine, from the launcher's environment
-/// (OMPI_COMM_WORLD_LOCAL_RANK, then MPI_LOCALRANKID, then SLURM_LOCALID); -1 when none is set.
+/// (OMPI_COMM_WORLD_LOCAL_RANK, then MPI_LOCALRANKID, then SLURM_LOCALID); -1 when none is set
+/// to a whole number in [0, INT_MAX] (a variable holding anything else is passed over).
 int local_rank_from_environment();
 
 /// The device rank `local_rank` of a machine with `device_count` GPUs uses: cuda:(local_rank %
