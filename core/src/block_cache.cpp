@@ -179,6 +179,18 @@ BlockCache::Block* BlockCache::reserve_segment(size_t size, StreamId stream, boo
   return b;
 }
 
+void BlockCache::count_allocation(size_t requested) {
+  stats_.in_use += static_cast<int64_t>(requested);
+  stats_.peak = std::max(stats_.peak, stats_.in_use);
+  stats_.allocations += 1;
+  stats_.total_allocations += 1;
+}
+
+void BlockCache::count_free(size_t requested) {
+  stats_.in_use -= static_cast<int64_t>(requested);
+  stats_.allocations -= 1;
+}
+
 void* BlockCache::allocate_exact(size_t bytes, StreamId stream) {
   void* p = memory_.reserve(bytes);
   if (!p) return nullptr;
@@ -203,17 +215,13 @@ void* BlockCache::allocate_exact(size_t bytes, StreamId stream) {
   b->allocated = true;
   stats_.reserved += static_cast<int64_t>(bytes);
   ++segments_;
-  stats_.in_use += static_cast<int64_t>(bytes);
-  stats_.peak = std::max(stats_.peak, stats_.in_use);
-  stats_.allocations += 1;
-  stats_.total_allocations += 1;
+  count_allocation(bytes);
   return p;
 }
 
 void BlockCache::free_exact(Block* b) noexcept {
   b->allocated = false;
-  stats_.in_use -= static_cast<int64_t>(b->requested);
-  stats_.allocations -= 1;
+  count_free(b->requested);
   try {
     memory_.release(b->ptr, b->size);
   } catch (...) {
@@ -243,10 +251,7 @@ void* BlockCache::allocate(size_t bytes, StreamId stream) {
   b->requested = bytes;
   b->used_on.clear();
   live_.emplace(b->ptr, b);
-  stats_.in_use += static_cast<int64_t>(bytes);
-  stats_.peak = std::max(stats_.peak, stats_.in_use);
-  stats_.allocations += 1;
-  stats_.total_allocations += 1;
+  count_allocation(bytes);
   return b->ptr;
 }
 
@@ -262,8 +267,7 @@ void BlockCache::free(void* p) noexcept {
     return;
   }
   b->allocated = false;
-  stats_.in_use -= static_cast<int64_t>(b->requested);
-  stats_.allocations -= 1;
+  count_free(b->requested);
   b->requested = 0;
   for (StreamId s : b->used_on) {
     const DeviceMemory::EventId e = memory_.record_event(s);

@@ -107,30 +107,29 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   module_ = register_module("module", module);
   ProcessGroup& group = *options_.process_group;
 
-  std::vector<Tensor> params;
-  std::vector<std::string> names;
-  std::unordered_set<const TensorImpl*> seen;  // tied parameters count once
-  for (const auto& [name, p] : module->named_parameters()) {
-    if (!p.defined() || !p.requires_grad() || !seen.insert(p.impl()).second) continue;
-    params.push_back(p);
-    names.push_back(name);
-  }
-  // Everything rank 0 sends: every parameter (frozen ones too) and buffer. All of it is compared
-  // across ranks before the first broadcast, so a mismatch leaves every rank's module untouched.
+  // Everything rank 0 sends: every parameter (frozen ones too) and buffer, tied ones once. All of
+  // it is compared across ranks before the first broadcast, so a mismatch leaves every rank's
+  // module untouched.
   std::vector<Tensor> synced;
   std::vector<std::string> synced_names;
-  std::unordered_set<const TensorImpl*> synced_seen;
-  for (const auto& [name, p] : module->named_parameters())
-    if (p.defined() && synced_seen.insert(p.impl()).second) {
-      synced.push_back(p);
-      synced_names.push_back(name);
-    }
-  for (const auto& [name, b] : module->named_buffers())
-    if (b.defined() && synced_seen.insert(b.impl()).second) {
-      synced.push_back(b);
-      synced_names.push_back(name);
-    }
+  std::unordered_set<const TensorImpl*> seen;
+  auto add = [&](const std::string& name, const Tensor& t) {
+    if (!t.defined() || !seen.insert(t.impl()).second) return;
+    synced.push_back(t);
+    synced_names.push_back(name);
+  };
+  for (const auto& [name, p] : module->named_parameters()) add(name, p);
+  const size_t param_count = synced.size();
+  for (const auto& [name, b] : module->named_buffers()) add(name, b);
   verify_same_parameters(group, synced, synced_names);
+  // The reducer's parameters: those of the list that require grad.
+  std::vector<Tensor> params;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < param_count; ++i)
+    if (synced[i].requires_grad()) {
+      params.push_back(synced[i]);
+      names.push_back(synced_names[i]);
+    }
   {
     NoGradGuard no_grad;
     std::vector<std::shared_ptr<Work>> works;

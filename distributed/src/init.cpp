@@ -54,9 +54,7 @@ std::shared_ptr<ProcessGroup> init_process_group(const InitOptions& options) {
   WICK_CHECK(options.backend == "mpi" || options.backend == "nccl",
              "init_process_group: unknown backend \"{}\"; expected \"mpi\" (CPU tensors) or \"nccl\" (CUDA tensors)",
              options.backend);
-  WICK_CHECK(options.timeout.count() > 0 && options.timeout <= kMaxTimeout,
-             "init_process_group: the timeout must be positive and at most {} ms (100 years; kMaxTimeout), got {} ms",
-             kMaxTimeout.count(), options.timeout.count());
+  detail::check_timeout(options.timeout);  // before anything starts
   if (options.backend == "nccl") {
     // Checked before MPI starts, so the program may still fall back to "mpi".
     const std::string why = nccl_unavailable_reason();

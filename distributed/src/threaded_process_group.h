@@ -12,6 +12,14 @@
 
 namespace wick::distributed::detail {
 
+/// ValueError unless `timeout` is in (0, kMaxTimeout] (init.h). init_process_group calls it
+/// before anything starts; every group's constructor calls it too.
+inline void check_timeout(std::chrono::milliseconds timeout) {
+  WICK_CHECK(timeout.count() > 0 && timeout <= kMaxTimeout,
+             "init_process_group: the timeout must be positive and at most {} ms (100 years; kMaxTimeout), got {} ms",
+             kMaxTimeout.count(), timeout.count());
+}
+
 template <class Task>
 class ThreadedProcessGroup : public ProcessGroup {
  public:
@@ -27,11 +35,7 @@ class ThreadedProcessGroup : public ProcessGroup {
   /// ValueError unless `timeout` is in (0, kMaxTimeout]. The backend starts thread_ at the end of its
   /// constructor and calls shutdown() first in its destructor (the thread's steps use its
   /// members).
-  explicit ThreadedProcessGroup(std::chrono::milliseconds timeout) : timeout_(timeout) {
-    WICK_CHECK(timeout.count() > 0 && timeout <= kMaxTimeout,
-               "init_process_group: the timeout must be positive and at most {} ms (100 years; kMaxTimeout), got {} ms",
-               kMaxTimeout.count(), timeout.count());
-  }
+  explicit ThreadedProcessGroup(std::chrono::milliseconds timeout) : timeout_(timeout) { check_timeout(timeout); }
 
   const std::chrono::milliseconds timeout_;
   MpiWorld world_;

@@ -76,7 +76,9 @@ int64_t total_numel(const std::vector<Tensor>& ts, const std::vector<size_t>& id
   return n;
 }
 
-int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* op) {
+// The wrapped gather dim of `tensors` (checked alike but for it), and in `gathered` the sum of
+// their sizes along it (checked against overflow).
+int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* op, int64_t& gathered) {
   WICK_CHECK(!tensors.empty(), "{}: Expected at least one tensor to gather from", op);
   for (size_t i = 0; i < tensors.size(); ++i) check_defined(tensors[i], op, i);
   const Tensor& t0 = tensors[0];
@@ -102,10 +104,9 @@ int64_t gather_dim(const std::vector<Tensor>& tensors, int64_t dim, const char* 
                  op, i, shape_str(t.sizes()), shape_str(t0.sizes()), d);
     }
   }
-  // The gathered dim's size; callers add the same sizes again without checks.
-  int64_t total = 0;
+  gathered = 0;
   for (const Tensor& t : tensors)
-    WICK_CHECK(!add_overflow(total, t.size(d), &total),
+    WICK_CHECK(!add_overflow(gathered, t.size(d), &gathered),
                "{}: the {} tensors' sizes along dim {} sum past int64; gather fewer or smaller tensors", op,
                tensors.size(), d);
   return d;
@@ -413,10 +414,10 @@ std::vector<Tensor> scatter_out(const Tensor& tensor, const std::vector<Tensor>&
 
 Tensor gather(const std::vector<Tensor>& tensors, int64_t dim, Device destination) {
   profiler::RecordScope trace_event("comm", "gather", [&] { return transfer_args(bytes_of(tensors), {destination}); });
-  const int64_t d = gather_dim(tensors, dim, "gather");
+  int64_t gathered = 0;
+  const int64_t d = gather_dim(tensors, dim, "gather", gathered);
   DimVector sizes(tensors[0].sizes());
-  sizes[static_cast<size_t>(d)] = 0;
-  for (const Tensor& t : tensors) sizes[static_cast<size_t>(d)] += t.size(d);
+  sizes[static_cast<size_t>(d)] = gathered;
   Tensor out = native::empty(sizes, tensors[0].dtype(), destination);
   int64_t offset = 0;
   for (const Tensor& t : tensors) {
@@ -427,11 +428,11 @@ Tensor gather(const std::vector<Tensor>& tensors, int64_t dim, Device destinatio
 }
 
 Tensor gather_out(const std::vector<Tensor>& tensors, const Tensor& out, int64_t dim) {
-  const int64_t d = gather_dim(tensors, dim, "gather_out");
+  int64_t gathered = 0;
+  const int64_t d = gather_dim(tensors, dim, "gather_out", gathered);
   WICK_CHECK(out.defined(), "gather_out: the output tensor is undefined");
   DimVector sizes(tensors[0].sizes());
-  sizes[static_cast<size_t>(d)] = 0;
-  for (const Tensor& t : tensors) sizes[static_cast<size_t>(d)] += t.size(d);
+  sizes[static_cast<size_t>(d)] = gathered;
   WICK_CHECK(DimVector(out.sizes()) == sizes,
              "gather_out: Expected out tensor to have shape {} and dtype {}, but got shape {} and dtype {}",
              shape_str(sizes), tensors[0].dtype(), shape_str(out.sizes()), out.dtype());

@@ -195,9 +195,11 @@ void check_operand(const char* op, const char* what, size_t i, const Tensor& t, 
 void check_operands(const char* op, const char* what, const std::vector<Tensor>& ts, DType dtype, int64_t numel) {
   for (size_t i = 0; i < ts.size(); ++i) check_operand(op, what, i, ts[i], dtype, numel);
 }
-void check_first(const char* op, const char* what, const std::vector<Tensor>& ts) {
+// ts is not empty and every tensor is like ts[0].
+void check_like_first(const char* op, const char* what, const std::vector<Tensor>& ts) {
   WICK_CHECK(!ts.empty(), "Communicator::{}: no {}", op, what);
   WICK_CHECK(ts[0].defined(), "Communicator::{}: {} 0 is undefined", op, what);
+  check_operands(op, what, ts, ts[0].dtype(), ts[0].numel());
 }
 
 class LocalCommunicator final : public Communicator {
@@ -206,16 +208,14 @@ class LocalCommunicator final : public Communicator {
 
   void broadcast(const std::vector<Tensor>& tensors) override {
     if (tensors.empty()) return;
-    check_first("broadcast", "tensor", tensors);
-    check_operands("broadcast", "tensor", tensors, tensors[0].dtype(), tensors[0].numel());
+    check_like_first("broadcast", "tensor", tensors);
     for (size_t i = 1; i < tensors.size(); ++i) copy_into(tensors[i], tensors[0]);
   }
 
   void reduce(const std::vector<Tensor>& inputs, const Tensor& output, int root) override {
     WICK_CHECK_INDEX(!inputs.empty() && root >= 0 && static_cast<size_t>(root) < inputs.size(),
                      "Communicator::reduce: root {} is not an index of the {} inputs", root, inputs.size());
-    check_first("reduce", "input", inputs);
-    check_operands("reduce", "input", inputs, inputs[0].dtype(), inputs[0].numel());
+    check_like_first("reduce", "input", inputs);
     check_operand("reduce", "output", 0, output, inputs[0].dtype(), inputs[0].numel());
     sum_into(output, inputs);
   }
@@ -224,8 +224,7 @@ class LocalCommunicator final : public Communicator {
     WICK_CHECK(inputs.size() == outputs.size() && !inputs.empty(),
                "Communicator::all_reduce: expected one output per input, got {} inputs and {} outputs", inputs.size(),
                outputs.size());
-    check_first("all_reduce", "input", inputs);
-    check_operands("all_reduce", "input", inputs, inputs[0].dtype(), inputs[0].numel());
+    check_like_first("all_reduce", "input", inputs);
     check_operands("all_reduce", "output", outputs, inputs[0].dtype(), inputs[0].numel());
     Tensor total = native::empty(inputs[0].sizes(), inputs[0].dtype(), inputs[0].device());
     sum_into(total, inputs);
@@ -237,7 +236,7 @@ class LocalCommunicator final : public Communicator {
   // range is split over the devices' threads (Note [Local collectives use every device's thread]).
   void broadcast_bucket(const std::vector<Tensor>& pieces, const std::vector<Tensor>& flats) override {
     if (pieces.empty()) return;
-    check_first("broadcast_bucket", "piece", pieces);
+    WICK_CHECK(pieces[0].defined(), "Communicator::broadcast_bucket: piece 0 is undefined");
     int64_t held = 0;
     for (size_t i = 0; i < pieces.size(); ++i) {
       check_operand("broadcast_bucket", "piece", i, pieces[i], pieces[0].dtype(), pieces[i].numel());
@@ -292,16 +291,16 @@ class LocalCommunicator final : public Communicator {
   void reduce_bucket_each(const std::vector<std::vector<Tensor>>& pieces, const std::vector<Tensor>& outs) override {
     if (outs.empty()) return;
     WICK_CHECK(!pieces.empty(), "Communicator::reduce_bucket_each: no device's pieces to reduce");
-    check_first("reduce_bucket_each", "output", outs);
+    WICK_CHECK(outs[0].defined(), "Communicator::reduce_bucket_each: output 0 is undefined");
+    for (size_t i = 0; i < outs.size(); ++i)
+      check_operand("reduce_bucket_each", "output", i, outs[i], outs[0].dtype(), outs[i].numel());
     for (size_t d = 0; d < pieces.size(); ++d) {
       WICK_CHECK(pieces[d].size() == outs.size(),
                  "Communicator::reduce_bucket_each: device {} gives {} pieces for {} outputs; each device gives one "
                  "per output",
                  d, pieces[d].size(), outs.size());
-      for (size_t i = 0; i < outs.size(); ++i) {
-        check_operand("reduce_bucket_each", "output", i, outs[i], outs[0].dtype(), outs[i].numel());
+      for (size_t i = 0; i < outs.size(); ++i)
         check_operand("reduce_bucket_each", "piece", i, pieces[d][i], outs[0].dtype(), outs[i].numel());
-      }
     }
     bool host = true;
     std::vector<Device> devices;
@@ -339,10 +338,15 @@ class LocalCommunicator final : public Communicator {
   bool wants_flat_buckets() const override { return false; }
 };
 
+// The factories live in an immutable list that register/unregister replace (copy on write):
+// select_communicator takes the current list under the lock (one reference count) and asks the
+// factories outside it, so a factory may select, register or unregister in turn (delegating to
+// another communicator) without deadlocking, and a collective copies no factory.
+using FactoryList = std::vector<std::tuple<int, std::string, CommunicatorFactory>>;
 struct Registry {
   std::mutex mutex;
   int next_id = 0;
-  std::vector<std::tuple<int, std::string, CommunicatorFactory>> factories;
+  std::shared_ptr<const FactoryList> factories = std::make_shared<const FactoryList>();
 };
 
 Registry& registry() {
@@ -397,29 +401,30 @@ int register_communicator_factory(std::string name, CommunicatorFactory factory)
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   const int id = r.next_id++;
-  r.factories.emplace_back(id, std::move(name), std::move(factory));
+  auto next = std::make_shared<FactoryList>(*r.factories);
+  next->emplace_back(id, std::move(name), std::move(factory));
+  r.factories = std::move(next);
   return id;
 }
 
 void unregister_communicator_factory(int id) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  std::erase_if(r.factories, [&](const auto& f) { return std::get<0>(f) == id; });
+  auto next = std::make_shared<FactoryList>(*r.factories);
+  std::erase_if(*next, [&](const auto& f) { return std::get<0>(f) == id; });
+  r.factories = std::move(next);
 }
 
 std::shared_ptr<Communicator> select_communicator(const std::vector<Device>& devices, DType dtype) {
   ensure_builtin_factories();
   Registry& r = registry();
-  // The factories are asked outside the lock, from a copy: one may select, register or
-  // unregister in turn (delegating to another communicator) without deadlocking on the registry.
-  std::vector<CommunicatorFactory> factories;
+  std::shared_ptr<const FactoryList> factories;
   {
     std::lock_guard<std::mutex> lock(r.mutex);
-    factories.reserve(r.factories.size());
-    for (const auto& f : r.factories) factories.push_back(std::get<2>(f));
+    factories = r.factories;  // asked outside the lock (Registry)
   }
-  for (const CommunicatorFactory& f : factories)
-    if (auto c = f(devices, dtype)) return c;
+  for (const auto& f : *factories)
+    if (auto c = std::get<2>(f)(devices, dtype)) return c;
   return std::shared_ptr<Communicator>(std::shared_ptr<Communicator>(), &local_communicator());
 }
 

@@ -158,6 +158,10 @@ bool parse_state_key(const std::string& key, int64_t& id, std::string& name) {
 std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 // A key read from a file, cut short for a message (Note [Loader limits]).
 std::string brief(const std::string& key) { return serialize::detail::quote_prefix(key, serialize::kMaxQuotedChars); }
+// The problems found, joined by "; ", at most kMaxListedItems of them (each a message of ours).
+std::string problem_list(const std::vector<std::string>& problems) {
+  return serialize::detail::brief_join(problems, "; ", /*quote=*/false, std::string::npos);
+}
 }  // namespace
 
 void Optimizer::load_state_dict(const OptimizerStateDict& dict) { apply_load(prepare_load_state_dict(dict)); }
@@ -183,8 +187,7 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
   if (dict.param_groups.size() != groups_.size()) {
     problems.push_back(fmt::format("the state dict has {} parameter group(s) but this optimizer has {}",
                                    dict.param_groups.size(), groups_.size()));
-    WICK_FAIL("{}.load_state_dict: {}", name(),
-              serialize::detail::brief_join(problems, "; ", /*quote=*/false, std::string::npos));
+    WICK_FAIL("{}.load_state_dict: {}", name(), problem_list(problems));
   }
   // Saved ids map to the current parameters by position, as PyTorch's load_state_dict.
   std::unordered_map<int64_t, std::pair<size_t, Tensor>> by_id;  // id -> (group, param)
@@ -276,7 +279,7 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
   }
   if (!problems.empty())
     WICK_FAIL("{}.load_state_dict: {} problem(s), nothing was changed: {}", name(), problems.size(),
-              serialize::detail::brief_join(problems, "; ", /*quote=*/false, std::string::npos));
+              problem_list(problems));
   PendingLoad pending;
   pending.options = std::move(new_options);
   pending.state = std::move(new_state);

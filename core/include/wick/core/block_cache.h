@@ -137,6 +137,8 @@ class BlockCache {
   bool release_for(Pool& pool, size_t size);
   void release_all();
   Block* reserve_segment(size_t size, StreamId stream, bool small);
+  void count_allocation(size_t requested);              // stats of a new live block; mutex_ held
+  void count_free(size_t requested);                    // and of its free; mutex_ held
   void* allocate_exact(size_t bytes, StreamId stream);  // pass-through; mutex_ held
   void free_exact(Block* b) noexcept;                   // pass-through; mutex_ held
 
