@@ -3,6 +3,9 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "wick/core/error.h"
 
 namespace wick::parallel {
@@ -17,7 +20,17 @@ bool is_empty_container(const Value& v) {
   return false;
 }
 
-// Per-device values for `v`; `size` is the number of devices; the result may be shorter.
+// The first tensor leaf of `v` (depth first), or null when it holds none.
+const Tensor* first_tensor(const Value& v) {
+  if (v.is_tensor()) return &v.tensor();
+  if (v.is_sequence() || v.is_dict())
+    for (const Value& item : v.is_dict() ? v.dict().values : v.items())
+      if (const Tensor* t = first_tensor(item)) return t;
+  return nullptr;
+}
+
+// Per-device values for `v`; the result may be shorter than `devices` (a short dim), and is the
+// same length for every tensor leaf of `v` (Note [Scattering values]).
 std::vector<Value> scatter_map(const Value& v, const std::vector<Device>& devices, int64_t dim) {
   if (v.is_tensor()) {
     std::vector<Tensor> chunks = Scatter::apply(devices, v.tensor(), {}, dim);
@@ -27,9 +40,20 @@ std::vector<Value> scatter_map(const Value& v, const std::vector<Device>& device
     const std::vector<Value>& items = v.is_dict() ? v.dict().values : v.items();
     std::vector<std::vector<Value>> parts;
     size_t count = devices.size();
+    const Tensor* counted = nullptr;  // the tensor that set `count`
     for (const Value& item : items) {
       parts.push_back(scatter_map(item, devices, dim));
-      count = std::min(count, parts.back().size());
+      const Tensor* t = first_tensor(item);
+      if (t == nullptr) continue;  // handed to every device as it is
+      if (counted != nullptr)
+        WICK_CHECK(parts.back().size() == count,
+                   "scatter: a tensor of shape [{}] splits into {} chunks along dim {} over {} devices, but one of "
+                   "shape [{}] into {}; the replicas would silently drop rows of the longer one. Give every tensor "
+                   "argument the same size along dim {} (or pass tensors that must not be split inside a module)",
+                   fmt::join(counted->sizes(), ", "), count, dim, devices.size(), fmt::join(t->sizes(), ", "),
+                   parts.back().size(), dim);
+      count = parts.back().size();
+      counted = t;
     }
     std::vector<Value> out;
     out.reserve(count);

@@ -482,3 +482,34 @@ TEST_CASE("DataParallel runs the attention, transformer and recurrent layers as 
   check(std::make_shared<nn::GRUImpl>(nn::GRUOptions(4, 3).num_layers(2).batch_first(true), f64()), {x, none});
   check(std::make_shared<nn::LSTMImpl>(nn::LSTMOptions(4, 3).batch_first(true), f64()), {x, none});
 }
+
+TEST_CASE("scatter_args: tensors that split into different numbers of chunks are a ValueError, not dropped rows") {
+  // PyTorch zips the chunks and silently drops the longer tensor's rows; wick refuses.
+  const std::vector<Device> two = {cpu(0), cpu(1)};
+  Tensor five = randn({5, 2}, f64()), one = randn({1, 2}, f64());
+  try {
+    (void)scatter_args({Value(five), Value(one)}, two);
+    FAIL("expected a ValueError");
+  } catch (const ValueError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("[5, 2]") && Catch::Contains("[1, 2]") && Catch::Contains("2 chunks"));
+  }
+  // Nested under a list, and in the other order.
+  CHECK_THROWS_AS(scatter_args({Value(one), Value::list({Value(five)})}, two), ValueError);
+  CHECK_THROWS_AS(scatter(Value::dict({"a", "b"}, {Value(five), Value(one)}), two), ValueError);
+  // Through DataParallel, before any replica runs.
+  auto l = std::make_shared<nn::LinearImpl>(2, 3, f64());
+  CHECK_THROWS_AS(DataParallel(l, two).forward_value({Value(five), Value(one)}), ValueError);
+  // Same number of chunks from different sizes stays allowed (4 rows: 2, 2; 5 rows: 3, 2), and
+  // leaves that are not tensors go to every replica the tensors use.
+  Tensor four = randn({4, 2}, f64());
+  auto parts = scatter_args({Value(four), Value(five), Value(int64_t{7})}, two);
+  REQUIRE(parts.size() == 2);
+  CHECK(parts[0][0].tensor().size(0) == 2);
+  CHECK(parts[0][1].tensor().size(0) == 3);
+  CHECK(parts[1][1].tensor().size(0) == 2);
+  CHECK(parts[1][2].to_int() == 7);
+  auto short_parts = scatter_args({Value(int64_t{7}), Value(one)}, two);
+  REQUIRE(short_parts.size() == 1);
+  CHECK_VALUES_EQUAL(short_parts[0][1].tensor(), one);
+}

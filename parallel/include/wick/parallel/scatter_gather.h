@@ -6,8 +6,11 @@
 // tensor's own device is a view), and rebuilds the tree around the chunks once per device:
 // a List stays a List, a Tuple a Tuple, a Dict keeps its keys in order. Every other leaf (None,
 // bool, int, double, string) and every *empty* List/Tuple/Dict is handed to each device as it
-// is. The number of devices used is the smallest number of chunks of any tensor (chunk() can
-// give fewer chunks than devices when a dim is short), or all devices when there is no tensor.
+// is. The number of devices used is the number of chunks of the tensors (chunk() can give fewer
+// chunks than devices when a dim is short), or all devices when there is no tensor. Tensors that
+// split into different numbers of chunks (5 rows and 1 row over 2 devices: 2 chunks and 1) are a
+// ValueError naming both shapes. PyTorch uses the smallest number and silently drops the other
+// tensors' remaining chunks, so the output has fewer rows than the input; wick refuses instead.
 //
 // gather walks the replicas' outputs in step: tensors go through the differentiable Gather
 // (0-dim tensors become a vector), None stays None, Lists/Tuples must have the same length in
