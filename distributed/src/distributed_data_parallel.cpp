@@ -17,9 +17,11 @@ namespace wick::distributed {
 namespace {
 
 // Every rank's description of its parameters, all-gathered: [count] first, then per parameter
-// [dtype, device type, ndim, numel, size0..size3]. Every rank compares the same data and raises
-// the same error.
-constexpr int64_t kFieldsPerParam = 8;
+// [dtype, device type, ndim, numel, size0..size3, refused]. Every rank compares the same data and
+// raises the same error. `refused` is 1 where the group cannot move the tensor from this rank
+// (ProcessGroup::check_operand), so that such a tensor fails every rank before any broadcast.
+constexpr int64_t kFieldsPerParam = 9;
+constexpr int64_t kRefused = 8;
 
 std::string shape_str(const int64_t* row) {
   std::string s = "[";
@@ -46,7 +48,7 @@ std::vector<Tensor> gather_on_cpu(ProcessGroup& group, const Tensor& mine) {
 }
 
 void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
-                            const std::vector<std::string>& names) {
+                            const std::vector<std::string>& names, size_t param_count) {
   const int world = group.size();
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, static_cast<int64_t>(params.size()), kInt64));
   for (int r = 1; r < world; ++r)
@@ -55,8 +57,14 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
                "must wrap the same model",
                r, counts[r].item<int64_t>(), counts[0].item<int64_t>());
   const int64_t n = static_cast<int64_t>(params.size());
+  auto what = [&](int64_t i) {
+    return fmt::format("{} {} ('{}' here)", static_cast<size_t>(i) < param_count ? "parameter" : "buffer", i,
+                       names[static_cast<size_t>(i)]);
+  };
   Tensor mine = zeros({std::max<int64_t>(n, 1), kFieldsPerParam}, kInt64);
   int64_t* m = mine.data_ptr<int64_t>();
+  std::exception_ptr refusal;  // the first tensor of this rank that the group cannot move
+  int64_t refused_index = -1;
   for (int64_t i = 0; i < n; ++i) {
     const Tensor& p = params[i];
     int64_t* row = m + i * kFieldsPerParam;
@@ -65,8 +73,35 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
     row[2] = p.dim();
     row[3] = p.numel();
     for (int64_t d = 0; d < p.dim() && d < 4; ++d) row[4 + d] = p.size(d);
+    try {
+      group.check_operand("broadcast", p);
+    } catch (const Error&) {
+      row[kRefused] = 1;
+      if (!refusal) {
+        refusal = std::current_exception();
+        refused_index = i;
+      }
+    }
   }
   const std::vector<Tensor> all = gather_on_cpu(group, mine);
+  // A tensor some rank cannot send or receive fails every rank, the refusing one with its own reason.
+  if (refusal) {
+    try {
+      std::rethrow_exception(refusal);
+    } catch (const Error& e) {
+      rethrow_with_context(e, fmt::format("DistributedDataParallel: {} cannot be broadcast from rank 0 by the {} "
+                                          "backend, so nothing was copied: ",
+                                          what(refused_index), group.backend_name()));
+    }
+  }
+  for (int r = 0; r < world; ++r) {
+    const int64_t* rows = all[r].data_ptr<int64_t>();
+    for (int64_t i = 0; i < n; ++i)
+      WICK_CHECK(rows[i * kFieldsPerParam + kRefused] == 0,
+                 "DistributedDataParallel: rank {} cannot broadcast its {} with the {} backend (its error says why), "
+                 "so nothing was copied on any rank",
+                 r, what(i), group.backend_name());
+  }
   const int64_t* ref = all[0].data_ptr<int64_t>();
   for (int r = 1; r < world; ++r) {
     const int64_t* other = all[r].data_ptr<int64_t>();
@@ -75,9 +110,9 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
       const int64_t* b = other + i * kFieldsPerParam;
       if (std::equal(a, a + kFieldsPerParam, b)) continue;
       WICK_FAIL(
-          "DistributedDataParallel: parameter {} ('{}' here) is {} {} on rank {} but {} {} on rank 0; every rank "
-          "must wrap the same model (same parameters and buffers in the same order, shapes and dtypes)",
-          i, names[i], dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
+          "DistributedDataParallel: {} is {} {} on rank {} but {} {} on rank 0; every rank must wrap the same model "
+          "(same parameters and buffers in the same order, shapes and dtypes)",
+          what(i), dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
           shape_str(a));
     }
   }
@@ -121,7 +156,7 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   for (const auto& [name, p] : module->named_parameters()) add(name, p);
   const size_t param_count = synced.size();
   for (const auto& [name, b] : module->named_buffers()) add(name, b);
-  verify_same_parameters(group, synced, synced_names);
+  verify_same_parameters(group, synced, synced_names, param_count);
   // The reducer's parameters: those of the list that require grad.
   std::vector<Tensor> params;
   std::vector<std::string> names;

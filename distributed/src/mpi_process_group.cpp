@@ -84,7 +84,7 @@ MPI_Datatype mpi_type(DType d) {
 }
 
 // The checks every collective makes on its own tensor, before it is queued.
-void check_tensor(const char* op, const Tensor& t) {
+void check_tensor(std::string_view op, const Tensor& t) {
   WICK_CHECK(t.defined(), "{}: the tensor is undefined; pass a tensor of the same shape and dtype on every rank", op);
   // A ValueError, as the nccl backend's wrong-device check: the device exists, the call is wrong.
   WICK_CHECK(t.is_cpu(),
@@ -160,6 +160,11 @@ void MpiProcessGroup::run(Task& task) {
   } catch (...) {
     task.work->complete(std::current_exception());
   }
+}
+
+void MpiProcessGroup::check_operand(std::string_view op, const Tensor& t) const {
+  check_tensor(op, t);
+  (void)mpi_type(t.dtype());
 }
 
 std::shared_ptr<Work> MpiProcessGroup::enqueue(Task task) {

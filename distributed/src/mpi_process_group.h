@@ -34,6 +34,7 @@ class MpiProcessGroup final : public ThreadedProcessGroup<MpiTask> {
 
   std::string backend_name() const override { return "mpi"; }
   Device device() const override { return kCPU; }
+  void check_operand(std::string_view op, const Tensor& t) const override;
 
   std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override;
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int root) override;

@@ -303,6 +303,10 @@ std::shared_ptr<Work> NcclProcessGroup::enqueue(Task task) {
   return work;
 }
 
+void NcclProcessGroup::check_operand(std::string_view op, const Tensor& t) const {
+  check_collective_device(op, t, device(), "nccl");
+}
+
 std::shared_ptr<Work> NcclProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op) {
   return enqueue(prepare_task<Task>(
       make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0), [&](Task& task) {

@@ -60,6 +60,7 @@ class NcclProcessGroup final : public ThreadedProcessGroup<NcclTask> {
 
   std::string backend_name() const override { return "nccl"; }
   Device device() const override { return Device(DeviceType::CUDA, device_); }
+  void check_operand(std::string_view op, const Tensor& t) const override;
 
   std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override;
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int root) override;

@@ -1,10 +1,10 @@
 // scatter / gather of Value trees (Note [Scattering values]).
 #include "wick/parallel/scatter_gather.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
 
 #include "wick/core/error.h"
 

@@ -398,3 +398,39 @@ TEST_CASE("ddp: gradient_as_bucket_view keeps a .grad's values when its paramete
     }
   }
 }
+
+TEST_CASE("ddp: a buffer the backend cannot move fails every rank at construction, named, before anything is copied",
+          "[mpi]") {
+  // A buffer of 2^31 elements (an expanded view: 8 bytes of memory) is past MPI's count limit.
+  // It used to be found by the broadcast itself, after the parameters before it had been
+  // overwritten with rank 0's values, and its error did not name it.
+  struct Big : nn::Module {
+    explicit Big(bool big) {
+      (void)register_module("fc", std::make_shared<nn::LinearImpl>(4, 2, kF64));
+      (void)register_buffer("counts", big ? zeros({1}, kF64).expand({int64_t{1} << 31}) : zeros({1}, kF64));
+    }
+  };
+  auto& g = test::world();
+  const bool last = g.rank() == g.size() - 1;
+  for (bool everywhere : {true, false}) {
+    CAPTURE(everywhere);
+    auto m = std::make_shared<Big>(everywhere || last);
+    {
+      NoGradGuard no_grad;
+      for (Tensor p : m->parameters()) p.fill_(static_cast<double>(g.rank() + 1));
+    }
+    try {
+      DistributedDataParallel ddp(m);
+      FAIL("expected a ValueError");
+    } catch (const ValueError& e) {
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains("buffer 2 ('counts' here)"));
+      if (everywhere || last)
+        CHECK_THAT(msg, Catch::Contains("MPI's count limit"));
+      else
+        CHECK_THAT(msg, Catch::Contains(fmt::format("rank {} cannot broadcast", g.size() - 1)));
+    }
+    for (const Tensor& p : m->parameters())  // untouched: still this rank's own values
+      CHECK(p.to_vector<double>() == std::vector<double>(static_cast<size_t>(p.numel()), g.rank() + 1.0));
+  }
+}

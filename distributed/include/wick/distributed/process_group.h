@@ -20,6 +20,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wick/core/tensor.h"
@@ -59,6 +60,15 @@ class ProcessGroup {
   /// device of their kind); wick's groups are bound to one device, and DistributedDataParallel
   /// stages its bookkeeping tensors there.
   virtual Device device() const = 0;
+  /// Raises the wick::Error that a collective named `op` would raise for `t` on this rank's
+  /// side (a device or size the backend cannot move), without communicating; returns when `t`
+  /// is acceptable. Callers that must learn it on every rank before a collective changes
+  /// anything (DistributedDataParallel's constructor) exchange the outcome themselves. Not in
+  /// torch's ProcessGroup. The default accepts every tensor.
+  virtual void check_operand(std::string_view op, const Tensor& t) const {
+    (void)op;
+    (void)t;
+  }
 
   /// Reduces `tensor` element-wise over every rank, in place on every rank.
   virtual std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum) = 0;
