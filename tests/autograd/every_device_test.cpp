@@ -39,6 +39,13 @@ Tensor data(IntArrayRef shape, uint64_t seed, Device d, double shift = 0.0) {
   return t.to(d);
 }
 Tensor pos(IntArrayRef shape, uint64_t seed, Device d) { return data(shape, seed, d, 0.5); }
+// `a` with NaN, +inf and -inf planted by value: above 0.5 +inf, below -0.5 NaN, in [-0.5, 0)
+// -inf, the rest kept (randn data has all four kinds).
+Tensor specials(const Tensor& a) {
+  const Tensor zero = zeros_like(a);
+  return where(gt(a, full_like(a, 0.5)), div(abs(a), zero),
+               where(lt(a, full_like(a, -0.5)), div(zero, zero), where(lt(a, zero), div(a, zero), a)));
+}
 Tensor idx(std::vector<int64_t> v, IntArrayRef shape, Device d) {
   return tensor(v, shape, TensorOptions(kInt64)).to(d);
 }
@@ -291,13 +298,9 @@ const std::map<std::string, OpCase>& ops() {
         [](const std::vector<Tensor>& x) { return scatter_add(x[0], 1, x[1], x[2]); },
         {true, false, true}}},
       // the tensor API of issue 14
-      {"isnan", values_only(unary(
-                    [](const Tensor& a) { return isnan(div(a, where(gt(a, zeros_like(a)), a, zeros_like(a)))); }))},
-      {"isinf", values_only(unary(
-                    [](const Tensor& a) { return isinf(div(a, where(gt(a, zeros_like(a)), a, zeros_like(a)))); }))},
-      {"isfinite", values_only(unary([](const Tensor& a) {
-         return isfinite(div(a, where(gt(a, zeros_like(a)), a, zeros_like(a))));
-       }))},
+      {"isnan", values_only(unary([](const Tensor& a) { return isnan(specials(a)); }))},
+      {"isinf", values_only(unary([](const Tensor& a) { return isinf(specials(a)); }))},
+      {"isfinite", values_only(unary([](const Tensor& a) { return isfinite(specials(a)); }))},
       {"isclose",
        binary([](const Tensor& a, const Tensor& b) { return isclose(a, add(a, mul(b, full_like(b, 1e-6)))); }, false)},
       {"allclose", binary(

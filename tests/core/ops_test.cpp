@@ -236,6 +236,10 @@ TEST_CASE("unary and binary ops on special values") {
   CHECK_VALUES(f64({1, 2, 3}, {3}).le(2.5), {1, 1, 0});
   CHECK_VALUES(logical_not(f64({0, 2}, {2})), {1, 0});
   CHECK_VALUES(logical_or(f64({0, 0, 1}, {3}), f64({0, 1, 0}, {3})), {0, 1, 1});
+  // Truth tables over all four input pairs (any nonzero, NaN included, is true).
+  CHECK_VALUES(logical_and(f64({0, 0, 1, 1}, {4}), f64({0, 1, 0, 1}, {4})), {0, 0, 0, 1});
+  CHECK_VALUES(logical_or(f64({0, 0, 1, 1}, {4}), f64({0, 1, 0, 1}, {4})), {0, 1, 1, 1});
+  CHECK_VALUES(logical_and(f64({-2, kNaN, 0}, {3}), f64({0.5, 3, kNaN}, {3})), {1, 1, 0});
   CHECK_VALUES(where(f64({1, -1, 0}, {3}).gt(0), f64({1, 2, 3}, {3}), scalar_tensor(-5.0, kFloat64)), {1, -5, -5});
   CHECK_VALUES(where(f64({1, -1, 0}, {3}).gt(0), scalar_tensor(-5.0, kFloat64), f64({1, 2, 3}, {3})), {-5, 2, 3});
   CHECK_VALUES(where(f64({1, -1, 0}, {3}).gt(0), f64({7}, {1}), f64({1, 2, 3, 4, 5, 6}, {2, 3})), {7, 2, 3, 7, 5, 6});

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "support/allclose.h"
+#include "wick/autograd/grad_mode.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -34,6 +35,24 @@ TEST_CASE("BatchNorm running statistics follow PyTorch's update rule", "[nn][bat
   CHECK(bn->num_batches_tracked().item<int64_t>() == 2);
   const double rmean = values(bn->running_mean())[0], rvar = values(bn->running_var())[0];
   CHECK(values(ye)[0] == Approx((1 - rmean) / std::sqrt(rvar + 1e-5)).epsilon(1e-12));
+  // Every element, with an affine transform, against the running statistics computed by hand:
+  // the second step saw channel 0 as 2, 4, 6, 12 (mean 6, unbiased var 4 * 14/3) and channel 1
+  // as 20, 40, 60, 80 (mean 50, unbiased var 4 * 500/3).
+  const double mean[2] = {(1 - m) * rm0 + m * 6.0, (1 - m) * rm1 + m * 50.0};
+  const double var[2] = {(1 - m) * rv0 + m * 4 * 14.0 / 3.0, (1 - m) * rv1 + m * 4 * 500.0 / 3.0};
+  const double w[2] = {2.0, -0.5}, b[2] = {0.25, 3.0};
+  {
+    NoGradGuard no_grad;
+    Tensor(bn->weight()).copy_(wick::tensor({w[0], w[1]}, kFloat64));
+    Tensor(bn->bias()).copy_(wick::tensor({b[0], b[1]}, kFloat64));
+  }
+  const std::vector<double> xs = values(x);
+  std::vector<double> want(xs.size());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    const size_t c = i % 2;
+    want[i] = (xs[i] - mean[c]) / std::sqrt(var[c] + 1e-5) * w[c] + b[c];
+  }
+  CHECK_ALLCLOSE(bn->forward(x), wick::tensor(want, {4, 2}, kFloat64), 1e-12, 0);
 }
 
 TEST_CASE("BatchNorm with momentum None uses the cumulative average", "[nn][batchnorm]") {

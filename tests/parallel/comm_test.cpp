@@ -175,6 +175,12 @@ TEST_CASE("comm::reduce_add sums on the destination and leaves the inputs alone"
   // integer and bool sums
   Tensor i0 = tensor({1.0, 2.0}, kInt64), i1 = tensor({10.0, 20.0}, TensorOptions(kInt64).device(cpu(1)));
   CHECK_VALUES(comm::reduce_add({i0, i1}, cpu(0)), {11.0, 22.0});
+  // A bool sum is a logical or (PyTorch's bool add).
+  Tensor b0 = tensor({0.0, 1.0, 0.0, 1.0}, kBool),
+         b1 = tensor({0.0, 0.0, 1.0, 1.0}, TensorOptions(kBool).device(cpu(1)));
+  Tensor b = comm::reduce_add({b0, b1}, cpu(0));
+  CHECK(b.dtype() == kBool);
+  CHECK_VALUES(b, {0.0, 1.0, 1.0, 1.0});
 }
 
 TEST_CASE("comm::reduce_add_coalesced equals per-position reduce_add, own version counters") {

@@ -465,6 +465,26 @@ TEST_CASE("DataParallel runs the attention, transformer and recurrent layers as 
       got.for_each_tensor([&](const Tensor& t) { g.push_back(t); });
       REQUIRE(g.size() == outs.size());
       CHECK_ALLCLOSE(g[0], outs[0], 1e-12, 1e-13);
+      // Every other output is gathered along dim 0 too, as PyTorch does: the plain module's
+      // outputs on each chunk of the batch, concatenated. Where dim 0 is the batch (attention
+      // weights) that is the whole-batch output; a recurrent layer's h_n [layers, N, H] becomes
+      // [n * layers, N / n, H].
+      {
+        NoGradGuard no_grad;
+        std::vector<std::vector<Tensor>> per_chunk(outs.size());
+        for (int c = 0; c < n; ++c) {
+          std::vector<Value> chunk_args;
+          for (const Value& a : args) chunk_args.push_back(a.is_tensor() ? Value(a.tensor().chunk(n)[c]) : a);
+          std::vector<Tensor> o;
+          m->forward_value(chunk_args).for_each_tensor([&](const Tensor& t) { o.push_back(t); });
+          REQUIRE(o.size() == outs.size());
+          for (size_t k = 0; k < o.size(); ++k) per_chunk[k].push_back(o[k]);
+        }
+        for (size_t k = 1; k < g.size(); ++k) {
+          INFO("output " << k);
+          CHECK_ALLCLOSE(g[k], cat(per_chunk[k], 0), 1e-12, 1e-13);
+        }
+      }
       Tensor l = g[0].sum();
       for (size_t k = 1; k < g.size(); ++k) l = l + g[k].sum() * 0.5;
       l.backward();
