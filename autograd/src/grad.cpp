@@ -17,7 +17,15 @@ std::vector<Tensor> default_grads(const std::vector<Tensor>& outputs, const std:
     if (!given.empty() && given[i].defined()) {
       WICK_CHECK(given[i].sizes() == outputs[i].sizes(), "{}: gradient {} has shape [{}] but output {} has shape [{}]",
                  op, i, fmt::join(given[i].sizes(), ", "), i, fmt::join(outputs[i].sizes(), ", "));
-      g[i] = given[i];
+      WICK_CHECK(given[i].device() == outputs[i].device(), "{}: gradient {} is on {} but output {} is on {}", op, i,
+                 given[i].device(), i, outputs[i].device());
+      // A floating gradient of another precision is converted, as PyTorch does; others are refused.
+      WICK_CHECK_TYPE(
+          given[i].dtype() == outputs[i].dtype() || (is_floating(given[i].dtype()) && is_floating(outputs[i].dtype())),
+          "{}: gradient {} is {} but output {} is {}; pass a {} gradient", op, i, given[i].dtype(), i,
+          outputs[i].dtype(), outputs[i].dtype());
+      g[i] = given[i].dtype() == outputs[i].dtype() ? given[i]
+                                                    : native::to(given[i], given[i].device(), outputs[i].dtype());
     } else {
       WICK_CHECK(outputs[i].numel() == 1,
                  "{}: a gradient can be created implicitly only for one-element outputs, but "

@@ -55,10 +55,22 @@ std::vector<Node::TensorPreHook> Node::tensor_pre_hooks() const {
 namespace detail {
 
 namespace {
+// A hook's replacement must be a gradient of the same tensor: the engine hands it on unchecked
+// (PyTorch: "hook has changed the size of value"), so a wrong one would be broadcast or blamed on
+// the next node.
 void apply_hook(const TensorHook& hook, Tensor& grad) {
   if (!grad.defined()) return;
   Tensor replaced = hook(grad);
-  if (replaced.defined()) grad = std::move(replaced);
+  if (!replaced.defined()) return;
+  WICK_CHECK(replaced.sizes() == grad.sizes() && replaced.device() == grad.device(),
+             "gradient hook: the hook got a gradient of shape [{}] on {} and returned one of shape [{}] on {}; a "
+             "hook must return a gradient of the same shape, dtype and device, or nothing to keep it",
+             fmt::join(grad.sizes(), ", "), grad.device(), fmt::join(replaced.sizes(), ", "), replaced.device());
+  WICK_CHECK_TYPE(replaced.dtype() == grad.dtype(),
+                  "gradient hook: the hook got a {} gradient of shape [{}] and returned a {} one; a hook must return "
+                  "a gradient of the same dtype (convert it back with .to({}))",
+                  grad.dtype(), fmt::join(grad.sizes(), ", "), replaced.dtype(), grad.dtype());
+  grad = std::move(replaced);
 }
 }  // namespace
 

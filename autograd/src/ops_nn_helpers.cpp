@@ -1,6 +1,7 @@
 // silu, one_hot and multinomial: the tensor-level helpers that models need (nn::functional
 // re-exports them). Composed of existing primitives, so they run on every device that has those.
 #include <cmath>
+#include <cstdint>
 
 #include "op_helpers.h"
 #include "wick/core/error.h"
@@ -37,7 +38,11 @@ Tensor one_hot(const Tensor& a, int64_t num_classes) {
     const int64_t lo = native::amin(a, {}, false).item<int64_t>();
     const int64_t hi = native::amax(a, {}, false).item<int64_t>();
     WICK_CHECK(lo >= 0, "one_hot: class values must be non-negative, got {}", lo);
-    if (num_classes == -1) num_classes = hi + 1;
+    if (num_classes == -1) {
+      WICK_CHECK(hi < INT64_MAX, "one_hot: class value {} leaves no room for num_classes = max + 1; pass num_classes",
+                 hi);
+      num_classes = hi + 1;
+    }
     WICK_CHECK(hi < num_classes,
                "one_hot: class value {} is out of range for num_classes = {}; values must be "
                "smaller than num_classes",

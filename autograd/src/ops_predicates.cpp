@@ -64,10 +64,14 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
   if (equal_nan && is_floating(a.dtype()))
     close = native::binary(BinaryOp::LogicalOr, close, native::binary(BinaryOp::LogicalAnd, isnan(a), isnan(b)));
   if (rtol == 0 && atol == 0) return close;
-  // Equal infinities were caught by ==; otherwise only finite differences can be close.
-  Tensor diff = native::unary(UnaryOp::Abs, native::binary(BinaryOp::Sub, a, b));
+  // Equal infinities were caught by ==; otherwise only finite differences can be close. Integers
+  // are compared in float64: their difference would wrap (INT64_MAX - (-1) is INT64_MIN, whose
+  // absolute value stays negative, so "close").
+  const Tensor fa = is_floating(a.dtype()) ? a : native::to(a, a.device(), kFloat64);
+  const Tensor fb = is_floating(b.dtype()) ? b : native::to(b, b.device(), kFloat64);
+  Tensor diff = native::unary(UnaryOp::Abs, native::binary(BinaryOp::Sub, fa, fb));
   Tensor allowed = native::binary(
-      BinaryOp::Add, native::binary(BinaryOp::Mul, native::unary(UnaryOp::Abs, b), Scalar(rtol)), Scalar(atol));
+      BinaryOp::Add, native::binary(BinaryOp::Mul, native::unary(UnaryOp::Abs, fb), Scalar(rtol)), Scalar(atol));
   Tensor within = native::binary(BinaryOp::LogicalAnd, isfinite(diff), native::binary(BinaryOp::Le, diff, allowed));
   return native::binary(BinaryOp::LogicalOr, close, within);
 }

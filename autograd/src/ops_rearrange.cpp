@@ -4,6 +4,7 @@
 
 #include "op_helpers.h"
 #include "wick/autograd/meta.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -30,7 +31,10 @@ Tensor repeat(const Tensor& a, IntArrayRef repeats) {
     unit.push_back(s);
     tiled.push_back(repeats[i]);
     tiled.push_back(s);
-    result.push_back(repeats[i] * s);
+    int64_t size = 0;
+    WICK_CHECK(!mul_overflow(repeats[i], s, &size), "repeat: repeats {} on shape {} give a size past int64",
+               shape_str(repeats), shape_str(a.sizes()));
+    result.push_back(size);
   }
   return reshape(expand(reshape(a, unit), tiled), result);
 }
@@ -76,11 +80,15 @@ Tensor diag(const Tensor& a, int64_t diagonal) {
   const int64_t k = diagonal;
   if (a.dim() == 1) {
     // [n] -> [m, m], m = n + |k|: a lands at flat positions i * (m + 1) + start.
-    const int64_t n = a.size(0), m = n + (k >= 0 ? k : -k);
+    const int64_t n = a.size(0);
+    int64_t m = 0, mm = 0, last = 0;  // last: past the end of the positions, n * (m + 1) <= m * m + m
+    WICK_CHECK(k != INT64_MIN && !add_overflow(n, k >= 0 ? k : -k, &m) && !mul_overflow(m, m, &mm) &&
+                   !add_overflow(mm, m, &last),
+               "diag: a vector of {} elements on diagonal {} gives a matrix too large for int64 sizes", n, k);
     const int64_t start = k >= 0 ? k : -k * m;
     Tensor pos = native::arange(start, start + n * (m + 1), m + 1, kInt64, a.device());
     if (n == 0) pos = native::empty({0}, kInt64, a.device());
-    return view(index_add(native::zeros({m * m}, a.dtype(), a.device()), 0, pos, a), {m, m});
+    return view(index_add(native::zeros({mm}, a.dtype(), a.device()), 0, pos, a), {m, m});
   }
   // [r, c] -> the diagonal's elements: a strided slice of the flattened matrix, copied.
   const int64_t r = a.size(0), c = a.size(1);

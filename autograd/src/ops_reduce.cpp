@@ -24,7 +24,7 @@ int64_t reduced_count(const DimVector& shape, const std::vector<int64_t>& dims) 
   int64_t n = 1;
   if (dims.empty()) {
     for (auto s : shape) n *= s;
-  } else {
+  } else if (!shape.empty()) {  // a 0-dim input reduced over dim 0 or -1 counts its one element
     for (int64_t d : dims) n *= shape[native::wrap_dim(d, static_cast<int64_t>(shape.size()), "mean")];
   }
   return n;
@@ -133,7 +133,7 @@ Tensor var(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction,
   if (needs_grad({&a})) {
     DimVector shape(a.sizes());
     std::vector<int64_t> d = dims.vec();
-    const double n = std::max(0.0, static_cast<double>(reduced_count(shape, d) - corr));
+    const double n = std::max(0.0, static_cast<double>(reduced_count(shape, d)) - static_cast<double>(corr));
     record_function("VarBackward", {a}, {out},
                     [=](const VL& g, const VL& s) -> VL {
                       const Tensor& x = s[0];

@@ -46,6 +46,8 @@ void Tensor::set_grad(const Tensor& g) {
                "set_grad: the gradient has shape [{}] on {} but the "
                "tensor has shape [{}] on {}",
                fmt::join(g.sizes(), ", "), g.device(), fmt::join(sizes(), ", "), device());
+    WICK_CHECK_TYPE(g.dtype() == dtype(), "set_grad: the gradient is {} but the tensor is {}; convert it with .to({})",
+                    g.dtype(), dtype(), dtype());
   }
   ensure_meta(*this).grad = g;
 }

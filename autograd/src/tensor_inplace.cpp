@@ -166,6 +166,13 @@ Tensor& Tensor::fill_(Scalar v) {
   return *this;
 }
 Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
+  // clamp with a floating bound gives float32 for an integral tensor, which cannot be written back
+  // without truncating (PyTorch: "result type Float can't be cast to the desired output type").
+  WICK_CHECK_TYPE(is_floating(dtype()) || !((lo && lo->is_floating()) || (hi && hi->is_floating())),
+                  "clamp_: a floating bound (min {}, max {}) gives float32, which cannot be written in place into "
+                  "a {} tensor; use integer bounds, or clamp() for a new tensor",
+                  lo ? fmt::format("{}", lo->to_double()) : "none", hi ? fmt::format("{}", hi->to_double()) : "none",
+                  dtype());
   if (check_inplace(*this, nullptr, "clamp_"))
     return inplace_with_grad(*this, [&](const Tensor& s) { return wick::clamp(s, lo, hi); });
   native::copy_(*this, native::clamp(*this, lo, hi));

@@ -7,18 +7,21 @@
 // final same-device copy writes them into the destination's layout. Between two non-CPU types
 // (CUDA and a registered one, Note [Device registry]) no backend can reach the other's memory,
 // so the bytes go through a host tensor: each side moves them with its own copy_bytes_host.
+#include "memory_overlap.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
 namespace wick::native {
 
-void copy_(const Tensor& dst, const Tensor& src) {
-  WICK_CHECK(dst.defined() && src.defined(), "copy_: undefined tensor");
-  WICK_CHECK(broadcast_shapes(dst.sizes(), src.sizes(), "copy_") == DimVector(dst.sizes()),
+void copy_(const Tensor& dst, const Tensor& source) {
+  WICK_CHECK(dst.defined() && source.defined(), "copy_: undefined tensor");
+  WICK_CHECK(broadcast_shapes(dst.sizes(), source.sizes(), "copy_") == DimVector(dst.sizes()),
              "copy_: the source of shape [{}] cannot be broadcast to the destination's shape [{}]",
-             fmt::join(src.sizes(), ", "), fmt::join(dst.sizes(), ", "));
+             fmt::join(source.sizes(), ", "), fmt::join(dst.sizes(), ", "));
+  check_no_internal_overlap(dst, "copy_");  // Note [In-place writes and overlapping memory]
   dst.bump_version();
   if (dst.numel() == 0) return;
+  const Tensor src = unaliased_operand(source, dst);
   const Device dd = dst.device(), sd = src.device();
   if (dd.type == sd.type) {
     if (dd.type == DeviceType::CPU || dd == sd) {

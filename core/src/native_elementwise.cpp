@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "fill_value.h"
+#include "memory_overlap.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -81,6 +82,7 @@ void unary_(UnaryOp op, const Tensor& a, double p0, double p1) {
   WICK_CHECK_TYPE(!unary_needs_float(op) || is_floating(a.dtype()),
                   "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
                   a.dtype());
+  check_no_internal_overlap(a, unary_name(op), "_");  // Note [In-place writes and overlapping memory]
   a.bump_version();
   if (a.numel()) backend(a.device()).unary(op, kernel_tensor(a), kernel_tensor(a), p0, p1);
 }
@@ -154,7 +156,8 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
              "{}_: the operand of shape [{}] cannot be broadcast to the in-place "
              "target's shape [{}]",
              name, fmt::join(b.sizes(), ", "), fmt::join(a.sizes(), ", "));
-  const Tensor& b2 = b.dtype() == a.dtype() ? b : to(b, b.device(), a.dtype());
+  check_no_internal_overlap(a, name, "_");  // Note [In-place writes and overlapping memory]
+  const Tensor b2 = b.dtype() == a.dtype() ? unaliased_operand(b, a) : to(b, b.device(), a.dtype());
   a.bump_version();
   if (a.numel()) backend(a.device()).binary(op, kernel_tensor(a), kernel_tensor(a), kernel_tensor_broadcast(b2, shape));
 }
@@ -164,6 +167,7 @@ void binary_(BinaryOp op, const Tensor& a, Scalar b) {
   const DType common = result_type(a, b);
   if (op == BinaryOp::Pow && !is_floating(common)) check_integer_power(a, b.to_double());
   if (!binary_op_returns_bool(op) && takes_scalar_kernel(op, a, b, common)) {  // Note [Scalar operands]
+    check_no_internal_overlap(a, binary_name(op), "_");  // Note [In-place writes and overlapping memory]
     a.bump_version();
     if (a.numel()) stubs::binary_scalar(a.device().type, op, kernel_tensor(a), kernel_tensor(a), b.to_double());
     return;
@@ -182,9 +186,10 @@ void scaled_copy_(const Tensor& dst, const Tensor& src, double factor) {
     binary_(BinaryOp::Mul, dst, Scalar(factor));
     return;
   }
+  check_no_internal_overlap(dst, "scaled_copy_");  // Note [In-place writes and overlapping memory]
+  const Tensor s = unaliased_operand(src, dst);
   dst.bump_version();
-  if (dst.numel())
-    stubs::binary_scalar(dst.device().type, BinaryOp::Mul, kernel_tensor(dst), kernel_tensor(src), factor);
+  if (dst.numel()) stubs::binary_scalar(dst.device().type, BinaryOp::Mul, kernel_tensor(dst), kernel_tensor(s), factor);
 }
 
 void fill_(const Tensor& t, Scalar v) {

@@ -60,6 +60,12 @@ Tensor ones(IntArrayRef shape, DType dtype, Device device) { return full(shape, 
 Tensor scalar_tensor(Scalar s, DType dtype, Device device) { return full({}, s, dtype, device); }
 
 Tensor arange(Scalar start, Scalar end, Scalar step, DType dtype, Device device) {
+  // The range is computed in double, exact for integers up to 2^53 (Note [Integer overflow and
+  // conversions]): past that an element would be rounded, so it is refused rather than wrong.
+  for (const Scalar* s : {&start, &end, &step})
+    WICK_CHECK(s->is_floating() || int64_fits_double(s->to_int()),
+               "arange: start={}, end={} and step={} must be integers within +-2^53 for exact elements; {} is not",
+               start.to_double(), end.to_double(), step.to_double(), s->to_int());
   const double a = start.to_double(), b = end.to_double(), st = step.to_double();
   WICK_CHECK(st != 0, "arange: step must be nonzero (got start={}, end={}, step={})", a, b, st);
   WICK_CHECK((st > 0 && b >= a) || (st < 0 && b <= a),
@@ -131,6 +137,9 @@ Tensor randn(IntArrayRef shape, DType dtype, Device device) {
 }
 Tensor randint(int64_t low, int64_t high, IntArrayRef shape, DType dtype, Device device) {
   WICK_CHECK(high > low, "randint: expected low < high, got low={} high={}", low, high);
+  // The sampler works in double, exact up to 2^53: past that a sample could round out of [low, high).
+  WICK_CHECK(int64_fits_double(low) && int64_fits_double(high),
+             "randint: low={} and high={} must be within +-2^53, where the sampler is exact", low, high);
   return random_tensor(shape, dtype, device, RandomKind::RandInt, static_cast<double>(low), static_cast<double>(high),
                        "randint");
 }

@@ -149,14 +149,26 @@ Tensor index_select(const Tensor& t, int64_t dim, const Tensor& index) {
 Tensor index_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
   check_same_device("index_add", {&t, &index, &src});
   check_index_tensor(index, "index_add");
+  WICK_CHECK_TYPE(src.dtype() == t.dtype(),
+                  "index_add: self ({}) and src ({}) must have the same dtype; convert src first", t.dtype(),
+                  src.dtype());
+  if (t.dim() == 0) {  // a 0-dim self is a 1-element vector here, as in index_select
+    wrap_dim(dim, 0, "index_add");
+    return view(index_add(unsqueeze(t, 0), 0, index.dim() == 0 ? unsqueeze(index, 0) : index,
+                          src.dim() == 0 ? unsqueeze(src, 0) : src),
+                {});
+  }
   const int64_t d = wrap_dim(dim, t.dim(), "index_add");
   WICK_CHECK(index.dim() == 1 && src.dim() == t.dim() && src.sizes()[d] == index.numel(),
              "index_add: expected a 1-d index of length src.size({}); got index [{}], src [{}], self [{}]", d,
              fmt::join(index.sizes(), ", "), fmt::join(src.sizes(), ", "), fmt::join(t.sizes(), ", "));
+  for (int64_t k = 0; k < t.dim(); ++k)
+    WICK_CHECK(k == d || src.sizes()[k] == t.sizes()[k],
+               "index_add: src [{}] must match self [{}] in every dim but dim {} (they differ in dim {})",
+               fmt::join(src.sizes(), ", "), fmt::join(t.sizes(), ", "), d, k);
   check_index_values(index, t.sizes()[d], "index_add", d);
   Tensor out = clone(t);
-  Tensor s = src.dtype() == t.dtype() ? src : to(src, src.device(), t.dtype());
-  if (s.numel()) backend(t.device()).index_add(kernel_tensor(out), d, kernel_tensor(index), kernel_tensor(s));
+  if (src.numel()) backend(t.device()).index_add(kernel_tensor(out), d, kernel_tensor(index), kernel_tensor(src));
   return out;
 }
 
@@ -179,6 +191,9 @@ Tensor gather(const Tensor& t, int64_t dim, const Tensor& index) {
 Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tensor& src) {
   check_same_device("scatter_add", {&t, &index, &src});
   check_index_tensor(index, "scatter_add");
+  WICK_CHECK_TYPE(src.dtype() == t.dtype(),
+                  "scatter_add: self ({}) and src ({}) must have the same dtype; convert src first", t.dtype(),
+                  src.dtype());
   const int64_t d = wrap_dim(dim, t.dim(), "scatter_add");
   WICK_CHECK(index.dim() == t.dim() && src.dim() == t.dim(),
              "scatter_add: self [{}], index [{}] and src [{}] must "
@@ -194,8 +209,7 @@ Tensor scatter_add(const Tensor& t, int64_t dim, const Tensor& index, const Tens
   }
   check_index_values(index, t.dim() ? t.sizes()[d] : 1, "scatter_add", d);
   Tensor out = clone(t);
-  Tensor s = src.dtype() == t.dtype() ? src : to(src, src.device(), t.dtype());
-  if (index.numel()) backend(t.device()).scatter_add(kernel_tensor(out), d, kernel_tensor(index), kernel_tensor(s));
+  if (index.numel()) backend(t.device()).scatter_add(kernel_tensor(out), d, kernel_tensor(index), kernel_tensor(src));
   return out;
 }
 

@@ -102,7 +102,7 @@ Tensor var_correction(const Tensor& t, IntArrayRef dims, int64_t correction, boo
   Tensor m = mean(t, dims, true);
   Tensor c = binary(BinaryOp::Sub, t, m);
   Tensor s = sum(binary(BinaryOp::Mul, c, c), dims, keepdim);
-  const double denom = static_cast<double>(n - correction);
+  const double denom = static_cast<double>(n) - static_cast<double>(correction);  // any int64 correction
   return binary(BinaryOp::Div, s, Scalar(denom > 0 ? denom : 0.0));
 }
 

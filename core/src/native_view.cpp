@@ -152,8 +152,13 @@ Tensor slice(const Tensor& t, int64_t dim, std::optional<int64_t> start, std::op
   s = std::clamp<int64_t>(s, 0, n);
   e = std::clamp<int64_t>(e, s, n);
   DimVector sz = t.impl()->sizes, st = t.impl()->strides;
-  sz[dim] = (e - s + step - 1) / step;
-  st[dim] *= step;
+  sz[dim] = e > s ? (e - s - 1) / step + 1 : 0;  // never e - s + step - 1, which overflows for a huge step
+  // A step past the dim's size takes one element; its stride is then never used to move, so it is
+  // kept as it is rather than multiplied past int64.
+  if (sz[dim] > 1) {
+    WICK_CHECK(!mul_overflow(st[dim], step, &st[dim]), "slice: stride {} times step {} overflows int64",
+               t.strides()[dim], step);
+  }
   return make_view(t, std::move(sz), std::move(st), t.storage_offset() + s * t.strides()[dim]);
 }
 

@@ -36,8 +36,16 @@ void Tensor::bump_version() const {
   checked(impl_, "bump_version").version().value.fetch_add(1, std::memory_order_relaxed);
 }
 
-int64_t Tensor::size(int64_t d) const { return sizes()[native::wrap_dim(d, dim(), "Tensor::size")]; }
-int64_t Tensor::stride(int64_t d) const { return strides()[native::wrap_dim(d, dim(), "Tensor::stride")]; }
+// A 0-dim tensor has no size or stride to give (wrap_dim accepts dim 0 and -1 there, for the ops
+// that treat it as one element).
+int64_t Tensor::size(int64_t d) const {
+  WICK_CHECK_INDEX(dim() > 0, "Tensor::size: dim {} requested of a 0-dim tensor, which has no dims", d);
+  return sizes()[native::wrap_dim(d, dim(), "Tensor::size")];
+}
+int64_t Tensor::stride(int64_t d) const {
+  WICK_CHECK_INDEX(dim() > 0, "Tensor::stride: dim {} requested of a 0-dim tensor, which has no dims", d);
+  return strides()[native::wrap_dim(d, dim(), "Tensor::stride")];
+}
 
 void Tensor::check_dtype_for_access(DType requested, const char* what) const {
   WICK_CHECK_TYPE(dtype() == requested,

@@ -3,6 +3,7 @@
 
 #include "conv_ops.h"
 #include "wick/autograd/functions.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/nn/functional.h"
 
@@ -86,13 +87,23 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
     WICK_CHECK(bias.device() == weight.device(), "conv2d: bias is {} on {} but weight is {} on {}", bias.dtype(),
                bias.device(), weight.dtype(), weight.device());
   }
-  const int64_t eh = g.dh * (g.kh - 1) + 1, ew = g.dw * (g.kw - 1) + 1;
-  WICK_CHECK(g.H + 2 * g.ph >= eh && g.W + 2 * g.pw >= ew,
+  // Every size checked: a huge dilation or padding is a ValueError, never a wrapped geometry.
+  int64_t eh = 0, ew = 0, padded_h = 0, padded_w = 0, two_ph = 0, two_pw = 0;
+  WICK_CHECK(!mul_overflow(g.dh, g.kh - 1, &eh) && !add_overflow(eh, int64_t{1}, &eh) &&
+                 !mul_overflow(g.dw, g.kw - 1, &ew) && !add_overflow(ew, int64_t{1}, &ew) &&
+                 !mul_overflow(g.ph, int64_t{2}, &two_ph) && !add_overflow(g.H, two_ph, &padded_h) &&
+                 !mul_overflow(g.pw, int64_t{2}, &two_pw) && !add_overflow(g.W, two_pw, &padded_w),
+             "conv2d: dilation ({}, {}), padding ({}, {}) and kernel {} over input {} give sizes past int64", g.dh,
+             g.dw, g.ph, g.pw, shape_of(weight), shape_of(input));
+  WICK_CHECK(padded_h >= eh && padded_w >= ew,
              "conv2d: the padded input ({} x {}) is smaller than the dilated kernel ({} x {}); input shape {}, "
              "weight shape {}",
-             g.H + 2 * g.ph, g.W + 2 * g.pw, eh, ew, shape_of(input), shape_of(weight));
-  g.oh = (g.H + 2 * g.ph - eh) / g.sh + 1;
-  g.ow = (g.W + 2 * g.pw - ew) / g.sw + 1;
+             padded_h, padded_w, eh, ew, shape_of(input), shape_of(weight));
+  g.oh = (padded_h - eh) / g.sh + 1;
+  g.ow = (padded_w - ew) / g.sw + 1;
+  int64_t positions = 0;
+  WICK_CHECK(!mul_overflow(g.oh, g.ow, &positions), "conv2d: an output of {} x {} positions is past int64 (input {})",
+             g.oh, g.ow, shape_of(input));
   Tensor y = detail::conv2d_op(x, weight, bias, g);
   return batched ? y : squeeze(y, 0);
 }

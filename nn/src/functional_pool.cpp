@@ -12,6 +12,7 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/record.h"
 #include "wick/core/backend.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 #include "wick/nn/functional.h"
@@ -21,11 +22,17 @@ namespace wick::nn::functional {
 namespace {
 std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
-// PyTorch's pooling_output_shape.
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
-  const int64_t num = in + 2 * pad - dilation * (k - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = (num >= 0 ? num / stride : -((-num + stride - 1) / stride)) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+// PyTorch's pooling_output_shape; every step checked, so a huge kernel, dilation or stride is a
+// ValueError rather than a wrapped size.
+int64_t pooled_size(const char* op, int64_t in, int64_t k, int64_t pad, int64_t stride, int64_t dilation,
+                    bool ceil_mode) {
+  int64_t span = 0, padded = 0, num = 0;
+  WICK_CHECK(!mul_overflow(dilation, k - 1, &span) && !add_overflow(in, 2 * pad, &padded) &&
+                 !add_overflow(padded - span - 1, ceil_mode ? stride - 1 : 0, &num),
+             "{}: kernel {}, padding {}, stride {} and dilation {} over an input of size {} overflow int64", op, k, pad,
+             stride, dilation, in);
+  int64_t out = num / stride - (num < 0 && num % stride != 0 ? 1 : 0) + 1;  // floor(num / stride) + 1
+  if (ceil_mode && out >= 1 && (out - 1) * stride >= in + pad) --out;       // out >= 1: (out - 1) * stride <= num
   return out;
 }
 
@@ -57,8 +64,8 @@ detail::ConvGeom pool_geometry(const char* op, const Tensor& input, Int2 k, Int2
   g.pw = pad.w;
   g.dh = dil.h;
   g.dw = dil.w;
-  g.oh = pooled_size(g.H, g.kh, g.ph, g.sh, g.dh, ceil_mode);
-  g.ow = pooled_size(g.W, g.kw, g.pw, g.sw, g.dw, ceil_mode);
+  g.oh = pooled_size(op, g.H, g.kh, g.ph, g.sh, g.dh, ceil_mode);
+  g.ow = pooled_size(op, g.W, g.kw, g.pw, g.sw, g.dw, ceil_mode);
   WICK_CHECK(g.oh > 0 && g.ow > 0,
              "{}: input {} is too small for kernel ({}, {}) with padding ({}, {}) and dilation ({}, {}): the output "
              "would be {} x {}",
@@ -165,8 +172,14 @@ Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, bool ceil_mode,
                   bool count_include_pad) {
   const detail::ConvGeom g = pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode);
+  // The output's size is checked first (a typed error, never a wrapped product), and an empty
+  // output needs no divisors.
+  const Tensor out_shape_check = native::empty({g.N, g.C, g.oh, g.ow}, kFloat64, kCPU);  // no bytes when empty
+  if (out_shape_check.numel() == 0)
+    return restore(native::empty({g.N, g.C, g.oh, g.ow}, input.dtype(), input.device()), input);
   // PyTorch's divisor per output position (windows clipped at H + pad; padding counted or not).
-  std::vector<double> divisor(static_cast<size_t>(g.L()));
+  Tensor divisor_t = native::empty({g.L()}, kFloat64, kCPU);
+  double* divisor = divisor_t.data_ptr<double>();
   for (int64_t i = 0; i < g.oh; ++i)
     for (int64_t j = 0; j < g.ow; ++j) {
       int64_t hs = i * g.sh - g.ph, ws = j * g.sw - g.pw;
@@ -176,11 +189,9 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
       ws = std::max<int64_t>(ws, 0);
       he = std::min(he, g.H);
       we = std::min(we, g.W);
-      divisor[static_cast<size_t>(i * g.ow + j)] =
-          static_cast<double>(count_include_pad ? pool : (he - hs) * (we - ws));
+      divisor[i * g.ow + j] = static_cast<double>(count_include_pad ? pool : (he - hs) * (we - ws));
     }
-  Tensor div_t = native::to(native::from_blob_copy(divisor.data(), {g.L()}, kFloat64, input.device()), input.device(),
-                            input.dtype());
+  Tensor div_t = native::to(divisor_t, input.device(), input.dtype());
   Tensor cols = detail::unfold2d(as4d(input), g, 0.0);
   Tensor sums = sum(view(cols, {g.N, g.C, g.kk(), g.L()}), {2});
   return restore(view(div(sums, div_t), {g.N, g.C, g.oh, g.ow}), input);
@@ -188,13 +199,16 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
 
 namespace {
 // The [out, in] matrix whose row i averages PyTorch's adaptive window i.
+// Allocated as a tensor, so a size past int64 or memory is a typed error (ValueError,
+// OutOfMemoryError) before any index is computed.
 Tensor adaptive_matrix(int64_t in, int64_t out, const Tensor& like) {
-  std::vector<double> m(static_cast<size_t>(in * out), 0.0);
+  Tensor t = native::zeros({out, in}, kFloat64, kCPU);
+  double* m = t.data_ptr<double>();
   for (int64_t i = 0; i < out; ++i) {
     const int64_t s = (i * in) / out, e = ((i + 1) * in + out - 1) / out;
-    for (int64_t k = s; k < e; ++k) m[static_cast<size_t>(i * in + k)] = 1.0 / static_cast<double>(e - s);
+    for (int64_t k = s; k < e; ++k) m[i * in + k] = 1.0 / static_cast<double>(e - s);
   }
-  return native::to(native::from_blob_copy(m.data(), {out, in}, kFloat64, like.device()), like.device(), like.dtype());
+  return native::to(t, like.device(), like.dtype());
 }
 }  // namespace
 

@@ -61,18 +61,21 @@ Tensor BatchNormBase<Derived>::forward(const Tensor& input) {
   const bool track_running_stats = options_.track_running_stats();
   double factor = momentum.value_or(0.0);
   const bool training = this->is_training();
-  if (training && track_running_stats) {
-    const Tensor& nbt = num_batches_tracked();
-    if (nbt.defined()) {
-      NoGradGuard no_grad;
-      native::binary_(BinaryOp::Add, nbt, native::scalar_tensor(int64_t{1}, kInt64, nbt.device()));
-      if (!momentum) factor = 1.0 / static_cast<double>(nbt.item<int64_t>());
-    }
-  }
+  const Tensor& nbt = num_batches_tracked();
+  const bool count_batch = training && track_running_stats && nbt.defined();
+  // The factor uses the count this batch makes; the count itself moves only once F::batch_norm
+  // has accepted the input, so a refused input (one value per channel, wrong channels or dtype)
+  // changes no state.
+  if (count_batch && !momentum) factor = 1.0 / (static_cast<double>(nbt.item<int64_t>()) + 1.0);
   const bool use_batch_stats = training || (!running_mean().defined() && !running_var().defined());
   const bool pass_running = !training || track_running_stats;
-  return F::batch_norm(input, pass_running ? running_mean() : Tensor(), pass_running ? running_var() : Tensor(),
-                       weight(), bias(), use_batch_stats, factor, options_.eps());
+  Tensor out = F::batch_norm(input, pass_running ? running_mean() : Tensor(), pass_running ? running_var() : Tensor(),
+                             weight(), bias(), use_batch_stats, factor, options_.eps());
+  if (count_batch) {
+    NoGradGuard no_grad;
+    native::binary_(BinaryOp::Add, nbt, native::scalar_tensor(int64_t{1}, kInt64, nbt.device()));
+  }
+  return out;
 }
 
 template <class Derived>

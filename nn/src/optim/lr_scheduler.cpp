@@ -15,13 +15,20 @@ LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
 void LRScheduler::initial_step() { step(); }
 
 void LRScheduler::step() {
-  ++last_epoch_;
   auto& groups = optimizer_.param_groups();
   WICK_CHECK_STATE(groups.size() == base_lrs_.size(),
                    "lr scheduler: the optimizer has {} parameter groups but the scheduler "
                    "was made for {}; make the scheduler after adding every group",
                    groups.size(), base_lrs_.size());
-  std::vector<double> lrs = get_lr();
+  // A refused step changes nothing: the epoch moves only with the learning rates.
+  ++last_epoch_;
+  std::vector<double> lrs;
+  try {
+    lrs = get_lr();
+  } catch (...) {
+    --last_epoch_;
+    throw;
+  }
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
   last_lr_ = std::move(lrs);
 }

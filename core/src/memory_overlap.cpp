@@ -1,0 +1,50 @@
+// Note [In-place writes and overlapping memory]
+#include "memory_overlap.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <utility>
+
+#include "wick/core/error.h"
+#include "wick/core/native.h"
+
+namespace wick::native {
+
+namespace {
+
+// The bytes t's elements span: [first, last] addresses of its lowest and highest element.
+std::pair<const char*, const char*> byte_span(const Tensor& t) {
+  int64_t lo = 0, hi = 0;  // element offsets from data_ptr, relative
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t reach = (t.sizes()[d] - 1) * t.strides()[d];  // sizes are >= 1 here (numel > 0)
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const auto* base = static_cast<const char*>(t.data_ptr());
+  const auto esize = static_cast<int64_t>(element_size(t.dtype()));
+  return {base + lo * esize, base + hi * esize + (esize - 1)};
+}
+
+}  // namespace
+
+void check_no_internal_overlap(const Tensor& t, const char* op, const char* suffix) {
+  for (int64_t d = 0; d < t.dim(); ++d)
+    WICK_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0),
+               "{}{}: the in-place target of shape [{}] (strides [{}]) has elements that share memory (dim {} has "
+               "stride 0, e.g. from expand), so one location would be written more than once; clone() it first",
+               op, suffix, fmt::join(t.sizes(), ", "), fmt::join(t.strides(), ", "), d);
+}
+
+Tensor unaliased_operand(const Tensor& operand, const Tensor& target) {
+  if (operand.impl()->storage != target.impl()->storage || operand.numel() == 0 || target.numel() == 0)
+    return operand;
+  if (operand.dtype() == target.dtype() && operand.storage_offset() == target.storage_offset() &&
+      operand.sizes() == target.sizes() && operand.strides() == target.strides())
+    return operand;  // element i is read before element i is written
+  const auto [a_first, a_last] = byte_span(operand);
+  const auto [b_first, b_last] = byte_span(target);
+  if (a_last < b_first || b_last < a_first) return operand;
+  return contiguous(clone(operand));
+}
+
+}  // namespace wick::native
