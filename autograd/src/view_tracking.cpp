@@ -71,7 +71,7 @@ Tensor view_positions(const Tensor& base, const Tensor& view, bool* overlapping)
     }
   }
   Tensor t = native::from_blob_copy(idx.data(), {static_cast<int64_t>(idx.size())}, kInt64, kCPU);
-  return base.device().is_cpu() ? t : native::to(t, base.device(), kInt64);
+  return base.device() == kCPU ? t : native::to(t, base.device(), kInt64);  // cpu:1 too, not only cuda
 }
 
 void refresh_view(const Tensor& view, AutogradMeta& m) {

@@ -36,8 +36,7 @@ void check_no_internal_overlap(const Tensor& t, const char* op, const char* suff
 }
 
 Tensor unaliased_operand(const Tensor& operand, const Tensor& target) {
-  if (operand.impl()->storage != target.impl()->storage || operand.numel() == 0 || target.numel() == 0)
-    return operand;
+  if (operand.impl()->storage != target.impl()->storage || operand.numel() == 0 || target.numel() == 0) return operand;
   if (operand.dtype() == target.dtype() && operand.storage_offset() == target.storage_offset() &&
       operand.sizes() == target.sizes() && operand.strides() == target.strides())
     return operand;  // element i is read before element i is written

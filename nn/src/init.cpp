@@ -55,6 +55,8 @@ void assign_affine(const Tensor& t, const Tensor& src, double scale, double shif
 
 Tensor uniform_(Tensor t, double a, double b) {
   check("uniform_", t);
+  WICK_CHECK(std::isfinite(a) && std::isfinite(b) && a <= b,
+             "init.uniform_: expects a finite range [a, b) with a <= b, got a={}, b={}", a, b);
   NoGradGuard no_grad;
   if (t.numel()) assign_affine(t, native::rand(t.sizes(), t.dtype(), t.device()), b - a, a);
   return t;
@@ -62,7 +64,8 @@ Tensor uniform_(Tensor t, double a, double b) {
 
 Tensor normal_(Tensor t, double mean, double std) {
   check("normal_", t);
-  WICK_CHECK(std >= 0, "init.normal_: std must be non-negative, got {}", std);
+  WICK_CHECK(std >= 0 && std::isfinite(std) && std::isfinite(mean),
+             "init.normal_: mean must be finite and std finite and non-negative, got mean={}, std={}", mean, std);
   NoGradGuard no_grad;
   if (t.numel()) assign_affine(t, native::randn(t.sizes(), t.dtype(), t.device()), std, mean);
   return t;

@@ -11,6 +11,7 @@
 #include <set>
 #include <thread>
 
+#include "support/allclose.h"
 #include "support/mirror_backend.h"
 #include "wick/autograd/engine.h"
 #include "wick/autograd/functions.h"
@@ -124,6 +125,24 @@ TEST_CASE("engine threads: gradients are bitwise equal with 0, 1 and unlimited w
   double scale = 0;
   for (double v : want) scale = std::max(scale, std::abs(v));
   for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).margin(1e-3 * scale));
+  // Element by element in float64: the four-device graph on every worker count against the same
+  // formula on one device with no copies (each branch scaled by 10^d, so an absolute margin would
+  // hide the small ones).
+  Tensor xs = x.detach().to(kFloat64).requires_grad_();
+  Tensor single;
+  for (int d = 0; d < 4; ++d) {
+    Tensor yd = (xs * (1.0 + d * 10.0)).sin() * (xs.exp() * std::pow(10.0, d) + 1e-3 * d);
+    for (int k = 0; k < 3; ++k) yd = yd.tanh() * (1.0 + 0.3 * k) + xs * 1e-4;
+    single = single.defined() ? single + yd.sum() : yd.sum();
+  }
+  single.backward();
+  for (int limit : {0, -1}) {
+    INFO("worker limit " << limit);
+    WorkerLimit w(limit);
+    Tensor x4 = x.detach().to(kFloat64).requires_grad_();
+    four_device_loss(x4).backward();
+    CHECK_ALLCLOSE(x4.grad(), xs.grad(), 1e-12, 0);
+  }
 }
 
 TEST_CASE("engine threads: autograd::grad and double backward across devices") {

@@ -2,7 +2,9 @@
 // checked against hand-computed float64 references and with gradcheck: broadcasting with
 // leading and inner size-1 dims, negative dims with keepdim, batched matmul with broadcast batch
 // dims, and numerically hard inputs (logsumexp/log_softmax of large values, sigmoid of +-60).
-// (tests/autograd/oracle_test.cpp also runs on that set: WICK_ORACLE_FILE=ext.safetensors.)
+// The set itself is committed as tests/data/ops_extended.safetensors, and the oracle tests run
+// on it as the ctest entries "autograd: the oracle's extended set" and "nn: the oracle's
+// extended set" (tests/CMakeLists.txt).
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>

@@ -103,6 +103,32 @@ std::map<std::string, OpFn> foundation_ops_only() {
       {"softmax", [](const auto& x, const OracleCase& c) { return softmax(x[0], c.kwargs.at("dim").get<int64_t>()); }},
       {"log_softmax",
        [](const auto& x, const OracleCase& c) { return log_softmax(x[0], c.kwargs.at("dim").get<int64_t>()); }},
+      // generate.py's coverage_cases
+      {"sin", [](const auto& x, const auto&) { return sin(x[0]); }},
+      {"cos", [](const auto& x, const auto&) { return cos(x[0]); }},
+      {"erf", [](const auto& x, const auto&) { return erf(x[0]); }},
+      {"expm1", [](const auto& x, const auto&) { return expm1(x[0]); }},
+      {"log1p", [](const auto& x, const auto&) { return log1p(x[0]); }},
+      {"rsqrt", [](const auto& x, const auto&) { return rsqrt(x[0]); }},
+      {"reciprocal", [](const auto& x, const auto&) { return reciprocal(x[0]); }},
+      {"square", [](const auto& x, const auto&) { return square(x[0]); }},
+      {"sign", [](const auto& x, const auto&) { return sign(x[0]); }},
+      {"minimum", [](const auto& x, const auto&) { return minimum(x[0], x[1]); }},
+      {"clamp",
+       [](const auto& x, const OracleCase& c) {
+         return clamp(x[0], Scalar(c.kwargs.at("min").get<double>()), Scalar(c.kwargs.at("max").get<double>()));
+       }},
+      {"logical_and",
+       [](const auto& x, const OracleCase& c) {
+         REQUIRE(c.kwargs.at("a").get<std::string>() == "in0 > 0");
+         REQUIRE(c.kwargs.at("b").get<std::string>() == "in1 > 0");
+         return logical_and(x[0].gt(0), x[1].gt(0));
+       }},
+      {"argmax",
+       [](const auto& x, const OracleCase& c) {
+         return argmax(x[0], c.kwargs.at("dim").get<int64_t>(), c.kw("keepdim", false));
+       }},
+      {"amin", [](const auto& x, const OracleCase& c) { return amin(x[0], dims_kw(c), c.kw("keepdim", false)); }},
   };
 }
 
@@ -112,7 +138,11 @@ const std::set<std::string>& nn_ops() {
                                             "avg_pool2d", "layer_norm", "batch_norm_train", "embedding", "dropout_eval",
                                             // tests/nn/layers_oracle_test.cpp
                                             "sdpa", "multihead_attention", "transformer_encoder_layer", "lstm", "gru",
-                                            "embedding_padding_idx", "gelu_tanh", "layer_norm_no_affine"};
+                                            "embedding_padding_idx", "gelu_tanh", "layer_norm_no_affine",
+                                            // generate.py's coverage_cases, tests/nn/functional_oracle_test.cpp
+                                            "batch_norm_eval", "l1_loss", "bce_with_logits", "nll_loss_weighted",
+                                            "cross_entropy_smoothing", "avg_pool2d_padded", "adaptive_avg_pool2d",
+                                            "max_pool2d_padded", "conv2d_groups", "pad"};
   return ops;
 }
 

@@ -23,7 +23,11 @@ struct ModeGuard {
 
 TEST_CASE("set_flush_denormal flushes denormal results in CPU kernels", "[core][denormal]") {
   ModeGuard guard;
+#if defined(__x86_64__) || defined(__aarch64__)
+  REQUIRE(set_flush_denormal(false));  // every CPU of these targets has the mode
+#else
   if (!set_flush_denormal(false)) return;  // no such mode on this CPU: nothing to check
+#endif
   const float kept = denormal_product();
   CHECK(kept > 0.0f);
   CHECK(kept < 1.2e-38f);  // denormal, as IEEE arithmetic gives it

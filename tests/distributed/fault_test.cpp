@@ -64,4 +64,27 @@ TEST_CASE("fault: the killed job's last checkpoint is intact and resumable", "[.
   optim::SGD opt(net->parameters(), optim::SGDOptions(0.1));
   const auto info = nn::load_checkpoint(checkpoint_path(), *net, opt);
   CHECK(info.epoch == 3);
+  // The independent truth: every rank trained the same model on the same batch, so DDP's average
+  // is the one-process gradient, and the checkpoint holds three one-process SGD steps.
+  manual_seed(1);
+  auto reference = small_net();
+  optim::SGD reference_opt(reference->parameters(), optim::SGDOptions(0.1));
+  manual_seed(2);
+  const Tensor x = randn({8, 6}), y = randint(0, 2, {8});
+  auto step = [&](nn::Module& m, optim::Optimizer& o) {
+    o.zero_grad();
+    nn::F::cross_entropy(m.forward_tensor(x), y).backward();
+    o.step();
+  };
+  auto check_same = [&] {
+    const auto got = net->parameters(), want = reference->parameters();
+    REQUIRE(got.size() == want.size());
+    for (size_t i = 0; i < got.size(); ++i) CHECK_ALLCLOSE(got[i], want[i], 1e-6, 1e-7);
+  };
+  for (int k = 0; k < 3; ++k) step(*reference, reference_opt);
+  check_same();
+  // Resumable: one more step from the checkpoint equals a fourth step of the reference.
+  step(*net, opt);
+  step(*reference, reference_opt);
+  check_same();
 }

@@ -126,7 +126,8 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight 
 /// nll is (mean: divided by the same weight sum).
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight = {},
                      Reduction reduction = Reduction::Mean, int64_t ignore_index = -100, double label_smoothing = 0.0);
-/// (input - target)^2, reduced; target broadcasts to input.
+/// (input - target)^2, reduced; input and target have one shape (ValueError otherwise: PyTorch
+/// broadcasts them with a warning, nearly always a bug).
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
 /// |input - target|, reduced.
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction = Reduction::Mean);
