@@ -108,6 +108,9 @@ Tensor var_correction(const Tensor& t, IntArrayRef dims, int64_t correction, boo
 
 Tensor logsumexp(const Tensor& t, IntArrayRef dims, bool keepdim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "logsumexp: expected a floating-point input");
+  // Nothing to sum: log(0) = -inf where the reduced dims are empty (PyTorch), and no max to
+  // shift by (amax refuses an empty reduction).
+  if (t.numel() == 0) return unary(UnaryOp::Log, sum(t, dims, keepdim));
   Tensor m = amax(t, dims, true);
   // An infinite max (all -inf, or +inf) would give nan in x - m: shift by 0 there instead.
   Tensor finite = binary(BinaryOp::Eq, unary(UnaryOp::Abs, m), Scalar(std::numeric_limits<double>::infinity()));

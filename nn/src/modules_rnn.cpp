@@ -91,6 +91,11 @@ Tensor RNNImplBase<Derived>::time_major(const Tensor& input, bool batched) const
   const Tensor& w = this->param(weights_[0]);
   WICK_CHECK_TYPE(input.dtype() == w.dtype(), "{}: input is {} but the parameters are {}; convert one to the other",
                   this->name(), input.dtype(), w.dtype());
+  const int64_t steps = batched && options_.batch_first() ? input.size(1) : input.size(0);
+  WICK_CHECK(steps > 0,
+             "{}: input {} has no time steps; a sequence needs at least one (PyTorch: \"Expected "
+             "sequence length to be larger than 0\")",
+             this->name(), shape_str(input));
   if (!batched) return input.unsqueeze(1);
   return options_.batch_first() ? input.transpose(0, 1) : input;
 }

@@ -164,3 +164,24 @@ TEST_CASE("init::uniform_ and normal_ refuse an empty, reversed or non-finite ra
   nn::init::uniform_(t, 2.0, 2.0);  // a == b: every value is a
   CHECK_VALUES(t, {2, 2, 2, 2});
 }
+
+TEST_CASE("logsumexp over an empty dim is -inf, as PyTorch gives") {
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK_VALUES(logsumexp(empty({0, 3}, kFloat64), {0}), {-inf, -inf, -inf});
+  CHECK(logsumexp(empty({2, 0}, kFloat64), {0}).sizes() == IntArrayRef({0}));
+}
+
+TEST_CASE("masked_fill names itself when the value does not fit an int64 tensor") {
+  Tensor a = i64({1, 2, 3});
+  Tensor mask = tensor(std::vector<double>{1, 0, 1}, {3}, TensorOptions(kBool));
+  CHECK_THROWS_WITH(masked_fill(a, mask, std::nan("")), Contains("masked_fill") && Contains("int64"));
+  CHECK_THROWS_AS(masked_fill(a, mask, 1e300), ValueError);
+  CHECK_VALUES(masked_fill(a, mask, 2.5), {2, 2, 2});  // truncated toward zero, as PyTorch
+}
+
+TEST_CASE("a recurrent layer names itself for an input with no time steps") {
+  nn::LSTM lstm(nn::LSTMOptions(3, 4).batch_first(true), kFloat64);
+  CHECK_THROWS_WITH((void)lstm->forward(empty({2, 0, 3}, kFloat64)), Contains("LSTM") && Contains("no time steps"));
+  nn::GRU gru(nn::GRUOptions(3, 4), kFloat64);
+  CHECK_THROWS_WITH((void)gru->forward(empty({0, 2, 3}, kFloat64)), Contains("GRU") && Contains("[0, 2, 3]"));
+}
