@@ -1,6 +1,7 @@
 // F::scaled_dot_product_attention and F::silu.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -31,6 +32,19 @@ void check_attention_inputs(const char* op, const Tensor& q, const Tensor& k, co
   WICK_CHECK(k.size(-2) == v.size(-2),
              "{}: key {} and value {} must have the same number of keys S (dim -2); pass one value per key", op,
              shape_str(k), shape_str(v));
+  // The batch dims (all but the last two) broadcast together, as matmul's do; checked here so the
+  // error names the attention inputs rather than an inner matmul.
+  auto batches_broadcast = [](const Tensor& a, const Tensor& b) {
+    const int64_t na = a.dim() - 2, nb = b.dim() - 2;
+    for (int64_t i = 1; i <= std::min(na, nb); ++i) {
+      const int64_t x = a.size(na - i), y = b.size(nb - i);
+      if (x != y && x != 1 && y != 1) return false;
+    }
+    return true;
+  };
+  WICK_CHECK(batches_broadcast(q, k) && batches_broadcast(q, v) && batches_broadcast(k, v),
+             "{}: the batch dims (all but the last two) of query {}, key {} and value {} do not broadcast together", op,
+             shape_str(q), shape_str(k), shape_str(v));
   WICK_CHECK(dropout_p >= 0.0 && dropout_p <= 1.0, "{}: dropout_p must be in [0, 1], got {}", op, dropout_p);
   if (mask.defined()) {
     WICK_CHECK(!is_causal,

@@ -174,8 +174,7 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
   const detail::ConvGeom g = pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode);
   // The output's size is checked first (a typed error, never a wrapped product), and an empty
   // output needs no divisors.
-  const Tensor out_shape_check = native::empty({g.N, g.C, g.oh, g.ow}, kFloat64, kCPU);  // no bytes when empty
-  if (out_shape_check.numel() == 0)
+  if (checked_numel({g.N, g.C, g.oh, g.ow}, "avg_pool2d") == 0)
     return restore(native::empty({g.N, g.C, g.oh, g.ow}, input.dtype(), input.device()), input);
   // PyTorch's divisor per output position (windows clipped at H + pad; padding counted or not).
   Tensor divisor_t = native::empty({g.L()}, kFloat64, kCPU);

@@ -185,3 +185,12 @@ TEST_CASE("a recurrent layer names itself for an input with no time steps") {
   nn::GRU gru(nn::GRUOptions(3, 4), kFloat64);
   CHECK_THROWS_WITH((void)gru->forward(empty({0, 2, 3}, kFloat64)), Contains("GRU") && Contains("[0, 2, 3]"));
 }
+
+TEST_CASE("scaled_dot_product_attention names its inputs when their batch dims do not broadcast") {
+  const Tensor q = randn({2, 3, 4, 8}, kFloat64), k = randn({5, 3, 6, 8}, kFloat64), v = randn({5, 3, 6, 8}, kFloat64);
+  CHECK_THROWS_WITH(nn::F::scaled_dot_product_attention(q, k, v),
+                    Contains("scaled_dot_product_attention") && Contains("[2, 3, 4, 8]") && Contains("[5, 3, 6, 8]"));
+  // Broadcasting batch dims stay allowed: a key and value shared by both batch entries, [1, 3, 6, 8].
+  const Tensor k1 = randn({1, 3, 6, 8}, kFloat64), v1 = randn({1, 3, 6, 8}, kFloat64);
+  CHECK(nn::F::scaled_dot_product_attention(q, k1, v1).sizes() == IntArrayRef({2, 3, 4, 8}));
+}
