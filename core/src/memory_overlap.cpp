@@ -28,16 +28,23 @@ std::pair<const char*, const char*> byte_span(const Tensor& t) {
 }  // namespace
 
 void check_no_internal_overlap(const Tensor& t, const char* op, const char* suffix) {
-  if (t.numel() == 0) return;  // nothing is written
-  for (int64_t d = 0; d < t.dim(); ++d)
-    WICK_CHECK(!(t.sizes()[d] > 1 && t.strides()[d] == 0),
-               "{}{}: the in-place target of shape [{}] (strides [{}]) has elements that share memory (dim {} has "
-               "stride 0, e.g. from expand), so one location would be written more than once; clone() it first",
-               op, suffix, fmt::join(t.sizes(), ", "), fmt::join(t.strides(), ", "), d);
+  // One pass over the dims, on every in-place op: a stride-0 dim of size > 1 is refused unless
+  // another dim is empty (then nothing is written).
+  const IntArrayRef sizes = t.sizes(), strides = t.strides();
+  int64_t shared_dim = -1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return;
+    if (sizes[d] > 1 && strides[d] == 0 && shared_dim < 0) shared_dim = static_cast<int64_t>(d);
+  }
+  WICK_CHECK(shared_dim < 0,
+             "{}{}: the in-place target of shape [{}] (strides [{}]) has elements that share memory (dim {} has "
+             "stride 0, e.g. from expand), so one location would be written more than once; clone() it first",
+             op, suffix, fmt::join(sizes, ", "), fmt::join(strides, ", "), shared_dim);
 }
 
 Tensor unaliased_operand(const Tensor& operand, const Tensor& target) {
-  if (operand.impl()->storage != target.impl()->storage || operand.numel() == 0 || target.numel() == 0) return operand;
+  if (operand.impl()->storage != target.impl()->storage) return operand;  // the common case: one compare
+  if (operand.numel() == 0 || target.numel() == 0) return operand;
   if (operand.dtype() == target.dtype() && operand.storage_offset() == target.storage_offset() &&
       operand.sizes() == target.sizes() && operand.strides() == target.strides())
     return operand;  // element i is read before element i is written
