@@ -1,7 +1,6 @@
 // Masking: where with scalar operands, masked_fill, tril/triu. Each is a where() over a mask
 // built from existing primitives, so the gradient is where's and every device runs them.
 #include "op_helpers.h"
-#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -53,10 +52,13 @@ Tensor where(const Tensor& cond, Scalar a, Scalar b) {
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   check_mask(a, mask);
-  WICK_CHECK(!value.is_floating() || a.dtype() != kInt64 || double_fits_int64(value.to_double()),
-             "masked_fill: the value {} does not fit in the int64 tensor of shape [{}]; fill with an integer in range",
-             value.to_double(), fmt::join(a.sizes(), ", "));
-  return where(mask, native::scalar_tensor(value, a.dtype(), a.device()), a);
+  Tensor fill;
+  try {
+    fill = native::scalar_tensor(value, a.dtype(), a.device());  // refuses a value that does not fit a's dtype
+  } catch (const Error& e) {
+    rethrow_with_context(e, "masked_fill: ");
+  }
+  return where(mask, fill, a);
 }
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {

@@ -219,27 +219,27 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   return nll * (1.0 - label_smoothing) + smooth_red * (label_smoothing / static_cast<double>(C));
 }
 
-Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  WICK_CHECK(input.defined() && target.defined(), "mse_loss: input and target must be defined");
-  WICK_CHECK_TYPE(input.is_floating_point(), "mse_loss: input must be float32 or float64, got {}", input.dtype());
-  // PyTorch broadcasts different shapes with a warning; it is nearly always a bug ([8, 1] against
-  // [8] averages an [8, 8] matrix), and wick has no warnings, so it is an error here.
+namespace {
+// The checks of the element-by-element losses (mse_loss, l1_loss). One shape for input and target:
+// PyTorch broadcasts different shapes with a warning, nearly always a bug ([8, 1] against [8]
+// averages an [8, 8] matrix), and wick has no warnings, so it is an error here.
+void check_elementwise_loss(const char* op, const Tensor& input, const Tensor& target) {
+  WICK_CHECK(input.defined() && target.defined(), "{}: input and target must be defined", op);
+  WICK_CHECK_TYPE(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
   WICK_CHECK(input.sizes() == target.sizes(),
-             "mse_loss: input {} and target {} differ in shape; broadcasting them would compare every input with "
-             "every target. Reshape one to the other's shape",
-             shape_of(input), shape_of(target));
+             "{}: input {} and target {} differ in shape; broadcasting them would compare every input with every "
+             "target. Reshape one to the other's shape",
+             op, shape_of(input), shape_of(target));
+}
+}  // namespace
+
+Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  check_elementwise_loss("mse_loss", input, target);
   return reduce(square(sub(input, target)), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
-  WICK_CHECK(input.defined() && target.defined(), "l1_loss: input and target must be defined");
-  WICK_CHECK_TYPE(input.is_floating_point(), "l1_loss: input must be float32 or float64, got {}", input.dtype());
-  // PyTorch broadcasts different shapes with a warning; it is nearly always a bug ([8, 1] against
-  // [8] averages an [8, 8] matrix), and wick has no warnings, so it is an error here.
-  WICK_CHECK(input.sizes() == target.sizes(),
-             "l1_loss: input {} and target {} differ in shape; broadcasting them would compare every input with "
-             "every target. Reshape one to the other's shape",
-             shape_of(input), shape_of(target));
+  check_elementwise_loss("l1_loss", input, target);
   return reduce(abs(sub(input, target)), reduction);
 }
 

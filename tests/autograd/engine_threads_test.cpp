@@ -65,14 +65,15 @@ Tensor traced_scale(const Tensor& x, double w, std::thread::id* ran_on) {
 }
 
 // A float32 loss whose gradient for x sums four device branches of very different magnitude,
-// so the order of that sum shows in the low bits.
-Tensor four_device_loss(const Tensor& x) {
+// so the order of that sum shows in the low bits. With `spread` false the same formula runs on
+// x's device alone, with no copies (the reference for the four-device graph).
+Tensor four_device_loss(const Tensor& x, bool spread = true) {
   Tensor total;
   for (int d = 0; d < 4; ++d) {
-    Tensor xd = x.to(cpu(d));
+    Tensor xd = spread ? x.to(cpu(d)) : x;
     Tensor yd = (xd * (1.0 + d * 10.0)).sin() * (xd.exp() * std::pow(10.0, d) + 1e-3 * d);
     for (int k = 0; k < 3; ++k) yd = yd.tanh() * (1.0 + 0.3 * k) + xd * 1e-4;
-    Tensor back = yd.to(cpu(0)).sum();
+    Tensor back = (spread ? yd.to(cpu(0)) : yd).sum();
     total = total.defined() ? total + back : back;
   }
   return total;
@@ -129,13 +130,7 @@ TEST_CASE("engine threads: gradients are bitwise equal with 0, 1 and unlimited w
   // formula on one device with no copies (each branch scaled by 10^d, so an absolute margin would
   // hide the small ones).
   Tensor xs = x.detach().to(kFloat64).requires_grad_();
-  Tensor single;
-  for (int d = 0; d < 4; ++d) {
-    Tensor yd = (xs * (1.0 + d * 10.0)).sin() * (xs.exp() * std::pow(10.0, d) + 1e-3 * d);
-    for (int k = 0; k < 3; ++k) yd = yd.tanh() * (1.0 + 0.3 * k) + xs * 1e-4;
-    single = single.defined() ? single + yd.sum() : yd.sum();
-  }
-  single.backward();
+  four_device_loss(xs, /*spread=*/false).backward();
   for (int limit : {0, -1}) {
     INFO("worker limit " << limit);
     WorkerLimit w(limit);

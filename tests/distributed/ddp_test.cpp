@@ -1,5 +1,8 @@
 // DistributedDataParallel on 2 and 3 ranks (mpirun), against single-process training on the
 // whole batch in float64: the independent truth is the same model trained in one process.
+#include <functional>
+#include <string>
+
 #include "dist_test_util.h"
 
 using namespace wick;
@@ -45,6 +48,25 @@ class Branchy : public nn::Cloneable<Branchy> {
  private:
   nn::ChildSlot<nn::LinearImpl> fc1_, fc2_, fc3_;
 };
+
+// Fills m's parameters with this rank's number + 1, expects DistributedDataParallel(m) to raise a
+// ValueError (its message handed to `check`), and checks that no parameter changed.
+void expect_refused_untouched(const std::shared_ptr<nn::Module>& m,
+                              const std::function<void(const std::string&)>& check) {
+  const double mine = test::world().rank() + 1.0;
+  {
+    NoGradGuard no_grad;
+    for (Tensor p : m->parameters()) p.fill_(mine);
+  }
+  try {
+    DistributedDataParallel ddp(m);
+    FAIL("expected a ValueError");
+  } catch (const ValueError& e) {
+    check(e.what());
+  }
+  for (const Tensor& p : m->parameters())  // untouched: still this rank's own values
+    CHECK(p.to_vector<double>() == std::vector<double>(static_cast<size_t>(p.numel()), mine));
+}
 
 Tensor call(nn::Module& m, const Tensor& x, bool flag) {
   return m.forward_value({nn::Value(x), nn::Value(flag)}).tensor();
@@ -229,18 +251,8 @@ TEST_CASE("ddp: a buffer or frozen parameter that differs across ranks is a Valu
   for (bool buffer_differs : {true, false}) {
     CAPTURE(buffer_differs);
     auto m = buffer_differs ? std::make_shared<Stats>(last ? 4 : 3, false) : std::make_shared<Stats>(3, last);
-    {
-      NoGradGuard no_grad;
-      for (Tensor p : m->parameters()) p.fill_(static_cast<double>(g.rank() + 1));
-    }
-    try {
-      DistributedDataParallel ddp(m);
-      FAIL("expected a ValueError");
-    } catch (const ValueError& e) {
-      CHECK_THAT(std::string(e.what()), Catch::Contains(buffer_differs ? "'stat'" : "'frozen'"));
-    }
-    for (const Tensor& p : m->parameters())  // untouched: still this rank's own values
-      CHECK(p.to_vector<double>() == std::vector<double>(static_cast<size_t>(p.numel()), g.rank() + 1.0));
+    expect_refused_untouched(
+        m, [&](const std::string& msg) { CHECK_THAT(msg, Catch::Contains(buffer_differs ? "'stat'" : "'frozen'")); });
   }
 }
 
@@ -414,23 +426,12 @@ TEST_CASE("ddp: a buffer the backend cannot move fails every rank at constructio
   const bool last = g.rank() == g.size() - 1;
   for (bool everywhere : {true, false}) {
     CAPTURE(everywhere);
-    auto m = std::make_shared<Big>(everywhere || last);
-    {
-      NoGradGuard no_grad;
-      for (Tensor p : m->parameters()) p.fill_(static_cast<double>(g.rank() + 1));
-    }
-    try {
-      DistributedDataParallel ddp(m);
-      FAIL("expected a ValueError");
-    } catch (const ValueError& e) {
-      const std::string msg = e.what();
+    expect_refused_untouched(std::make_shared<Big>(everywhere || last), [&](const std::string& msg) {
       CHECK_THAT(msg, Catch::Contains("buffer 2 ('counts' here)"));
       if (everywhere || last)
         CHECK_THAT(msg, Catch::Contains("MPI's count limit"));
       else
         CHECK_THAT(msg, Catch::Contains(fmt::format("rank {} cannot broadcast", g.size() - 1)));
-    }
-    for (const Tensor& p : m->parameters())  // untouched: still this rank's own values
-      CHECK(p.to_vector<double>() == std::vector<double>(static_cast<size_t>(p.numel()), g.rank() + 1.0));
+    });
   }
 }
