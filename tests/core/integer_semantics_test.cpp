@@ -120,6 +120,24 @@ TEST_CASE("int64 scalars beyond 2^53 stay exact in full, fill_, tensor-scalar op
   }
 }
 
+TEST_CASE("Scalar: unsigned values up to int64's maximum and narrowing within range are exact") {
+  const uint64_t top = static_cast<uint64_t>(kMax);
+  CHECK(Scalar(top).to_int() == kMax);
+  CHECK(Scalar(top).dtype() == kInt64);
+  CHECK(Scalar(uint32_t{4000000000u}).to<int64_t>() == 4000000000);
+  CHECK(Scalar(std::numeric_limits<int32_t>::min()).to<int32_t>() == std::numeric_limits<int32_t>::min());
+  CHECK(Scalar(std::numeric_limits<int32_t>::max()).to<int32_t>() == std::numeric_limits<int32_t>::max());
+  CHECK(Scalar(255).to<uint8_t>() == 255);
+  CHECK(Scalar(kMax).to<uint64_t>() == top);
+  CHECK(Scalar(true).to<uint8_t>() == 1);
+  // The same Scalar fills float and int64 tensors with the same value.
+  for (const Device& d : test::test_devices()) {
+    CAPTURE(d);
+    CHECK(values(full({1}, Scalar(top), TensorOptions().dtype(kInt64).device(d))) == std::vector<int64_t>{kMax});
+    CHECK(full({1}, Scalar(top), TensorOptions().dtype(kFloat64).device(d)).item<double>() == 9223372036854775808.0);
+  }
+}
+
 TEST_CASE("int_math's functors at their edges, on the host") {
   CHECK(math::convert<int64_t>(std::nextafter(9223372036854775808.0, 0.0)) == 9223372036854774784);
   CHECK(math::convert<int64_t>(-9223372036854775808.0) == kMin);
