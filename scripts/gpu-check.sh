@@ -5,10 +5,11 @@
 # carried in .gpu-deps (scripts/gpu-deps.sh, `make gpu-deps`):
 #   1. detects the GPU architecture (nvidia-smi --query-gpu=compute_cap);
 #   2. configures a fresh build for exactly that architecture and builds, with all cores, the GPU
-#      executables in one step (test_cuda; test_distributed_gpu with MPI; bench_cuda with Google
-#      Benchmark), going on past a failing one;
-#   3. runs every GPU test (test_cuda; test_distributed_gpu under mpirun -np 1 when MPI is
-#      installed) and the GPU benchmarks (bench_cuda);
+#      executables in one step (test_cuda, test_cuda_two_gpus; test_distributed_gpu with MPI;
+#      bench_cuda with Google Benchmark), going on past a failing one;
+#   3. runs every GPU test (test_cuda; test_cuda_two_gpus, which reports skipped on one GPU;
+#      test_distributed_gpu under mpirun -np 1 when MPI is installed) and the GPU benchmarks
+#      (bench_cuda);
 #   4. builds everything else and runs the rest of the ctest suite;
 #   5. runs test_cuda under compute-sanitizer's memcheck and racecheck;
 #   6. writes every log to OUTDIR and prints a short table last.
@@ -136,7 +137,7 @@ if [ "$CONFIGURE_RC" -eq 0 ]; then
   # Every GPU executable first, in one build that keeps going past a failing one, so that a
   # broken unrelated target cannot hide GPU results and no GPU target waits for a later step's
   # share of the budget.
-  GPU_TARGETS=(test_cuda)
+  GPU_TARGETS=(test_cuda test_cuda_two_gpus)
   has_target bench_cuda && GPU_TARGETS+=(bench_cuda)
   has_target test_distributed_gpu && GPU_TARGETS+=(test_distributed_gpu)
   run_step build-gpu 300 cmake --build "$BUILD" -j "$JOBS" --target "${GPU_TARGETS[@]}" -- "${KEEP_GOING[@]}"
@@ -162,6 +163,19 @@ if [ -x "$BUILD/tests/test_cuda" ]; then
   grep -E "^[^ ].*(FAILED|failed)" "$log" | head -n 5 >"$OUT/test_cuda.failures.txt"
 else
   row "test_cuda" "NOT BUILT" "see build-gpu.log"
+fi
+
+# ---- 3a. the cases that need two GPUs: exit 77 (skipped) on a one-GPU machine ----
+TEST_TWO_GPUS_OK=0
+if [ -x "$BUILD/tests/test_cuda_two_gpus" ]; then
+  run_step test_cuda_two_gpus 60 "$BUILD/tests/test_cuda_two_gpus" --use-colour no
+  case $STEP_RC in
+    0) TEST_TWO_GPUS_OK=1; row "test_cuda_two_gpus" PASS "(${STEP_SECS}s)" ;;
+    77) TEST_TWO_GPUS_OK=1; row "test_cuda_two_gpus" SKIPPED "$(grep -m1 SKIPPED "$OUT/test_cuda_two_gpus.log" | sed 's/.*SKIPPED: //')" ;;
+    *) row "test_cuda_two_gpus" FAIL "exit $STEP_RC (see test_cuda_two_gpus.log)" ;;
+  esac
+else
+  row "test_cuda_two_gpus" "NOT BUILT" "see build-gpu.log"
 fi
 
 # ---- 3b. the nccl backend and DDP on CUDA: one process under mpirun (built only with MPI) ----
@@ -270,5 +284,5 @@ TOTAL=$(elapsed)
   for r in "${ROWS[@]}"; do echo "$r"; done
 } | tee "$OUT/summary.txt"
 
-[ "$TEST_CUDA_OK" -eq 1 ] && [ "$TEST_NCCL_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && [ "$SANITIZERS_OK" -eq 1 ] && exit 0
+[ "$TEST_CUDA_OK" -eq 1 ] && [ "$TEST_TWO_GPUS_OK" -eq 1 ] && [ "$TEST_NCCL_OK" -eq 1 ] && [ "$CTEST_OK" -eq 1 ] && [ "$SANITIZERS_OK" -eq 1 ] && exit 0
 exit 1

@@ -50,24 +50,6 @@ TEST_CASE("copy_ broadcasts a CUDA source into a CUDA destination", "[cuda][copy
   check_equal(dst, native::contiguous(native::expand(row, {31, 129})));
 }
 
-TEST_CASE("copies between two CUDA devices", "[cuda][copy][multi-gpu]") {
-  if (cuda::device_count() < 2) {
-    WARN("only one CUDA device: peer copies not tested");
-    return;
-  }
-  for (DType dt : kAllTypes) {
-    Tensor x = random_cpu({257, 31}, dt);
-    Tensor on0 = to_gpu(x, 0);
-    Tensor on1 = native::to(on0, gpu(1), dt);
-    CHECK(on1.device() == gpu(1));
-    check_equal(on1, x);
-    Tensor nc = native::transpose(native::empty({31, 257}, kFloat64, gpu(1)), 0, 1);
-    native::copy_(nc, noncontiguous_gpu(x));
-    check_equal(nc, native::to(x, kCPU, kFloat64));
-  }
-  INFO("peer access 0 <-> 1: " << cuda::can_access_peer(0, 1));
-}
-
 TEST_CASE("fill and full match the CPU", "[cuda][copy]") {
   for (DType dt : kAllTypes) {
     for (const auto& shape : awkward_shapes()) {
