@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 #include <limits>
+#include <optional>
+#include <tuple>
 
 namespace wick::test {
 
@@ -9,6 +11,7 @@ namespace {
 std::vector<int64_t> ints(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<std::vector<int64_t>>(); }
 int64_t int_kw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
 double num_kw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<double>(); }
+bool bool_kw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<bool>(); }
 double p_kw(const OracleCase& c) {
   const auto& p = c.kwargs.at("p");
   return p.is_string() ? std::numeric_limits<double>::infinity() : p.get<double>();
@@ -105,6 +108,44 @@ const std::map<std::string, OracleOpFn>& tensor_api_ops() {
        [](const X& x, const OracleCase& c) {
          REQUIRE(c.kwargs.at("b").get<std::string>() == "in0 + in1");
          return isclose(x[0], x[0] + x[1], num_kw(c, "rtol"), num_kw(c, "atol"));
+       }},
+      // generate.py's remaining_ops_cases
+      {"pow_tensor", [](const X& x, const OracleCase&) { return pow(x[0], x[1]); }},
+      {"mm", [](const X& x, const OracleCase&) { return mm(x[0], x[1]); }},
+      {"index_add", [](const X& x, const OracleCase& c) { return index_add(x[0], int_kw(c, "dim"), x[1], x[2]); }},
+      {"scatter_add",
+       [](const X& x, const OracleCase& c) { return scatter_add(x[0], int_kw(c, "dim"), x[1], x[2]); }},
+      {"argmin", [](const X& x, const OracleCase& c) { return argmin(x[0], int_kw(c, "dim"), bool_kw(c, "keepdim")); }},
+      {"max_dim_values",
+       [](const X& x, const OracleCase& c) { return std::get<0>(max(x[0], int_kw(c, "dim"), bool_kw(c, "keepdim"))); }},
+      {"max_dim_indices",
+       [](const X& x, const OracleCase& c) { return std::get<1>(max(x[0], int_kw(c, "dim"), bool_kw(c, "keepdim"))); }},
+      {"min_dim_values",
+       [](const X& x, const OracleCase& c) { return std::get<0>(min(x[0], int_kw(c, "dim"), bool_kw(c, "keepdim"))); }},
+      {"min_dim_indices",
+       [](const X& x, const OracleCase& c) { return std::get<1>(min(x[0], int_kw(c, "dim"), bool_kw(c, "keepdim"))); }},
+      {"eq", [](const X& x, const OracleCase&) { return eq(x[0], x[1]); }},
+      {"ne", [](const X& x, const OracleCase&) { return ne(x[0], x[1]); }},
+      {"lt", [](const X& x, const OracleCase&) { return lt(x[0], x[1]); }},
+      {"le", [](const X& x, const OracleCase&) { return le(x[0], x[1]); }},
+      {"gt", [](const X& x, const OracleCase&) { return gt(x[0], x[1]); }},
+      {"ge", [](const X& x, const OracleCase&) { return ge(x[0], x[1]); }},
+      {"logical_or",
+       [](const X& x, const OracleCase& c) { return logical_or(positive(x[0], c, "a"), positive(x[1], c, "b")); }},
+      {"logical_not", [](const X& x, const OracleCase& c) { return logical_not(positive(x[0], c, "a")); }},
+      {"select", [](const X& x, const OracleCase& c) { return select(x[0], int_kw(c, "dim"), int_kw(c, "index")); }},
+      {"squeeze",
+       [](const X& x, const OracleCase& c) {
+         return c.kwargs.contains("all") ? squeeze(x[0]) : squeeze(x[0], int_kw(c, "dim"));
+       }},
+      {"unsqueeze", [](const X& x, const OracleCase& c) { return unsqueeze(x[0], int_kw(c, "dim")); }},
+      {"flatten",
+       [](const X& x, const OracleCase& c) { return flatten(x[0], int_kw(c, "start_dim"), int_kw(c, "end_dim")); }},
+      {"slice",
+       [](const X& x, const OracleCase& c) {
+         const std::optional<int64_t> end =
+             c.kwargs.contains("end") ? std::optional<int64_t>(int_kw(c, "end")) : std::nullopt;
+         return slice(x[0], int_kw(c, "dim"), int_kw(c, "start"), end, int_kw(c, "step"));
        }},
   };
   return ops;
