@@ -2,8 +2,9 @@
 # ddp_faults_test.sh TEST_DISTRIBUTED MPIRUN...: the fault cases of tests/distributed/fault_test.cpp.
 #  1. A rank that stalls past the timeout (2 s here) ends the job non-zero, with the message
 #     naming the collective and the rank, well within 60 s.
-#  2. A rank killed with SIGKILL mid-training ends the job non-zero within 60 s, and rank 0's
-#     last checkpoint loads (model and optimizer) in a fresh process.
+#  2. A rank killed with SIGKILL mid-training ends the job non-zero within 60 s, mpirun reports
+#     that rank's signal, and rank 0's last checkpoint loads (model and optimizer) in a fresh
+#     process.
 set -u
 exe=$1
 shift
@@ -31,6 +32,8 @@ secs=$(( $(date +%s) - start ))
 [ "$rc" -ne 0 ] || fail "a killed rank: the job exited 0"
 [ "$rc" -ne 124 ] || { echo "$out"; fail "a killed rank: the job hung (killed by timeout after 90 s)"; }
 [ "$secs" -lt 60 ] || fail "a killed rank: the job took $secs s to end"
+# The job must end because of the kill (mpirun reports the signal), not from an error of its own.
+echo "$out" | grep -q "exited on signal 9" || { echo "$out"; fail "a killed rank: mpirun did not report the SIGKILL"; }
 echo "killed rank: job ended with status $rc after $secs s"
 [ -f "$dir/fault.ckpt.safetensors" ] || fail "no checkpoint was written"
 ls "$dir" | grep -v '^fault.ckpt.safetensors$' && fail "a temporary checkpoint file was left behind"
