@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "support/devices.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/modules/linear.h"
@@ -299,6 +300,56 @@ TEST_CASE("optim: a step whose second group is invalid changes nothing", "[optim
     CHECK(q.to_vector<double>() == std::vector<double>{1.0, 1.0});
     CHECK(opt->state(p) == nullptr);
   }
+}
+
+TEST_CASE("optim: a gradient that does not match its parameter is refused before any update", "[optim]") {
+  // The fused steps read numel() gradient elements: a smaller gradient would be read past its
+  // end. Each step refuses it first, on every device and for the fused and the unfused path.
+  for (const Device& d : test::test_devices()) {
+    const TensorOptions f64 = TensorOptions(kFloat64).device(d);
+    const std::vector<std::pair<std::string, Tensor>> bad_grads = {
+        {"[1]", wick::zeros({1}, f64)},
+        {"[40, 25]", wick::zeros({40, 25}, f64)},
+        {"float32", wick::zeros({1000}, TensorOptions(kFloat32).device(d))},
+        {d == kCPU ? "cpu:1" : "cpu",
+         wick::zeros({1000}, TensorOptions(kFloat64).device(d == kCPU ? Device("cpu:1") : kCPU))},
+    };
+    for (const auto& [what, bad] : bad_grads) {
+      for (const std::string kind : {"SGD", "SGD unfused", "Adam", "AdamW"}) {
+        INFO(d << ", " << kind << ", a gradient " << what);
+        Tensor p = wick::ones({64}, f64.requires_grad(true));
+        Tensor q = wick::ones({1000}, f64.requires_grad(true));
+        p.set_grad(wick::ones({64}, f64));
+        std::unique_ptr<Optimizer> opt;
+        if (kind == "Adam")
+          opt = std::make_unique<Adam>(std::vector<Tensor>{p, q}, AdamOptions(0.5));
+        else if (kind == "AdamW")
+          opt = std::make_unique<AdamW>(std::vector<Tensor>{p, q}, AdamWOptions(0.5));
+        else
+          opt = std::make_unique<SGD>(std::vector<Tensor>{p, q}, SGDOptions(0.5).momentum(0.9));
+        if (kind == "SGD unfused") opt->set_fused(false);
+        q.mutable_grad() = bad;
+        CHECK_THROWS_AS(opt->step(), StateError);
+        CHECK_THROWS_WITH(opt->step(), Catch::Contains("parameter 1") && Catch::Contains("[1000]") &&
+                                           Catch::Contains(what) && Catch::Contains("Nothing was updated"));
+        CHECK(p.to_vector<double>() == std::vector<double>(64, 1.0));
+        CHECK(q.to_vector<double>() == std::vector<double>(1000, 1.0));
+        CHECK(opt->state(p) == nullptr);
+        CHECK(opt->state(q) == nullptr);
+        opt->zero_grad();  // drops the bad gradient: the next step works
+        q.set_grad(wick::ones({1000}, f64));
+        opt->step();
+        CHECK(q.to_vector<double>()[0] < 1.0);
+      }
+    }
+  }
+  // set_data() keeps the old gradient (as PyTorch): a parameter grown after a backward is refused.
+  Tensor w = wick::ones({3}, TensorOptions(kFloat64).requires_grad(true));
+  SGD sgd(std::vector<Tensor>{w}, SGDOptions(0.1));
+  wick::sum(w * 2.0).backward();
+  w.set_data(wick::ones({1 << 16}, TensorOptions(kFloat64)));
+  CHECK_THROWS_WITH(sgd.step(), Catch::Contains("SGD.step") && Catch::Contains("[65536]") && Catch::Contains("[3]"));
+  CHECK(w.to_vector<double>() == std::vector<double>(1 << 16, 1.0));
 }
 
 TEST_CASE("optim: zero_grad sets gradients to None or to zeros", "[optim]") {

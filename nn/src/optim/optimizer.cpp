@@ -67,6 +67,17 @@ void Optimizer::check_state_fits(const char* op) const {
   size_t index = 0;
   for (const auto& g : groups_) {
     for (const auto& p : g.params()) {
+      // A gradient is read element for element with the parameter (the fused steps read numel()
+      // of them), so it must have the parameter's layout. set_data() keeps the old gradient, and
+      // mutable_grad() can be assigned anything.
+      const Tensor& grad = p.grad();
+      if (grad.defined() && (grad.sizes() != p.sizes() || grad.dtype() != p.dtype() || grad.device() != p.device()))
+        WICK_FAIL_T(StateError,
+                    "{}.step: parameter {} is {} [{}] on {}, but its gradient is {} [{}] on {}. A gradient must "
+                    "match its parameter: after set_data() or an assignment to mutable_grad(), call zero_grad() (which "
+                    "drops the gradient) before the next backward. Nothing was updated",
+                    op, index, p.dtype(), fmt::join(p.sizes(), ", "), p.device(), grad.dtype(),
+                    fmt::join(grad.sizes(), ", "), grad.device());
       auto it = state_.find(p.impl());
       if (it != state_.end()) {
         for (const auto& [sname, t] : it->second.buffers) {

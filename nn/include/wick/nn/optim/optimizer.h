@@ -170,8 +170,9 @@ class Optimizer {
   /// Whether the state holds a step count.
   virtual bool has_step() const = 0;
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
-  /// Throws StateError, before anything is updated, when a state tensor no longer has its
-  /// parameter's dtype, device and shape (Module::to() does not convert optimizer state).
+  /// Throws StateError, before anything is updated, when a gradient or a state tensor does not
+  /// have its parameter's dtype, device and shape (Module::to() does not convert optimizer state;
+  /// set_data() keeps the old gradient).
   /// Every step() calls it first; `op` names the optimizer in the message.
   void check_state_fits(const char* op) const;
   bool fused_ = true;
