@@ -37,8 +37,15 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
 
   std::vector<Tensor> outs = fn(inputs);
   std::vector<Tensor> diff_outs;
-  for (const Tensor& o : outs)
-    if (o.defined() && o.is_floating_point()) diff_outs.push_back(o);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Tensor& o = outs[i];
+    if (!o.defined() || !o.is_floating_point()) continue;
+    WICK_CHECK_TYPE(o.dtype() == kFloat64,
+                    "gradcheck: output {} is {}; gradcheck needs float64 outputs (a float32 output's rounding "
+                    "swamps the central differences): convert it with .to(kFloat64) inside the function",
+                    i, o.dtype());
+    diff_outs.push_back(o);
+  }
   size_t n_out = 0;
   for (const Tensor& o : diff_outs) n_out += static_cast<size_t>(o.numel());
 
@@ -57,8 +64,10 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
       std::vector<Tensor> roots, gos;
       for (size_t oj = 0; oj < diff_outs.size(); ++oj) {
         if (!diff_outs[oj].requires_grad()) continue;
+        // A one-hot gradient, written with tensor ops so that it works on every device; element e
+        // of the contiguous z is the output's element e in the order flat_values reads.
         Tensor z = zeros(diff_outs[oj].sizes(), diff_outs[oj].options());
-        if (oj == oi) static_cast<double*>(z.data_ptr())[e] = 1.0;
+        if (oj == oi) z.view({-1}).narrow(0, e, 1).fill_(1.0);
         roots.push_back(diff_outs[oj]);
         gos.push_back(z);
       }
@@ -79,8 +88,8 @@ GradcheckResult gradcheck(const Fn& fn, const std::vector<Tensor>& inputs, Gradc
       std::vector<Tensor> plus = inputs, minus = inputs;
       Tensor base = inputs[idx].contiguous().clone();
       Tensor p = base.clone(), m = base.clone();
-      static_cast<double*>(p.data_ptr())[j] += opts.eps;
-      static_cast<double*>(m.data_ptr())[j] -= opts.eps;
+      p.view({-1}).narrow(0, j, 1).add_(opts.eps);  // tensor ops: the input may be on any device
+      m.view({-1}).narrow(0, j, 1).add_(-opts.eps);
       // The perturbed copies keep requires_grad: fn may depend on it (gradgradcheck's first-order
       // function differentiates with respect to the inputs that require grad).
       plus[idx] = p.view(inputs[idx].sizes()).requires_grad_(true);

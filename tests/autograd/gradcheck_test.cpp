@@ -9,6 +9,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/allclose.h"
+#include "support/devices.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -283,4 +284,37 @@ TEST_CASE("gradcheck reports a wrong gradient") {
                     Contains("no input requires grad"));
   CHECK_THROWS_WITH(autograd::gradcheck([](const TL& x) { return x; }, {randn({2}, TensorOptions().requires_grad())}),
                     Contains("float64"));
+}
+
+TEST_CASE("gradcheck works on every device and refuses float32 outputs") {
+  // The one-hot gradients and the perturbed inputs are written with tensor ops, not through a
+  // host pointer: a device tensor is checked like a CPU one, and a wrong backward is still caught.
+  for (const Device& d : test::test_devices()) {
+    INFO(d);
+    const TensorOptions f64 = TensorOptions(kFloat64).device(d).requires_grad();
+    CHECK_GRADCHECK(
+        [](const TL& x) {
+          return TL{x[0] * x[1].sin(), x[0].sum()};
+        },
+        {randn({3, 2}, f64), randn({2}, f64)});
+    auto wrong = [](const TL& x) {
+      Tensor out = native::unary(UnaryOp::Square, x[0]);
+      autograd::record_function("WrongSquareBackward", {x[0]}, {out},
+                                [](const autograd::variable_list& g, const autograd::variable_list& s) {
+                                  return autograd::variable_list{mul(g[0], s[0])};
+                                },
+                                {x[0]});
+      return TL{out};
+    };
+    CHECK_FALSE(autograd::gradcheck(wrong, {randn({4}, f64)}).ok);
+    // A float32 output used to be written as doubles past its end (element e at byte 8e).
+    CHECK_THROWS_AS(autograd::gradcheck([](const TL& x) { return TL{x[0].to(kFloat32)}; }, {randn({64}, f64)}),
+                    TypeError);
+    CHECK_THROWS_WITH(autograd::gradcheck(
+                          [](const TL& x) {
+                            return TL{x[0], x[0].to(kFloat32)};
+                          },
+                          {randn({3}, f64)}),
+                      Contains("output 1 is float32"));
+  }
 }

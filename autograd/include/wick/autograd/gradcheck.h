@@ -19,8 +19,9 @@ struct GradcheckResult {
   std::string message;  ///< the first mismatch: input, output element, analytic vs numeric
 };
 
-/// Checks d fn(inputs) / d inputs for every input that requires grad (float64 inputs).
-/// fn returns one or more tensors; every output element is checked.
+/// Checks d fn(inputs) / d inputs for every input that requires grad (float64 inputs, on any
+/// device). fn returns one or more tensors; every element of its floating outputs is checked.
+/// Throws TypeError for an input that requires grad or a floating output that is not float64.
 GradcheckResult gradcheck(const std::function<std::vector<Tensor>(const std::vector<Tensor>&)>& fn,
                           const std::vector<Tensor>& inputs, GradcheckOptions opts = {});
 
