@@ -22,6 +22,11 @@ void copy_(const Tensor& dst, const Tensor& source) {
   dst.bump_version();
   if (dst.numel() == 0) return;
   const Tensor src = unaliased_operand(source, dst);
+  // A tensor copied onto itself (same memory, layout and dtype) is already the result; a backend's
+  // memcpy must not be given overlapping ranges.
+  if (src.data_ptr() == dst.data_ptr() && src.dtype() == dst.dtype() && src.device() == dst.device() &&
+      src.sizes() == dst.sizes() && src.strides() == dst.strides())
+    return;
   const Device dd = dst.device(), sd = src.device();
   if (dd.type == sd.type) {
     if (dd.type == DeviceType::CPU || dd == sd) {

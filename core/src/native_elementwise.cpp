@@ -79,9 +79,17 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
 
 void unary_(UnaryOp op, const Tensor& a, double p0, double p1) {
   WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", unary_name(op));
-  WICK_CHECK_TYPE(!unary_needs_float(op) || is_floating(a.dtype()),
+  // The checks of unary(), for a result that must keep a's dtype.
+  const DType dt = a.dtype();
+  WICK_CHECK_TYPE((!unary_needs_float(op) && !(op == UnaryOp::PowScalar && !double_is_int64(p0))) || is_floating(dt),
                   "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
-                  a.dtype());
+                  dt);
+  WICK_CHECK_TYPE(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
+                  "{}_: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
+                  unary_name(op));
+  WICK_CHECK_TYPE(op != UnaryOp::LogicalNot || dt == kBool,
+                  "logical_not_: the result is bool and cannot be written in place into a {} tensor", dt);
+  if (op == UnaryOp::PowScalar && !is_floating(dt)) check_integer_power(a, p0);
   check_no_internal_overlap(a, unary_name(op), "_");  // Note [In-place writes and overlapping memory]
   a.bump_version();
   if (a.numel()) backend(a.device()).unary(op, kernel_tensor(a), kernel_tensor(a), p0, p1);

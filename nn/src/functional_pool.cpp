@@ -70,6 +70,19 @@ detail::ConvGeom pool_geometry(const char* op, const Tensor& input, Int2 k, Int2
              "{}: input {} is too small for kernel ({}, {}) with padding ({}, {}) and dilation ({}, {}): the output "
              "would be {} x {}",
              op, shape_of(input), k.h, k.w, pad.h, pad.w, dil.h, dil.w, g.oh, g.ow);
+  // wick reads every tap of a window, padding included (PyTorch clips windows to the input), so
+  // the taps of one window are bounded; that also keeps every product below int64.
+  constexpr int64_t kMaxTaps = int64_t{1} << 30;
+  int64_t taps = 0, windows = 0, columns = 0, elements = 0;
+  WICK_CHECK_NOT_IMPLEMENTED(!mul_overflow(k.h, k.w, &taps) && taps <= kMaxTaps,
+                             "{}: a kernel of {} x {} is larger than wick's pooling supports ({} taps in a window): "
+                             "wick reads every tap of a window, padding included",
+                             op, k.h, k.w, kMaxTaps);
+  WICK_CHECK(!mul_overflow(g.oh, g.ow, &windows) && !mul_overflow(g.N * g.C, taps, &columns) &&
+                 !mul_overflow(columns, windows, &elements),
+             "{}: input {} with kernel ({}, {}) gives {} x {} windows of {} taps for each of its {} planes, more "
+             "elements than int64 counts",
+             op, shape_of(input), k.h, k.w, g.oh, g.ow, taps, g.N * g.C);
   return g;
 }
 
@@ -83,12 +96,11 @@ namespace {
 // plane; wick takes the unfold path there, whose gradient for that output goes nowhere.
 bool axis_has_empty_window(int64_t size, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t dilation) {
   for (int64_t o = 0; o < out; ++o) {
-    bool any = false;
-    for (int64_t t = 0; t < k && !any; ++t) {
-      const int64_t i = o * stride - pad + t * dilation;
-      any = i >= 0 && i < size;
-    }
-    if (!any) return true;
+    // The window's first tap at or past index 0 (taps are start + t * dilation), if it has one,
+    // must land before `size`. One step per window, however large the kernel.
+    const int64_t start = o * stride - pad;
+    const int64_t t = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+    if (t >= k || start + t * dilation >= size) return true;
   }
   return false;
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "support/allclose.h"
+#include "support/devices.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -37,6 +38,24 @@ TEST_CASE("in-place ops: an operand that overlaps the target in another layout i
     Tensor v = make({0, 1, 2, 3, 4}, {5});
     v.narrow(0, 1, 4).copy_(v.narrow(0, 0, 4));  // a shift right by one
     CHECK_VALUES(v, {0, 0, 1, 2, 3});
+  }
+}
+
+TEST_CASE("in-place ops: a tensor copied onto itself keeps its values on every device") {
+  // The exact alias is not cloned (same layout), and copy_ returns before the backend: a device
+  // memcpy must never get overlapping ranges.
+  for (const Device& d : test::test_devices()) {
+    INFO(d);
+    Tensor x = arange(0.0, 1000.0, 1.0, TensorOptions(kFloat32).device(d));
+    const int64_t before = x.version();
+    x.copy_(x);
+    CHECK(x.version() == before + 1);  // still a write, as PyTorch counts it
+    Tensor t = x.view({10, 100}).t();
+    t.copy_(t);
+    const auto v = x.to_vector<double>();
+    int64_t bad = 0;
+    for (size_t i = 0; i < v.size(); ++i) bad += v[i] != static_cast<double>(i);
+    CHECK(bad == 0);
   }
 }
 

@@ -79,6 +79,25 @@ TEST_CASE("clamp_ with a floating bound cannot be written into an integer tensor
   CHECK_VALUES(x, {1, 1, 2, 2});
 }
 
+TEST_CASE("native::unary_ refuses what native::unary refuses, and leaves the tensor as it was") {
+  Tensor x = i64({2, -3, 0});
+  // An integer to a negative power (unary refuses it; in place it gave 0 and +-1).
+  CHECK_THROWS_WITH(native::unary_(UnaryOp::PowScalar, x, -1.0, 0.0), Contains("pow") && Contains("negative"));
+  // A fractional power has a floating result (in place it truncated the exponent to 0 and gave 1).
+  CHECK_THROWS_AS(native::unary_(UnaryOp::PowScalar, x, 0.5, 0.0), TypeError);
+  CHECK_VALUES(x, {2, -3, 0});
+  native::unary_(UnaryOp::PowScalar, x, 2.0, 0.0);
+  CHECK_VALUES(x, {4, 9, 0});
+  Tensor b = tensor(std::vector<int64_t>{1, 0}, {2}, TensorOptions(kInt64)).to(kBool);
+  CHECK_THROWS_AS(native::unary_(UnaryOp::Neg, b, 0.0, 0.0), TypeError);
+  CHECK_THROWS_AS(native::unary_(UnaryOp::Sign, b, 0.0, 0.0), TypeError);
+  CHECK_THROWS_WITH(native::unary_(UnaryOp::LogicalNot, x, 0.0, 0.0), Contains("logical_not_") && Contains("int64"));
+  CHECK_VALUES(x, {4, 9, 0});
+  CHECK(b.version() == 0);
+  native::unary_(UnaryOp::LogicalNot, b, 0.0, 0.0);
+  CHECK_VALUES(b.to(kInt64), {0, 1});
+}
+
 TEST_CASE("int64 ranges past 2^53 are refused, not rounded") {
   const int64_t big = (int64_t{1} << 53) + 1;
   CHECK_THROWS_WITH(arange(big, big + 3, 1, TensorOptions(kInt64)), Contains("arange") && Contains("2^53"));
@@ -100,6 +119,30 @@ TEST_CASE("conv and pooling geometry past int64 is a ValueError, not a wrapped s
   // An empty batch gives an empty output without building 2^40 divisors.
   Tensor out = nn::F::avg_pool2d(empty({0, 1, 1 << 20, 1 << 20}, kFloat64), 1);
   CHECK(out.sizes() == IntArrayRef({0, 1, 1 << 20, 1 << 20}));
+  // A 2^32 x 2^32 window with padding 2^31 is legal in PyTorch (1 x 1 output); its 2^64 taps
+  // wrapped the divisor and the column count to 0 and gave NaN. Now a typed refusal.
+  const int64_t k32 = int64_t{1} << 32, p31 = int64_t{1} << 31;
+  CHECK_THROWS_WITH(nn::F::avg_pool2d(randn({1, 1, 1, 1}, kFloat64), {k32, k32}, 0, {p31, p31}, false, true),
+                    Contains("avg_pool2d") && Contains("4294967296 x 4294967296"));
+  CHECK_THROWS_AS(nn::F::max_pool2d(randn({1, 1, 1, 1}, kFloat64), {k32, k32}, 0, {p31, p31}), NotImplementedError);
+}
+
+TEST_CASE("a pooling window far larger than its input reads the one element, quickly") {
+  // 2^20 taps, all padding but one: the empty-window test takes one step per window (it used to
+  // walk every tap), and the values are the hand-computed ones.
+  const int64_t k = int64_t{1} << 20, p = int64_t{1} << 19;
+  Tensor x = tensor(std::vector<double>{3.0}, {1, 1, 1, 1}, TensorOptions(kFloat64));
+  CHECK_VALUES(nn::F::max_pool2d(x, {k, 1}, 0, {p, 0}), {3.0});
+  CHECK_VALUES(nn::F::avg_pool2d(x, {k, 1}, 0, {p, 0}, false, false), {3.0});
+  // count_include_pad: the window [-2^19, 2^19) holds 2^20 taps, one of them the input.
+  CHECK_VALUES(nn::F::avg_pool2d(x, {k, 1}, 0, {p, 0}, false, true), {3.0 / static_cast<double>(k)});
+  // A dilated window whose taps all step over the input is empty: max_pool2d gives -inf there,
+  // through its unfold path (padding 1, dilation 3 over a 2-wide input: one window, whose taps
+  // are at -1 + {0, 3} = -1 and 2, both outside).
+  Tensor y = tensor(std::vector<double>{1.0, 2.0}, {1, 1, 1, 2}, TensorOptions(kFloat64));
+  Tensor m = nn::F::max_pool2d(y, {1, 2}, {1, 1}, {0, 1}, {1, 3});
+  REQUIRE(m.sizes() == IntArrayRef({1, 1, 1, 1}));
+  CHECK(m.item<double>() == -std::numeric_limits<double>::infinity());
 }
 
 TEST_CASE("backward gradients, hook results and set_grad are checked for dtype, device and shape") {
