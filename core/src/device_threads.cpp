@@ -3,12 +3,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <optional>
+#include <system_error>
 #include <thread>
 
 #include "wick/core/backend.h"
+#include "wick/core/device_threads_testing.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/spin_wait.h"
 #include "wick/core/trace.h"
@@ -18,6 +21,7 @@ namespace wick {
 namespace {
 
 thread_local TaskQueue* t_own_queue = nullptr;
+std::atomic<int> g_failing_queue_calls{0};  // device_threads::testing
 thread_local const Device* t_own_device = nullptr;
 
 struct Worker {
@@ -168,6 +172,10 @@ namespace device_threads {
 
 TaskQueue* queue(Device device) {
   if (g_pool_destroyed) return nullptr;
+  if (g_failing_queue_calls.load(std::memory_order_relaxed) > 0 &&
+      g_failing_queue_calls.fetch_sub(1, std::memory_order_relaxed) > 0)
+    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
+                            fmt::format("device_threads::queue({}): failing as asked by a test", device));
   return pool().queue(device);
 }
 
@@ -184,5 +192,12 @@ std::vector<std::pair<Device, TaskQueue*>> idle_cpu_workers(Device except) {
 }
 
 }  // namespace device_threads
+
+void device_threads::testing::fail_next_queue_calls(int n) {
+  g_failing_queue_calls.store(n, std::memory_order_relaxed);
+}
+int device_threads::testing::failing_queue_calls_left() {
+  return std::max(g_failing_queue_calls.load(std::memory_order_relaxed), 0);
+}
 
 }  // namespace wick
