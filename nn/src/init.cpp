@@ -23,8 +23,7 @@ double calculate_gain(Nonlinearity nl, double param) {
     case Nonlinearity::ReLU:
       return std::sqrt(2.0);
     case Nonlinearity::LeakyReLU: {
-      const double slope = param < 0 ? 0.01 : param;
-      return std::sqrt(2.0 / (1.0 + slope * slope));
+      return std::sqrt(2.0 / (1.0 + param * param));
     }
     case Nonlinearity::SELU:
       return 3.0 / 4.0;

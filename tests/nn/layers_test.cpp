@@ -114,6 +114,8 @@ TEST_CASE("nn::init functions", "[nn][init]") {
   CHECK(calculate_gain(Nonlinearity::Tanh) == Approx(5.0 / 3.0));
   CHECK(calculate_gain(Nonlinearity::LeakyReLU) == Approx(std::sqrt(2.0 / (1 + 0.0001))));
   CHECK(calculate_gain(Nonlinearity::LeakyReLU, std::sqrt(5.0)) == Approx(std::sqrt(1.0 / 3.0)));
+  // A negative slope is used as given (torch.nn.init.calculate_gain('leaky_relu', -0.2) = 1.3867504905630728).
+  CHECK(calculate_gain(Nonlinearity::LeakyReLU, -0.2) == Approx(1.3867504905630728).epsilon(1e-15));
   CHECK(calculate_gain(Nonlinearity::SELU) == Approx(0.75));
   Tensor t = wick::empty({20, 30, 2, 2}, TensorOptions(kFloat64).requires_grad());
   auto fans = calculate_fan_in_and_fan_out(t);

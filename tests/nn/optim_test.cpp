@@ -352,6 +352,42 @@ TEST_CASE("optim: a gradient that does not match its parameter is refused before
   CHECK(w.to_vector<double>() == std::vector<double>(1 << 16, 1.0));
 }
 
+TEST_CASE("optim: LibTorch's spellings of the options compile and set what they say", "[optim]") {
+  Tensor p = wick::ones({2}, TensorOptions(kFloat64).requires_grad(true));
+  // An implicit lr, as LibTorch's SGDOptions(double) and AdamOptions(double).
+  SGD sgd(std::vector<Tensor>{p}, 0.25);
+  CHECK(sgd.param_groups()[0].options().get_lr() == 0.25);
+  Adam adam(std::vector<Tensor>{p}, 0.5);
+  CHECK(adam.param_groups()[0].options().get_lr() == 0.5);
+  // A chain on AdamWOptions keeps its type (each setter used to return AdamOptions&, which AdamW
+  // does not take), and betas takes a tuple.
+  AdamW adamw(std::vector<Tensor>{p}, AdamWOptions(1e-3).weight_decay(0.1).betas(std::make_tuple(0.5, 0.75)).eps(1e-6));
+  const auto& o = static_cast<const AdamWOptions&>(adamw.param_groups()[0].options());
+  CHECK(o.weight_decay() == 0.1);
+  CHECK(o.betas() == std::make_tuple(0.5, 0.75));
+  CHECK(o.beta1() == 0.5);
+  CHECK(o.eps() == 1e-6);
+  CHECK(AdamOptions().betas(std::make_pair(0.8, 0.9)).beta2() == 0.9);  // a pair converts
+}
+
+TEST_CASE("optim: a group with another optimizer's options class is a TypeError", "[optim]") {
+  Tensor p = wick::ones({2}, TensorOptions(kFloat64).requires_grad(true));
+  Tensor q = wick::ones({2}, TensorOptions(kFloat64).requires_grad(true));
+  Adam adam(std::vector<Tensor>{p}, AdamOptions(0.1));
+  // Adam read a group's options as AdamOptions: SGDOptions there was undefined behaviour.
+  CHECK_THROWS_AS(adam.add_param_group(ParamGroup({q}, std::make_unique<SGDOptions>(0.1))), TypeError);
+  CHECK_THROWS_WITH(adam.add_param_group(ParamGroup({q}, std::make_unique<SGDOptions>(0.1))),
+                    Catch::Contains("wick::optim::SGDOptions") && Catch::Contains("wick::optim::AdamOptions"));
+  CHECK(adam.param_groups().size() == 1);
+  SGD sgd(std::vector<Tensor>{p}, 0.1);
+  CHECK_THROWS_AS(sgd.add_param_group(ParamGroup({q}, std::make_unique<AdamWOptions>(0.1))), TypeError);
+  CHECK(sgd.param_groups().size() == 1);
+  // AdamW reads its groups' options as AdamOptions: either class is accepted.
+  AdamW adamw(std::vector<Tensor>{p}, AdamWOptions(0.1));
+  adamw.add_param_group(ParamGroup({q}, std::make_unique<AdamOptions>(0.2)));
+  CHECK(adamw.param_groups().size() == 2);
+}
+
 TEST_CASE("optim: zero_grad sets gradients to None or to zeros", "[optim]") {
   Tensor p = wick::ones({3}, TensorOptions(kFloat64).requires_grad());
   SGD opt(std::vector<Tensor>{p}, SGDOptions(0.1));

@@ -1,12 +1,15 @@
 // Optimizer base: parameter groups, zero_grad, state dicts (Note [Optimizer state dicts]).
 #include "wick/nn/optim/optimizer.h"
 
+#include <cxxabi.h>
 #include <fmt/format.h>
 
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <exception>
 #include <nlohmann/json.hpp>
+#include <typeinfo>
 #include <unordered_set>
 
 #include "../json_limits.h"
@@ -26,6 +29,15 @@ const OptimizerOptions& ParamGroup::options() const {
   WICK_CHECK_STATE(options_ != nullptr, "ParamGroup: this group has no options yet (add it to an optimizer first)");
   return *options_;
 }
+
+namespace {
+// "wick::optim::SGDOptions" for the type's mangled name (the mangled name where demangling fails).
+std::string type_name(const std::type_info& t) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> s(abi::__cxa_demangle(t.name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && s ? std::string(s.get()) : std::string(t.name());
+}
+}  // namespace
 
 bool fusable(std::initializer_list<const Tensor*> ts, const Tensor& p) {
   for (const Tensor* t : ts)
@@ -59,7 +71,16 @@ void Optimizer::add_param_group(ParamGroup group) {
                "once in this optimizer's parameter groups",
                i, fmt::join(p.sizes(), ", "));
   }
-  if (!group.has_options()) group.set_options(defaults_->clone());
+  // Each optimizer reads its groups' options as its own class: SGDOptions given to Adam would be
+  // read as AdamOptions. A group's options are complete, as LibTorch's: fields it does not set
+  // keep their class's defaults, not this optimizer's (PyTorch's dict-based groups do inherit).
+  if (group.has_options())
+    WICK_CHECK_TYPE(group.options().read_as() == defaults_->read_as(),
+                    "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
+                    "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions)",
+                    type_name(typeid(group.options())), type_name(typeid(*defaults_)));
+  else
+    group.set_options(defaults_->clone());
   groups_.push_back(std::move(group));
 }
 

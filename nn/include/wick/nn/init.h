@@ -13,8 +13,8 @@ enum class FanMode { FanIn, FanOut };
 
 /// The recommended gain for a nonlinearity (torch.nn.init.calculate_gain): 1 for linear/conv/
 /// sigmoid, 5/3 for tanh, sqrt(2) for relu, sqrt(2 / (1 + param^2)) for leaky_relu (param: the
-/// negative slope, 0.01 when negative), 3/4 for selu.
-double calculate_gain(Nonlinearity nonlinearity, double param = -1.0);
+/// negative slope, used as given, negative too, as PyTorch and LibTorch do), 3/4 for selu.
+double calculate_gain(Nonlinearity nonlinearity, double param = 0.01);
 
 /// {fan_in, fan_out} = {size(1), size(0)} times the receptive field (product of dims 2..);
 /// throws for tensors with fewer than 2 dims.

@@ -7,12 +7,14 @@
 //   step_size = lr / (1 - beta1^t);       c2 = sqrt(1 - beta2^t)
 //   vmax = max(vmax, v) when amsgrad;     denom = sqrt(amsgrad ? vmax : v) / c2 + eps
 //   p -= step_size * m / denom
+#include <tuple>
+
 #include "wick/nn/optim/optimizer.h"
 
 namespace wick::optim {
 
 struct AdamOptions : OptimizerOptions {
-  explicit AdamOptions(double lr = 1e-3) : lr_(lr) {}
+  AdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT(google-explicit-constructor): LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, beta1) = 0.9;
   WICK_OPTIM_ARG(double, beta2) = 0.999;
@@ -22,22 +24,46 @@ struct AdamOptions : OptimizerOptions {
   WICK_OPTIM_ARG(bool, maximize) = false;
 
  public:
-  /// Both betas at once, as LibTorch's betas({b1, b2}).
-  AdamOptions& betas(std::pair<double, double> b) {
-    beta1_ = b.first;
-    beta2_ = b.second;
+  /// Both betas at once, as LibTorch's betas({b1, b2}) or betas(std::make_tuple(b1, b2)) (a
+  /// std::pair converts too).
+  AdamOptions& betas(const std::tuple<double, double>& b) {
+    beta1_ = std::get<0>(b);
+    beta2_ = std::get<1>(b);
     return *this;
   }
+  std::tuple<double, double> betas() const { return {beta1_, beta2_}; }
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
   double get_lr() const override { return lr_; }
   void set_lr(double lr) override { lr_ = lr; }
   OptionValues values() const override;
   void set_values(const OptionValues& v) override;
+  const std::type_info& read_as() const override { return typeid(AdamOptions); }
 };
+
+// Re-declares Base's chainable setter `name` in Derived so that a chain keeps the derived type:
+// AdamW(params, AdamWOptions(1e-3).weight_decay(0.1)) as in LibTorch.
+#define WICK_OPTIM_ARG_CHAIN(Derived, Base, T, name) \
+  using Base::name;                                  \
+  Derived& name(const T& v) {                        \
+    Base::name(v);                                   \
+    return *this;                                    \
+  }
 
 /// AdamW's options: Adam's, with weight_decay defaulting to 1e-2 as PyTorch's.
 struct AdamWOptions : AdamOptions {
-  explicit AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay(1e-2); }
+  AdamWOptions(double lr = 1e-3) : AdamOptions(lr) { weight_decay(1e-2); }  // NOLINT(google-explicit-constructor)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, double, lr)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, double, beta1)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, double, beta2)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, double, eps)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, double, weight_decay)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, bool, amsgrad)
+  WICK_OPTIM_ARG_CHAIN(AdamWOptions, AdamOptions, bool, maximize)
+  using AdamOptions::betas;
+  AdamWOptions& betas(const std::tuple<double, double>& b) {
+    AdamOptions::betas(b);
+    return *this;
+  }
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
 };
 

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <typeinfo>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -56,14 +57,20 @@ class OptimizerOptions {
   virtual std::unique_ptr<OptimizerOptions> clone() const = 0;
   virtual double get_lr() const = 0;
   virtual void set_lr(double lr) = 0;
-  /// Every option by PyTorch's name ("lr", "momentum", "beta1", "beta2", ...).
+  /// Every option by name: PyTorch's ("lr", "momentum", ...), except Adam's betas, stored as
+  /// "beta1" and "beta2".
   virtual OptionValues values() const = 0;
   /// Sets every option from `v`; throws wick::IndexError naming missing or unknown names.
   virtual void set_values(const OptionValues& v) = 0;
+  /// The class an optimizer reads these options as (AdamWOptions are read as AdamOptions): a
+  /// group's options must be read as the optimizer's defaults are.
+  virtual const std::type_info& read_as() const { return typeid(*this); }
 };
 
 /// Parameters plus (optionally) their own options; groups without options take the
-/// optimizer's defaults when added.
+/// optimizer's defaults when added. A group's own options must be its optimizer's options class
+/// (AdamOptions or AdamWOptions for Adam and AdamW; a TypeError otherwise) and are complete: a field they do not set
+/// keeps the class's default, not the optimizer's (as LibTorch; PyTorch's dict-based groups inherit missing keys).
 class ParamGroup {
  public:
   explicit ParamGroup(std::vector<Tensor> params) : params_(std::move(params)) {}

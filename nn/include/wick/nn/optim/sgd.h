@@ -10,8 +10,10 @@
 
 namespace wick::optim {
 
+/// The lr has no default (as LibTorch's SGDOptions and PyTorch 1.13's SGD) and converts
+/// implicitly, so `SGD(params, 0.1)` reads as in LibTorch.
 struct SGDOptions : OptimizerOptions {
-  explicit SGDOptions(double lr = 0.01) : lr_(lr) {}
+  SGDOptions(double lr) : lr_(lr) {}  // NOLINT(google-explicit-constructor): LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, momentum) = 0;
   WICK_OPTIM_ARG(double, dampening) = 0;
