@@ -180,7 +180,7 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
 }
 
 const std::vector<std::vector<size_t>>& DistributedDataParallel::bucket_indices() const {
-  return reducer_->bucket_indices();
+  return reducer().bucket_indices();
 }
 
 void DistributedDataParallel::sync_buffers() {
@@ -192,37 +192,42 @@ void DistributedDataParallel::sync_buffers() {
 }
 
 // Note [Join]
-// Ranks with uneven amounts of data. While join is enabled, each training forward of a rank
-// still training starts with all_reduce([1, sync]) (sync: 1 unless inside no_sync); a joined
-// rank loops on all_reduce([0, 0]). A sum of 0 active ranks means every rank has joined: all
-// leave the loop together. Otherwise the joined rank runs what the active ranks' iteration
-// runs: the buffer broadcast (broadcast_buffers), then, when they synchronise, every bucket's
-// all_reduce with zeros (Reducer::shadow_backward). Last, the ranks all-gather how many
+// Ranks with uneven amounts of data. While join is enabled, each forward of a rank still
+// training starts with all_reduce([1, sync, buffers]) (sync: 1 when its backward will
+// synchronise, i.e. grad mode on and outside no_sync; buffers: 1 when this forward broadcasts
+// the buffers, i.e. in training mode with broadcast_buffers). A joined rank loops
+// on all_reduce([0, 0, 0]). A sum of 0 active ranks means every rank has joined: all leave the
+// loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
+// buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
+// with zeros (Reducer::shadow_backward). Last, the ranks all-gather how many
 // iterations each trained and copy the parameters and buffers of the one that trained longest
 // (the highest such rank) to all, so the models agree again (optimizer states do not: each
 // rank's optimizer stepped only while it trained).
 void DistributedDataParallel::enable_join() {
+  reducer();  // a clone's refusal
   join_enabled_ = true;
   trained_iterations_ = 0;
 }
 
-void DistributedDataParallel::announce_active() {
+void DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
   ProcessGroup& group = *options_.process_group;
-  Tensor flags = from_blob(std::vector<int64_t>{1, reducer_->sync() ? 1 : 0}.data(), {2}, kInt64).to(group.device());
+  Tensor flags = from_blob(std::vector<int64_t>{1, backward_syncs ? 1 : 0, syncs_buffers ? 1 : 0}.data(), {3}, kInt64)
+                     .to(group.device());
   group.all_reduce(flags)->wait();
-  ++trained_iterations_;
+  if (GradMode::is_enabled()) ++trained_iterations_;  // a forward without grad (a metric) trains nothing
 }
 
 void DistributedDataParallel::join() {
+  reducer();  // a clone's refusal
   WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
   ProcessGroup& group = *options_.process_group;
   for (;;) {
-    Tensor flags = zeros({2}, TensorOptions(kInt64).device(group.device()));
+    Tensor flags = zeros({3}, TensorOptions(kInt64).device(group.device()));
     group.all_reduce(flags)->wait();
     const auto f = flags.to(kCPU).to_vector<int64_t>();
     if (f[0] == 0) break;  // every rank has joined
-    if (options_.broadcast_buffers) sync_buffers();
-    if (f[1] > 0) reducer_->shadow_backward();
+    if (f[2] > 0) sync_buffers();
+    if (f[1] > 0) reducer().shadow_backward();
   }
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));
   int source = 0;
@@ -238,27 +243,47 @@ void DistributedDataParallel::join() {
 }
 
 nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {
+  detail::Reducer& r = reducer();
   const bool grad = GradMode::is_enabled();
-  if (grad) reducer_->prepare_for_forward();
-  if (grad && join_enabled_ && is_training()) announce_active();
-  if (options_.broadcast_buffers && is_training()) sync_buffers();
+  // Under join every forward announces itself (as PyTorch's Join.notify_join_context), with what
+  // it will run: the buffer broadcast (training mode), and whether its backward synchronises
+  // (grad mode on, outside no_sync), so that a joined rank shadows exactly those collectives.
+  const bool syncs_buffers = options_.broadcast_buffers && is_training();
+  if (grad) r.prepare_for_forward();
+  if (join_enabled_) announce_active(syncs_buffers, grad && r.sync());
+  if (syncs_buffers) sync_buffers();
   nn::Value out = module().forward_value(args);
-  if (grad && reducer_->sync()) {
+  if (grad && r.sync()) {
     std::vector<Tensor> outputs;
     out.for_each_tensor([&](const Tensor& t) { outputs.push_back(t); });
-    reducer_->prepare_for_backward(outputs);
+    r.prepare_for_backward(outputs);
   }
   return out;
 }
 
+detail::Reducer& DistributedDataParallel::reducer() const {
+  WICK_CHECK_STATE(reducer_ != nullptr,
+                   "DistributedDataParallel: this is a clone or replica of a DistributedDataParallel, which has no "
+                   "gradient synchronisation of its own (its parameters are not the ones the original's hooks watch). "
+                   "Clone or replicate the wrapped module (module_ptr()) and wrap the copy in its own "
+                   "DistributedDataParallel on every rank");
+  return *reducer_;
+}
+
+void DistributedDataParallel::on_replicated() {
+  reducer_.reset();  // a copy must not drive the original's reducer (see reducer())
+  join_enabled_ = false;
+}
+
 Tensor DistributedDataParallel::forward(const Tensor& input) { return forward_value({nn::Value(input)}).tensor(); }
 
-CommStats DistributedDataParallel::comm_stats() const { return reducer_->stats(); }
-void DistributedDataParallel::reset_comm_stats() { reducer_->reset_stats(); }
+CommStats DistributedDataParallel::comm_stats() const { return reducer().stats(); }
+void DistributedDataParallel::reset_comm_stats() { reducer().reset_stats(); }
 
 std::string DistributedDataParallel::extra_repr() const {
   return fmt::format("world_size={}, rank={}, buckets={}, bucket_cap_mb={}, find_unused_parameters={}{}",
-                     options_.process_group->size(), options_.process_group->rank(), bucket_indices().size(),
+                     options_.process_group->size(), options_.process_group->rank(),
+                     reducer_ ? fmt::format("{}", reducer_->bucket_indices().size()) : std::string("none (a copy)"),
                      options_.bucket_cap_mb, options_.find_unused_parameters,
                      options_.gradient_as_bucket_view ? ", gradient_as_bucket_view=true" : "");
 }

@@ -221,19 +221,19 @@ void NcclProcessGroup::tear_down() {
   finish_mpi(world_);
 }
 
-void NcclProcessGroup::abort_job(const std::string& what, double waited_seconds) {
-  abort_job_because(
-      fmt::format("{} did not finish within {:.3f} s (waited {:.3f} s; a rank stalled, died, or called "
-                  "a different collective)",
-                  what, static_cast<double>(timeout_.count()) / 1000.0, waited_seconds));
+void NcclProcessGroup::abort_job(const std::string& what, double waited_seconds, bool on_comm_thread) {
+  abort_job_because(fmt::format("{} did not finish within {:.3f} s (waited {:.3f} s; a rank stalled, died, or called "
+                                "a different collective)",
+                                what, static_cast<double>(timeout_.count()) / 1000.0, waited_seconds),
+                    on_comm_thread);
 }
 
-void NcclProcessGroup::abort_job_because(const std::string& why) {
+void NcclProcessGroup::abort_job_because(const std::string& why, bool on_comm_thread) {
   std::fprintf(stderr, "wick.distributed: rank %d of %d (cuda:%d): %s; aborting the NCCL communicator and the job\n",
                world_.rank, world_.size, device_, why.c_str());
   std::fflush(stderr);
   if (comm_) comm_->cancel_collectives();
-  MPI_Abort(MPI_COMM_WORLD, 3);
+  if (on_comm_thread) MPI_Abort(MPI_COMM_WORLD, 3);
   std::_Exit(3);  // MPI_Abort does not return; never continue past a timeout
 }
 
@@ -248,7 +248,7 @@ void NcclProcessGroup::watchdog_main() {
       try {
         done = f.work->is_completed();
       } catch (const std::exception& e) {  // the GPU reported an error for the collective's stream
-        abort_job_because(fmt::format("{} failed on the GPU: {}", f.what, e.what()));
+        abort_job_because(fmt::format("{} failed on the GPU: {}", f.what, e.what()), false);
       }
       if (done) {
         in_flight_[i] = std::move(in_flight_.back());
@@ -256,14 +256,15 @@ void NcclProcessGroup::watchdog_main() {
         continue;
       }
       if (now - f.issued > timeout_)
-        abort_job(f.what, std::chrono::duration<double>(now - f.issued).count());  // the last thing it does
+        abort_job(f.what, std::chrono::duration<double>(now - f.issued).count(), false);  // the last thing it does
       ++i;
     }
     // A peer that died or a broken network shows here at once, not only after the timeout.
     if (!in_flight_.empty()) {
       if (const std::string error = comm_->async_error(); !error.empty())
         abort_job_because(fmt::format("NCCL reported an error with {} collective(s) in flight (the oldest: {}): {}",
-                                      in_flight_.size(), in_flight_.front().what, error));
+                                      in_flight_.size(), in_flight_.front().what, error),
+                          false);
     }
   }
 }
@@ -273,7 +274,7 @@ void NcclProcessGroup::run(Task& task) {
   auto host_seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
   const std::string mismatch =
       exchange_fingerprints(task.fingerprint, world_.size, timeout_,
-                            [this](const std::string& what, double waited) { abort_job(what, waited); });
+                            [this](const std::string& what, double waited) { abort_job(what, waited, true); });
   if (!mismatch.empty()) {
     task.work->failed(task.refusal ? task.refusal : std::make_exception_ptr(ValueError(mismatch)), host_seconds());
     return;
@@ -287,10 +288,23 @@ void NcclProcessGroup::run(Task& task) {
     end->record(stream_);
     task.work->issued(std::move(begin), std::move(end), host_seconds());
   } catch (...) {
-    // NCCL refused the call on this rank only (the fingerprints agreed): the peers' kernels wait
-    // for this rank, so the watchdog of each of them ends the job after the timeout.
-    task.work->failed(std::current_exception(), host_seconds());
-    return;
+    // The call failed on this rank only, after the fingerprints agreed: the peers issued this
+    // collective and this rank did not, so its next collective would pair with their earlier one
+    // (NCCL checks no shapes: corrupted results or a hang). Nothing can realign the streams, so
+    // with peers the job ends; alone, the Work fails and the group goes on.
+    if (world_.size == 1) {
+      task.work->failed(std::current_exception(), host_seconds());
+      return;
+    }
+    std::string why = "an exception that is not a std::exception";
+    try {
+      throw;
+    } catch (const std::exception& e) {
+      why = e.what();
+    } catch (...) {
+    }
+    abort_job_because(
+        fmt::format("{} could not be issued after every rank agreed on it: {}", describe(task.fingerprint), why), true);
   }
   std::lock_guard<std::mutex> lock(watch_mutex_);
   in_flight_.push_back({task.work, describe(task.fingerprint), Clock::now()});

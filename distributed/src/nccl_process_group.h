@@ -76,9 +76,13 @@ class NcclProcessGroup final : public ThreadedProcessGroup<NcclTask> {
   /// start_up's work: MPI, this rank's device, the communicator and the NCCL stream.
   void join_world();
   void watchdog_main();
-  /// Prints why, aborts the communicator and the MPI job; never returns.
-  [[noreturn]] void abort_job(const std::string& what, double waited_seconds);
-  [[noreturn]] void abort_job_because(const std::string& why);
+  /// Prints why, aborts the communicator and ends the process; never returns. On the
+  /// communication thread (the one that makes MPI calls) it ends the job with MPI_Abort; on the
+  /// watchdog thread it may not call MPI (MPI_THREAD_FUNNELED: the communication thread may be
+  /// inside an MPI call), so it exits and mpirun ends the other ranks, as the mpi backend's
+  /// watchdog does.
+  [[noreturn]] void abort_job(const std::string& what, double waited_seconds, bool on_comm_thread);
+  [[noreturn]] void abort_job_because(const std::string& why, bool on_comm_thread);
 
   int device_ = 0;
   std::unique_ptr<cuda::NcclRankCommunicator> comm_;

@@ -48,6 +48,7 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std
   ready_.assign(params_.size(), 0);
   used_.assign(params_.size(), 0);
   unused_.assign(params_.size(), 0);
+  used_unsynced_.assign(params_.size(), 0);
   reset_iteration_locked();
 }
 
@@ -92,6 +93,7 @@ void Reducer::set_sync(bool on) {
 void Reducer::reset_iteration_locked() {
   std::fill(ready_.begin(), ready_.end(), 0);
   std::fill(used_.begin(), used_.end(), 0);
+  std::fill(used_unsynced_.begin(), used_unsynced_.end(), 0);
   for (auto& b : buckets_) {
     b.pending = b.params.size();
     b.work.reset();
@@ -103,7 +105,23 @@ void Reducer::reset_iteration_locked() {
 
 void Reducer::prepare_for_forward() {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (in_backward_) reset_iteration_locked();  // a backward failed before its end callback ran
+  WICK_CHECK_STATE(broken_.empty(), "{}", broken_);
+  iteration_sync_ = sync_;
+  if (in_backward_) {
+    // A backward failed after its first gradient hook and before its end callback (an exception
+    // in a node or a hook). This rank launched next_bucket_ all-reduces; another rank may have
+    // launched more or fewer, so every later collective would pair with a different bucket or
+    // step on the other ranks, silently when the sizes agree. Nothing can realign them: this DDP
+    // refuses to go on, as PyTorch's does ("Expected to have finished reduction in the prior
+    // iteration").
+    broken_ = fmt::format(
+        "DistributedDataParallel: a backward on rank {} did not finish (an exception inside it?) after launching {} "
+        "of its {} gradient buckets. The other ranks may have launched more or fewer, so the ranks' collectives "
+        "no longer pair; this DistributedDataParallel cannot go on. Restart the job from the last checkpoint",
+        group_->rank(), next_bucket_, buckets_.size());
+    reset_iteration_locked();
+    WICK_FAIL_T(StateError, "{}", broken_);
+  }
   if (unfinished_.empty()) return;
   std::string names;
   for (size_t k = 0; k < unfinished_.size() && k < 8; ++k)
@@ -148,7 +166,13 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
 
 void Reducer::on_gradient_ready(size_t index) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (!sync_) return;  // no_sync(): .grad just accumulates
+  // The forward decided (as PyTorch's expect_autograd_hooks_): entering or leaving no_sync()
+  // between a forward and its backward changes nothing, so every rank's collectives follow what
+  // the forward announced.
+  if (!iteration_sync_) {  // no_sync(): .grad just accumulates; remember the use for the synced backward
+    used_unsynced_[index] = 1;
+    return;
+  }
   if (!in_backward_) {
     in_backward_ = true;
     std::weak_ptr<Reducer> weak = weak_from_this();
@@ -171,6 +195,11 @@ void Reducer::on_gradient_ready(size_t index) {
 
 void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   if (ready_[index]) return;
+  // A parameter unused in this backward whose .grad holds what no_sync() backwards accumulated
+  // is used: its accumulated gradient is averaged, as PyTorch's local_used_map counts uses
+  // under no_sync. (Zeroing its slot lost this rank's share, and a parameter unused by every
+  // rank kept each rank's own unaveraged .grad.)
+  if (!has_grad && used_unsynced_[index] && params_[index].grad().defined()) has_grad = true;
   ready_[index] = 1;
   used_[index] = has_grad;
   const auto [b, k] = where_[index];

@@ -24,8 +24,10 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// Registers the hooks (needs shared_from_this, so not in the constructor).
   void install_hooks();
 
-  /// At the start of a forward with grad mode on: StateError naming the parameters that got no
-  /// gradient in the last synchronised backward (without find_unused_parameters).
+  /// At the start of a forward with grad mode on: fixes whether its backward synchronises
+  /// (no_sync()'s state now). StateError when an earlier backward did not finish (for good:
+  /// the ranks' collectives may no longer pair), or naming the parameters that got no gradient
+  /// in the last synchronised backward (without find_unused_parameters).
   void prepare_for_forward();
   /// At the end of such a forward, with its outputs: with find_unused_parameters, walks their
   /// graph to find the parameters the forward did not use.
@@ -74,14 +76,17 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<RemovableHandle> hooks_;
 
   mutable std::mutex mutex_;
-  bool sync_ = true;
-  bool in_backward_ = false;        // the end-of-backward callback is queued
-  bool unused_marked_ = false;      // the unused parameters of this iteration were marked ready
-  size_t next_bucket_ = 0;          // the next bucket to launch
-  std::vector<char> ready_;         // per param, this backward
-  std::vector<char> used_;          // per param: got a gradient on this rank, this backward
-  std::vector<char> unused_;        // per param: not reached from the last forward's outputs
-  std::vector<size_t> unfinished_;  // params that got no gradient in the last backward
+  bool sync_ = true;                 // no_sync() is not active
+  bool iteration_sync_ = true;       // sync_ as the last forward saw it: what its backward does
+  bool in_backward_ = false;         // the end-of-backward callback is queued
+  bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
+  size_t next_bucket_ = 0;           // the next bucket to launch
+  std::vector<char> ready_;          // per param, this backward
+  std::vector<char> used_;           // per param: got a gradient on this rank, this backward
+  std::vector<char> unused_;         // per param: not reached from the last forward's outputs
+  std::vector<char> used_unsynced_;  // per param: got a gradient in a no_sync() backward since the last sync
+  std::vector<size_t> unfinished_;   // params that got no gradient in the last backward
+  std::string broken_;               // set when a backward did not finish: every later forward raises it
   CommStats stats_;
 };
 

@@ -195,6 +195,156 @@ TEST_CASE("ddp: find_unused_parameters, globally unused keep no grad, locally un
   }
 }
 
+TEST_CASE("ddp: find_unused_parameters with no_sync, a parameter used only while accumulating is averaged", "[mpi]") {
+  // fc2 is used by every rank in the no_sync() backward; in the synced backward by the last rank
+  // only, then by none. Its accumulated gradient is averaged either way (it used to lose the
+  // other ranks' share, or stay each rank's own so that the parameters drifted apart).
+  auto& g = test::world();
+  const int64_t local = 2, global = local * g.size();
+  for (const bool last_rank_uses_fc2 : {true, false}) {
+    INFO("the synced backward uses fc2 on the last rank: " << last_rank_uses_fc2);
+    manual_seed(22);
+    auto reference = std::make_shared<Branchy>();
+    manual_seed(22);
+    auto net = std::make_shared<Branchy>();
+    DistributedDataParallelOptions o = tiny_buckets();
+    o.find_unused_parameters = true;
+    DistributedDataParallel ddp(net, o);
+    manual_seed(5);
+    const Tensor x = randn({2, global, 4}, kFloat64), y = randn({2, global, 3}, kFloat64);
+    auto uses_fc2 = [&](int64_t it, int k) { return it == 0 || (last_rank_uses_fc2 && k == g.size() - 1); };
+    Tensor total;  // the truth: every rank's two losses, averaged over the ranks
+    for (int64_t it = 0; it < 2; ++it)
+      for (int k = 0; k < g.size(); ++k) {
+        Tensor l = nn::F::mse_loss(call(*reference, x[it].narrow(0, k * local, local), uses_fc2(it, k)),
+                                   y[it].narrow(0, k * local, local));
+        total = total.defined() ? total + l : l;
+      }
+    total.div(g.size()).backward();
+    {
+      auto guard = ddp.no_sync();
+      nn::F::mse_loss(call(ddp, mine(x[0], local), uses_fc2(0, g.rank())), mine(y[0], local)).backward();
+    }
+    nn::F::mse_loss(call(ddp, mine(x[1], local), uses_fc2(1, g.rank())), mine(y[1], local)).backward();
+    for (const auto& [name, p] : net->named_parameters()) {
+      INFO(name);
+      const Tensor expected = reference->get_parameter(name).grad();
+      if (name.rfind("fc3", 0) == 0) {
+        CHECK_FALSE(p.grad().defined());
+        continue;
+      }
+      REQUIRE(p.grad().defined());
+      CHECK_ALLCLOSE(p.grad(), expected, 1e-12, 0.0);
+      CHECK(test::same_on_every_rank(p.grad()));
+    }
+  }
+}
+
+TEST_CASE("ddp: a backward that failed after launching buckets makes every later forward a StateError", "[mpi]") {
+  // Every rank's backward throws in a hook on fc1.weight, after the buckets of fc3 and fc2 were
+  // launched (the same ones on every rank here, so nothing hangs). The ranks' collectives could
+  // no longer pair in general, so the next forward refuses, and keeps refusing.
+  auto& g = test::world();
+  manual_seed(6);
+  auto net = make_mlp();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  const Tensor x = randn({2, 5}, kFloat64);
+  Tensor first_weight = net->parameters().front();
+  auto handle = first_weight.register_hook([](const Tensor&) -> Tensor { throw ValueError("a failing hook"); });
+  CHECK_THROWS_WITH(ddp.forward(x).sum().backward(), Catch::Contains("a failing hook"));
+  handle.remove();
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    try {
+      ddp.forward(x);
+      FAIL("expected a StateError");
+    } catch (const StateError& e) {
+      const std::string msg = e.what();
+      CHECK_THAT(msg, Catch::Contains(fmt::format("rank {} did not finish", g.rank())));
+      CHECK_THAT(msg, Catch::Contains("cannot go on"));
+    }
+  }
+}
+
+TEST_CASE("ddp: no_sync is decided by the forward, whatever holds at the backward", "[mpi]") {
+  // PyTorch reads require_backward_grad_sync at forward. Each rank has its own rows, so an
+  // averaged gradient is the same on every rank and a local one is not.
+  auto& g = test::world();
+  manual_seed(8);
+  auto net = make_mlp();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  manual_seed(9);
+  const Tensor x = randn({2 * g.size(), 5}, kFloat64);
+  auto all_same = [&] {
+    bool same = true;
+    for (const Tensor& p : net->parameters()) same = test::same_on_every_rank(p.grad()) && same;
+    return same;
+  };
+  {  // a synced forward whose backward runs inside no_sync(): synchronised
+    net->zero_grad();
+    Tensor loss = ddp.forward(mine(x, 2)).square().sum();
+    auto guard = ddp.no_sync();
+    loss.backward();
+  }
+  CHECK(all_same());
+  net->zero_grad();
+  Tensor loss;
+  {  // a forward inside no_sync() whose backward runs after it: local only
+    auto guard = ddp.no_sync();
+    loss = ddp.forward(mine(x, 2)).square().sum();
+  }
+  loss.backward();
+  if (g.size() > 1) CHECK_FALSE(all_same());
+  ddp.forward(mine(x, 2)).square().sum().backward();  // the next synced step averages everything
+  CHECK(all_same());
+}
+
+TEST_CASE("ddp: join shadows a forward without grad and an eval forward with grad", "[mpi]") {
+  // With buffers to broadcast: a training-mode forward under NoGradGuard (a metric) used to
+  // broadcast them without announcing itself, so a joined rank's flags all_reduce met a
+  // broadcast; an eval forward with grad launched buckets no joined rank shadowed.
+  auto& g = test::world();
+  manual_seed(41);
+  auto net = nn::Sequential(std::make_shared<nn::LinearImpl>(5, 3, kF64),
+                            std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), kF64))
+                 .ptr();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  manual_seed(42);
+  const Tensor x = randn({4, 5}, kFloat64);
+  ddp.enable_join();
+  for (int64_t i = 0; i <= g.rank(); ++i) {  // rank r trains r + 1 iterations
+    {
+      NoGradGuard no_grad;
+      ddp.forward(x);
+    }
+    ddp.forward(x).square().sum().backward();
+    ddp.eval();
+    ddp.forward(x).square().sum().backward();
+    ddp.train();
+  }
+  ddp.join();
+  for (const Tensor& p : net->parameters()) CHECK(test::same_on_every_rank(p));
+  Tensor one = ones({1}, kFloat64);  // the group is still in step
+  g.all_reduce(one)->wait();
+  CHECK(one.item<double>() == g.size());
+}
+
+TEST_CASE("ddp: a clone of a DistributedDataParallel refuses to run, the original goes on", "[mpi]") {
+  // The copy shared the original's reducer, whose hooks watch the original's parameters: its
+  // backward never synchronised, and its forwards drove the original's per-iteration state.
+  manual_seed(10);
+  auto net = make_mlp();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  auto copy = std::dynamic_pointer_cast<DistributedDataParallel>(ddp.clone());
+  REQUIRE(copy != nullptr);
+  const Tensor x = randn({2, 5}, kFloat64) + test::world().rank();
+  CHECK_THROWS_WITH(copy->forward(x), Catch::Contains("clone or replica") && Catch::Contains("module_ptr()"));
+  CHECK_THROWS_AS(copy->no_sync(), StateError);
+  CHECK_THROWS_AS(copy->enable_join(), StateError);
+  CHECK_THAT(copy->extra_repr(), Catch::Contains("buckets=none"));
+  ddp.forward(x).sum().backward();
+  for (const Tensor& p : net->parameters()) CHECK(test::same_on_every_rank(p.grad()));
+}
+
 TEST_CASE("ddp: without find_unused_parameters an unused parameter is a StateError at the next forward", "[mpi]") {
   auto& g = test::world();
   manual_seed(4);

@@ -119,7 +119,10 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
     std::shared_ptr<detail::Reducer> reducer_;
     bool previous_;
   };
-  [[nodiscard]] NoSyncGuard no_sync() const { return NoSyncGuard(reducer_); }
+  [[nodiscard]] NoSyncGuard no_sync() const {
+    reducer();  // a clone's refusal
+    return NoSyncGuard(reducer_);
+  }
 
   /// Uneven inputs (PyTorch's `with Join([ddp])`, Note [Join]). Call enable_join() on every
   /// rank before the training loop: from then on each training forward (grad mode on) first
@@ -134,10 +137,14 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   CommStats comm_stats() const;
   void reset_comm_stats();
   std::string extra_repr() const override;
+  /// A clone or replica of a DistributedDataParallel has no reducer: its forward, no_sync, join
+  /// and statistics raise a StateError that says to wrap a copy of the module instead.
+  void on_replicated() override;
 
  private:
+  detail::Reducer& reducer() const;
   void sync_buffers();
-  void announce_active();
+  void announce_active(bool syncs_buffers, bool backward_syncs);
 
   nn::ChildSlot<nn::Module> module_;
   DistributedDataParallelOptions options_;
