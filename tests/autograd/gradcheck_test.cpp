@@ -23,6 +23,16 @@ Tensor P(IntArrayRef shape) {
   return t.requires_grad_();
 }
 Tensor I(std::vector<int64_t> v, IntArrayRef shape) { return tensor(v, shape, kInt64); }
+// x^2 with a deliberately wrong backward (d/dx claimed to be x): gradcheck must catch it.
+TL wrong_square(const TL& x) {
+  Tensor out = native::unary(UnaryOp::Square, x[0]);
+  autograd::record_function("WrongSquareBackward", {x[0]}, {out},
+                            [](const autograd::variable_list& g, const autograd::variable_list& s) {
+                              return autograd::variable_list{mul(g[0], s[0])};
+                            },
+                            {x[0]});
+  return TL{out};
+}
 
 }  // namespace
 
@@ -268,16 +278,7 @@ TEST_CASE("gradcheck: in-place ops on non-leaves rebase the history correctly") 
 
 TEST_CASE("gradcheck reports a wrong gradient") {
   // A deliberately wrong backward (d/dx x^2 claimed to be x) must be caught.
-  auto wrong = [](const TL& x) {
-    Tensor out = native::unary(UnaryOp::Square, x[0]);
-    autograd::record_function("WrongSquareBackward", {x[0]}, {out},
-                              [](const autograd::variable_list& g, const autograd::variable_list& s) {
-                                return autograd::variable_list{mul(g[0], s[0])};
-                              },
-                              {x[0]});
-    return TL{out};
-  };
-  auto r = autograd::gradcheck(wrong, {R({3})});
+  auto r = autograd::gradcheck(wrong_square, {R({3})});
   CHECK_FALSE(r.ok);
   CHECK_THAT(r.message, Contains("Jacobian mismatch"));
   CHECK_THROWS_WITH(autograd::gradcheck([](const TL& x) { return x; }, {randn({2}, kFloat64)}),
@@ -297,16 +298,7 @@ TEST_CASE("gradcheck works on every device and refuses float32 outputs") {
           return TL{x[0] * x[1].sin(), x[0].sum()};
         },
         {randn({3, 2}, f64), randn({2}, f64)});
-    auto wrong = [](const TL& x) {
-      Tensor out = native::unary(UnaryOp::Square, x[0]);
-      autograd::record_function("WrongSquareBackward", {x[0]}, {out},
-                                [](const autograd::variable_list& g, const autograd::variable_list& s) {
-                                  return autograd::variable_list{mul(g[0], s[0])};
-                                },
-                                {x[0]});
-      return TL{out};
-    };
-    CHECK_FALSE(autograd::gradcheck(wrong, {randn({4}, f64)}).ok);
+    CHECK_FALSE(autograd::gradcheck(wrong_square, {randn({4}, f64)}).ok);
     // A float32 output used to be written as doubles past its end (element e at byte 8e).
     CHECK_THROWS_AS(autograd::gradcheck([](const TL& x) { return TL{x[0].to(kFloat32)}; }, {randn({64}, f64)}),
                     TypeError);

@@ -29,6 +29,13 @@ DistributedDataParallelOptions tiny_buckets() {
   return o;
 }
 
+// tiny_buckets() with find_unused_parameters.
+DistributedDataParallelOptions tiny_buckets_find_unused() {
+  DistributedDataParallelOptions o = tiny_buckets();
+  o.find_unused_parameters = true;
+  return o;
+}
+
 // Rank r's rows of a global batch.
 Tensor mine(const Tensor& global, int64_t local) { return global.narrow(0, test::world().rank() * local, local); }
 
@@ -163,9 +170,7 @@ TEST_CASE("ddp: find_unused_parameters, globally unused keep no grad, locally un
   auto reference = std::make_shared<Branchy>();
   manual_seed(21);
   auto net = std::make_shared<Branchy>();
-  DistributedDataParallelOptions o = tiny_buckets();
-  o.find_unused_parameters = true;
-  DistributedDataParallel ddp(net, o);
+  DistributedDataParallel ddp(net, tiny_buckets_find_unused());
   manual_seed(3);
   const Tensor x = randn({2, global, 4}, kFloat64), y = randn({2, global, 3}, kFloat64);
   for (int64_t it = 0; it < 2; ++it) {  // twice: the per-backward state resets
@@ -207,9 +212,7 @@ TEST_CASE("ddp: find_unused_parameters with no_sync, a parameter used only while
     auto reference = std::make_shared<Branchy>();
     manual_seed(22);
     auto net = std::make_shared<Branchy>();
-    DistributedDataParallelOptions o = tiny_buckets();
-    o.find_unused_parameters = true;
-    DistributedDataParallel ddp(net, o);
+    DistributedDataParallel ddp(net, tiny_buckets_find_unused());
     manual_seed(5);
     const Tensor x = randn({2, global, 4}, kFloat64), y = randn({2, global, 3}, kFloat64);
     auto uses_fc2 = [&](int64_t it, int k) { return it == 0 || (last_rank_uses_fc2 && k == g.size() - 1); };
