@@ -94,11 +94,7 @@ TaskQueue* route(GraphTask& gt, Device d) {
   if (auto it = gt.routes.find(d); it != gt.routes.end()) return it->second;
   TaskQueue* q = nullptr;
   if (gt.max_workers < 0 || gt.workers_used < gt.max_workers) {
-    try {
-      q = device_threads::queue(d);
-    } catch (...) {  // no thread for d (the system's thread limit): its nodes run on the caller's queue
-      q = nullptr;
-    }
+    q = device_threads::queue(d);  // nullptr: no thread for d; its nodes run on the caller's queue
     if (q == gt.local_queue) q = nullptr;
     if (q) ++gt.workers_used;
   }

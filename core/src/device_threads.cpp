@@ -7,7 +7,6 @@
 #include <atomic>
 #include <map>
 #include <optional>
-#include <system_error>
 #include <thread>
 
 #include "wick/core/backend.h"
@@ -21,8 +20,8 @@ namespace wick {
 namespace {
 
 thread_local TaskQueue* t_own_queue = nullptr;
-std::atomic<int> g_failing_queue_calls{0};  // device_threads::testing
 thread_local const Device* t_own_device = nullptr;
+std::atomic<int> g_failing_queue_calls{0};  // device_threads::testing
 
 struct Worker {
   Device device;
@@ -47,17 +46,28 @@ class Pool {
     for (auto& [_, w] : workers) w->thread.join();
   }
 
+  // nullptr at shutdown, or when d's thread cannot be started (the system's thread limit, no
+  // memory): nothing escapes, and every caller then runs d's work on the calling thread.
   TaskQueue* queue(Device d) {
     std::lock_guard<std::mutex> lock(mutex_);
     if (shut_down_) return nullptr;
     auto it = workers_.find(d);
     if (it != workers_.end()) return &it->second->queue;
-    auto w = std::make_unique<Worker>();
-    w->device = d;
-    Worker* raw = w.get();
-    w->thread = std::thread([raw] { run(raw); });
-    workers_.emplace(d, std::move(w));
-    return &raw->queue;
+    try {
+      auto w = std::make_unique<Worker>();
+      w->device = d;
+      Worker* raw = w.get();
+      it = workers_.emplace(d, std::move(w)).first;  // before the thread: a failed emplace leaves none running
+      try {
+        raw->thread = std::thread([raw] { run(raw); });
+      } catch (...) {
+        workers_.erase(it);
+        throw;
+      }
+      return &raw->queue;
+    } catch (...) {
+      return nullptr;
+    }
   }
 
   size_t size() {
@@ -174,8 +184,7 @@ TaskQueue* queue(Device device) {
   if (g_pool_destroyed) return nullptr;
   if (g_failing_queue_calls.load(std::memory_order_relaxed) > 0 &&
       g_failing_queue_calls.fetch_sub(1, std::memory_order_relaxed) > 0)
-    throw std::system_error(std::make_error_code(std::errc::resource_unavailable_try_again),
-                            fmt::format("device_threads::queue({}): failing as asked by a test", device));
+    return nullptr;  // as when the thread cannot be started (device_threads_testing.h)
   return pool().queue(device);
 }
 

@@ -55,6 +55,19 @@ void check_integer_power(const Tensor& a, double exponent) {
              "convert the tensor to a floating type first, e.g. .to(wick::kFloat32)",
              a.dtype(), fmt::join(a.sizes(), ", "), exponent);
 }
+
+// Whether op's result is floating point whatever a's dtype (a fractional power included).
+bool result_is_floating(UnaryOp op, double p0) {
+  return unary_needs_float(op) || (op == UnaryOp::PowScalar && !double_is_int64(p0));
+}
+
+// The checks unary and unary_ share, for a result of dtype `result`; `suffix` is "_" in place.
+void check_unary_operands(UnaryOp op, const Tensor& a, DType result, double p0, const char* suffix) {
+  WICK_CHECK_TYPE(!(a.dtype() == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
+                  "{}{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
+                  unary_name(op), suffix);
+  if (op == UnaryOp::PowScalar && !is_floating(result)) check_integer_power(a, p0);
+}
 }  // namespace
 
 Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
@@ -66,11 +79,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
     if (out.numel()) backend(a.device()).unary(op, kernel_tensor(out), kernel_tensor(in), p0, p1);
     return out;
   }
-  WICK_CHECK_TYPE(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
-                  "{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
-                  unary_name(op));
-  if (!is_floating(dt) && (unary_needs_float(op) || (op == UnaryOp::PowScalar && !double_is_int64(p0)))) dt = kFloat32;
-  if (op == UnaryOp::PowScalar && !is_floating(dt)) check_integer_power(a, p0);
+  if (!is_floating(dt) && result_is_floating(op, p0)) dt = kFloat32;
+  check_unary_operands(op, a, dt, p0, "");
   Tensor in = dt == a.dtype() ? a : to(a, a.device(), dt);
   Tensor out = empty(a.sizes(), dt, a.device());
   if (out.numel()) backend(a.device()).unary(op, kernel_tensor(out), kernel_tensor(in), p0, p1);
@@ -79,17 +89,13 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
 
 void unary_(UnaryOp op, const Tensor& a, double p0, double p1) {
   WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", unary_name(op));
-  // The checks of unary(), for a result that must keep a's dtype.
-  const DType dt = a.dtype();
-  WICK_CHECK_TYPE((!unary_needs_float(op) && !(op == UnaryOp::PowScalar && !double_is_int64(p0))) || is_floating(dt),
+  const DType dt = a.dtype();  // the result keeps a's dtype
+  WICK_CHECK_TYPE(!result_is_floating(op, p0) || is_floating(dt),
                   "{}_: the result is floating point and cannot be written in place into a {} tensor", unary_name(op),
                   dt);
-  WICK_CHECK_TYPE(!(dt == kBool && (op == UnaryOp::Neg || op == UnaryOp::Sign)),
-                  "{}_: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
-                  unary_name(op));
   WICK_CHECK_TYPE(op != UnaryOp::LogicalNot || dt == kBool,
                   "logical_not_: the result is bool and cannot be written in place into a {} tensor", dt);
-  if (op == UnaryOp::PowScalar && !is_floating(dt)) check_integer_power(a, p0);
+  check_unary_operands(op, a, dt, p0, "_");
   check_no_internal_overlap(a, unary_name(op), "_");  // Note [In-place writes and overlapping memory]
   a.bump_version();
   if (a.numel()) backend(a.device()).unary(op, kernel_tensor(a), kernel_tensor(a), p0, p1);

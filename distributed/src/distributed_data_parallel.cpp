@@ -249,11 +249,11 @@ nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& a
   // it will run: the buffer broadcast (training mode), and whether its backward synchronises
   // (grad mode on, outside no_sync), so that a joined rank shadows exactly those collectives.
   const bool syncs_buffers = options_.broadcast_buffers && is_training();
-  if (grad) r.prepare_for_forward();
-  if (join_enabled_) announce_active(syncs_buffers, grad && r.sync());
+  const bool backward_syncs = grad && r.prepare_for_forward();
+  if (join_enabled_) announce_active(syncs_buffers, backward_syncs);
   if (syncs_buffers) sync_buffers();
   nn::Value out = module().forward_value(args);
-  if (grad && r.sync()) {
+  if (backward_syncs) {
     std::vector<Tensor> outputs;
     out.for_each_tensor([&](const Tensor& t) { outputs.push_back(t); });
     r.prepare_for_backward(outputs);

@@ -103,7 +103,7 @@ void Reducer::reset_iteration_locked() {
   unused_marked_ = false;
 }
 
-void Reducer::prepare_for_forward() {
+bool Reducer::prepare_for_forward() {
   std::lock_guard<std::mutex> lock(mutex_);
   WICK_CHECK_STATE(broken_.empty(), "{}", broken_);
   iteration_sync_ = sync_;
@@ -122,7 +122,7 @@ void Reducer::prepare_for_forward() {
     reset_iteration_locked();
     WICK_FAIL_T(StateError, "{}", broken_);
   }
-  if (unfinished_.empty()) return;
+  if (unfinished_.empty()) return iteration_sync_;
   std::string names;
   for (size_t k = 0; k < unfinished_.size() && k < 8; ++k)
     names += fmt::format("{}'{}' (index {})", k ? ", " : "", names_[unfinished_[k]], unfinished_[k]);

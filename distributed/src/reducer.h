@@ -24,11 +24,11 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// Registers the hooks (needs shared_from_this, so not in the constructor).
   void install_hooks();
 
-  /// At the start of a forward with grad mode on: fixes whether its backward synchronises
-  /// (no_sync()'s state now). StateError when an earlier backward did not finish (for good:
+  /// At the start of a forward with grad mode on: fixes and returns whether its backward
+  /// synchronises (no_sync()'s state now). StateError when an earlier backward did not finish (for good:
   /// the ranks' collectives may no longer pair), or naming the parameters that got no gradient
   /// in the last synchronised backward (without find_unused_parameters).
-  void prepare_for_forward();
+  bool prepare_for_forward();
   /// At the end of such a forward, with its outputs: with find_unused_parameters, walks their
   /// graph to find the parameters the forward did not use.
   void prepare_for_backward(const std::vector<Tensor>& outputs);

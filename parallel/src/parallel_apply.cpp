@@ -77,14 +77,9 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
   here.reserve(std::max<size_t>(n, 1));  // push_back below never allocates
   here.push_back(0);
   for (size_t i = 1; i < n; ++i) {
-    TaskQueue* q = nullptr;
-    try {
-      q = device_threads::queue(devs[i]);
-    } catch (...) {
-      q = nullptr;  // no thread for this device (std::system_error, out of memory): run it here
-    }
+    TaskQueue* q = device_threads::queue(devs[i]);
     if (q == nullptr || q == device_threads::current_worker_queue()) {
-      here.push_back(i);  // at exit, or our own device's queue: run this replica here
+      here.push_back(i);  // no thread for the device, or our own device's queue: run this replica here
       continue;
     }
     pending.add();

@@ -39,12 +39,8 @@ void split_over_cpu_devices(const std::vector<Device>& devices, int64_t n, int64
   };
   auto parts = std::make_shared<ClaimedParts>((n + step - 1) / step, run);  // Note [Claimed parts]
   for (size_t k = 0; k < others.size() && static_cast<int64_t>(k) + 1 < parts->count(); ++k) {
-    TaskQueue* q = nullptr;
-    try {
-      q = device_threads::queue(others[k]);
-    } catch (...) {  // no thread for that device (the system's thread limit)
-    }
-    if (!q) break;  // or the pool has shut down (exit): the caller runs the parts left
+    TaskQueue* q = device_threads::queue(others[k]);
+    if (!q) break;  // no thread for that device, or the pool has shut down: the caller runs the parts left
     q->push({std::numeric_limits<uint64_t>::max(), [parts] {
                while (parts->run_one(ClaimedParts::End::Back)) {
                }

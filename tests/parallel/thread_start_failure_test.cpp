@@ -1,5 +1,5 @@
-// When a device's worker thread cannot be started (device_threads::queue throws std::system_error
-// at the system's thread limit; device_threads_testing.h makes it throw here), each caller runs
+// When a device's worker thread cannot be started (device_threads::queue returns nullptr at the
+// system's thread limit; device_threads_testing.h makes it do so here), each caller runs
 // that device's work on the calling thread: parallel_apply's replica, the backward engine's nodes
 // and the split collectives' parts. Results equal a normal run's, and the next call uses the
 // device threads again.

@@ -88,9 +88,9 @@ class WaitGroup {
 namespace device_threads {
 
 /// The queue of `device`'s worker thread, starting the worker on first use; nullptr once the
-/// pool has shut down at exit. Throws std::system_error when a new worker thread cannot be
-/// started (the system's thread limit); every caller then runs that device's work on the calling
-/// thread instead (device_threads_testing.h makes this happen in tests).
+/// pool has shut down at exit, or when the worker cannot be started (the system's thread limit,
+/// no memory). Never throws: on nullptr every caller runs that device's work on the calling
+/// thread (device_threads_testing.h makes this happen in tests).
 TaskQueue* queue(Device device);
 /// The device whose worker is the calling thread, if it is one.
 const Device* current_worker_device();
