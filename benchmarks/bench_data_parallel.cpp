@@ -1,6 +1,6 @@
 // DataParallel throughput on CPU devices, in one run: for the Fashion-MNIST demo's CNN
 // (examples/fashion_mnist_net.h) and an MLP 784-512-512-10, a training step at batch 128
-// (forward, cross-entropy, backward, Adam) in three configurations:
+// (forward, cross-entropy, backward, Adam) in four configurations:
 //
 //   1 device, 1 thread        cpu:0, one intra-op thread: the baseline
 //   DataParallel, 2 devices   cpu:0 and cpu:1, one thread each (replicas and backward nodes on
@@ -18,7 +18,11 @@
 // Configurations alternate in rounds, so load from other processes hits them alike; the median
 // round is reported, with each figure's ratio to the baseline. OpenBLAS runs single-threaded in
 // every configuration (a budgeted device's GEMMs run on wick's threads), so no configuration
-// leaves spinning OpenBLAS workers behind to slow the next one. Usage:
+// leaves spinning OpenBLAS workers behind to slow the next one. After the timed rounds, each
+// one-thread-per-device configuration runs as many steps again under the tracer, and a table
+// shows where a step's time went on each thread (step_breakdown.h): what DataParallel spends on
+// replicate, transfers, the gradient sum and the shared optimizer step that the separate models
+// do not, and how long each thread waited. Usage:
 //   bench_data_parallel [--rounds N] [--steps N] [--model cnn|mlp] [--config K] [--batch B]
 //   (defaults 5 rounds, 20 steps, both models, every configuration, batch 128; K = 1 to 4 in the
 //   order above runs that one alone, for profiling; DataParallel gives each device half of B)
@@ -35,11 +39,13 @@
 #include "../examples/fashion_mnist_net.h"
 #include "cache_line_handoff.h"
 #include "round_stats.h"
+#include "step_breakdown.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
 #include "wick/core/device_threads.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
+#include "wick/core/trace.h"
 #include "wick/nn/optim/optim.h"
 #include "wick/parallel/data_parallel.h"
 
@@ -58,6 +64,7 @@ std::shared_ptr<nn::Module> make_mlp() {
 
 struct Config {
   const char* name;
+  const char* short_name;  // the breakdown's column label
   bool data_parallel;
   int threads;            // intra-op threads per device
   bool separate = false;  // two independent half-batch trainings on cpu:0 and cpu:1 at once
@@ -161,10 +168,10 @@ int main(int argc, char** argv) {
       g_batch = std::max(2, std::atoi(argv[i + 1]));
   }
   set_flush_denormal(true);  // as the demo (Note [Denormals])
-  std::vector<Config> configs{{"1 device, 1 thread", false, 1},
-                              {"DataParallel cpu:0,cpu:1, 1 thread each", true, 1},
-                              {"1 device, 2 threads", false, 2},
-                              {"2 separate models, half the batch each", false, 1, true}};
+  std::vector<Config> configs{{"1 device, 1 thread", "1 device", false, 1},
+                              {"DataParallel cpu:0,cpu:1, 1 thread each", "DataParallel", true, 1},
+                              {"1 device, 2 threads", "1 device, 2 thr.", false, 2},
+                              {"2 separate models, half the batch each", "2 separate models", false, 1, true}};
   if (only_config >= 1 && only_config <= static_cast<int>(configs.size()))
     configs = {configs[static_cast<size_t>(only_config - 1)]};
   struct Model {
@@ -214,6 +221,25 @@ int main(int argc, char** argv) {
           "  DataParallel runs at %.0f%% of the 2 separate models: the replicate, the gradient sum and the\n"
           "  optimizer step over shared state cost the rest\n",
           100.0 * dp / ceiling);
+    // Where the time goes, traced after the timed rounds (a WICK_TRACE run records everything
+    // already, and a second trace cannot start inside it).
+    if (!std::getenv("WICK_TRACE")) {
+      std::vector<std::pair<std::string, wick_bench::StepBreakdown>> breakdowns;
+      for (size_t c = 0; c < configs.size(); ++c) {
+        if (configs[c].threads != 1) continue;  // the 2-thread device splits ops, not phases
+        std::string json;
+        {
+          profiler::Trace trace;
+          trainers[c]->run(steps);
+          json = trace.stop();
+        }
+        breakdowns.emplace_back(configs[c].short_name, wick_bench::breakdown(json, steps));
+      }
+      if (!breakdowns.empty()) {
+        std::printf("\n");
+        wick_bench::print_breakdowns(breakdowns, steps, "cpu:0");
+      }
+    }
   }
   std::printf("\nload average %s at the end\n", loadavg().c_str());
   reset_intra_op_threads();
