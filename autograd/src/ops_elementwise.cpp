@@ -85,7 +85,9 @@ Tensor div(const Tensor& a, const Tensor& b) {
     record_function("DivBackward", {a, b}, {out},
                     [=](const VL& g, const VL& s) -> VL {
                       Tensor ga = div(g[0], s[1]);
-                      Tensor gb = rb ? neg(div(mul(g[0], s[0]), mul(s[1], s[1]))) : Tensor();
+                      // -g * ((a / b) / b), as PyTorch: g * a / (b * b) over- or underflows in
+                      // b * b (float32 |b| above 1.8e19 or below 1e-19) where the quotients do not.
+                      Tensor gb = rb ? neg(mul(g[0], div(div(s[0], s[1]), s[1]))) : Tensor();
                       return {grad_to(ga, sa, da), rb ? grad_to(gb, sb, db) : Tensor()};
                     },
                     {a, b});

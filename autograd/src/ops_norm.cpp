@@ -1,6 +1,6 @@
 // Reductions over all elements (max, min), standard deviation and p-norms. Composed of the
-// differentiable reductions, except p = 2, whose gradient PyTorch defines as 0 where the norm
-// is 0 (the composite sqrt would give NaN there).
+// differentiable reductions, except where PyTorch defines the gradient as 0 at a zero that the
+// composite would turn into NaN: std where it is 0, p = 2 where the norm is 0.
 #include <cmath>
 #include <limits>
 
@@ -27,12 +27,32 @@ Tensor min(const Tensor& a) {
   return amin(a, {}, false);
 }
 
-Tensor std(const Tensor& a) { return sqrt(var(a)); }
+namespace {
+// std = sqrt(var), whose gradient is 0 where std is 0, as PyTorch's std_backward: sqrt's
+// g / (2 * 0) = inf times var's centred 0 gave NaN for every constant row. The backward is
+// written on differentiable ops (double backward), with 1 in place of the zeros under sqrt so
+// that the branch where() drops has no infinity for its own gradient to multiply.
+Tensor std_of_var(const Tensor& v) {
+  Tensor out = native::unary(UnaryOp::Sqrt, v);
+  if (needs_grad({&v})) {
+    record_function("StdBackward", {v}, {out},
+                    [](const VL& g, const VL& s) -> VL {
+                      const Tensor is_zero = eq(s[0], zeros_like(s[0]));
+                      const Tensor safe = where(is_zero, 1.0, s[0]);
+                      return {where(is_zero, 0.0, div(g[0], mul(sqrt(safe), full_like(safe, 2.0))))};
+                    },
+                    {v});
+  }
+  return out;
+}
+}  // namespace
+
+Tensor std(const Tensor& a) { return std_of_var(var(a)); }
 Tensor std(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
-  return sqrt(var(a, dims, unbiased, keepdim));
+  return std_of_var(var(a, dims, unbiased, keepdim));
 }
 Tensor std(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction, bool keepdim) {
-  return sqrt(var(a, dims, correction, keepdim));
+  return std_of_var(var(a, dims, correction, keepdim));
 }
 
 namespace {
@@ -89,7 +109,18 @@ Tensor norm(const Tensor& a, double p, IntArrayRef dims, bool keepdim) {
     }
     return out;
   }
-  return pow(sum(pow(abs(a), Scalar(p)), dims, keepdim), Scalar(1.0 / p));
+  // (sum |a|^p)^(1/p), with the gradient PyTorch's norm_backward gives: 0 at an entry that is 0
+  // (the composite's p |a|^(p-1) sign(a) was inf * 0 = NaN there for p < 1) and, for p > 0, 0
+  // where the norm is 0 (the outer (1/p) s^(1/p - 1) is inf at s = 0 for p > 1). Each zero is
+  // replaced by 1 under pow and selected out after, so no dropped branch holds an infinity for
+  // its gradient to multiply; the values are unchanged (0^p is 0, or inf for p < 0).
+  const Tensor magnitude = abs(a);
+  const Tensor entry_zero = eq(magnitude, zeros_like(magnitude));
+  const Tensor powered = where(entry_zero, p > 0 ? 0.0 : inf, pow(where(entry_zero, 1.0, magnitude), Scalar(p)));
+  const Tensor s = sum(powered, dims, keepdim);
+  if (p < 0) return pow(s, Scalar(1.0 / p));
+  const Tensor sum_zero = eq(s, zeros_like(s));
+  return where(sum_zero, 0.0, pow(where(sum_zero, 1.0, s), Scalar(1.0 / p)));
 }
 
 Tensor norm(const Tensor& a, double p) { return norm(a, p, {}, false); }

@@ -99,11 +99,17 @@ Rows as_rows(const char* op, const Tensor& input, const Tensor& target, int64_t 
   return r;
 }
 
-// Per-row weights w[target] (1 without class weights), 0 where target == ignore_index; and the
-// targets with ignored entries replaced by 0 (safe to gather with).
+// Per-row weights w[target] (1 without class weights), 0 where target == ignore_index; the
+// targets with ignored entries replaced by 0 (safe to gather with); and which rows count.
+// Note [Ignored rows are selected out]: an ignored row's terms are dropped with where(valid, .., 0),
+// never multiplied by its weight 0. Its gathered log-probability may be -inf or NaN (a masked
+// logit, a padded row), and -inf * 0 is NaN; and when every row is ignored the mean's scale
+// g / 0 is inf, and inf * 0 would put NaN into every gradient, where PyTorch gives zeros (the
+// loss itself is NaN in both).
 struct RowWeights {
-  Tensor w;     // [M], input's dtype
-  Tensor safe;  // [M] int64
+  Tensor w;      // [M], input's dtype
+  Tensor safe;   // [M] int64
+  Tensor valid;  // [M] bool
 };
 
 RowWeights row_weights(const Rows& r, const Tensor& weight, int64_t ignore_index) {
@@ -111,8 +117,8 @@ RowWeights row_weights(const Rows& r, const Tensor& weight, int64_t ignore_index
   Tensor valid = native::binary(BinaryOp::Ne, t, Scalar(ignore_index));  // bool [M]
   Tensor safe = native::where(valid, t, native::zeros({}, kInt64, t.device()));
   Tensor valid_f = native::to(valid, t.device(), r.input.dtype());
-  if (!weight.defined()) return {valid_f, safe};
-  return {mul(index_select(weight, 0, safe), valid_f), safe};
+  if (!weight.defined()) return {valid_f, safe, valid};
+  return {mul(index_select(weight, 0, safe), valid_f), safe, valid};
 }
 
 void check_class_weight(const char* op, const Tensor& weight, const Rows& r) {
@@ -127,7 +133,7 @@ void check_class_weight(const char* op, const Tensor& weight, const Rows& r) {
 
 Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
   Tensor picked = squeeze(gather(r.input, 1, unsqueeze(rw.safe, 1)), 1);  // logp[i, t_i]
-  Tensor losses = neg(mul(picked, rw.w));
+  Tensor losses = neg(where(rw.valid, mul(picked, rw.w), 0.0));           // Note [Ignored rows are selected out]
   switch (reduction) {
     case Reduction::None:
       return reshape(losses, r.out_shape);
@@ -151,7 +157,10 @@ Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
 Tensor fused_cross_entropy(const Tensor& x, const RowWeights& rw, Reduction reduction) {
   const Tensor logp = native::log_softmax(x, 1);
   const Tensor picked = native::squeeze(native::gather(logp, 1, native::unsqueeze(rw.safe, 1)), 1);
-  Tensor loss = native::unary(UnaryOp::Neg, native::sum(native::binary(BinaryOp::Mul, picked, rw.w), {}, false));
+  // Note [Ignored rows are selected out]
+  const Tensor terms = native::where(rw.valid, native::binary(BinaryOp::Mul, picked, rw.w),
+                                     native::zeros({}, picked.dtype(), picked.device()));
+  Tensor loss = native::unary(UnaryOp::Neg, native::sum(terms, {}, false));
   const Tensor denom = reduction == Reduction::Mean ? native::sum(rw.w, {}, false) : Tensor();
   if (denom.defined()) loss = native::binary(BinaryOp::Div, loss, denom);
   if (autograd::needs_grad({&x})) {
@@ -161,7 +170,8 @@ Tensor fused_cross_entropy(const Tensor& x, const RowWeights& rw, Reduction redu
         [rw, denom, dt](const autograd::variable_list& g, const autograd::variable_list& s) {
           // d loss / d x[i, c] = (softmax[i, c] - [c == t_i]) * w_i * scale
           const Tensor scale = denom.defined() ? div(g[0], denom) : g[0];
-          const Tensor row_scale = unsqueeze(mul(rw.w, scale), 1);  // [M, 1]
+          // [M, 1]; 0 on ignored rows even when scale is inf (Note [Ignored rows are selected out])
+          const Tensor row_scale = unsqueeze(where(rw.valid, mul(rw.w, scale), 0.0), 1);
           const Tensor idx = unsqueeze(rw.safe, 1);
           if (GradMode::is_enabled()) {  // create_graph: differentiable in x and g
             const Tensor onehot = native::scatter_add(native::zeros(s[0].sizes(), dt, s[0].device()), 1, idx,
@@ -201,9 +211,7 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
   // PyTorch: smooth_i = -sum_c w_c logp_ic (0 where ignored); mean divides by sum_i w[t_i].
   const int64_t C = r.input.size(1);
   Tensor per_class = weight.defined() ? mul(r.input, unsqueeze(weight, 0)) : r.input;
-  Tensor valid_f =
-      native::to(native::binary(BinaryOp::Ne, r.target, Scalar(ignore_index)), r.target.device(), r.input.dtype());
-  Tensor smooth = mul(neg(sum(per_class, {1})), valid_f);
+  Tensor smooth = where(rw.valid, neg(sum(per_class, {1})), 0.0);  // Note [Ignored rows are selected out]
   Tensor smooth_red;
   switch (reduction) {
     case Reduction::None:
@@ -253,7 +261,9 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
                   "binary_cross_entropy_with_logits: input and target must be floating point, got {} and {}",
                   input.dtype(), target.dtype());
   // loss = (1 - t) x + lw * (log1p(exp(-|x|)) + max(-x, 0)), lw = 1 + (pos_weight - 1) t.
-  Tensor softplus_neg = add(log1p(exp(neg(abs(input)))), wick::relu(neg(input)));
+  // max(-x, 0) as maximum, not relu: at x == 0 the tie splits the gradient (-1/2, the slope of
+  // softplus(-x) there), where relu's 0 and abs's 0 left none.
+  Tensor softplus_neg = add(log1p(exp(neg(abs(input)))), maximum(neg(input), zeros_like(input)));
   Tensor one_minus_t = sub(ones_like(target), target);
   Tensor loss;
   if (pos_weight.defined()) {

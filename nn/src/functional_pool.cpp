@@ -209,17 +209,60 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
 }
 
 namespace {
-// The [out, in] matrix whose row i averages PyTorch's adaptive window i.
-// Allocated as a tensor, so a size past int64 or memory is a typed error (ValueError,
-// OutOfMemoryError) before any index is computed.
-Tensor adaptive_matrix(int64_t in, int64_t out, const Tensor& like) {
-  Tensor t = native::zeros({out, in}, kFloat64, kCPU);
-  double* m = t.data_ptr<double>();
+// PyTorch's adaptive windows along one dim of `in` elements cut into `out`: window i is
+// [floor(i in / out), ceil((i + 1) in / out)). As tensors on `like`'s device: `index` [out * K]
+// the elements of each window, K = the longest window's length, a shorter window repeating its
+// first element; `mask` [out, K] which of those are the window's own (K bounds the longest
+// window); `inv_len` [out] 1 / its
+// length, in `like`'s dtype. Allocated as tensors, so a size past int64 or memory is a typed error
+// (ValueError, OutOfMemoryError) before any index is computed.
+struct AdaptiveWindows {
+  Tensor index, mask, inv_len;
+  int64_t longest = 0;
+};
+AdaptiveWindows adaptive_windows(int64_t in, int64_t out, const Tensor& like) {
+  const auto start = [&](int64_t i) { return static_cast<int64_t>((static_cast<__int128>(i) * in) / out); };
+  const auto end = [&](int64_t i) { return static_cast<int64_t>((static_cast<__int128>(i + 1) * in + out - 1) / out); };
+  AdaptiveWindows w;
+  // No window is longer than ceil(in / out) + 1 (nor than in); the slots past a window's end
+  // are masked, so a bound serves.
+  w.longest = std::min(in, in / out + 2);
+  const int64_t K = w.longest;
+  Tensor index = native::empty({out, K}, kInt64, kCPU);
+  Tensor mask = native::empty({out, K}, kBool, kCPU);
+  Tensor inv = native::empty({out}, kFloat64, kCPU);
+  int64_t* ix = index.data_ptr<int64_t>();
+  bool* mk = mask.data_ptr<bool>();
+  double* iv = inv.data_ptr<double>();
   for (int64_t i = 0; i < out; ++i) {
-    const int64_t s = (i * in) / out, e = ((i + 1) * in + out - 1) / out;
-    for (int64_t k = s; k < e; ++k) m[i * in + k] = 1.0 / static_cast<double>(e - s);
+    const int64_t s = start(i), e = end(i);
+    for (int64_t k = 0; k < K; ++k) {
+      ix[i * K + k] = s + k < e ? s + k : s;
+      mk[i * K + k] = s + k < e;
+    }
+    iv[i] = 1.0 / static_cast<double>(e - s);
   }
-  return native::to(t, like.device(), like.dtype());
+  w.index = native::to(native::reshape(index, {out * K}), like.device(), kInt64);
+  w.mask = native::to(mask, like.device(), kBool);
+  w.inv_len = native::to(inv, like.device(), like.dtype());
+  return w;
+}
+
+// The mean of each window along the last (`last`) or the second-to-last dim of x. The elements
+// outside a window are selected out with where(), never multiplied by 0: an inf or NaN then
+// reaches only the windows that hold it, as in PyTorch, where a product with zero weights turned
+// the rest of its plane into NaN (0 * inf).
+Tensor window_means(const Tensor& x, bool last, const AdaptiveWindows& w) {
+  const int64_t out = w.inv_len.size(0), K = w.longest;
+  const int64_t d = x.dim() - (last ? 1 : 2);
+  Tensor picked = index_select(x, d, w.index);  // [..., out * K(, W)]
+  std::vector<int64_t> shape(picked.sizes().begin(), picked.sizes().end());
+  shape[static_cast<size_t>(d)] = out;
+  shape.insert(shape.begin() + d + 1, K);  // [..., out, K(, W)]
+  picked = reshape(picked, shape);
+  const Tensor mask = last ? w.mask : native::reshape(w.mask, {out, K, 1});
+  const Tensor inv = last ? w.inv_len : native::reshape(w.inv_len, {out, 1});
+  return mul(sum(where(mask, picked, 0.0), {d + 1}), inv);
 }
 }  // namespace
 
@@ -238,9 +281,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size) {
     return avg_pool2d(input, k, k, 0, false, true);
   }
   // Windows are products of a row interval and a column interval: average rows, then columns.
-  Tensor ph = adaptive_matrix(H, output_size.h, input);  // [oh, H]
-  Tensor pw = adaptive_matrix(W, output_size.w, input);  // [ow, W]
-  return matmul(matmul(ph, input), pw.t());
+  const AdaptiveWindows rows = adaptive_windows(H, output_size.h, input);
+  const AdaptiveWindows cols = adaptive_windows(W, output_size.w, input);
+  return window_means(window_means(input, false, rows), true, cols);
 }
 
 }  // namespace wick::nn::functional

@@ -78,6 +78,12 @@ const std::map<std::string, OracleFn>& nn_ops() {
          return F::nll_loss(x[0], x[1], x[2], reduction_from_string(c.kw<std::string>("reduction", "mean")),
                             c.kw<int64_t>("ignore_index", -100));
        }},
+      // generate.py's edge_cases: every row ignored, ignored rows holding -inf
+      {"cross_entropy_ignore",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         return F::cross_entropy(x[0], x[1], {}, reduction_from_string(c.kw<std::string>("reduction", "mean")),
+                                 c.kw<int64_t>("ignore_index", -100), c.kw<double>("label_smoothing", 0.0));
+       }},
       {"cross_entropy_smoothing",
        [](const OracleCase& c, const std::vector<Tensor>& x) {
          return F::cross_entropy(x[0], x[1], x[2], reduction_from_string(c.kw<std::string>("reduction", "mean")),

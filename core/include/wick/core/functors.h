@@ -93,14 +93,17 @@ WICK_HOST_DEVICE T floor_of(T x) {
     }                                                                \
   };
 WICK_UNARY(Neg, wrapping_neg(x))
-WICK_UNARY(Abs, static_cast<T>(x < T(0) ? wrapping_neg(x) : x))
+// -0.0 gives +0.0, as fabs and PyTorch.
+WICK_UNARY(Abs, static_cast<T>(x < T(0) ? wrapping_neg(x) : (x == T(0) ? T(0) : x)))
 WICK_UNARY(Exp, static_cast<T>(std::exp(x)))
 WICK_UNARY(Log, static_cast<T>(std::log(x)))
 WICK_UNARY(Sqrt, static_cast<T>(std::sqrt(x)))
 WICK_UNARY(Rsqrt, static_cast<T>(T(1) / std::sqrt(x)))
 WICK_UNARY(Tanh, static_cast<T>(tanh_of(x)))
 WICK_UNARY(Sigmoid, static_cast<T>(sigmoid(x)))
-WICK_UNARY(Relu, static_cast<T>(x > T(0) ? x : T(0)))
+// A NaN passes through relu, and its gradient with it, as PyTorch's threshold (x != x is false for
+// integers).
+WICK_UNARY(Relu, static_cast<T>((x != x || x > T(0)) ? x : T(0)))
 WICK_UNARY(Gelu, static_cast<T>(gelu(x)))
 WICK_UNARY(Sin, static_cast<T>(std::sin(x)))
 WICK_UNARY(Cos, static_cast<T>(std::cos(x)))
@@ -134,8 +137,9 @@ WICK_BINARY(Div, T, static_cast<T>(a / b))
 WICK_BINARY(Pow, T, pow_of(a, b))
 WICK_BINARY(Maximum, T, (a != a) ? a : ((b != b) ? b : (a > b ? a : b)))
 WICK_BINARY(Minimum, T, (a != a) ? a : ((b != b) ? b : (a < b ? a : b)))
-// relu's backward: the gradient a where the output b is positive, else 0 (one pass, no mask).
-WICK_BINARY(ReluBackward, T, static_cast<T>(b > T(0) ? a : T(0)))
+// relu's backward: the gradient a unless the output b is 0 or less (so a NaN output passes it, as
+// PyTorch's threshold_backward), in one pass, no mask.
+WICK_BINARY(ReluBackward, T, static_cast<T>(!(b <= T(0)) ? a : T(0)))
 // gelu's backward: the gradient a times gelu'(b) at the input b.
 WICK_BINARY(GeluBackward, T, gelu_backward(a, b))
 WICK_BINARY(Eq, bool, a == b)
