@@ -150,7 +150,8 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
   for (const auto& [nr, weak] : n->retained()) {
     if (auto impl = weak.lock(); impl && nr < grads.size() && grads[nr].defined()) {
       AutogradMeta& m = ensure_meta(Tensor(impl));
-      Tensor g = GradMode::is_enabled() ? grads[nr] : native::clone(grads[nr]);
+      // A copy, under create_graph a differentiable one: grads[nr] also goes on to the next nodes.
+      Tensor g = GradMode::is_enabled() ? wick::clone(grads[nr]) : native::clone(grads[nr]);
       std::lock_guard<std::mutex> lock(m.mutex);
       accumulate(m.grad, g);
     }
@@ -165,7 +166,9 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
 
   variable_list outs;
   if (auto* acc = dynamic_cast<AccumulateGrad*>(n)) {
-    if (!gt.capture && !grads.empty() && grads[0].defined()) {
+    // A leaf that stopped requiring grad since the graph was recorded gets nothing, and its
+    // post-accumulate hooks do not run (PyTorch's AccumulateGrad).
+    if (!gt.capture && !grads.empty() && grads[0].defined() && acc->variable().requires_grad()) {
       acc->apply(std::move(grads));
       detail::run_post_accumulate_grad_hooks(*acc);
     }
@@ -184,10 +187,24 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
     // A formula that returns a gradient of the wrong shape is a bug in that formula; catch it
     // here, naming the node, instead of corrupting a .grad (as PyTorch's validate_outputs).
     Node* next = e.function.get();
-    const bool known = e.input_nr < next->num_outputs();
-    WICK_CHECK(!known || outs[i].sizes() == IntArrayRef(next->output_meta(e.input_nr).sizes),
+    if (e.input_nr >= next->num_outputs()) continue;
+    const OutputMeta& want = next->output_meta(e.input_nr);
+    WICK_CHECK(outs[i].sizes() == IntArrayRef(want.sizes),
                "{} returned a gradient of shape [{}] for its input {}, but that input has shape [{}]", n->name(),
-               fmt::join(outs[i].sizes(), ", "), i, fmt::join(next->output_meta(e.input_nr).sizes, ", "));
+               fmt::join(outs[i].sizes(), ", "), i, fmt::join(want.sizes, ", "));
+    // Another device is a bug in the formula too (PyTorch: "invalid gradient ... expected device"),
+    // but for a 0-dim input; another floating dtype is converted, as PyTorch's validate_outputs.
+    WICK_CHECK(outs[i].device() == want.device || want.sizes.empty(),
+               "{} returned a gradient on {} for its input {}, but that input is on {}; return it on the input's "
+               "device",
+               n->name(), outs[i].device(), i, want.device);
+    if (outs[i].dtype() != want.dtype || outs[i].device() != want.device) {
+      WICK_CHECK_TYPE(is_floating(outs[i].dtype()) && is_floating(want.dtype),
+                      "{} returned a {} gradient for its input {}, but that input is {}; return a {} gradient",
+                      n->name(), outs[i].dtype(), i, want.dtype, want.dtype);
+      outs[i] = GradMode::is_enabled() ? wick::to(outs[i], want.device, want.dtype)
+                                       : native::to(outs[i], want.device, want.dtype);
+    }
   }
   std::vector<NodeSlot> ready;
   {

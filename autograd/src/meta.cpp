@@ -18,8 +18,13 @@ AutogradMeta& ensure_meta(const Tensor& t) {
 }
 
 bool requires_grad(const Tensor& t) {
-  const AutogradMeta* m = get_meta(t);
-  return m && (m->requires_grad || m->grad_fn);
+  AutogradMeta* m = get_meta(t);
+  if (!m) return false;
+  // A view whose base gained a history after the view was made derives its grad_fn first, or
+  // its uses and in-place ops would go unrecorded (Note [Views and in-place ops]). One version
+  // load when nothing is stale.
+  if (m->is_view) detail::refresh_view(t, *m);
+  return m->requires_grad || m->grad_fn;
 }
 
 Edge gradient_edge(const Tensor& t) {
@@ -39,10 +44,18 @@ Edge gradient_edge(const Tensor& t) {
 
 void set_history(const Tensor& t, const std::shared_ptr<Node>& node, uint32_t output_nr) {
   AutogradMeta& m = ensure_meta(t);
+  std::shared_ptr<Node> old = std::move(m.grad_fn);
   m.grad_fn = node;
   m.output_nr = output_nr;
   m.requires_grad = false;
   node->set_output_meta(output_nr, t);
+  detail::follow_retained_grad(t, m, old);
+}
+
+void detail::follow_retained_grad(const Tensor& t, AutogradMeta& m, const std::shared_ptr<Node>& old) {
+  if (!m.retains_grad || old == m.grad_fn) return;
+  if (old) old->forget_retained(t.impl());
+  if (m.grad_fn) m.grad_fn->retain_grad_of(m.output_nr, t);
 }
 
 }  // namespace wick::autograd

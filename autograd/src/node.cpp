@@ -79,10 +79,16 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
       grads[0].device());
   AutogradMeta& m = ensure_meta(leaf);
   std::lock_guard<std::mutex> lock(m.mutex);
+  // A leaf that stopped requiring grad (requires_grad_(false), detach_()) after the graph was
+  // recorded gets no gradient, as in PyTorch.
+  if (!m.requires_grad) return {};
   Tensor g = std::move(grads[0]);
   if (!m.grad.defined()) {
     if (GradMode::is_enabled()) {
-      m.grad = g;  // create_graph: keep the graph
+      // create_graph: a differentiable copy. g may be the caller's gradient, another leaf's
+      // (add's backward hands one tensor to both inputs) or a stride-0 expand, and the next
+      // backward adds into .grad in place.
+      m.grad = wick::clone(g);
     } else if (sole_owner(g) && g.is_contiguous()) {
       // Nothing else references this gradient or its memory: take it as it is. Later
       // accumulation into it in place cannot be seen elsewhere (as PyTorch's AccumulateGrad).

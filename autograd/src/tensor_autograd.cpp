@@ -88,10 +88,11 @@ std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
 
 bool Tensor::is_leaf() const {
   AutogradMeta* m = get_meta(*this);
+  if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]
   return !m || !m->grad_fn;
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
   autograd::backward({*this}, gradient.defined() ? std::vector<Tensor>{gradient} : std::vector<Tensor>{}, retain_graph,
                      create_graph);
 }
@@ -100,6 +101,11 @@ Tensor Tensor::detach() const { return native::alias(*this); }
 
 Tensor& Tensor::detach_() {
   AutogradMeta* m = get_meta(*this);
+  // A view detached in place would stop following its base, and a later in-place op on it would
+  // change the base's values without its history (PyTorch refuses too).
+  WICK_CHECK_STATE(!(m && m->is_view),
+                   "detach_: this tensor is a view of another; a view cannot be detached in "
+                   "place. Use detach(), which returns a new tensor");
   if (m) {
     m->grad_fn.reset();
     m->requires_grad = false;
@@ -112,6 +118,7 @@ Tensor& Tensor::detach_() {
 
 void Tensor::retain_grad() const {
   AutogradMeta* m = get_meta(*this);
+  if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]
   WICK_CHECK_STATE(m && (m->grad_fn || m->requires_grad), "retain_grad: the tensor does not require grad");
   if (!m->grad_fn || m->retains_grad) return;
   m->retains_grad = true;

@@ -44,6 +44,17 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
   return true;
 }
 
+// A recorded in-place op computes its result out of place and writes it back. As native::binary_
+// refuses unrecorded, a result whose dtype cannot be written into self without truncating is
+// refused before anything is written (int64.add_(a float tensor that requires grad); PyTorch:
+// "result type Float can't be cast to the desired output type Long").
+void check_result_fits(const char* op, const Tensor& self, const Tensor& r) {
+  WICK_CHECK_TYPE(can_cast(r.dtype(), self.dtype()),
+                  "{}: the result type {} cannot be written in place into a {} tensor of shape [{}]; compute it out "
+                  "of place, or convert the tensor first",
+                  op, r.dtype(), self.dtype(), fmt::join(self.sizes(), ", "));
+}
+
 // An operand of an in-place op that shares memory with the target (`a.mul_(a)`, `a.add_(a.t())`)
 // would be saved for backward and then overwritten by the write-back, failing the saved-tensor
 // version check (PyTorch raises there). The snapshot design lets wick do better: such an operand
@@ -56,7 +67,7 @@ Tensor unaliased(const Tensor& other, const Tensor& self) {
 // node joining its old history (gradient zero at the view's positions) and the result r (the
 // gradient at those positions). The view derives its grad_fn from that next time it is used.
 template <typename F>
-Tensor& inplace_on_view(Tensor& self, autograd::AutogradMeta& m, F&& fn) {
+Tensor& inplace_on_view(Tensor& self, const char* op, autograd::AutogradMeta& m, F&& fn) {
   const Tensor base = m.view_base;
   bool overlapping = false;
   const Tensor idx = autograd::detail::view_positions(base, self, &overlapping);
@@ -66,6 +77,7 @@ Tensor& inplace_on_view(Tensor& self, autograd::AutogradMeta& m, F&& fn) {
              fmt::join(self.sizes(), ", "));
   Tensor snapshot = clone(self);  // derives the view's grad_fn first if it is stale
   Tensor r = fn(snapshot);
+  check_result_fits(op, self, r);
   native::copy_(self, r);
   if (!autograd::requires_grad(r) && !autograd::requires_grad(base)) return self;
   // 1 where the base keeps its old values, 0 at the view's positions.
@@ -88,16 +100,19 @@ Tensor& inplace_on_view(Tensor& self, autograd::AutogradMeta& m, F&& fn) {
 
 // Runs `fn(snapshot)` out of place, writes the result into self, and rebases self's history.
 template <typename F>
-Tensor& inplace_with_grad(Tensor& self, F&& fn) {
+Tensor& inplace_with_grad(Tensor& self, const char* op, F&& fn) {
   if (autograd::AutogradMeta* vm = autograd::get_meta(self); vm && vm->is_view && vm->view_base.defined())
-    return inplace_on_view(self, *vm, std::forward<F>(fn));
+    return inplace_on_view(self, op, *vm, std::forward<F>(fn));
   Tensor snapshot = clone(self);
   Tensor r = fn(snapshot);
+  check_result_fits(op, self, r);
   native::copy_(self, r);
   autograd::AutogradMeta& m = autograd::ensure_meta(self);
   autograd::AutogradMeta* rm = autograd::get_meta(r);
+  std::shared_ptr<autograd::Node> old = std::move(m.grad_fn);
   m.grad_fn = rm ? rm->grad_fn : nullptr;
   m.output_nr = rm ? rm->output_nr : 0;
+  autograd::detail::follow_retained_grad(self, m, old);
   return self;
 }
 }  // namespace
@@ -105,14 +120,15 @@ Tensor& inplace_with_grad(Tensor& self, F&& fn) {
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
   if (check_inplace(*this, &o, "add_")) {
     const Tensor o2 = unaliased(o, *this);
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::add(s, o2, alpha); });
+    return inplace_with_grad(*this, "add_", [&](const Tensor& s) { return wick::add(s, o2, alpha); });
   }
   const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
   native::binary_(BinaryOp::Add, *this, unit ? o : native::binary(BinaryOp::Mul, o, alpha));
   return *this;
 }
 Tensor& Tensor::add_(Scalar o) {
-  if (check_inplace(*this, nullptr, "add_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.add(o); });
+  if (check_inplace(*this, nullptr, "add_"))
+    return inplace_with_grad(*this, "add_", [&](const Tensor& s) { return s.add(o); });
   // The Scalar takes part in promotion (it used to be cast to this tensor's dtype first, so an
   // int64 tensor's mul_(2.5) silently multiplied by 2); binary_ then refuses what can't be cast.
   native::binary_(BinaryOp::Add, *this, o);
@@ -121,7 +137,7 @@ Tensor& Tensor::add_(Scalar o) {
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
   if (check_inplace(*this, &o, "sub_")) {
     const Tensor o2 = unaliased(o, *this);
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::sub(s, o2, alpha); });
+    return inplace_with_grad(*this, "sub_", [&](const Tensor& s) { return wick::sub(s, o2, alpha); });
   }
   const bool unit = !alpha.is_floating() && alpha.to_int() == 1;
   native::binary_(BinaryOp::Sub, *this, unit ? o : native::binary(BinaryOp::Mul, o, alpha));
@@ -130,33 +146,35 @@ Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
 Tensor& Tensor::mul_(const Tensor& o) {
   if (check_inplace(*this, &o, "mul_")) {
     const Tensor o2 = unaliased(o, *this);
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::mul(s, o2); });
+    return inplace_with_grad(*this, "mul_", [&](const Tensor& s) { return wick::mul(s, o2); });
   }
   native::binary_(BinaryOp::Mul, *this, o);
   return *this;
 }
 Tensor& Tensor::mul_(Scalar o) {
-  if (check_inplace(*this, nullptr, "mul_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.mul(o); });
+  if (check_inplace(*this, nullptr, "mul_"))
+    return inplace_with_grad(*this, "mul_", [&](const Tensor& s) { return s.mul(o); });
   native::binary_(BinaryOp::Mul, *this, o);
   return *this;
 }
 Tensor& Tensor::div_(const Tensor& o) {
   if (check_inplace(*this, &o, "div_")) {
     const Tensor o2 = unaliased(o, *this);
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::div(s, o2); });
+    return inplace_with_grad(*this, "div_", [&](const Tensor& s) { return wick::div(s, o2); });
   }
   native::binary_(BinaryOp::Div, *this, o);
   return *this;
 }
 Tensor& Tensor::div_(Scalar o) {
-  if (check_inplace(*this, nullptr, "div_")) return inplace_with_grad(*this, [&](const Tensor& s) { return s.div(o); });
+  if (check_inplace(*this, nullptr, "div_"))
+    return inplace_with_grad(*this, "div_", [&](const Tensor& s) { return s.div(o); });
   native::binary_(BinaryOp::Div, *this, o);
   return *this;
 }
 Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::fill_(Scalar v) {
   if (check_inplace(*this, nullptr, "fill_"))
-    return inplace_with_grad(*this, [&](const Tensor& s) {
+    return inplace_with_grad(*this, "fill_", [&](const Tensor& s) {
       // Not s * 0 + v: that is NaN wherever s holds inf or NaN. The old values get zero gradient.
       Tensor r = native::full(s.sizes(), v, s.dtype(), s.device());
       record_function("FillBackward", {s}, {r}, [](const VL& g, const VL&) -> VL { return {zeros_like(g[0])}; });
@@ -174,20 +192,20 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
                   lo ? fmt::format("{}", lo->to_double()) : "none", hi ? fmt::format("{}", hi->to_double()) : "none",
                   dtype());
   if (check_inplace(*this, nullptr, "clamp_"))
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::clamp(s, lo, hi); });
+    return inplace_with_grad(*this, "clamp_", [&](const Tensor& s) { return wick::clamp(s, lo, hi); });
   native::copy_(*this, native::clamp(*this, lo, hi));
   return *this;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar v) {
   if (check_inplace(*this, nullptr, "masked_fill_"))
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::masked_fill(s, mask, v); });
+    return inplace_with_grad(*this, "masked_fill_", [&](const Tensor& s) { return wick::masked_fill(s, mask, v); });
   native::copy_(*this, wick::masked_fill(*this, mask, v));
   return *this;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, const Tensor& v) {
   if (check_inplace(*this, &v, "masked_fill_")) {
     const Tensor v2 = unaliased(v, *this);
-    return inplace_with_grad(*this, [&](const Tensor& s) { return wick::masked_fill(s, mask, v2); });
+    return inplace_with_grad(*this, "masked_fill_", [&](const Tensor& s) { return wick::masked_fill(s, mask, v2); });
   }
   native::copy_(*this, wick::masked_fill(*this, mask, v));
   return *this;
@@ -198,7 +216,7 @@ Tensor& Tensor::copy_(const Tensor& src) {
     const DType dt = dtype();
     const Device dev = device();
     const Tensor src2 = unaliased(src, *this);
-    return inplace_with_grad(*this, [&](const Tensor& s) {
+    return inplace_with_grad(*this, "copy_", [&](const Tensor& s) {
       // Not s * 0 + src: that is NaN wherever s holds inf or NaN. The old values get zero
       // gradient; src gets the incoming gradient (reduced to its shape and dtype by expand/to).
       Tensor r = wick::to(wick::expand(src2, shape), dev, dt);

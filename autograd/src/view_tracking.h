@@ -34,4 +34,10 @@ Tensor view_positions(const Tensor& base, const Tensor& view, bool* overlapping)
 /// Derives a stale view's grad_fn again from its base's current history (no-op when fresh).
 void refresh_view(const Tensor& view, AutogradMeta& m);
 
+/// After t's grad_fn changed from `old` (an in-place op, a refreshed view): when t retains its
+/// gradient, moves the registration to the new node, so .grad receives the gradient of t's
+/// current value, as PyTorch's retains_grad follows the tensor. Called wherever grad_fn is
+/// replaced.
+void follow_retained_grad(const Tensor& t, AutogradMeta& m, const std::shared_ptr<Node>& old);
+
 }  // namespace wick::autograd::detail

@@ -72,6 +72,10 @@ class Node : public std::enable_shared_from_this<Node> {
   /// Asks the engine to store the gradient of forward output `output_nr` into `t`'s .grad
   /// (Tensor::retain_grad on a non-leaf).
   void retain_grad_of(uint32_t output_nr, const Tensor& t) { retained_.push_back({output_nr, t.impl_ptr()}); }
+  /// Drops the retain_grad_of entries of the tensor `impl` (its history moved to another node).
+  void forget_retained(const TensorImpl* impl) {
+    std::erase_if(retained_, [impl](const auto& r) { return r.second.lock().get() == impl || r.second.expired(); });
+  }
   const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained() const { return retained_; }
 
   /// A hook on the gradient of forward output `output_nr` (Tensor::register_hook on a non-leaf).

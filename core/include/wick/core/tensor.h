@@ -106,8 +106,11 @@ class Tensor {
   void set_data(const Tensor& data);
   std::shared_ptr<autograd::Node> grad_fn() const;
   bool is_leaf() const;
-  /// Back-propagates from this tensor. A non-scalar tensor needs `gradient`.
-  void backward(const Tensor& gradient = {}, bool retain_graph = false, bool create_graph = false) const;
+  /// Back-propagates from this tensor. A non-scalar tensor needs `gradient`. The graph is kept
+  /// for another backward when `retain_graph` is true; unset, it follows `create_graph`, as in
+  /// LibTorch.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
   /// A tensor sharing data (and version counter) that is not part of the graph.
   Tensor detach() const;
   Tensor& detach_();
