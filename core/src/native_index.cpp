@@ -110,8 +110,17 @@ std::vector<Tensor> chunk(const Tensor& t, int64_t chunks, int64_t dim) {
   WICK_CHECK_INDEX(t.dim() > 0, "chunk: cannot chunk a 0-dim tensor");
   dim = wrap_dim(dim, t.dim(), "chunk");
   const int64_t n = t.sizes()[dim];
+  if (n == 0) {
+    // An empty dim gives `chunks` empty chunks, as torch.chunk (split gives one piece).
+    WICK_CHECK(chunks <= (int64_t{1} << 24),
+               "chunk: {} chunks of an empty dim would hold that many tensors; ask for at most 2^24", chunks);
+    std::vector<Tensor> out;
+    out.reserve(static_cast<size_t>(chunks));
+    for (int64_t i = 0; i < chunks; ++i) out.push_back(narrow(t, dim, 0, 0));  // each its own view
+    return out;
+  }
   const int64_t size = n / chunks + (n % chunks != 0);  // ceil(n / chunks), as torch.chunk: may give fewer chunks
-  return split(t, std::max<int64_t>(size, 1), dim);
+  return split(t, size, dim);
 }
 
 namespace {

@@ -82,7 +82,8 @@ DataParallel::DataParallel(std::shared_ptr<Module> module, std::vector<Device> d
 }
 
 Value DataParallel::forward_value(const std::vector<Value>& args) {
-  if (device_ids_.empty()) return module().forward_value(args);
+  nn::Module& wrapped = module();  // IndexError when the entry was set to None
+  if (device_ids_.empty()) return wrapped.forward_value(args);
   return run(module_ptr(), args, device_ids_, output_device_, dim_);
 }
 

@@ -104,6 +104,8 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
       std::rethrow_exception(errors[i]);
     } catch (const Error& e) {
       rethrow_with_context(e, fmt::format("in replica {} on device {}: ", i, devs[i]));
+    } catch (const std::bad_alloc& e) {
+      WICK_FAIL_T(OutOfMemoryError, "in replica {} on device {}: out of memory ({})", i, devs[i], e.what());
     } catch (const std::exception& e) {
       message = e.what();
     } catch (...) {

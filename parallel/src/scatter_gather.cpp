@@ -20,9 +20,10 @@ bool is_empty_container(const Value& v) {
   return false;
 }
 
-// The first tensor leaf of `v` (depth first), or null when it holds none.
+// The first defined tensor leaf of `v` (depth first), or null when it holds none. An undefined
+// tensor is handed to every device as None is (Note [Scattering values]).
 const Tensor* first_tensor(const Value& v) {
-  if (v.is_tensor()) return &v.tensor();
+  if (v.is_tensor()) return v.tensor().defined() ? &v.tensor() : nullptr;
   if (v.is_sequence() || v.is_dict())
     for (const Value& item : v.is_dict() ? v.dict().values : v.items())
       if (const Tensor* t = first_tensor(item)) return t;
@@ -32,7 +33,7 @@ const Tensor* first_tensor(const Value& v) {
 // Per-device values for `v`; the result may be shorter than `devices` (a short dim), and is the
 // same length for every tensor leaf of `v` (Note [Scattering values]).
 std::vector<Value> scatter_map(const Value& v, const std::vector<Device>& devices, int64_t dim) {
-  if (v.is_tensor()) {
+  if (v.is_tensor() && v.tensor().defined()) {
     std::vector<Tensor> chunks = Scatter::apply(devices, v.tensor(), {}, dim);
     return std::vector<Value>(chunks.begin(), chunks.end());
   }
@@ -101,6 +102,16 @@ Value gather_map(const std::vector<Value>& outs, Device destination, int64_t dim
   switch (first.kind()) {
     case Value::Kind::Tensor: {
       check_kind(Value::Kind::Tensor);
+      // An undefined tensor in every replica gathers to one, as None does (an optional output:
+      // MultiheadAttention's weights without need_weights); in some replicas only, it is an error.
+      size_t undefined = 0;
+      for (const Value& o : outs) undefined += o.tensor().defined() ? 0 : 1;
+      if (undefined == outs.size()) return first;
+      for (size_t i = 0; i < outs.size() && undefined > 0; ++i)
+        WICK_CHECK(outs[i].tensor().defined(),
+                   "gather: replica {} returned an undefined tensor where {} replica(s) returned a defined one; an "
+                   "optional output must be undefined in every replica or in none",
+                   i, outs.size() - undefined);
       std::vector<Tensor> ts;
       ts.reserve(outs.size());
       for (const Value& o : outs) ts.push_back(o.tensor());

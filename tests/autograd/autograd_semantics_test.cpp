@@ -76,20 +76,20 @@ TEST_CASE("autograd semantics: a recorded in-place op whose result cannot be wri
 TEST_CASE("autograd semantics: a node's gradient in another floating dtype is converted, on another device refused") {
   Tensor x = ones({3}).requires_grad_();
   Tensor out = native::binary(BinaryOp::Mul, x, Scalar(2.0));
-  autograd::record_function("DoubleBackward", {x}, {out}, [](const autograd::variable_list& g,
-                                                             const autograd::variable_list&) {
-    return autograd::variable_list{g[0].to(kFloat64) * 2.0};
-  });
+  autograd::record_function("DoubleBackward", {x}, {out},
+                            [](const autograd::variable_list& g, const autograd::variable_list&) {
+                              return autograd::variable_list{g[0].to(kFloat64) * 2.0};
+                            });
   out.sum().backward();
   CHECK(x.grad().dtype() == kFloat32);
   CHECK(values(x.grad()) == std::vector<double>{2, 2, 2});
 
   Tensor z = ones({3}).requires_grad_();
   Tensor out2 = native::binary(BinaryOp::Mul, z, Scalar(2.0));
-  autograd::record_function("ElsewhereBackward", {z}, {out2}, [](const autograd::variable_list& g,
-                                                                 const autograd::variable_list&) {
-    return autograd::variable_list{g[0].to(Device("cpu:1"))};
-  });
+  autograd::record_function("ElsewhereBackward", {z}, {out2},
+                            [](const autograd::variable_list& g, const autograd::variable_list&) {
+                              return autograd::variable_list{g[0].to(Device("cpu:1"))};
+                            });
   try {
     out2.sum().backward();
     FAIL("a gradient on another device was accepted");
@@ -114,9 +114,9 @@ TEST_CASE("autograd semantics: a view made before its base gained history record
   {
     Tensor y = tensor({5.0, 6.0}).requires_grad_();
     Tensor buf = zeros({4});
-    Tensor allv = buf.narrow(0, 0, 3);   // base needs no grad yet
-    buf.narrow(0, 0, 2).copy_(y);        // buf gains history (CopySlices)
-    allv.mul_(2.0);                      // recorded through the refreshed view
+    Tensor allv = buf.narrow(0, 0, 3);  // base needs no grad yet
+    buf.narrow(0, 0, 2).copy_(y);       // buf gains history (CopySlices)
+    allv.mul_(2.0);                     // recorded through the refreshed view
     buf.sum().backward();
     CHECK(values(y.grad()) == std::vector<double>{2, 2});
     CHECK(values(buf.detach()) == std::vector<double>{10, 12, 0, 0});

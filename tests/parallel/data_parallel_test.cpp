@@ -378,7 +378,11 @@ TEST_CASE("DataParallel: zero_grad inside forward is refused on replicas (test_z
 
 TEST_CASE("DataParallel: inside forward the parameters are broadcast outputs (test_parameter_list_dict_replica)") {
   auto m = std::make_shared<ParamsAreBroadcastOutputs>();
-  CHECK_NOTHROW(DataParallel(m, cpus(2)).forward(randn({4, 1}, f64())));
+  const Tensor x = randn({4, 1}, f64());
+  Tensor out;
+  CHECK_NOTHROW(out = DataParallel(m, cpus(2)).forward(x));
+  // The replicas' values are the original's: out = x * p1 * p2, each row on the device that ran it.
+  CHECK_ALLCLOSE(out, x * m->param(m->p1_) * m->param(m->p2_), 0, 0);
 }
 
 TEST_CASE("DataParallel: dict arguments with empty containers are passed whole (kwargs_only_empty_*)") {

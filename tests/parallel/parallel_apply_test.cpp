@@ -98,6 +98,7 @@ TEST_CASE("parallel_apply: outputs stay where the module put them (ParallelApply
   auto outs = parallel_apply({m, m, m}, std::vector<Tensor>{ones({1}), ones({1}), ones({1})}, {cpu(1), cpu(0), cpu(2)});
   for (auto& o : outs) {
     CHECK(o.dtype() == kInt64);
+    CHECK(o.device() == kCPU);  // made on cpu:0 by the module, not moved to the replica's device
     CHECK_VALUES(o, {1, 1, 1, 1, 1});
   }
 }

@@ -43,7 +43,8 @@ class DataParallel : public nn::Cloneable<DataParallel> {
   /// One tensor in, one tensor out.
   Tensor forward(const Tensor& input);
 
-  nn::Module& module() const { return *child_ptr(module_); }
+  /// The wrapped module; throws IndexError when its entry was set to None.
+  nn::Module& module() const { return child(module_); }
   std::shared_ptr<nn::Module> module_ptr() const { return child_ptr(module_); }
   const std::vector<Device>& device_ids() const { return device_ids_; }
   Device output_device() const { return output_device_; }

@@ -5,15 +5,19 @@
 // scatter splits every tensor leaf along `dim` with the differentiable Scatter (a chunk on the
 // tensor's own device is a view), and rebuilds the tree around the chunks once per device:
 // a List stays a List, a Tuple a Tuple, a Dict keeps its keys in order. Every other leaf (None,
-// bool, int, double, string) and every *empty* List/Tuple/Dict is handed to each device as it
-// is. The number of devices used is the number of chunks of the tensors (chunk() can give fewer
+// an undefined tensor, bool, int, double, string) and every *empty* List/Tuple/Dict is handed to
+// each device as it is (an undefined tensor is wick's None for an optional tensor argument, as an
+// attention mask not given). A dim of 0 rows splits into one empty chunk per device, as
+// torch.chunk. The number of devices used is the number of chunks of the tensors (chunk() can give fewer
 // chunks than devices when a dim is short), or all devices when there is no tensor. Tensors that
 // split into different numbers of chunks (5 rows and 1 row over 2 devices: 2 chunks and 1) are a
 // ValueError naming both shapes. PyTorch uses the smallest number and silently drops the other
 // tensors' remaining chunks, so the output has fewer rows than the input; wick refuses instead.
 //
 // gather walks the replicas' outputs in step: tensors go through the differentiable Gather
-// (0-dim tensors become a vector), None stays None, Lists/Tuples must have the same length in
+// (0-dim tensors become a vector), None stays None and so does an undefined tensor returned by
+// every replica (MultiheadAttention's weights without need_weights; undefined in some replicas
+// only is a ValueError), Lists/Tuples must have the same length in
 // every replica and Dicts the same number of keys (the result takes the first replica's keys
 // and order). Other leaves must be equal in every replica and are returned once; differing ones
 // are an error (PyTorch fails on them too).
