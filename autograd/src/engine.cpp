@@ -29,6 +29,15 @@
 //   from a hook (on any thread) cannot deadlock on its own device.
 // * queue_callback's callbacks run on the caller after the last node, in order.
 //
+// Note [autograd::grad runs only what its inputs need]
+// autograd::grad (a backward with inputs to capture) runs the backward of a node only when the
+// node has a path to a captured node, as PyTorch's exec_info: a node that only holds a capture
+// (an input's AccumulateGrad, or the grad_fn of a non-leaf input whose own inputs lead to no
+// other capture) receives its gradient, runs its tensor hooks and gives up the capture; every
+// other node is left out of the graph task. So the branches that do not lead to an input run no
+// hook, fill no retained .grad, keep their saved tensors for a later backward, raise no version
+// error, and cost nothing: grad(D(x), {x}) no longer computes every parameter's gradient.
+//
 // Note [Backward streams]
 // A backward's work on a device with streams is queued on the stream that was the caller's
 // current stream on that device when backward() started, whichever thread runs the node: each
@@ -129,6 +138,49 @@ void finish_one(GraphTask& gt) {
   }
 }
 
+// Keeps in gt.slots only the nodes that have a path to a captured node (gt.execute) or hold a
+// capture themselves, and counts dependencies again over the edges between kept nodes that run
+// (Note [autograd::grad runs only what its inputs need]). Iterative post-order: no recursion.
+void prune_to_captures(GraphTask& gt) {
+  std::unordered_map<Node*, bool> done;  // visited: false while its children are being visited
+  std::unordered_set<Node*> keep;
+  for (const auto& [start, unused] : gt.slots) {
+    if (done.count(start)) continue;
+    std::vector<std::pair<Node*, size_t>> stack{{start, 0}};
+    done[start] = false;
+    while (!stack.empty()) {
+      Node* n = stack.back().first;
+      const auto& edges = n->next_edges();
+      if (size_t& i = stack.back().second; i < edges.size()) {
+        Node* c = edges[i++].function.get();
+        if (c && !done.count(c)) {
+          done[c] = false;
+          stack.push_back({c, 0});
+        }
+        continue;
+      }
+      bool runs = false;
+      for (const Edge& e : edges) runs = runs || (e.valid() && keep.count(e.function.get()));
+      if (runs) gt.execute.insert(n);
+      if (runs || gt.captures.count(n)) keep.insert(n);
+      done[n] = true;
+      stack.pop_back();
+    }
+  }
+  for (auto it = gt.slots.begin(); it != gt.slots.end();) {
+    if (keep.count(it->first)) {
+      it->second.deps = 0;
+      ++it;
+    } else {
+      it = gt.slots.erase(it);
+    }
+  }
+  for (Node* n : gt.execute)
+    for (const Edge& e : n->next_edges())
+      if (e.valid())
+        if (auto it = gt.slots.find(e.function.get()); it != gt.slots.end()) ++it->second.deps;
+}
+
 // Runs node n on its incoming gradients and hands its outputs on.
 void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<Node>& node, InputBuffer&& inputs) {
   GraphTask& gt = *gt_ptr;
@@ -162,6 +214,8 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
       for (auto [input_nr, idx] : it->second)
         if (input_nr < grads.size() && grads[input_nr].defined()) gt.captured[idx] = grads[input_nr];
     }
+    // A node kept only for its capture: nothing below it leads to another input.
+    if (!gt.execute.count(n)) return;
   }
 
   variable_list outs;
@@ -332,6 +386,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
       }
     }
   }
+  if (gt->capture) prune_to_captures(*gt);  // Note [autograd::grad runs only what its inputs need]
   // The caller's streams on the graph's devices that have them (Note [Backward streams]).
   for (const auto& [node, slot] : gt->slots) {
     const Device d = node->device();
@@ -342,8 +397,8 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   }
   std::vector<NodeSlot> ready;
   for (size_t i = 0; i < root_edges.size(); ++i)
-    gt->slots[root_edges[i].function.get()].inputs.add(root_edges[i].input_nr, kRootProducer, static_cast<uint32_t>(i),
-                                                       grad_roots[i]);
+    if (auto it = gt->slots.find(root_edges[i].function.get()); it != gt->slots.end())  // not pruned
+      it->second.inputs.add(root_edges[i].input_nr, kRootProducer, static_cast<uint32_t>(i), grad_roots[i]);
   for (const Edge& e : root_edges) {
     auto it = gt->slots.find(e.function.get());
     if (it != gt->slots.end() && it->second.deps == 0) {

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -51,6 +52,10 @@ struct GraphTask {
   /// accumulating into leaves. Read-only while nodes run.
   bool capture = false;
   std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> captures;
+  /// With `capture`: the nodes that have a path to a captured node, the only ones whose backward
+  /// runs (Note [autograd::grad runs only what its inputs need], engine.cpp). Read-only while
+  /// nodes run.
+  std::unordered_set<Node*> execute;
 
   /// Where the caller runs nodes: its own queue, or its worker queue when the caller is a
   /// device worker (re-entrant backward). caller_device's nodes go there.

@@ -153,3 +153,45 @@ TEST_CASE("autograd semantics: retain_grad follows the tensor across in-place op
     CHECK(values(x.grad()) == std::vector<double>{20, 40, 0, 0});
   }
 }
+
+TEST_CASE("autograd semantics: autograd::grad runs only the branches that lead to its inputs") {
+  // PyTorch 1.13: the hook does not fire, d.grad stays None, and y1's graph is still usable.
+  Tensor a = tensor({1.0, 2.0}, TensorOptions().dtype(kFloat64)).requires_grad_();
+  Tensor c = tensor({3.0, 4.0}, TensorOptions().dtype(kFloat64)).requires_grad_();
+  int fired = 0;
+  c.register_hook([&](const Tensor&) { ++fired; });
+  Tensor y1 = c * c;
+  Tensor d = c * 2.0;
+  d.retain_grad();
+  Tensor z = (a * a).sum() + y1.sum() + d.sum();
+  const auto g = autograd::grad({z}, {a});
+  CHECK(values(g[0]) == std::vector<double>{2, 4});
+  CHECK(fired == 0);
+  CHECK_FALSE(d.grad().defined());
+  CHECK_FALSE(c.grad().defined());
+  y1.sum().backward();  // its saved tensors were not released by grad()
+  CHECK(values(c.grad()) == std::vector<double>{6, 8});
+  CHECK(fired == 1);
+
+  // A branch off the inputs' paths whose saved tensor was modified in place raises nothing.
+  Tensor p = tensor({1.0, 2.0}, TensorOptions().dtype(kFloat64)).requires_grad_();
+  Tensor q = tensor({1.0, 1.0}, TensorOptions().dtype(kFloat64)).requires_grad_();
+  Tensor e = q.exp();  // ExpBackward saves its output
+  Tensor w = (p * 3.0).sum() + e.sum();
+  {
+    NoGradGuard no_grad;
+    e.add_(1.0);
+  }
+  CHECK(values(autograd::grad({w}, {p})[0]) == std::vector<double>{3, 3});
+
+  // A non-leaf input whose own inputs lead to another input: both captured, in one pass.
+  Tensor x = tensor({1.0, 2.0}, TensorOptions().dtype(kFloat64)).requires_grad_();
+  Tensor h = x * x;
+  Tensor out = (h * 5.0).sum();
+  const auto both = autograd::grad({out}, {h, x});
+  CHECK(values(both[0]) == std::vector<double>{5, 5});
+  CHECK(values(both[1]) == std::vector<double>{10, 20});
+  // With create_graph the captured gradients differentiate again.
+  const auto gx = autograd::grad({(x * x * x).sum()}, {x}, {}, std::nullopt, true);
+  CHECK(values(autograd::grad({gx[0].sum()}, {x})[0]) == std::vector<double>{6, 12});
+}
