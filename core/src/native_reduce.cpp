@@ -134,6 +134,7 @@ Tensor softmax(const Tensor& t, int64_t dim) {
     stubs::softmax_rows(t.device().type, t.dtype(), t.numel() / cols, cols, t.data_ptr(), out.data_ptr());
     return out;
   }
+  if (t.numel() == 0) return empty(t.sizes(), t.dtype(), t.device());  // as PyTorch; amax refuses an empty dim
   Tensor m = amax(t, {dim}, true);
   Tensor e = unary(UnaryOp::Exp, binary(BinaryOp::Sub, t, m));
   return binary(BinaryOp::Div, e, sum(e, {dim}, true));
@@ -159,6 +160,7 @@ Tensor log_softmax(const Tensor& t, int64_t dim) {
 Tensor log_softmax_composite(const Tensor& t, int64_t dim) {
   WICK_CHECK_TYPE(t.defined() && is_floating(t.dtype()), "log_softmax: expected a floating-point input");
   dim = wrap_dim(dim, t.dim(), "log_softmax");
+  if (t.numel() == 0) return empty(t.sizes(), t.dtype(), t.device());  // as PyTorch; amax refuses an empty dim
   Tensor m = amax(t, {dim}, true);
   Tensor shifted = binary(BinaryOp::Sub, t, m);
   Tensor lse = unary(UnaryOp::Log, sum(unary(UnaryOp::Exp, shifted), {dim}, true));

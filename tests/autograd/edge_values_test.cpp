@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
+#include <tuple>
 
 #include "support/devices.h"
 
@@ -75,4 +76,18 @@ TEST_CASE("edge values: std of a constant row has gradient 0, not NaN, in float3
     CHECK(g[3] == Approx(-2.0 / (2.0 * std::sqrt(7.0))).epsilon(1e-5));
     CHECK(g[5] == Approx(3.0 / (2.0 * std::sqrt(7.0))).epsilon(1e-5));
   }
+}
+
+TEST_CASE("edge values: softmax and log_softmax of an empty tensor are empty, over any dim, with empty gradients") {
+  // PyTorch: torch.softmax(torch.empty(5, 0), 1) has shape [5, 0]; so do the gradients.
+  for (Device d : wick::test::test_devices())
+    for (auto [rows, cols, dim] : {std::tuple<int64_t, int64_t, int64_t>{5, 0, 1}, {0, 4, 1}, {0, 4, 0}}) {
+      INFO(d << " [" << rows << ", " << cols << "] dim " << dim);
+      Tensor x = zeros({rows, cols}, TensorOptions().dtype(kFloat64).device(d)).requires_grad_();
+      Tensor y = softmax(x, dim), z = log_softmax(x, dim);
+      CHECK(y.sizes() == IntArrayRef({rows, cols}));
+      CHECK(z.sizes() == IntArrayRef({rows, cols}));
+      (y.sum() + z.sum()).backward();
+      CHECK(x.grad().sizes() == IntArrayRef({rows, cols}));
+    }
 }
