@@ -26,6 +26,7 @@
 #include <cstdio>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,9 +61,9 @@ struct Event {
   std::string cat, name;
 };
 
-// The phase of an outermost event; kOther for a piece of another thread's work (resolved later).
-inline Phase own_phase(const Event& e, bool* lent) {
-  *lent = false;
+// The phase of an outermost event; none for a piece of another thread's work (its phase is what
+// that thread was doing, resolved later).
+inline std::optional<Phase> own_phase(const Event& e) {
   if (e.cat == "replicate") return kReplicate;
   if (e.cat == "parallel") return kForward;
   if (e.cat == "optimizer") return kOptimizer;
@@ -71,10 +72,7 @@ inline Phase own_phase(const Event& e, bool* lent) {
     if (e.name == "Gather" || e.name == "Scatter") return kScatterGather;
     return kBackward;
   }
-  if (e.name == "collective part" || e.name == "lent piece") {
-    *lent = true;
-    return kOther;
-  }
+  if (e.name == "collective part" || e.name == "lent piece") return std::nullopt;
   if (e.cat == "comm") return kScatterGather;  // scatter, gather
   return kForward;                             // ops outside every phase above
 }
@@ -103,8 +101,7 @@ inline StepBreakdown breakdown(const std::string& trace_json, int steps) {
   // Each thread's outermost events, in time order.
   struct Outer {
     detail::Event e;
-    Phase phase;
-    bool lent;
+    std::optional<Phase> phase;  // none: a lent piece
   };
   std::map<int, std::vector<Outer>> outer;
   for (auto& [tid, list] : events) {
@@ -114,9 +111,7 @@ inline StepBreakdown breakdown(const std::string& trace_json, int steps) {
     double end = -1;
     for (const auto& e : list) {
       if (e.ts < end) continue;  // inside the last outermost event
-      bool lent = false;
-      const Phase p = detail::own_phase(e, &lent);
-      outer[tid].push_back({e, p, lent});
+      outer[tid].push_back({e, detail::own_phase(e)});
       end = e.ts + e.dur;
     }
   }
@@ -127,7 +122,7 @@ inline StepBreakdown breakdown(const std::string& trace_json, int steps) {
       auto it = std::upper_bound(list.begin(), list.end(), t, [](double x, const Outer& o) { return x < o.e.ts; });
       if (it == list.begin()) continue;
       --it;
-      if (!it->lent && t <= it->e.ts + it->e.dur) return it->phase;
+      if (it->phase && t <= it->e.ts + it->e.dur) return *it->phase;
     }
     return kOther;
   };
@@ -139,7 +134,7 @@ inline StepBreakdown breakdown(const std::string& trace_json, int steps) {
     t.name = names.count(tid) ? names[tid] : "thread " + std::to_string(tid);
     double busy = 0;
     for (const auto& o : list) {
-      const Phase p = o.lent ? others_phase(tid, o.e.ts + o.e.dur / 2) : o.phase;
+      const Phase p = o.phase ? *o.phase : others_phase(tid, o.e.ts + o.e.dur / 2);
       t.phase_us[p] += o.e.dur / n;
       busy += o.e.dur / n;
     }
@@ -180,29 +175,23 @@ inline void print_breakdowns(const std::vector<std::pair<std::string, StepBreakd
     }
   }
   std::printf("\n");
+  // One row: `value` of each thread of each breakdown.
+  const auto row = [&](const char* name, const auto& value) {
+    std::printf("  %-20s", name);
+    for (const auto& [label, b] : all) {
+      std::printf("  ");
+      for (const auto& t : b.threads) std::printf("%12.0f", value(b, t));
+    }
+    std::printf("\n");
+  };
   for (size_t p = 0; p < kPhases; ++p) {
     bool used = false;
     for (const auto& [label, b] : all)
       for (const auto& t : b.threads) used = used || t.phase_us[p] >= 0.5;
-    if (!used) continue;
-    std::printf("  %-20s", phase_names()[p]);
-    for (const auto& [label, b] : all) {
-      std::printf("  ");
-      for (const auto& t : b.threads) std::printf("%12.0f", t.phase_us[p]);
-    }
-    std::printf("\n");
+    if (used) row(phase_names()[p], [p](const StepBreakdown&, const ThreadTimes& t) { return t.phase_us[p]; });
   }
-  std::printf("  %-20s", "between events");
-  for (const auto& [label, b] : all) {
-    std::printf("  ");
-    for (const auto& t : b.threads) std::printf("%12.0f", t.idle_us);
-  }
-  std::printf("\n  %-20s", "step (wall)");
-  for (const auto& [label, b] : all) {
-    std::printf("  ");
-    for (size_t i = 0; i < b.threads.size(); ++i) std::printf("%12.0f", b.step_us);
-  }
-  std::printf("\n");
+  row("between events", [](const StepBreakdown&, const ThreadTimes& t) { return t.idle_us; });
+  row("step (wall)", [](const StepBreakdown& b, const ThreadTimes&) { return b.step_us; });
 }
 
 }  // namespace wick_bench

@@ -142,28 +142,22 @@ void finish_one(GraphTask& gt) {
 // capture themselves, and counts dependencies again over the edges between kept nodes that run
 // (Note [autograd::grad runs only what its inputs need]). Iterative post-order: no recursion.
 void prune_to_captures(GraphTask& gt) {
-  std::unordered_map<Node*, bool> done;  // visited: false while its children are being visited
-  std::unordered_set<Node*> keep;
+  std::unordered_set<Node*> seen, keep;
   for (const auto& [start, unused] : gt.slots) {
-    if (done.count(start)) continue;
+    if (!seen.insert(start).second) continue;
     std::vector<std::pair<Node*, size_t>> stack{{start, 0}};
-    done[start] = false;
     while (!stack.empty()) {
       Node* n = stack.back().first;
       const auto& edges = n->next_edges();
       if (size_t& i = stack.back().second; i < edges.size()) {
         Node* c = edges[i++].function.get();
-        if (c && !done.count(c)) {
-          done[c] = false;
-          stack.push_back({c, 0});
-        }
+        if (c && seen.insert(c).second) stack.push_back({c, 0});
         continue;
       }
       bool runs = false;
       for (const Edge& e : edges) runs = runs || (e.valid() && keep.count(e.function.get()));
       if (runs) gt.execute.insert(n);
       if (runs || gt.captures.count(n)) keep.insert(n);
-      done[n] = true;
       stack.pop_back();
     }
   }
@@ -203,7 +197,7 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
     if (auto impl = weak.lock(); impl && nr < grads.size() && grads[nr].defined()) {
       AutogradMeta& m = ensure_meta(Tensor(impl));
       // A copy, under create_graph a differentiable one: grads[nr] also goes on to the next nodes.
-      Tensor g = GradMode::is_enabled() ? wick::clone(grads[nr]) : native::clone(grads[nr]);
+      Tensor g = wick::clone(grads[nr]);
       std::lock_guard<std::mutex> lock(m.mutex);
       accumulate(m.grad, g);
     }
@@ -256,8 +250,7 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
       WICK_CHECK_TYPE(is_floating(outs[i].dtype()) && is_floating(want.dtype),
                       "{} returned a {} gradient for its input {}, but that input is {}; return a {} gradient",
                       n->name(), outs[i].dtype(), i, want.dtype, want.dtype);
-      outs[i] = GradMode::is_enabled() ? wick::to(outs[i], want.device, want.dtype)
-                                       : native::to(outs[i], want.device, want.dtype);
+      outs[i] = wick::to(outs[i], want.device, want.dtype);  // recorded only under create_graph
     }
   }
   std::vector<NodeSlot> ready;

@@ -18,19 +18,15 @@ AutogradMeta& ensure_meta(const Tensor& t) {
 }
 
 bool requires_grad(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
-  if (!m) return false;
   // A view whose base gained a history after the view was made derives its grad_fn first, or
-  // its uses and in-place ops would go unrecorded (Note [Views and in-place ops]). One version
-  // load when nothing is stale.
-  if (m->is_view) detail::refresh_view(t, *m);
-  return m->requires_grad || m->grad_fn;
+  // its uses and in-place ops would go unrecorded (Note [Views and in-place ops]).
+  const AutogradMeta* m = detail::fresh_meta(t);
+  return m && (m->requires_grad || m->grad_fn);
 }
 
 Edge gradient_edge(const Tensor& t) {
-  AutogradMeta* m = get_meta(t);
+  AutogradMeta* m = detail::fresh_meta(t);  // Note [Views and in-place ops]
   if (!m) return {};
-  if (m->is_view) detail::refresh_view(t, *m);  // Note [Views and in-place ops]
   if (m->grad_fn) return Edge{m->grad_fn, m->output_nr};
   if (!m->requires_grad) return {};
   std::lock_guard<std::mutex> lock(m->mutex);

@@ -39,7 +39,7 @@ Tensor std_of_var(const Tensor& v) {
                     [](const VL& g, const VL& s) -> VL {
                       const Tensor is_zero = eq(s[0], zeros_like(s[0]));
                       const Tensor safe = where(is_zero, 1.0, s[0]);
-                      return {where(is_zero, 0.0, div(g[0], mul(sqrt(safe), full_like(safe, 2.0))))};
+                      return {where(is_zero, 0.0, div(g[0], sqrt(safe) * 2.0))};
                     },
                     {v});
   }

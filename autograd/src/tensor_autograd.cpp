@@ -81,14 +81,12 @@ void Tensor::set_data(const Tensor& data) {
 }
 
 std::shared_ptr<autograd::Node> Tensor::grad_fn() const {
-  AutogradMeta* m = get_meta(*this);
-  if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]
+  AutogradMeta* m = autograd::detail::fresh_meta(*this);  // Note [Views and in-place ops]
   return m ? m->grad_fn : nullptr;
 }
 
 bool Tensor::is_leaf() const {
-  AutogradMeta* m = get_meta(*this);
-  if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]
+  AutogradMeta* m = autograd::detail::fresh_meta(*this);  // Note [Views and in-place ops]
   return !m || !m->grad_fn;
 }
 
@@ -117,8 +115,7 @@ Tensor& Tensor::detach_() {
 }
 
 void Tensor::retain_grad() const {
-  AutogradMeta* m = get_meta(*this);
-  if (m && m->is_view) autograd::detail::refresh_view(*this, *m);  // Note [Views and in-place ops]
+  AutogradMeta* m = autograd::detail::fresh_meta(*this);  // Note [Views and in-place ops]
   WICK_CHECK_STATE(m && (m->grad_fn || m->requires_grad), "retain_grad: the tensor does not require grad");
   if (!m->grad_fn || m->retains_grad) return;
   m->retains_grad = true;

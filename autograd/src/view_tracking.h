@@ -34,6 +34,15 @@ Tensor view_positions(const Tensor& base, const Tensor& view, bool* overlapping)
 /// Derives a stale view's grad_fn again from its base's current history (no-op when fresh).
 void refresh_view(const Tensor& view, AutogradMeta& m);
 
+/// t's autograd meta (null when it has none), a stale view's derived again first: what every
+/// reader of a tensor's history (requires_grad, gradient_edge, grad_fn, is_leaf, retain_grad)
+/// goes through. One version load when nothing is stale.
+inline AutogradMeta* fresh_meta(const Tensor& t) {
+  AutogradMeta* m = get_meta(t);
+  if (m && m->is_view) refresh_view(t, *m);
+  return m;
+}
+
 /// After t's grad_fn changed from `old` (an in-place op, a refreshed view): when t retains its
 /// gradient, moves the registration to the new node, so .grad receives the gradient of t's
 /// current value, as PyTorch's retains_grad follows the tensor. Called wherever grad_fn is

@@ -211,14 +211,12 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
 namespace {
 // PyTorch's adaptive windows along one dim of `in` elements cut into `out`: window i is
 // [floor(i in / out), ceil((i + 1) in / out)). As tensors on `like`'s device: `index` [out * K]
-// the elements of each window, K = the longest window's length, a shorter window repeating its
-// first element; `mask` [out, K] which of those are the window's own (K bounds the longest
-// window); `inv_len` [out] 1 / its
-// length, in `like`'s dtype. Allocated as tensors, so a size past int64 or memory is a typed error
-// (ValueError, OutOfMemoryError) before any index is computed.
+// the elements of each window, K at least the longest window's length, a shorter window
+// repeating its first element; `mask` [out, K] which of those are the window's own; `inv_len`
+// [out] 1 / its length, in `like`'s dtype. Allocated as tensors, so a size past int64 or memory
+// is a typed error (ValueError, OutOfMemoryError) before any index is computed.
 struct AdaptiveWindows {
   Tensor index, mask, inv_len;
-  int64_t longest = 0;
 };
 AdaptiveWindows adaptive_windows(int64_t in, int64_t out, const Tensor& like) {
   const auto start = [&](int64_t i) { return static_cast<int64_t>((static_cast<__int128>(i) * in) / out); };
@@ -226,8 +224,7 @@ AdaptiveWindows adaptive_windows(int64_t in, int64_t out, const Tensor& like) {
   AdaptiveWindows w;
   // No window is longer than ceil(in / out) + 1 (nor than in); the slots past a window's end
   // are masked, so a bound serves.
-  w.longest = std::min(in, in / out + 2);
-  const int64_t K = w.longest;
+  const int64_t K = std::min(in, in / out + 2);
   Tensor index = native::empty({out, K}, kInt64, kCPU);
   Tensor mask = native::empty({out, K}, kBool, kCPU);
   Tensor inv = native::empty({out}, kFloat64, kCPU);
@@ -253,7 +250,7 @@ AdaptiveWindows adaptive_windows(int64_t in, int64_t out, const Tensor& like) {
 // reaches only the windows that hold it, as in PyTorch, where a product with zero weights turned
 // the rest of its plane into NaN (0 * inf).
 Tensor window_means(const Tensor& x, bool last, const AdaptiveWindows& w) {
-  const int64_t out = w.inv_len.size(0), K = w.longest;
+  const int64_t out = w.mask.size(0), K = w.mask.size(1);
   const int64_t d = x.dim() - (last ? 1 : 2);
   Tensor picked = index_select(x, d, w.index);  // [..., out * K(, W)]
   std::vector<int64_t> shape(picked.sizes().begin(), picked.sizes().end());
