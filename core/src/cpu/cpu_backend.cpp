@@ -119,8 +119,29 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
       std::fill(pa, pa + out_n, init);
       if (trailing) {
         const int64_t cols = in_n / out_n;
-        parallel_for(out_n, items_per_piece(cols), [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) pa[r] = fold_row<Rule>(init, pi + r * cols, cols);
+        if (cols <= kCascadeBlock) {
+          parallel_for(out_n, items_per_piece(cols), [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) pa[r] = fold_row<Rule>(init, pi + r * cols, cols);
+          });
+          return;
+        }
+        // Long rows: every row's blocks fold on all the threads, then each row's tree combines
+        // them in order, as fold_run would on one thread (Note [CPU reduce order]).
+        const int64_t nb = cascade_blocks(cols);
+        Accumulators<A> blocks(allocator(), out.device, out_n * nb);
+        A* pb = blocks.data();
+        parallel_for(out_n * nb, items_per_piece(kCascadeBlock), [&](int64_t b0, int64_t b1) {
+          for (int64_t b = b0; b < b1; ++b) {
+            const int64_t r = b / nb, first = (b % nb) * kCascadeBlock;
+            pb[b] = fold_row<Rule>(init, pi + r * cols + first, std::min(kCascadeBlock, cols - first));
+          }
+        });
+        parallel_for(out_n, items_per_piece(nb), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) {
+            PairwiseCombine<Rule, A> tree;
+            for (int64_t k = 0; k < nb; ++k) tree.push(pb[r * nb + k]);
+            pa[r] = combine(init, tree.value());
+          }
         });
         return;
       }
@@ -132,7 +153,7 @@ void CpuBackend::reduce(ReduceOp op, const KernelTensor& out, const KernelTensor
           const T* x = pi + base[1] + off[1];
           if (st[0] == 0) {
             if (st[1] == 1) {
-              *a = fold_row<Rule>(*a, x, n);  // the whole row reduces into one value
+              *a = fold_run<Rule>(*a, x, n);  // the whole row reduces into one value
             } else {
               A r = *a;
               for (int64_t i = 0; i < n; ++i) r = combine(r, static_cast<A>(x[i * st[1]]));
