@@ -78,6 +78,19 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
   WICK_CHECK(query.size(-1) == E && key.size(-1) == E && value.size(-1) == E,
              "MultiheadAttention: query {}, key {} and value {} must have embed_dim = {} features in the last dim",
              shape_str(query), shape_str(key), shape_str(value), E);
+  const Tensor& w = in_proj_weight();
+  WICK_CHECK_TYPE(query.dtype() == w.dtype() && key.dtype() == w.dtype() && value.dtype() == w.dtype(),
+                  "MultiheadAttention: query, key and value are {}, {} and {} but the layer's parameters are {}; "
+                  "convert the inputs (or the layer, with .to(dtype))",
+                  query.dtype(), key.dtype(), value.dtype(), w.dtype());
+  WICK_CHECK(key.device() == query.device() && value.device() == query.device() && w.device() == query.device(),
+             "MultiheadAttention: query is on {}, key on {}, value on {} and the layer's parameters on {}; move "
+             "them to one device with .to(device)",
+             query.device(), key.device(), value.device(), w.device());
+  for (const auto& [mask, name] : {std::pair{&attn_mask, "attn_mask"}, std::pair{&key_padding_mask, "key_padding_mask"}})
+    WICK_CHECK(!mask->defined() || mask->device() == query.device(),
+               "MultiheadAttention: {} is on {} but query is on {}; move it with .to(device)", name, mask->device(),
+               query.device());
   // Everything below works on batched [N, L, E] (batch_first) or [L, N, E].
   auto batch = [&](const Tensor& t) { return batched ? t : t.unsqueeze(batch_first ? 0 : 1); };
   const Tensor q_in = batch(query), k_in = batch(key), v_in = batch(value);
@@ -88,7 +101,6 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
              shape_str(key), shape_str(value), shape_str(query), N);
   // Projections: one GEMM for self-attention (query, key and value the same tensor), else three
   // over row blocks of in_proj_weight (views, no copies).
-  const Tensor& w = in_proj_weight();
   const Tensor& b = in_proj_bias();
   auto rows = [&](const Tensor& t, int64_t i) { return t.defined() ? t.narrow(0, i * E, E) : Tensor(); };
   Tensor q, k, v;

@@ -112,6 +112,8 @@ Tensor RNNImplBase<Derived>::initial_state(const Tensor& state, const char* what
              this->name(), what, shape_str(state), num_directions() == 2 ? "2 * " : "", L, N, H, L, H, N);
   WICK_CHECK_TYPE(state.dtype() == x.dtype(), "{}: {} is {} but input is {}", this->name(), what, state.dtype(),
                   x.dtype());
+  WICK_CHECK(state.device() == x.device(), "{}: {} is on {} but input is on {}; move it with .to(device)",
+             this->name(), what, state.device(), x.device());
   return batched ? state : state.unsqueeze(1);
 }
 
@@ -142,6 +144,10 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
                                                                  std::optional<std::tuple<Tensor, Tensor>> hx) {
   const bool batched = is_batched(input);
   Tensor x = time_major(input, batched);
+  // PyTorch refuses (h_0, None); zeros for a lost c_0 would silently restart the cell state.
+  WICK_CHECK(!hx || std::get<0>(*hx).defined() == std::get<1>(*hx).defined(),
+             "LSTM: hx holds {} but not {}; pass both states, or std::nullopt for zeros",
+             std::get<0>(*hx).defined() ? "h_0" : "c_0", std::get<0>(*hx).defined() ? "c_0" : "h_0");
   const Tensor h0 = initial_state(hx ? std::get<0>(*hx) : Tensor(), "h_0", x, batched);
   const Tensor c0 = initial_state(hx ? std::get<1>(*hx) : Tensor(), "c_0", x, batched);
   const int64_t T = x.size(0), layers = options_.num_layers(), D = num_directions();

@@ -308,6 +308,56 @@ std::vector<Row> nn_rows() {
                         nn::GRU(3, 4)(wick::zeros({5, 2, 3}, f32()), wick::zeros({1, 3, 4}, f32()));
                       },
                       {"GRU", "h_0 [1, 3, 4]", "[1, 2, 4]"}),
+      row<ValueError>("MultiheadAttention with a key_padding_mask on another device",
+                      [] {
+                        nn::MultiheadAttention m(4, 2);
+                        Tensor x = wick::zeros({3, 2, 4}, f32());
+                        m(x, x, x, wick::zeros({2, 3}, TensorOptions(kBool).device(Device("cpu:1"))));
+                      },
+                      {"MultiheadAttention", "key_padding_mask is on cpu:1", "query is on cpu:0", ".to(device)"}),
+      row<ValueError>("MultiheadAttention with an attn_mask on another device",
+                      [] {
+                        nn::MultiheadAttention m(4, 2);
+                        Tensor x = wick::zeros({3, 2, 4}, f32());
+                        m(x, x, x, Tensor(), true, wick::zeros({3, 3}, f32(cpu(1))));
+                      },
+                      {"MultiheadAttention", "attn_mask is on cpu:1", "query is on cpu:0"}),
+      row<ValueError>("MultiheadAttention with a key on another device",
+                      [] {
+                        nn::MultiheadAttention m(4, 2);
+                        Tensor x = wick::zeros({3, 2, 4}, f32());
+                        m(x, x.to(Device("cpu:1")), x);
+                      },
+                      {"MultiheadAttention", "key on cpu:1", "parameters on cpu:0"}),
+      row<TypeError>("MultiheadAttention with a query of another dtype than its parameters",
+                     [] {
+                       nn::MultiheadAttention m(nn::MultiheadAttentionOptions(4, 2), TensorOptions(kFloat64));
+                       Tensor x = wick::zeros({3, 2, 4}, f32());
+                       m(x, x, x);
+                     },
+                     {"MultiheadAttention", "float32", "parameters are float64"}),
+      row<ValueError>("LSTM state on another device",
+                      [] {
+                        nn::LSTM(3, 4)(wick::zeros({5, 2, 3}, f32()),
+                                       std::tuple<Tensor, Tensor>{wick::zeros({1, 2, 4}, f32(cpu(1))),
+                                                                  wick::zeros({1, 2, 4}, f32(cpu(1)))});
+                      },
+                      {"LSTM", "h_0 is on cpu:1", "input is on cpu:0"}),
+      row<ValueError>("GRU state on another device",
+                      [] { nn::GRU(3, 4)(wick::zeros({5, 2, 3}, f32()), wick::zeros({1, 2, 4}, f32(cpu(1)))); },
+                      {"GRU", "h_0 is on cpu:1", "input is on cpu:0"}),
+      row<ValueError>("LSTM hx with h_0 and no c_0",
+                      [] {
+                        nn::LSTM(3, 4)(wick::zeros({5, 2, 3}, f32()),
+                                       std::tuple<Tensor, Tensor>{wick::zeros({1, 2, 4}, f32()), Tensor()});
+                      },
+                      {"LSTM", "hx holds h_0 but not c_0", "std::nullopt"}),
+      row<ValueError>("LSTM hx with c_0 and no h_0",
+                      [] {
+                        nn::LSTM(3, 4)(wick::zeros({5, 2, 3}, f32()),
+                                       std::tuple<Tensor, Tensor>{Tensor(), wick::zeros({1, 2, 4}, f32())});
+                      },
+                      {"LSTM", "hx holds c_0 but not h_0"}),
       row<ValueError>("bidirectional GRU state with one direction's entries",
                       [] {
                         nn::GRU(nn::GRUOptions(3, 4).bidirectional(true))(wick::zeros({5, 2, 3}, f32()),

@@ -1,6 +1,7 @@
 // Attention and the transformer layer beyond the oracle: float64 gradchecks, dropout in training
 // and eval mode, and matmul on the strided views attention hands it.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "support/allclose.h"
 #include "support/gradcheck.h"
@@ -152,4 +153,61 @@ TEST_CASE("matmul reads batched strided views in place and agrees with contiguou
   }
   // An operand whose own matrix fits no GEMM layout (both strides > 1) is copied.
   same(wick::randn({2, 6, 8}, kF64).slice(1, 0, 6, 2).slice(2, 0, 8, 2), wick::randn({2, 4, 3}, kF64));
+}
+
+TEST_CASE("MultiheadAttention: unbatched input is the batch of one, for both layouts, masks and weights", "[nn]") {
+  wick::manual_seed(12);
+  for (bool batch_first : {false, true}) {
+    INFO("batch_first " << batch_first);
+    MultiheadAttention m(MultiheadAttentionOptions(6, 2).batch_first(batch_first), kF64);
+    const Tensor q = wick::randn({4, 6}, kF64), kv = wick::randn({5, 6}, kF64);
+    const Tensor mask = wick::randn({2, 4, 5}, kF64);                               // [H, L, S]
+    const Tensor kpm = wick::tensor({0.0, 1.0, 0.0, 0.0, 1.0}, {5}, kF64).to(kBool);  // [S]
+    auto [out, w] = m(q, kv, kv, kpm, true, mask, false);
+    const int64_t b = batch_first ? 0 : 1;
+    auto [out_b, w_b] = m(q.unsqueeze(b), kv.unsqueeze(b), kv.unsqueeze(b), kpm.unsqueeze(0), true, mask, false);
+    CHECK(out.sizes() == IntArrayRef({4, 6}));
+    CHECK(w.sizes() == IntArrayRef({2, 4, 5}));
+    CHECK_ALLCLOSE(out, out_b.squeeze(b), 0, 0);
+    CHECK_ALLCLOSE(w, w_b.squeeze(0), 0, 0);
+    // The padded keys get no weight in any head.
+    CHECK(w.select(2, 1).abs().sum().item<double>() == 0.0);
+    CHECK(w.select(2, 4).abs().sum().item<double>() == 0.0);
+  }
+}
+
+TEST_CASE("MultiheadAttention: is_causal with a key_padding_mask is the explicit causal mask with it", "[nn]") {
+  wick::manual_seed(13);
+  MultiheadAttention m(MultiheadAttentionOptions(6, 3), kF64);
+  const Tensor x = wick::randn({5, 2, 6}, kF64);
+  const Tensor kpm = wick::zeros({2, 5}, kBool);
+  kpm.select(0, 1).narrow(0, 3, 2).fill_(1.0);  // batch 1 pads its last two keys
+  const Tensor causal = wick::ones({5, 5}, kF64).triu(1).to(kBool);  // true = not allowed
+  auto [a, wa] = m(x, x, x, kpm, true, Tensor(), true, /*is_causal=*/true);
+  auto [b, wb] = m(x, x, x, kpm, true, causal, true);
+  CHECK_ALLCLOSE(a, b, 0, 0);
+  CHECK_ALLCLOSE(wa, wb, 0, 0);
+  // Query 0 of batch 0 sees key 0 alone.
+  CHECK(wa.select(0, 0).select(0, 0).select(0, 0).item<double>() == 1.0);
+}
+
+TEST_CASE("attention: a query whose keys are all masked gives NaN, the others are unchanged", "[nn]") {
+  wick::manual_seed(14);
+  const Tensor q = wick::randn({1, 2, 3}, kF64), k = wick::randn({1, 2, 3}, kF64), v = wick::randn({1, 2, 3}, kF64);
+  const Tensor keep = wick::tensor({0.0, 0.0, 1.0, 1.0}, {2, 2}, kF64).to(kBool);  // row 0 keeps nothing
+  const Tensor out = F::scaled_dot_product_attention(q, k, v, keep);
+  CHECK(wick::isnan(out.select(1, 0)).all().item<bool>());
+  CHECK_ALLCLOSE(out.select(1, 1), F::scaled_dot_product_attention(q, k, v).select(1, 1), 0, 0);
+}
+
+TEST_CASE("MultiheadAttention: in_proj_weight is xavier-uniform, the biases zero", "[nn]") {
+  wick::manual_seed(15);
+  MultiheadAttention m(MultiheadAttentionOptions(16, 4), kF64);
+  const double bound = std::sqrt(6.0 / (16 + 48));  // fan_in E, fan_out 3E
+  const Tensor w = m->in_proj_weight();
+  CHECK(w.abs().max().item<double>() <= bound);
+  CHECK(w.abs().max().item<double>() > 0.9 * bound);
+  CHECK(w.std().item<double>() == Approx(bound / std::sqrt(3.0)).epsilon(0.1));
+  CHECK(m->in_proj_bias().abs().sum().item<double>() == 0.0);
+  CHECK(m->out_proj().bias().abs().sum().item<double>() == 0.0);
 }

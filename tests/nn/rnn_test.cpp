@@ -1,6 +1,7 @@
 // LSTM and GRU beyond the oracle: float64 gradchecks in the input, the states and every
 // parameter (one and two directions); unbatched input; dropout between layers; parameter names.
 #include <catch2/catch.hpp>
+#include <cmath>
 
 #include "support/allclose.h"
 #include "support/gradcheck.h"
@@ -110,4 +111,31 @@ TEST_CASE("LSTM and GRU: PyTorch's parameter names, unbatched input, bias(false)
   CHECK_ALLCLOSE(std::get<0>(drop(xb)), eval_out, 0, 0);
   drop->train();
   CHECK_FALSE(wick::test::allclose(std::get<0>(drop(xb)), eval_out, 1e-6, 1e-6).ok);
+
+  // Only between layers: one layer has nowhere to drop (not the input, not the output) ...
+  LSTM one(LSTMOptions(3, 4).dropout(0.5), kF64);
+  one->eval();
+  const Tensor one_eval = std::get<0>(one(xb));
+  one->train();
+  CHECK_ALLCLOSE(std::get<0>(one(xb)), one_eval, 0, 0);
+  // ... and with p = 1 the second layer reads zeros: its output no longer depends on the input,
+  // and is not zero itself (nothing dropped after the last layer).
+  GRU all(GRUOptions(3, 4).num_layers(2).dropout(1.0), kF64);
+  all->train();
+  const Tensor a = std::get<0>(all(xb)), b = std::get<0>(all(wick::randn({4, 2, 3}, kF64)));
+  CHECK_ALLCLOSE(a, b, 0, 0);
+  CHECK(a.abs().sum().item<double>() > 0.0);
+}
+
+TEST_CASE("LSTM and GRU initialise every parameter from U(-1/sqrt(H), 1/sqrt(H)), as PyTorch", "[nn]") {
+  wick::manual_seed(16);
+  LSTM lstm(LSTMOptions(8, 16).num_layers(2).bidirectional(true), kF64);
+  GRU gru(GRUOptions(8, 16), kF64);
+  const double bound = 1.0 / std::sqrt(16.0);
+  for (const Module* m : {static_cast<const Module*>(lstm.get()), static_cast<const Module*>(gru.get())})
+    for (const auto& [name, p] : m->named_parameters()) {
+      INFO(name);
+      CHECK(p.abs().max().item<double>() <= bound);
+      if (p.numel() >= 256) CHECK(p.std().item<double>() == Approx(bound / std::sqrt(3.0)).epsilon(0.15));
+    }
 }

@@ -108,7 +108,7 @@ Tensor silu(const Tensor& input);
 /// given. attn_mask (broadcast to [..., L, S]) is bool (true = take part; false = -inf) or of
 /// query's floating dtype (added). is_causal masks key j > query i (the top-left triangle, as
 /// PyTorch's) and excludes attn_mask. dropout_p applies whenever it is > 0 (pass 0 in eval, as
-/// PyTorch's callers do). A row whose keys are all masked gives NaN, as PyTorch's math kernel.
+/// PyTorch's callers do). A row whose keys are all masked gives NaN, as PyTorch 2.0-2.4's math kernel.
 /// A composite of matmul (batched GEMM straight on the strided views, Note [Batched GEMM
 /// without copies]), masked_fill / add, softmax and dropout: differentiable on every device.
 Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
