@@ -10,9 +10,15 @@
 
 namespace wick::serialize::detail {
 
+/// Refuses (wick::FormatError "<what>: ...") JSON text that nests deeper than kMaxJsonDepth
+/// (counted on the bytes, so nothing is allocated per level), holds a NUL byte (nlohmann's lexer
+/// would stop reading there) or starts with a UTF-8 byte-order mark (which it would skip).
+void check_json_text(std::string_view text, const std::string& what);
+
 /// Parses `text` as JSON. Throws wick::FormatError "<what>: ..." when it is not valid JSON, nests
-/// deeper than kMaxJsonDepth (checked on the bytes before parsing, so no per-level state is
-/// built) or names a key twice in one object; OutOfMemoryError when the parse runs out of memory.
+/// deeper than kMaxJsonDepth, fails check_json_text or names a key twice in one object (refused
+/// as the parse reaches it; an object's keys go in without a linear search, so the parse takes
+/// time linear in the text); OutOfMemoryError when the parse runs out of memory.
 /// Never recurses on the input's depth.
 nlohmann::ordered_json parse_json_limited(std::string_view text, const std::string& what);
 

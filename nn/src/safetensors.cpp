@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 #include <limits>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
@@ -65,6 +66,197 @@ struct Entry {
   uint64_t begin = 0, end = 0;
 };
 
+// A shape as the header writes it: [2,3].
+std::string dims_json(const DimVector& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
+
+// The header's reader (Note [safetensors validation]): nlohmann's SAX events go straight into
+// `entries` and `metadata`, each checked as it arrives. The header is an object whose values
+// are "__metadata__" (an object of strings) or tensor entries (objects of exactly "dtype", a
+// string; "shape", an array of at most kMaxLoadedDims non-negative integers; and "data_offsets",
+// an array of two). Anything else fails at once, before its contents are read, so a header of
+// a hundred million empty arrays costs nothing. A field outside those three is refused (the
+// reference reader ignores one), so that no value goes unchecked.
+class HeaderReader final : public nlohmann::json_sax<ordered_json> {
+ public:
+  HeaderReader(const std::string& what, uint64_t data_size, std::vector<Entry>& entries,
+               std::map<std::string, std::string>& metadata)
+      : what_(what), data_size_(data_size), entries_(entries), metadata_(metadata) {}
+
+  bool null() override { return scalar(ordered_json(nullptr)); }
+  bool boolean(bool v) override { return scalar(ordered_json(v)); }
+  bool number_integer(number_integer_t v) override { return scalar(ordered_json(v)); }
+  bool number_unsigned(number_unsigned_t v) override { return scalar(ordered_json(v)); }
+  bool number_float(number_float_t v, const string_t&) override { return scalar(ordered_json(v)); }
+  bool string(string_t& v) override {
+    if (at_ == At::Meta) {
+      if (!metadata_.try_emplace(key_, std::move(v)).second)
+        fail(what_, fmt::format("__metadata__ names the key \"{}\" more than once", q(key_)));
+      return true;
+    }
+    if (at_ == At::Tensor && key_ == "dtype") {
+      try {
+        entry_.dtype = dtype_from_safetensors_name(v);
+      } catch (const Error& err) {
+        rethrow_with_context(err, fmt::format("safetensors: {}: {}: ", what_, field()));
+      }
+      return true;
+    }
+    return scalar(ordered_json(std::move(v)));
+  }
+  bool binary(binary_t&) override { return scalar(ordered_json(nullptr)); }  // JSON text has none
+  bool start_object(std::size_t) override {
+    switch (at_) {
+      case At::Start:
+        at_ = At::Top;
+        return true;
+      case At::Top:
+        if (key_ == "__metadata__") {
+          if (seen_metadata_) fail(what_, "the header names \"__metadata__\" more than once");
+          seen_metadata_ = true;
+          at_ = At::Meta;
+        } else {
+          entry_ = Entry{};
+          entry_.name = key_;
+          fields_ = 0;
+          at_ = At::Tensor;
+        }
+        return true;
+      default:
+        return wrong("an object");
+    }
+  }
+  bool start_array(std::size_t) override {
+    if (at_ == At::Tensor && (key_ == "shape" || key_ == "data_offsets")) {
+      at_ = key_ == "shape" ? At::Shape : At::Offsets;
+      count_ = 0;
+      return true;
+    }
+    return wrong("an array");
+  }
+  bool key(string_t& k) override {
+    if (at_ == At::Tensor) {
+      static constexpr std::string_view kFields[] = {"dtype", "shape", "data_offsets"};
+      int f = 0;
+      while (f < 3 && k != kFields[f]) ++f;
+      if (f == 3)
+        fail(what_, fmt::format("{} has the field \"{}\"; an entry holds only dtype, shape and data_offsets", field(),
+                                q(k)));
+      if (fields_ & (1 << f)) fail(what_, fmt::format("{} names \"{}\" more than once", field(), k));
+      fields_ |= 1 << f;
+    } else if (at_ == At::Meta && metadata_.size() >= kMaxMetadataEntries) {
+      fail(what_, fmt::format("__metadata__ holds more than the limit of {} entries", kMaxMetadataEntries));
+    }
+    key_ = std::move(k);
+    return true;
+  }
+  bool end_object() override {
+    if (at_ == At::Tensor) {
+      finish_entry();
+      at_ = At::Top;
+    } else {
+      at_ = at_ == At::Meta ? At::Top : At::Done;
+    }
+    return true;
+  }
+  bool end_array() override {
+    if (at_ == At::Offsets && count_ != 2)
+      fail(what_, fmt::format("{}: data_offsets must be an array [begin, end], got {} values", field(), count_));
+    at_ = At::Tensor;
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    fail(what_, fmt::format("the header is not valid JSON ({})", detail::quote_prefix(e.what(), 4 * kMaxQuotedChars)));
+  }
+
+ private:
+  enum class At { Start, Top, Meta, Tensor, Shape, Offsets, Done };
+
+  std::string field() const { return fmt::format("tensor \"{}\"", q(entry_.name)); }
+
+  // A scalar where the reader stands: a shape or offset value, or a value of the wrong kind.
+  bool scalar(const ordered_json& v) {
+    if (at_ == At::Shape) {
+      if (count_ == kMaxLoadedDims)
+        fail(what_, fmt::format("{}: shape has {} dims, more than the limit of {}", field(), count_ + 1, kMaxLoadedDims));
+      const uint64_t d = as_u64(v, what_, fmt::format("{}: shape[{}]", field(), count_));
+      if (d > static_cast<uint64_t>(INT64_MAX))
+        fail(what_, fmt::format("{}: shape[{}] = {} does not fit in int64", field(), count_, d));
+      entry_.shape.push_back(static_cast<int64_t>(d));
+      ++count_;
+      return true;
+    }
+    if (at_ == At::Offsets) {
+      if (count_ == 2) fail(what_, fmt::format("{}: data_offsets must be an array [begin, end], got more values", field()));
+      (count_ == 0 ? entry_.begin : entry_.end) = as_u64(v, what_, fmt::format("{}: data_offsets[{}]", field(), count_));
+      ++count_;
+      return true;
+    }
+    return wrong(json_preview(v));
+  }
+
+  // A value of the wrong kind (`got` says what it is) where the reader stands.
+  bool wrong(const std::string& got) {
+    switch (at_) {
+      case At::Start:
+        fail(what_, fmt::format("the header must be a JSON object, got {}", got));
+      case At::Top:
+        if (key_ == "__metadata__") fail(what_, fmt::format("__metadata__ must be an object of strings, got {}", got));
+        fail(what_, fmt::format("tensor \"{}\" must be described by an object, got {}", q(key_), got));
+      case At::Meta:
+        fail(what_, fmt::format("__metadata__[\"{}\"] must be a string, got {}", q(key_), got));
+      case At::Tensor:
+        if (key_ == "dtype") fail(what_, fmt::format("{}: dtype must be a string, got {}", field(), got));
+        if (key_ == "shape") fail(what_, fmt::format("{}: shape must be an array, got {}", field(), got));
+        fail(what_, fmt::format("{}: data_offsets must be an array [begin, end], got {}", field(), got));
+      case At::Shape:
+        fail(what_, fmt::format("{}: shape[{}] must be a non-negative integer, got {}", field(), count_, got));
+      case At::Offsets:
+        fail(what_, fmt::format("{}: data_offsets[{}] must be a non-negative integer, got {}", field(), count_, got));
+      case At::Done:
+        break;
+    }
+    fail(what_, "the header has a value after its object");
+  }
+
+  // The checks that need a whole entry: every field present, and offsets that fit the shape.
+  void finish_entry() {
+    static constexpr const char* kFields[] = {"dtype", "shape", "data_offsets"};
+    for (int f = 0; f < 3; ++f)
+      if (!(fields_ & (1 << f))) fail(what_, fmt::format("{} has no \"{}\" field", field(), kFields[f]));
+    // numel, strides and bytes, checked against overflow (Note [Checked sizes]).
+    uint64_t bytes = 0;
+    try {
+      bytes = checked_nbytes(entry_.shape, element_size(entry_.dtype), "safetensors");
+    } catch (const ValueError&) {
+      fail(what_, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64",
+                              field(), dims_json(entry_.shape)));
+    }
+    const Entry& e = entry_;
+    if (e.end < e.begin)
+      fail(what_, fmt::format("{}: data_offsets [{}, {}] end before they begin", field(), e.begin, e.end));
+    if (e.end - e.begin != bytes)
+      fail(what_, fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field(),
+                              e.begin, e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), dims_json(e.shape),
+                              bytes));
+    if (e.end > data_size_)
+      fail(what_, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
+                              "file?)",
+                              field(), e.begin, e.end, data_size_));
+    entries_.push_back(std::move(entry_));
+  }
+
+  const std::string& what_;
+  const uint64_t data_size_;
+  std::vector<Entry>& entries_;
+  std::map<std::string, std::string>& metadata_;
+  At at_ = At::Start;
+  std::string key_;      // the last key read
+  Entry entry_;          // the tensor entry being read
+  int fields_ = 0;       // the fields of entry_ seen so far: 1 dtype, 2 shape, 4 data_offsets
+  size_t count_ = 0;     // the values read into the open shape or data_offsets array
+  bool seen_metadata_ = false;
+};
+
 SafetensorsData parse(const Source& src) {
   const std::string& what = src.what;
   if (src.size < 8)
@@ -85,74 +277,27 @@ SafetensorsData parse(const Source& src) {
   const uint64_t data_start = 8 + n;
   const uint64_t data_size = src.size - data_start;
 
-  // Parse with the depth limit (Note [Loader limits]); a tensor named twice is a repeated key,
-  // refused (nlohmann would silently keep the last one).
-  const ordered_json h = detail::parse_json_limited(header, fmt::format("safetensors: {}: the header", what));
-  if (!h.is_object()) fail(what, fmt::format("the header must be a JSON object, got a {}", h.type_name()));
-
+  // Read straight into entries (Note [safetensors validation]): no JSON tree is built, so
+  // memory stays a small multiple of the header, and a value of the wrong kind stops the read.
+  detail::check_json_text(header, fmt::format("safetensors: {}: the header", what));
   SafetensorsData out;
   std::vector<Entry> entries;
-  for (auto it = h.begin(); it != h.end(); ++it) {
-    const std::string& key = it.key();
-    const ordered_json& v = it.value();
-    if (key == "__metadata__") {
-      if (!v.is_object()) fail(what, fmt::format("__metadata__ must be an object of strings, got a {}", v.type_name()));
-      for (auto m = v.begin(); m != v.end(); ++m) {
-        if (!m.value().is_string())
-          fail(what, fmt::format("__metadata__[\"{}\"] must be a string, got {}",
-                                 detail::quote_prefix(m.key(), kMaxQuotedChars), json_preview(m.value())));
-        out.metadata[m.key()] = m.value().get<std::string>();
-      }
-      continue;
-    }
-    const std::string field = fmt::format("tensor \"{}\"", detail::quote_prefix(key, kMaxQuotedChars));
-    if (!v.is_object()) fail(what, fmt::format("{} must be described by an object, got {}", field, json_preview(v)));
-    for (const char* f : {"dtype", "shape", "data_offsets"})
-      if (!v.contains(f)) fail(what, fmt::format("{} has no \"{}\" field", field, f));
-    Entry e;
-    e.name = key;
-    if (!v["dtype"].is_string())
-      fail(what, fmt::format("{}: dtype must be a string, got {}", field, json_preview(v["dtype"])));
-    try {
-      e.dtype = dtype_from_safetensors_name(v["dtype"].get<std::string>());
-    } catch (const Error& err) {
-      rethrow_with_context(err, fmt::format("safetensors: {}: {}: ", what, field));
-    }
-    const ordered_json& shape = v["shape"];
-    if (!shape.is_array()) fail(what, fmt::format("{}: shape must be an array, got {}", field, json_preview(shape)));
-    if (shape.size() > kMaxLoadedDims)
-      fail(what, fmt::format("{}: shape has {} dims, more than the limit of {}", field, shape.size(), kMaxLoadedDims));
-    for (size_t i = 0; i < shape.size(); ++i) {
-      const uint64_t d = as_u64(shape[i], what, fmt::format("{}: shape[{}]", field, i));
-      if (d > static_cast<uint64_t>(INT64_MAX))
-        fail(what, fmt::format("{}: shape[{}] = {} does not fit in int64", field, i, d));
-      e.shape.push_back(static_cast<int64_t>(d));
-    }
-    // numel, strides and bytes, checked against overflow (Note [Checked sizes]).
-    uint64_t bytes = 0;
-    try {
-      bytes = checked_nbytes(e.shape, element_size(e.dtype), "safetensors");
-    } catch (const ValueError& err) {
-      fail(what, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64",
-                             field, json_preview(shape)));
-    }
-    const ordered_json& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2)
-      fail(what, fmt::format("{}: data_offsets must be an array [begin, end], got {}", field, json_preview(off)));
-    e.begin = as_u64(off[0], what, field + ": data_offsets[0]");
-    e.end = as_u64(off[1], what, field + ": data_offsets[1]");
-    if (e.end < e.begin)
-      fail(what, fmt::format("{}: data_offsets [{}, {}] end before they begin", field, e.begin, e.end));
-    if (e.end - e.begin != bytes)
-      fail(what,
-           fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field, e.begin,
-                       e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), json_preview(shape), bytes));
-    if (e.end > data_size)
-      fail(what, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
-                             "file?)",
-                             field, e.begin, e.end, data_size));
-    entries.push_back(std::move(e));
+  HeaderReader reader(what, data_size, entries, out.metadata);
+  try {
+    ordered_json::sax_parse(header.begin(), header.end(), &reader);
+  } catch (const ordered_json::exception& e) {
+    fail(what, fmt::format("the header is not valid JSON ({})", detail::quote_prefix(e.what(), 4 * kMaxQuotedChars)));
+  } catch (const std::bad_alloc&) {
+    fail<OutOfMemoryError>(what, fmt::format("out of memory reading a header of {} bytes", header.size()));
   }
+  // A tensor named twice would leave two readers disagreeing on what the file holds.
+  std::vector<const Entry*> by_name;
+  by_name.reserve(entries.size());
+  for (const Entry& e : entries) by_name.push_back(&e);
+  std::sort(by_name.begin(), by_name.end(), [](const Entry* x, const Entry* y) { return x->name < y->name; });
+  for (size_t i = 1; i < by_name.size(); ++i)
+    if (by_name[i]->name == by_name[i - 1]->name)
+      fail(what, fmt::format("the header names tensor \"{}\" more than once", q(by_name[i]->name)));
 
   // The ranges must tile the data section: no overlaps, no holes, nothing after the last.
   std::vector<const Entry*> by_offset;

@@ -9,6 +9,7 @@
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
+#include <fmt/format.h>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -68,6 +69,40 @@ TEST_CASE("hostile input: JSON and IDX headers that would cost memory before any
   INFO("exit " << deep.code << ", " << deep.extra_rss_mib << " MiB; " << deep.message);
   CHECK(deep.code == 0);
   CHECK_THAT(deep.message, Contains("deeper than the limit of 64"));
+
+  // 20 MB of empty arrays where a tensor entry belongs: a JSON tree of them took 21 times the
+  // header's size before any check; the header's reader refuses the first one.
+  std::string arrays = R"({"t":[)";
+  for (int i = 0; i < 6'000'000; ++i) arrays += "[],";
+  arrays += "[]]}";
+  const std::string arrays_img = safetensors_image(arrays);
+  const Bounded wide =
+      run_bounded([&] { serialize::parse_safetensors(arrays_img.data(), arrays_img.size(), "arrays"); }, "FormatError");
+  INFO("exit " << wide.code << ", " << wide.extra_rss_mib << " MiB; " << wide.message);
+  CHECK(wide.code == 0);
+  CHECK_THAT(wide.message, Contains("must be described by an object, got an array"));
+
+  // 100 000 valid zero-size entries, then a bad one: nlohmann's callback parser rescanned the
+  // header object after each entry (quadratic: over 10 s here); the reader is linear.
+  std::string many = "{";
+  for (int i = 0; i < 100'000; ++i) many += fmt::format(R"("t{}":{{"dtype":"F32","shape":[0],"data_offsets":[0,0]}},)", i);
+  many += R"("last":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})";
+  const std::string many_img = safetensors_image(many);
+  const Bounded entries =
+      run_bounded([&] { serialize::parse_safetensors(many_img.data(), many_img.size(), "many"); }, "FormatError");
+  INFO("exit " << entries.code << ", " << entries.cpu_seconds << " s CPU; " << entries.message);
+  CHECK(entries.code == 0);
+  CHECK_THAT(entries.message, Contains("\"last\"") && Contains("negative value -1"));
+
+  // The optimizer's group JSON goes through the general parser: 200 000 sibling objects were
+  // quadratic there too.
+  std::string objects = "[";
+  for (int i = 0; i < 200'000; ++i) objects += "{},";
+  objects += "{}]";
+  const Bounded groups = run_bounded([&] { optim::OptimizerStateDict().set_groups_json(objects); }, "FormatError");
+  INFO("exit " << groups.code << ", " << groups.cpu_seconds << " s CPU; " << groups.message);
+  CHECK(groups.code == 0);
+  CHECK_THAT(groups.message, Contains("optimizer state"));
 
   TempDir dir("wick-hostile-test");
   // dims [0, 2^32-1, 2^32-1]: no data, but the tensor's strides would overflow.

@@ -243,6 +243,16 @@ TEST_CASE("safetensors: malformed headers are errors naming the problem") {
       {image("{" + ok_entry + "," + ok_entry + "}", f64x2), "more than once"},
       {image(R"({"__metadata__":[1]})"), "__metadata__ must be an object"},
       {image(R"({"__metadata__":{"k":1}})"), "__metadata__[\"k\"] must be a string"},
+      {image(R"({"__metadata__":{},"__metadata__":{}})"), "\"__metadata__\" more than once"},
+      // nlohmann's lexer stops at a NUL and skips a byte-order mark: both would hide bytes.
+      {image("{" + ok_entry + std::string("}\0\0 ", 4), f64x2), "NUL byte at offset"},
+      {image("\xEF\xBB\xBF{" + ok_entry + "}", f64x2), "byte-order mark"},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,16],"extra":[1]}})", f64x2),
+       "tensor \"t\" has the field \"extra\""},
+      {image(R"({"t":{"dtype":"F64","shape":[2],"data_offsets":[0,16,32]}})", f64x2), "got more values"},
+      {image(R"({"t":{"dtype":"F64","shape":[[2]],"data_offsets":[0,16]}})", f64x2),
+       "shape[0] must be a non-negative integer, got an array"},
+      {image(R"({"t":[{"dtype":"F64"}]})", f64x2), "tensor \"t\" must be described by an object, got an array"},
   };
   for (const Bad& b : cases) {
     INFO("expected: " << b.expected);

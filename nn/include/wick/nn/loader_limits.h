@@ -12,11 +12,16 @@
 // - a path is opened without blocking, and anything but a regular file (a FIFO, a device, a
 //   directory) is refused before any read, so no loader waits forever;
 // - JSON (a safetensors header, the optimizer's metadata) has its nesting depth counted on the
-//   raw bytes first (nlohmann's parser keeps state per level), then is parsed by nlohmann's
-//   iterative parser with a callback that discards and flags any array or object nested deeper
-//   than kMaxJsonDepth (a second guard), so nothing recurses on unbounded input (copying, dumping
-//   or destroying a value recurses once per level); a key repeated in one object, at any depth,
-//   is refused;
+//   raw bytes first (nlohmann's parser keeps state per level) and may hold no NUL byte or
+//   leading byte-order mark (nlohmann's lexer would leave bytes unread); then nlohmann's
+//   iterative SAX parser feeds a handler that refuses any array or object nested deeper than
+//   kMaxJsonDepth (a second guard), so nothing recurses on unbounded input (copying, dumping or
+//   destroying a value recurses once per level); a key repeated in one object, at any depth, is
+//   refused. Parsing takes time linear in the text: the safetensors header's handler reads
+//   entries straight into a list and fails at the first value of the wrong kind (no JSON tree,
+//   so memory stays a small multiple of the header); the general one appends each key to its
+//   object after a set lookup (nlohmann's callback parser and ordered_json's insert are
+//   quadratic in an object's size);
 // - sizes, element counts, byte counts and strides use checked arithmetic (Note [Checked sizes]);
 // - an error message quotes at most kMaxQuotedChars characters of a bad value, and lists at most
 //   kMaxListedItems keys or problems, then "and N more".
@@ -37,6 +42,9 @@ inline constexpr size_t kMaxQuotedChars = 64;
 inline constexpr size_t kMaxListedItems = 10;
 /// The most dimensions a loaded tensor may have.
 inline constexpr size_t kMaxLoadedDims = 64;
+/// The most entries a safetensors "__metadata__" object may hold (wick writes a handful): each
+/// costs a map node, so a header of tiny entries would otherwise take many times its size.
+inline constexpr size_t kMaxMetadataEntries = 65536;
 /// The largest data section an IDX file may declare, in bytes (Fashion-MNIST's largest is 47 MB,
 /// EMNIST's 550 MB). A dimension of 0 counts as 1 here, so that no declared shape is absurd.
 inline constexpr uint64_t kMaxIdxDataBytes = uint64_t{1} << 30;

@@ -17,6 +17,10 @@
 // for a safetensors dtype wick cannot hold, IOError for a file that cannot be opened) that names
 // the file and the problem. Nothing is read out of bounds and no size is trusted before it is checked against the
 // file size, so a corrupt file can never crash the process or make it allocate absurd amounts.
+// The header is read by a SAX handler straight into a list of entries, each value checked as
+// it arrives (Note [Loader limits]): an entry holds exactly dtype, shape and data_offsets (the
+// reference reader ignores other fields; wick refuses them, so that no value goes unchecked),
+// and the header may hold no NUL byte or leading byte-order mark.
 //
 // Note [Atomic save]
 // save_safetensors writes to a temporary file in the destination's directory, fsyncs it, then
