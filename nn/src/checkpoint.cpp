@@ -133,7 +133,10 @@ void load(optim::Optimizer& opt, const std::string& path) {
   WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
                     kOptimizerMeta);
   Parts p = split(data, path, "load");
-  WICK_CHECK_FORMAT(p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path,
+  // A training checkpoint (wick.epoch) also holds the model's tensors: they are not the
+  // optimizer's business. Any other file must hold nothing but optimizer state.
+  const bool training_checkpoint = data.metadata.count(kEpochMeta) != 0;
+  WICK_CHECK_FORMAT(training_checkpoint || p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path,
                     serialize::detail::brief_join(p.model.keys(), ", ", /*quote=*/true));
   try {
     opt.load_state_dict(p.optimizer);
@@ -182,7 +185,7 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   std::optional<StateDict> model_before;
   if (opt_exception) model_before = snapshot(model);
   try {
-    model.load_state_dict(p.model, strict);
+    info.model_keys = model.load_state_dict(p.model, strict);
     if (model_before) model.load_state_dict(*model_before, false);
   } catch (const Error& e) {
     model_error = e.what();

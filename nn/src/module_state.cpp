@@ -36,6 +36,71 @@ std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.
 std::string quoted_list(const std::vector<std::string>& keys) {
   return serialize::detail::brief_join(keys, ", ", /*quote=*/true);
 }
+
+// True when copy_ would refuse `t` as a target: a dim of size > 1 and stride 0 (an expanded
+// tensor) makes two elements share memory, unless another dim is empty (Note [In-place writes
+// and overlapping memory]). The same rule as copy_'s check, without throwing.
+bool elements_share_memory(const Tensor& t) {
+  bool shared = false;
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    if (t.sizes()[d] == 0) return false;
+    if (t.sizes()[d] > 1 && t.strides()[d] == 0) shared = true;
+  }
+  return shared;
+}
+
+// A host copy of t's values (never more device memory: a model that fills its GPU still loads).
+Tensor host_copy(const Tensor& t) { return t.device().is_cpu() ? native::clone(t) : native::to(t, kCPU, t.dtype()); }
+
+// One target written by the copy loop, and its value before (to put back on a failure).
+struct Written {
+  const Target* target;
+  Tensor before;
+};
+
+// Puts back the values of `done`, last first: a tensor tied under two names is then left with
+// the value its first name saw, which is the original. Returns false when a copy back failed
+// (it goes on with the others).
+bool restore(const std::vector<Written>& done) {
+  bool ok = true;
+  for (auto it = done.rbegin(); it != done.rend(); ++it) {
+    try {
+      native::copy_(it->target->tensor, it->before);
+    } catch (const std::exception&) {
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// Copies dict's value into every target that has one, under NoGrad. The check pass has made a
+// failure unlikely, but a copy can still throw (an allocation while staging a cross-device copy):
+// then the targets already written are put back and the error, of its own class, names the key.
+void copy_all(const std::vector<Target>& targets, const StateDict& dict, const std::string& module_name) {
+  NoGradGuard no_grad;
+  std::vector<Written> done;
+  done.reserve(targets.size());  // push_back below cannot throw
+  const Target* current = nullptr;
+  try {
+    for (const auto& t : targets) {
+      const Tensor* src = dict.find(t.key);
+      if (!src) continue;
+      current = &t;
+      done.push_back({&t, host_copy(t.tensor)});  // before the copy: a copy that fails part way is undone too
+      native::copy_(t.tensor, *src);
+    }
+  } catch (const Error& e) {
+    const bool restored = restore(done);
+    rethrow_with_context(
+        e, fmt::format("Error(s) in loading state_dict for {}: copying into {} failed ({}): ", module_name,
+                       current ? current->key : "?",
+                       restored ? "the values already copied were put back; the module is unchanged"
+                                : "putting back the values already copied failed too; the module is partly loaded"));
+  } catch (...) {  // not a wick error (std::bad_alloc from a container): undo, then let it through
+    restore(done);
+    throw;
+  }
+}
 }  // namespace
 
 StateDict Module::state_dict() const {
@@ -72,6 +137,13 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
                       "current model is {}.",
                       t.key, t.is_param ? "param" : "buffer", shape_str(*src), shape_str(t.tensor)));
     }
+    if (elements_share_memory(t.tensor)) {
+      value_problem = true;
+      problems.push_back(fmt::format(
+          "cannot load into {}: its elements share memory (an expanded tensor of shape {}, strides [{}]); clone() "
+          "it",
+          t.key, shape_str(t.tensor), fmt::join(t.tensor.strides(), ", ")));
+    }
     if (src->dtype() != t.tensor.dtype())
       problems.push_back(
           fmt::format("dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype "
@@ -87,8 +159,8 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   if (strict && !result.unexpected_keys.empty())
     msg += fmt::format("\n\tUnexpected key(s) in state_dict: {}.", quoted_list(result.unexpected_keys));
   for (const auto& p : problems) msg += "\n\t" + p;
-  // Only missing or unexpected keys: IndexError; a size mismatch or undefined tensor: ValueError;
-  // otherwise (dtype mismatches): TypeError.
+  // Only missing or unexpected keys: IndexError; a size mismatch, undefined tensor or target that
+  // cannot be written: ValueError; otherwise (dtype mismatches): TypeError.
   if (!msg.empty()) {
     const std::string text = fmt::format(
         "Error(s) in loading state_dict for {}:{}\nNothing was loaded; the module is unchanged.", name(), msg);
@@ -97,9 +169,7 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
     WICK_FAIL_T(TypeError, "{}", text);
   }
 
-  NoGradGuard no_grad;
-  for (const auto& t : targets)
-    if (const Tensor* src = dict.find(t.key)) native::copy_(t.tensor, *src);
+  copy_all(targets, dict, name());
   return result;
 }
 

@@ -10,11 +10,14 @@
 #include <atomic>
 #include <bit>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
+#include <new>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "file_descriptor.h"
@@ -437,13 +440,64 @@ std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,
   }
   h.append((8 - h.size() % 8) % 8, ' ');
   std::string out;
-  out.reserve(8 + h.size() + offset);
+  const uint64_t total = 8 + h.size() + offset;
+  try {
+    out.reserve(total);
+  } catch (const std::exception&) {  // std::bad_alloc, or std::length_error past max_size()
+    WICK_FAIL_T(OutOfMemoryError,
+                "save_safetensors: out of memory building the file in memory: {} bytes ({} of header, {} of tensor "
+                "data); free memory or save fewer tensors per file",
+                total, 8 + h.size(), offset);
+  }
   uint64_t n = h.size();
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((n >> (8 * i)) & 0xff));
   out += h;
   for (const Tensor& c : host) out.append(static_cast<const char*>(c.data_ptr()), c.nbytes());
   return out;
 }
+
+namespace {
+
+// The bytes of tensor data a save would write (for messages).
+uint64_t tensor_data_bytes(const std::vector<NamedTensor>& tensors) {
+  uint64_t n = 0;
+  for (const auto& [name, t] : tensors)
+    if (t.defined()) n += t.nbytes();
+  return n;
+}
+
+// The file a save writes (Note [Atomic save]): `path` itself, or, when `path` is a symbolic link,
+// the file it points to, so that the link stays a link. IOError for a link that cannot be
+// resolved (dangling, a loop).
+std::string resolve_destination(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) return path;
+  char* real = ::realpath(path.c_str(), nullptr);
+  if (!real)
+    fail<IOError>(path, fmt::format("the destination is a symbolic link that cannot be resolved ({}); point it at an "
+                                    "existing file or remove it",
+                                    std::strerror(errno)));
+  std::string out(real);
+  std::free(real);
+  return out;
+}
+
+// The status of the regular file at `dest` that a save replaces; nullopt when there is none.
+std::optional<struct stat> existing_file(const std::string& dest) {
+  struct stat st {};
+  if (::stat(dest.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+  return st;
+}
+
+// Gives the temporary `fd` the permission bits of the file it replaces (and its owner and group
+// where the process may: root, or a group it belongs to). False when the mode cannot be set.
+bool keep_owner_and_mode(int fd, const struct stat& old) {
+  if (old.st_uid != ::geteuid() || old.st_gid != ::getegid())
+    (void)!::fchown(fd, old.st_uid, old.st_gid);  // best effort; first, as it may clear setuid/setgid bits
+  return ::fchmod(fd, old.st_mode & 07777) == 0;
+}
+
+}  // namespace
 
 void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
                       const std::map<std::string, std::string>& metadata) {
@@ -453,13 +507,19 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
     bytes = serialize_safetensors(tensors, metadata);
   } catch (const Error& e) {
     rethrow_with_context(e, fmt::format("safetensors: {}: ", path));
+  } catch (const std::bad_alloc&) {  // a container of the header; the file's buffer is checked in serialize
+    fail<OutOfMemoryError>(path, fmt::format("out of memory building the file in memory ({} bytes of tensor data); "
+                                             "free memory or save fewer tensors per file",
+                                             tensor_data_bytes(tensors)));
   }
   WICK_CHECK(!path.empty(), "save_safetensors: the path is empty");
-  // The temporary lives next to the destination so that rename() is atomic (same file system).
+  const std::string dest = resolve_destination(path);
+  const std::optional<struct stat> old = existing_file(dest);
+  // The temporary lives next to the file it replaces so that rename() is atomic (same file system).
   static std::atomic<uint64_t> counter{0};
-  const std::string tmp = fmt::format("{}.tmp-{}-{}", path, ::getpid(), counter.fetch_add(1));
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
+  const std::string tmp = fmt::format("{}.tmp-{}-{}", dest, ::getpid(), counter.fetch_add(1));
+  const size_t slash = dest.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : dest.substr(0, slash));
   auto fail_io = [&](const char* step) {
     const int err = errno;
     ::unlink(tmp.c_str());
@@ -467,14 +527,16 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
                   fmt::format("{} failed: {}; the previous file (if any) is unchanged", step, std::strerror(err)));
   };
   {
-    detail::Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644));
+    // 0600 while the data is written when it replaces a file, whose mode is set before the rename.
+    detail::Fd f(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, old ? 0600 : 0644));
     if (f.fd < 0)
       fail<IOError>(path, fmt::format("cannot create the temporary file {}: {}", tmp, std::strerror(errno)));
     if (!write_all(f.fd, bytes.data(), bytes.size())) fail_io("writing the temporary file");
+    if (old && !keep_owner_and_mode(f.fd, *old)) fail_io("giving the temporary file the mode of the file it replaces");
     if (::fsync(f.fd) != 0) fail_io("fsync of the temporary file");
     if (::close(f.release()) != 0) fail_io("closing the temporary file");
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail_io("renaming the temporary file over the destination");
+  if (::rename(tmp.c_str(), dest.c_str()) != 0) fail_io("renaming the temporary file over the destination");
   // Make the rename itself durable; failure here does not undo the (complete) save.
   const detail::Fd d(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (d.fd >= 0) ::fsync(d.fd);

@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -57,6 +58,13 @@ std::vector<uint8_t> bytes_of(const std::string& path) {
 void write_bytes(const std::string& path, const std::vector<uint8_t>& b, size_t n) {
   std::ofstream o(path, std::ios::binary | std::ios::trunc);
   o.write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(n));
+}
+
+// Whether two tensors hold the same bytes (dtype, shape and every bit).
+bool same_bits(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.sizes() != b.sizes()) return false;
+  const Tensor ca = a.contiguous(), cb = b.contiguous();
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.nbytes()) == 0;
 }
 
 void train_steps(nn::Module& net, optim::Optimizer& opt, int steps) {
@@ -314,4 +322,67 @@ TEST_CASE("checkpoint: a training checkpoint that does not fit changes neither m
   nn::load(sgd2, dir.file("opt.safetensors"));
   CHECK(sgd2.param_groups()[0].options().get_lr() == 0.05);
   CHECK_THROWS_WITH(nn::load(adam, dir.file("opt.safetensors")), Catch::Contains("is for SGD"));
+}
+
+TEST_CASE("checkpoint: nn::load(optimizer) reads a training checkpoint, ignoring the model's tensors", "[checkpoint]") {
+  TempDir dir("wick-ckpt-test");
+  const std::string path = dir.file("train.safetensors");
+  auto net = make_net(1);
+  optim::Adam adam(net->parameters(), optim::AdamOptions(1e-2).amsgrad(true));
+  train_steps(*net, adam, 3);
+  nn::save_checkpoint(path, *net, adam, 3);
+
+  auto net2 = make_net(2);
+  optim::Adam adam2(net2->parameters(), optim::AdamOptions(0.5));
+  const auto model_before = values(*net2);
+  nn::load(adam2, path);
+  const optim::OptimizerStateDict want = adam.state_dict(), got = adam2.state_dict();
+  CHECK(got.groups_json() == want.groups_json());
+  REQUIRE(got.state.keys() == want.state.keys());
+  for (const auto& [k, t] : want.state) {
+    INFO(k);
+    CHECK(same_bits(got.state.at(k), t));
+  }
+  CHECK(values(*net2) == model_before);  // the model's tensors in the file were not loaded anywhere
+
+  // A file that is not a training checkpoint still may hold nothing but optimizer state.
+  auto data = nn::load_safetensors(path);
+  data.metadata.erase("wick.epoch");
+  nn::save_safetensors(dir.file("no-epoch.safetensors"), data.tensors, data.metadata);
+  CHECK_THROWS_WITH(nn::load(adam2, dir.file("no-epoch.safetensors")),
+                    Catch::Contains("unexpected key(s) for an optimizer") && Catch::Contains("\"0.weight\""));
+}
+
+TEST_CASE("checkpoint: load_checkpoint with strict = false reports the model's missing and unexpected keys",
+          "[checkpoint]") {
+  TempDir dir("wick-ckpt-test");
+  auto net = make_net(1);
+  optim::SGD sgd(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
+  train_steps(*net, sgd, 2);
+  nn::save_checkpoint(dir.file("full.safetensors"), *net, sgd, 2);
+  // The same checkpoint without the model's "5.bias" and with an "extra.weight".
+  auto data = nn::load_safetensors(dir.file("full.safetensors"));
+  std::vector<nn::NamedTensor> tensors;
+  for (const auto& [k, t] : data.tensors)
+    if (k != "5.bias") tensors.emplace_back(k, t);
+  tensors.emplace_back("extra.weight", wick::zeros({2}));
+  const std::string path = dir.file("partial.safetensors");
+  nn::save_safetensors(path, tensors, data.metadata);
+
+  auto net2 = make_net(2);
+  optim::SGD sgd2(net2->parameters(), optim::SGDOptions(0.5));
+  const Tensor bias_before = net2->get_parameter("5.bias").clone();
+  CHECK_THROWS_WITH(nn::load_checkpoint(path, *net2, sgd2),
+                    Catch::Contains("\"5.bias\"") && Catch::Contains("\"extra.weight\""));
+  const nn::CheckpointInfo info = nn::load_checkpoint(path, *net2, sgd2, /*strict=*/false);
+  CHECK(info.epoch == 2);
+  CHECK(info.model_keys.missing_keys == std::vector<std::string>{"5.bias"});
+  CHECK(info.model_keys.unexpected_keys == std::vector<std::string>{"extra.weight"});
+  CHECK(same_bits(net2->get_parameter("5.weight"), net->get_parameter("5.weight")));
+  CHECK(same_bits(net2->get_parameter("5.bias"), bias_before));  // missing: kept its own value
+  CHECK(sgd2.param_groups()[0].options().get_lr() == 0.05);
+  // A complete checkpoint reports no keys.
+  const nn::CheckpointInfo full = nn::load_checkpoint(dir.file("full.safetensors"), *net2, sgd2, false);
+  CHECK(full.model_keys.missing_keys.empty());
+  CHECK(full.model_keys.unexpected_keys.empty());
 }

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,9 +88,29 @@ TEST_CASE("data: IDX images and labels load from gzip and plain files", "[data]"
   CHECK(lab.dtype() == kInt64);
   CHECK(lab.to_vector<int64_t>() == std::vector<int64_t>{3, 0, 9, 1, 3});
 
+  // A split needs MNIST's 28x28 images.
+  std::vector<uint8_t> pixels28(5 * 28 * 28);
+  for (size_t i = 0; i < pixels28.size(); ++i) pixels28[i] = static_cast<uint8_t>(i % 251);
+  write_gz(dir.file("train-images-idx3-ubyte.gz"), idx_bytes(0x08, {5, 28, 28}, pixels28));
   Split s = load_mnist_split(dir.path.string(), "train", 0.0, 1.0);
-  CHECK(s.images.size(0) == 5);
+  CHECK(s.images.sizes() == std::vector<int64_t>{5, 1, 28, 28});
+  CHECK(s.images.to_vector<float>()[800] == Approx((800 % 251) / 255.0).epsilon(1e-6));
   CHECK(s.labels.to_vector<int64_t>()[2] == 9);
+}
+
+TEST_CASE("data: load_mnist_split refuses images that are not 28x28, naming the file and the dims", "[data]") {
+  TempDir dir;
+  write_gz(dir.file("train-labels-idx1-ubyte.gz"), idx_bytes(0x08, {2}, {0, 1}));
+  const std::string images = dir.file("train-images-idx3-ubyte.gz");
+  for (const auto& [rows, cols] : std::vector<std::pair<uint32_t, uint32_t>>{{32, 32}, {28, 27}, {2, 3}}) {
+    write_gz(images, idx_bytes(0x08, {2, rows, cols}, std::vector<uint8_t>(2 * rows * cols, 5)));
+    const std::string dims = std::to_string(rows) + "x" + std::to_string(cols);
+    INFO(dims);
+    CHECK_THROWS_AS(load_mnist_split(dir.path.string(), "train"), FormatError);
+    CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "train"),
+                      Catch::Contains(images) && Catch::Contains(dims) && Catch::Contains("28x28"));
+    CHECK(load_idx_images(images).sizes() == std::vector<int64_t>{2, 1, rows, cols});  // the reader itself takes any
+  }
 }
 
 TEST_CASE("data: IDX multi-byte types are read big-endian", "[data]") {
@@ -141,7 +163,7 @@ TEST_CASE("data: damaged IDX files raise errors naming the file and the problem"
   }
 
   // Counts and label ranges of a split are checked.
-  write_gz(dir.file("train-images-idx3-ubyte.gz"), idx_bytes(0x08, {2, 1, 1}, {0, 1}));
+  write_gz(dir.file("train-images-idx3-ubyte.gz"), idx_bytes(0x08, {2, 28, 28}, std::vector<uint8_t>(2 * 28 * 28, 1)));
   write_gz(dir.file("train-labels-idx1-ubyte.gz"), idx_bytes(0x08, {3}, {0, 1, 2}));
   CHECK_THROWS_WITH(load_mnist_split(dir.path.string(), "train"), Catch::Contains("2 images but 3 labels"));
   write_gz(dir.file("train-labels-idx1-ubyte.gz"), idx_bytes(0x08, {2}, {0, 10}));
@@ -203,4 +225,54 @@ TEST_CASE("data: BatchLoader shuffles by (seed, epoch) and visits every sample o
     ++count;
   }
   CHECK(count == 6);
+}
+
+TEST_CASE("data: BatchLoader counts batches without overflow for any batch_size", "[data]") {
+  Tensor x = wick::arange(0, 10, 1, kInt64).to(kFloat32).reshape({10, 1});
+  Tensor y = wick::arange(0, 10, 1, kInt64);
+  const int64_t max = std::numeric_limits<int64_t>::max();
+  // PyTorch: len(DataLoader(range(10), batch_size=sys.maxsize)) == 1, and 0 with drop_last.
+  for (const int64_t b : {int64_t{10}, int64_t{11}, max - 7, max}) {
+    INFO("batch_size " << b);
+    BatchLoader all(x, y, {.batch_size = b});
+    CHECK(all.size() == 1);
+    std::vector<int64_t> seen;
+    for (const auto& batch : all.epoch(0)) {
+      auto t = batch.targets.to_vector<int64_t>();
+      seen.insert(seen.end(), t.begin(), t.end());
+    }
+    CHECK(seen == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    BatchLoader shuffled(x, y, {.batch_size = b, .shuffle = true, .seed = 3});
+    REQUIRE(shuffled.size() == 1);
+    CHECK(shuffled.epoch(0).batch(0).inputs.size(0) == 10);
+    BatchLoader dropped(x, y, {.batch_size = b, .drop_last = true});
+    CHECK(dropped.size() == (b == 10 ? 1 : 0));
+    int64_t batches = 0;
+    for (const auto& batch : dropped.epoch(0)) batches += batch.inputs.size(0) == 10;
+    CHECK(batches == dropped.size());
+  }
+  CHECK(BatchLoader(x, y, {.batch_size = 3}).size() == 4);  // 3, 3, 3, 1
+  CHECK(BatchLoader(x, y, {.batch_size = 3, .drop_last = true}).size() == 3);
+}
+
+TEST_CASE("data: an epoch and its iterators outlive the BatchLoader that made them", "[data]") {
+  Tensor x = wick::arange(0, 10, 1, kInt64).to(kFloat64).reshape({10, 1});
+  Tensor y = wick::arange(0, 10, 1, kInt64);
+  // The loader is a temporary, destroyed before the loop body runs (C++20 range-for).
+  std::vector<int64_t> sizes, seen;
+  for (const auto& b : BatchLoader(x, y, {.batch_size = 4, .shuffle = true, .seed = 9}).epoch(0)) {
+    sizes.push_back(b.inputs.size(0));
+    auto t = b.targets.to_vector<int64_t>();
+    auto in = b.inputs.to_vector<double>();
+    for (size_t i = 0; i < t.size(); ++i) CHECK(in[i] == static_cast<double>(t[i]));  // rows stay paired
+    seen.insert(seen.end(), t.begin(), t.end());
+  }
+  CHECK(sizes == std::vector<int64_t>{4, 4, 2});
+  CHECK(std::set<int64_t>(seen.begin(), seen.end()).size() == 10);
+  // An iterator kept after its epoch (and loader) are gone.
+  std::optional<BatchLoader> loader(std::in_place, x, y, BatchOptions{.batch_size = 3});
+  auto it = loader->epoch(0).begin();
+  loader.reset();
+  ++it;
+  CHECK(it->targets.to_vector<int64_t>() == std::vector<int64_t>{3, 4, 5});
 }

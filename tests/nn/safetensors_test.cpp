@@ -2,6 +2,9 @@
 // crash) for every kind of malformed or truncated file (Note [safetensors validation]).
 #include "wick/nn/safetensors.h"
 
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <wick/wick.h>
 
@@ -14,6 +17,15 @@
 #include <string>
 
 #include "support/allclose.h"
+
+// A sanitizer's allocator does not survive a limit on the address space (RLIMIT_AS).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define WICK_TEST_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
+#define WICK_TEST_SANITIZER 1
+#endif
+#endif
 
 using namespace wick;
 using namespace wick::serialize;
@@ -152,6 +164,94 @@ TEST_CASE("safetensors: a failed save leaves the old file intact and no temporar
   // A successful save replaces the file.
   save_safetensors(path, {{"w", full({3}, 2.0)}});
   CHECK(load_safetensors(path).at("w").to_vector<float>() == std::vector<float>{2, 2, 2});
+}
+
+TEST_CASE("safetensors: a save through a symbolic link writes the link's target and keeps its mode") {
+  TempDir dir;
+  fs::create_directories(dir.path / "runs");
+  const std::string real = dir.file("runs/real.safetensors"), link = dir.file("latest.safetensors");
+  save_safetensors(real, {{"w", ones({3})}});
+  REQUIRE(::chmod(real.c_str(), 0600) == 0);
+  fs::create_symlink("runs/real.safetensors", link);  // relative, as `ln -s` makes it
+
+  save_safetensors(link, {{"w", full({3}, 2.0)}});
+  CHECK(fs::is_symlink(link));
+  CHECK(fs::read_symlink(link) == fs::path("runs/real.safetensors"));
+  CHECK(load_safetensors(real).at("w").to_vector<float>() == std::vector<float>{2, 2, 2});
+  struct stat st {};
+  REQUIRE(::stat(real.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0600);
+  // No temporary left next to the link or next to the target.
+  CHECK(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()) == 2);  // runs, the link
+  CHECK(std::distance(fs::directory_iterator(dir.path / "runs"), fs::directory_iterator()) == 1);
+
+  // A plain file keeps its mode too.
+  const std::string plain = dir.file("plain.safetensors");
+  save_safetensors(plain, {{"w", ones({3})}});
+  REQUIRE(::chmod(plain.c_str(), 0640) == 0);
+  save_safetensors(plain, {{"w", full({3}, 3.0)}});
+  REQUIRE(::stat(plain.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0640);
+  CHECK(load_safetensors(plain).at("w").to_vector<float>() == std::vector<float>{3, 3, 3});
+
+  // A link to nothing is refused, and neither the link nor its missing target is made a file.
+  const std::string dangling = dir.file("dangling.safetensors");
+  fs::create_symlink("runs/none.safetensors", dangling);
+  CHECK_THROWS_AS(save_safetensors(dangling, {{"w", ones({3})}}), IOError);
+  CHECK_THROWS_WITH(save_safetensors(dangling, {{"w", ones({3})}}),
+                    Contains(dangling) && Contains("symbolic link that cannot be resolved"));
+  CHECK(fs::is_symlink(dangling));
+  CHECK(!fs::exists(dir.path / "runs" / "none.safetensors"));
+}
+
+TEST_CASE("safetensors: running out of memory while building the file is an OutOfMemoryError naming it") {
+#ifdef WICK_TEST_SANITIZER
+  WARN("not run under a sanitizer: it limits the address space, which a sanitizer's allocator does not survive");
+#else
+  TempDir dir;
+  const std::string path = dir.file("big.safetensors");
+  // 128 MiB of float32 data, allocated (not touched) before the fork. The child may map only
+  // 16 MiB more, so the file's 128 MiB buffer cannot be had.
+  const Tensor big = empty({int64_t{32} << 20});
+  std::fflush(nullptr);
+  int fds[2];
+  REQUIRE(::pipe(fds) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    ::alarm(30);
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    const rlim_t limit = static_cast<rlim_t>(pages) * static_cast<rlim_t>(::sysconf(_SC_PAGESIZE)) + (rlim_t{16} << 20);
+    struct rlimit rl {
+      limit, limit
+    };
+    ::setrlimit(RLIMIT_AS, &rl);
+    std::string msg = "no error";
+    try {
+      save_safetensors(path, {{"big", big}});
+    } catch (const OutOfMemoryError& e) {
+      msg = std::string("OutOfMemoryError: ") + e.what();
+    } catch (const std::exception& e) {
+      msg = std::string("another exception: ") + e.what();
+    }
+    (void)!::write(fds[1], msg.data(), msg.size());
+    ::_exit(0);
+  }
+  ::close(fds[1]);
+  std::string msg;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  INFO(msg);
+  CHECK_THAT(msg, Contains("OutOfMemoryError: ") && Contains(path) && Contains("134217728 of tensor data"));
+  CHECK(!fs::exists(path));  // nothing was written
+#endif
 }
 
 TEST_CASE("safetensors: a truncated file is an error naming the file, at every cut") {

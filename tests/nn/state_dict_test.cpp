@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/allclose.h"
+#include "wick/core/backend.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -30,6 +31,102 @@ void check_unchanged(const Module& m, const StateDict& before) {
     CHECK_ALLCLOSE(now.at(k), v, 0, 0);
   }
 }
+
+// A module whose buffer is an expanded tensor (stride 0): copy_ cannot write into it.
+class WithExpandedBuffer : public Cloneable<WithExpandedBuffer> {
+ public:
+  WithExpandedBuffer() { e_ = register_buffer("e", wick::zeros({1, 3}).expand({2, 3})); }
+  Tensor forward(const Tensor& x) { return x; }
+  BufferSlot e_;
+};
+
+// The "failcopy" device type: the CPU backend, except that a copy into the one address armed in
+// `fail_into` throws a BackendError (once). It makes a copy fail after load_state_dict's checks
+// passed, as a failing allocation or device would.
+class FailingCopyBackend final : public Backend {
+ public:
+  static inline std::atomic<void*> fail_into{nullptr};
+  Allocator& allocator() override { return cpu().allocator(); }
+  int device_count() override { return 1; }
+  void set_device(Device) override {}
+  Device current_device() override { return Device(type(), 0); }
+  void synchronize(Device) override {}
+  uintptr_t current_stream(Device) override { return 0; }
+  void set_current_stream(Device, uintptr_t) override {}
+  void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) override {
+    cpu().unary(op, out, in, p0, p1);
+  }
+  void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) override {
+    cpu().binary(op, out, a, b);
+  }
+  void where(const KernelTensor& out, const KernelTensor& c, const KernelTensor& a, const KernelTensor& b) override {
+    cpu().where(out, c, a, b);
+  }
+  void copy(const KernelTensor& dst, const KernelTensor& src) override {
+    maybe_fail(dst.data);
+    cpu().copy(dst, src);
+  }
+  void copy_bytes_host(void* dst, const void* src, size_t bytes, Device device, bool to_device) override {
+    maybe_fail(dst);
+    cpu().copy_bytes_host(dst, src, bytes, device, to_device);
+  }
+  void copy_bytes_peer(void* dst, Device dd, const void* src, Device sd, size_t bytes) override {
+    maybe_fail(dst);
+    cpu().copy_bytes_peer(dst, dd, src, sd, bytes);
+  }
+  void fill(const KernelTensor& dst, double value) override { cpu().fill(dst, value); }
+  void arange(const KernelTensor& out, double start, double step) override { cpu().arange(out, start, step); }
+  void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) override {
+    cpu().random(out, kind, a, b, seed, offset);
+  }
+  void reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& in) override { cpu().reduce(op, out, in); }
+  void arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) override {
+    cpu().arg_reduce(op, out, in, dim);
+  }
+  void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override {
+    cpu().index_select(out, in, dim, index);
+  }
+  void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override {
+    cpu().index_add(out, dim, index, src);
+  }
+  void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override {
+    cpu().gather(out, in, dim, index);
+  }
+  void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override {
+    cpu().scatter_add(out, dim, index, src);
+  }
+  void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) override {
+    cpu().sort_indices(indices, in, dim, descending);
+  }
+  void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) override {
+    cpu().cumsum(out, in, dim, reverse);
+  }
+  void gemm(const GemmArgs& args) override { cpu().gemm(args); }
+  void im2col(const Im2ColArgs& g, const void* image, void* columns) override { cpu().im2col(g, image, columns); }
+  void col2im(const Im2ColArgs& g, const void* columns, void* image) override { cpu().col2im(g, columns, image); }
+  void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) override {
+    cpu().max_pool2d(g, image, out, indices);
+  }
+  void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
+                           void* grad_image) override {
+    cpu().max_pool2d_backward(g, grad_out, indices, grad_image);
+  }
+
+  /// The device type, registered by the first call.
+  static DeviceType type() {
+    static auto* b = new FailingCopyBackend;  // lives until the process ends, as the registry asks
+    static const DeviceType t = register_device_type("failcopy", *b);
+    return t;
+  }
+
+ private:
+  static Backend& cpu() { return backend(DeviceType::CPU); }
+  static void maybe_fail(const void* dst) {
+    void* armed = const_cast<void*>(dst);
+    if (dst && fail_into.compare_exchange_strong(armed, nullptr))
+      WICK_FAIL_T(BackendError, "failcopy: the copy into {} failed (test)", dst);
+  }
+};
 }  // namespace
 
 TEST_CASE("load_state_dict copies values into the module's own tensors", "[nn][state_dict]") {
@@ -124,4 +221,50 @@ TEST_CASE("state_dict loads across devices and into tied weights", "[nn][state_d
   b->load_state_dict(a->state_dict());
   CHECK(b->get_parameter("0.weight").device() == Device("cpu:1"));
   CHECK_ALLCLOSE(b->get_parameter("0.weight"), a->get_parameter("0.weight"), 0, 0);
+}
+
+TEST_CASE("load_state_dict refuses a target it cannot write, naming the key, before copying anything",
+          "[nn][state_dict]") {
+  auto m = Sequential(std::make_shared<LinearImpl>(2, 2), std::make_shared<WithExpandedBuffer>()).ptr();
+  const StateDict before = snapshot(*m);
+  StateDict d;
+  d.insert("0.weight", wick::ones({2, 2}));
+  d.insert("0.bias", wick::ones({2}));
+  d.insert("1.e", wick::ones({2, 3}));
+  CHECK_THROWS_AS(m->load_state_dict(d), ValueError);
+  CHECK_THROWS_WITH(m->load_state_dict(d, /*strict=*/false),
+                    Catch::Contains("cannot load into 1.e: its elements share memory") &&
+                        Catch::Contains("clone() it") && Catch::Contains("unchanged"));
+  check_unchanged(*m, before);  // 0.weight, visited before 1.e, was not overwritten
+  CHECK(m->get_parameter("0.weight").ne(1.0).any().item<bool>());
+  // Loading into the buffer once it is a tensor of its own works.
+  m->get_submodule("1")->set_buffer_entry(0, m->get_buffer("1.e").clone());
+  m->load_state_dict(d);
+  CHECK(m->get_buffer("1.e").to_vector<float>() == std::vector<float>(6, 1.0f));
+}
+
+TEST_CASE("load_state_dict puts back what it copied when a copy fails after the checks", "[nn][state_dict]") {
+  auto m = Sequential(std::make_shared<LinearImpl>(2, 2), std::make_shared<LinearImpl>(2, 2)).ptr();
+  const StateDict before = snapshot(*m);
+  // The dict lives on "failcopy", whose copy into 1.weight's memory fails: 0.weight and 0.bias are
+  // copied first (state_dict order), then 1.weight fails.
+  const Device fail_dev(FailingCopyBackend::type(), 0);
+  StateDict d;
+  for (const auto& [k, v] : before) d.insert(k, wick::full(v.sizes(), 7.0).to(fail_dev));
+  FailingCopyBackend::fail_into = m->get_parameter("1.weight").data_ptr();
+  try {
+    m->load_state_dict(d);
+    FAIL("no error");
+  } catch (const BackendError& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    CHECK(msg.find("copying into 1.weight failed") != std::string::npos);
+    CHECK(msg.find("the module is unchanged") != std::string::npos);
+    CHECK(msg.find("failcopy: the copy into") != std::string::npos);
+  }
+  CHECK(FailingCopyBackend::fail_into.load() == nullptr);  // the armed copy did fail
+  check_unchanged(*m, before);
+  // Nothing armed: the same dict loads.
+  m->load_state_dict(d);
+  CHECK(m->get_parameter("0.weight").to_vector<float>() == std::vector<float>(4, 7.0f));
 }

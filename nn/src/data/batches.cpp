@@ -22,7 +22,8 @@ BatchLoader::BatchLoader(Tensor inputs, Tensor targets, BatchOptions options)
 
 int64_t BatchLoader::size() const {
   const int64_t n = num_samples(), b = options_.batch_size;
-  return options_.drop_last ? n / b : (n + b - 1) / b;
+  // Not (n + b - 1) / b: that overflows for a batch_size near INT64_MAX.
+  return options_.drop_last ? n / b : n / b + (n % b != 0);
 }
 
 std::vector<int64_t> BatchLoader::order(int64_t epoch) const {
@@ -41,36 +42,46 @@ std::vector<int64_t> BatchLoader::order(int64_t epoch) const {
 }
 
 BatchLoader::Epoch BatchLoader::epoch(int64_t e) const {
-  if (!options_.shuffle) return Epoch(this, Tensor());
+  if (!options_.shuffle) return Epoch(*this, Tensor());
   auto idx = order(e);
   NoGradGuard no_grad;
-  return Epoch(this, wick::from_blob(idx.data(), {static_cast<int64_t>(idx.size())},
-                                     TensorOptions(kInt64).device(inputs_.device())));
+  return Epoch(*this, wick::from_blob(idx.data(), {static_cast<int64_t>(idx.size())},
+                                      TensorOptions(kInt64).device(inputs_.device())));
 }
+
+BatchLoader::Epoch::Epoch(const BatchLoader& l, Tensor perm)
+    : inputs_(l.inputs_),
+      targets_(l.targets_),
+      perm_(std::move(perm)),
+      batch_size_(l.options_.batch_size),
+      size_(l.size()) {}
+
+BatchLoader::Iterator BatchLoader::Epoch::begin() const { return Iterator(*this, 0); }
+BatchLoader::Iterator BatchLoader::Epoch::end() const { return Iterator(*this, size_); }
 
 Batch BatchLoader::Epoch::batch(int64_t i) const {
   WICK_CHECK_INDEX(i >= 0 && i < size(), "BatchLoader: batch {} out of range (the epoch has {})", i, size());
-  const int64_t b = loader_->options_.batch_size;
-  const int64_t start = i * b, len = std::min(b, loader_->num_samples() - start);
+  const int64_t b = batch_size_;
+  const int64_t start = i * b, len = std::min(b, inputs_.size(0) - start);  // i < size(): no overflow
   NoGradGuard no_grad;
   Batch out;
   out.index = i;
   if (!perm_.defined()) {
-    out.inputs = loader_->inputs_.narrow(0, start, len);
-    out.targets = loader_->targets_.narrow(0, start, len);
+    out.inputs = inputs_.narrow(0, start, len);
+    out.targets = targets_.narrow(0, start, len);
   } else {
     Tensor idx = perm_.narrow(0, start, len);
-    out.inputs = loader_->inputs_.index_select(0, idx);
-    out.targets = loader_->targets_.index_select(0, idx);
+    out.inputs = inputs_.index_select(0, idx);
+    out.targets = targets_.index_select(0, idx);
   }
   return out;
 }
 
-BatchLoader::Iterator::Iterator(const Epoch* e, int64_t pos) : epoch_(e), pos_(pos) { load(); }
+BatchLoader::Iterator::Iterator(const Epoch& e, int64_t pos) : epoch_(e), pos_(pos) { load(); }
 
 void BatchLoader::Iterator::load() {
-  if (pos_ < epoch_->size())
-    current_ = epoch_->batch(pos_);
+  if (pos_ < epoch_.size())
+    current_ = epoch_.batch(pos_);
   else
     current_ = Batch{};
 }

@@ -227,7 +227,12 @@ Split load_mnist_split(const std::string& dir, const std::string& split, double 
              split);
   const std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
   Split s;
-  s.images = load_idx_images(base + split + "-images-idx3-ubyte.gz", mean, std);
+  const std::string images = base + split + "-images-idx3-ubyte.gz";
+  s.images = load_idx_images(images, mean, std);
+  WICK_CHECK_FORMAT(s.images.size(2) == 28 && s.images.size(3) == 28,
+                    "load_mnist_split: {}: the images are {}x{} (rows x cols) but MNIST-format images are 28x28; "
+                    "read other sizes with load_idx_images",
+                    images, s.images.size(2), s.images.size(3));
   s.labels = load_idx_labels(base + split + "-labels-idx1-ubyte.gz");
   WICK_CHECK_FORMAT(s.images.size(0) == s.labels.size(0), "load_mnist_split: {}: {} images but {} labels", base + split,
                     s.images.size(0), s.labels.size(0));

@@ -47,8 +47,9 @@ LoadStateDictResult load(const H& m, const std::string& path, bool strict = true
 
 /// Writes an optimizer's state (Note [Checkpoint files]) to `path` atomically.
 void save(const optim::Optimizer& opt, const std::string& path);
-/// Loads an optimizer's state saved by save(opt, ...) or save_checkpoint; `opt` is unchanged on
-/// error.
+/// Loads an optimizer's state saved by save(opt, ...) or save_checkpoint (a training
+/// checkpoint's model tensors are ignored; in any other file a tensor outside "optimizer." is an
+/// unexpected key, a FormatError); `opt` is unchanged on error.
 void load(optim::Optimizer& opt, const std::string& path);
 
 /// The largest epoch a training checkpoint holds (2^31 - 1): a resumed loop multiplies it by the
@@ -59,6 +60,9 @@ inline constexpr int64_t kMaxCheckpointEpoch = (int64_t{1} << 31) - 1;
 struct CheckpointInfo {
   int64_t epoch = 0;
   std::map<std::string, std::string> metadata;  ///< every metadata entry of the file
+  /// The model's missing and unexpected keys (empty unless strict = false: with strict they are
+  /// errors), as nn::load and Module::load_state_dict return them.
+  LoadStateDictResult model_keys;
 };
 
 /// Writes model + optimizer + epoch (in [0, kMaxCheckpointEpoch]) (+ `metadata`) to `path`
@@ -66,7 +70,8 @@ struct CheckpointInfo {
 void save_checkpoint(const std::string& path, const Module& model, const optim::Optimizer& opt, int64_t epoch,
                      const std::map<std::string, std::string>& metadata = {});
 /// Loads a training checkpoint into `model` and `opt`: both are validated before either is
-/// changed, and on any problem both are left as they were.
+/// changed, and on any problem both are left as they were. With strict = false, keys the model
+/// lacks or does not have are skipped and reported in the result's model_keys.
 CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Optimizer& opt, bool strict = true);
 
 }  // namespace wick::nn

@@ -249,8 +249,10 @@ class Module : public std::enable_shared_from_this<Module> {
   /// deduplicated: a tied tensor appears under each of its names, as PyTorch.
   StateDict state_dict() const;
   /// Copies `dict` into the module's tensors. Everything is checked first: missing and
-  /// unexpected keys (errors when strict), shape and dtype mismatches, undefined tensors; all
-  /// problems are reported in one wick::Error and the module is then left unchanged.
+  /// unexpected keys (errors when strict), shape and dtype mismatches, undefined tensors, targets
+  /// that cannot be written (an expanded buffer); all problems are reported in one wick::Error
+  /// and the module is then left unchanged. A copy that still fails is undone: the values already
+  /// copied are put back from a host copy kept during the load, and the error names the key.
   LoadStateDictResult load_state_dict(const StateDict& dict, bool strict = true);
 
  protected:

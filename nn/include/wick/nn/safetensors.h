@@ -27,6 +27,18 @@
 // renames it over the destination (and fsyncs the directory). Readers see either the old file
 // or the complete new one; a failed save (bad arguments, full disk, unwritable destination)
 // leaves the old file untouched and removes the temporary.
+// - A destination that is a symbolic link is resolved (realpath) first: the temporary goes next
+//   to the link's target and replaces it, so the link stays a link (`latest -> runs/ckpt`), as
+//   torch.save's open(path, "wb") writes through it. A link that cannot be resolved (to nothing,
+//   a loop) is an IOError; nothing is created.
+// - A replaced regular file keeps its permission bits: the temporary is created 0600 and given
+//   the old file's mode (fchmod) before the rename, so a private checkpoint never becomes
+//   readable, even for a moment. Owner and group are kept where the process may (fchown, best
+//   effort: root, or a group it belongs to). A new file gets 0644 less the umask.
+// - Hard links to the old file keep the old contents (rename makes a new inode).
+// - The whole file is built in memory first (header and every tensor's bytes, after a host copy
+//   of each tensor on another device); a failed allocation is an OutOfMemoryError naming the
+//   file and the size.
 //
 // Used by the oracle tests (tests/support/oracle.h) and by checkpoints (module and optimizer
 // state dicts). Supported dtypes: those of wick (F32, F64, I64, BOOL).

@@ -31,7 +31,8 @@ struct Batch {
 
 class BatchLoader {
  public:
-  /// inputs and targets must have the same size along dim 0 (> 0); batch_size > 0.
+  /// inputs and targets must have the same size along dim 0 (> 0); batch_size > 0 (any size:
+  /// INT64_MAX means one batch of everything, or none with drop_last when it exceeds N).
   BatchLoader(Tensor inputs, Tensor targets, BatchOptions options);
 
   /// Samples in the dataset.
@@ -43,7 +44,28 @@ class BatchLoader {
   /// The sample order of epoch `epoch` (identity without shuffle).
   std::vector<int64_t> order(int64_t epoch) const;
 
-  class Epoch;
+  class Iterator;
+  /// One pass over the data: iterate it with a range-for. An Epoch holds its own handles to the
+  /// dataset and its batch size (no pointer to the loader), and an Iterator its own Epoch, so
+  /// both stay valid after the BatchLoader is gone: `for (auto& b : BatchLoader(x, y, o).epoch(0))`
+  /// is safe.
+  class Epoch {
+   public:
+    Iterator begin() const;
+    Iterator end() const;
+    int64_t size() const { return size_; }
+    /// Batch i of this epoch.
+    Batch batch(int64_t i) const;
+
+   private:
+    friend class BatchLoader;
+    Epoch(const BatchLoader& l, Tensor perm);
+    Tensor inputs_, targets_;
+    Tensor perm_;  ///< int64 [N], undefined without shuffle
+    int64_t batch_size_;
+    int64_t size_;
+  };
+
   class Iterator {
    public:
     const Batch& operator*() const { return current_; }
@@ -54,27 +76,11 @@ class BatchLoader {
 
    private:
     friend class Epoch;
-    Iterator(const Epoch* e, int64_t pos);
+    Iterator(const Epoch& e, int64_t pos);
     void load();
-    const Epoch* epoch_;
+    Epoch epoch_;
     int64_t pos_;
     Batch current_;
-  };
-
-  /// One pass over the data: iterate it with a range-for.
-  class Epoch {
-   public:
-    Iterator begin() const { return Iterator(this, 0); }
-    Iterator end() const { return Iterator(this, loader_->size()); }
-    int64_t size() const { return loader_->size(); }
-    /// Batch i of this epoch.
-    Batch batch(int64_t i) const;
-
-   private:
-    friend class BatchLoader;
-    Epoch(const BatchLoader* l, Tensor perm) : loader_(l), perm_(std::move(perm)) {}
-    const BatchLoader* loader_;
-    Tensor perm_;  ///< int64 [N], undefined without shuffle
   };
 
   /// The batches of epoch `epoch` (the permutation is made here, once).

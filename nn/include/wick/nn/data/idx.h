@@ -47,9 +47,10 @@ inline constexpr double kFashionMnistMean = 0.2860;
 inline constexpr double kFashionMnistStd = 0.3530;
 
 /// Loads `<dir>/<split>-images-idx3-ubyte.gz` and `<dir>/<split>-labels-idx1-ubyte.gz` (split
-/// "train" or "t10k"), normalized with mean/std; checks that counts match and labels are in
-/// [0, 10). A missing file raises an error that says to `sudo apt-get install
-/// dataset-fashion-mnist` (files under /usr/share/datasets/fashion-mnist).
+/// "train" or "t10k"), normalized with mean/std; checks that the images are 28x28, that counts
+/// match and that labels are in [0, 10) (FormatError naming the file otherwise). A missing file
+/// raises an error that says to `sudo apt-get install dataset-fashion-mnist` (files under
+/// /usr/share/datasets/fashion-mnist).
 Split load_mnist_split(const std::string& dir, const std::string& split, double mean = kFashionMnistMean,
                        double std = kFashionMnistStd);
 
