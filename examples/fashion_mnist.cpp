@@ -238,7 +238,7 @@ int run(Options o) {
       std::fprintf(stderr, "demo: cannot resume: %s\n", e.what());
       return 1;
     }
-    schedule.resume(start_epoch, {o.lr});
+    schedule.resume(start_epoch, {o.lr});  // keeps the lr load_checkpoint restored (bit for bit)
     if (lead)
       std::printf("resumed from %s after epoch %lld\n", o.checkpoint.c_str(), static_cast<long long>(start_epoch));
   }

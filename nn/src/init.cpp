@@ -79,16 +79,27 @@ Tensor constant_(Tensor t, double value) {
 Tensor zeros_(Tensor t) { return constant_(std::move(t), 0.0); }
 Tensor ones_(Tensor t) { return constant_(std::move(t), 1.0); }
 
-Tensor xavier_uniform_(Tensor t, double gain) {
+namespace {
+// gain * sqrt(2 / (fan_in + fan_out)); a ValueError naming `op` when both fans are 0 (PyTorch
+// divides by zero there: ZeroDivisionError).
+double xavier_std(const Tensor& t, double gain, const char* op) {
   const Fans f = calculate_fan_in_and_fan_out(t);
-  const double std = gain * std::sqrt(2.0 / static_cast<double>(f.fan_in + f.fan_out));
-  const double a = std::sqrt(3.0) * std;
+  WICK_CHECK(f.fan_in + f.fan_out > 0,
+             "init.{}: fan_in and fan_out are both 0 for shape [{}], so the std gain * sqrt(2 / (fan_in + "
+             "fan_out)) is undefined (PyTorch raises ZeroDivisionError); skip this tensor or give it a non-zero fan",
+             op, fmt::join(t.sizes(), ", "));
+  return gain * std::sqrt(2.0 / static_cast<double>(f.fan_in + f.fan_out));
+}
+}  // namespace
+
+Tensor xavier_uniform_(Tensor t, double gain) {
+  const double a = std::sqrt(3.0) * xavier_std(t, gain, "xavier_uniform_");
   return uniform_(std::move(t), -a, a);
 }
 
 Tensor xavier_normal_(Tensor t, double gain) {
-  const Fans f = calculate_fan_in_and_fan_out(t);
-  return normal_(std::move(t), 0.0, gain * std::sqrt(2.0 / static_cast<double>(f.fan_in + f.fan_out)));
+  const double std = xavier_std(t, gain, "xavier_normal_");
+  return normal_(std::move(t), 0.0, std);
 }
 
 namespace {

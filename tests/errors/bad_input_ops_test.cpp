@@ -208,6 +208,22 @@ TEST_CASE("init::uniform_ and normal_ refuse an empty, reversed or non-finite ra
   CHECK_VALUES(t, {2, 2, 2, 2});
 }
 
+TEST_CASE("init::xavier_uniform_ and xavier_normal_ refuse a tensor whose fans are both 0, naming xavier") {
+  // PyTorch 1.13's torch.nn.init.xavier_*_ raise ZeroDivisionError for these shapes; the error used
+  // to come from uniform_ or normal_ (a range of -inf), naming neither xavier nor the fans.
+  for (const std::vector<int64_t>& shape : {std::vector<int64_t>{0, 0}, {0, 0, 3}, {2, 3, 0}}) {
+    INFO(shape.size() << "-d shape");
+    CHECK_THROWS_AS(nn::init::xavier_uniform_(zeros(shape, kFloat64)), ValueError);
+    CHECK_THROWS_WITH(nn::init::xavier_uniform_(zeros(shape, kFloat64)),
+                      Contains("init.xavier_uniform_") && Contains("fan_in and fan_out are both 0"));
+    CHECK_THROWS_WITH(nn::init::xavier_normal_(zeros(shape, kFloat64)),
+                      Contains("init.xavier_normal_") && Contains("fan_in and fan_out are both 0"));
+  }
+  // One fan of 0 is fine, as PyTorch: there is nothing to fill.
+  CHECK_NOTHROW(nn::init::xavier_uniform_(zeros({0, 5}, kFloat64)));
+  CHECK_NOTHROW(nn::init::xavier_normal_(zeros({5, 0}, kFloat64)));
+}
+
 TEST_CASE("logsumexp over an empty dim is -inf, as PyTorch gives") {
   const double inf = std::numeric_limits<double>::infinity();
   CHECK_VALUES(logsumexp(empty({0, 3}, kFloat64), {0}), {-inf, -inf, -inf});

@@ -191,9 +191,9 @@ TEST_CASE("hostile input: checkpoints with repeated keys, odd spellings or absur
 }
 
 TEST_CASE("hostile input: a bad checkpoint leaves an optimizer with changed options as it was") {
-  // The optimizer's options changed since its state was made (momentum 0.9 -> 0, so its momentum
-  // buffers no longer fit them): an undo by loading its own old state dict would be refused, so
-  // load_checkpoint checks both parts before applying either.
+  // The optimizer's options changed since its state was made (momentum 0.9 -> 0, which keeps its
+  // momentum buffers): load_checkpoint checks both parts before applying either, so nothing needs
+  // undoing.
   TempDir dir("wick-hostile-test");
   auto lin = std::make_shared<nn::LinearImpl>(3, 2, f64());
   optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1).momentum(0.9));

@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -460,13 +462,148 @@ TEST_CASE("optim: CosineAnnealingLR gives PyTorch's lr sequence", "[optim][sched
     CHECK(sched.closed_form_lr(0, e) == Approx(want[e]).epsilon(1e-12));
     sched.step();
   }
-  // resume() continues from the closed form.
+  // resume() keeps the lr the optimizer's state restored and continues recursively from it.
   Adam opt2(std::vector<Tensor>{p}, AdamOptions(0.1));
   CosineAnnealingLR s2(opt2, 4, 0.02);
+  opt2.param_groups()[0].options().set_lr(0.06);  // what load_state_dict restores at epoch 2
   s2.resume(2, {0.1});
-  CHECK(opt2.param_groups()[0].options().get_lr() == Approx(0.06).epsilon(1e-12));
+  CHECK(s2.last_epoch() == 2);
+  CHECK(s2.base_lrs() == std::vector<double>{0.1});
+  CHECK(s2.get_last_lr() == std::vector<double>{0.06});
+  CHECK(opt2.param_groups()[0].options().get_lr() == 0.06);
   s2.step();
   CHECK(opt2.param_groups()[0].options().get_lr() == Approx(want[3]).epsilon(1e-12));
+}
+
+namespace {
+
+using MakeScheduler = std::function<std::unique_ptr<LRScheduler>(Optimizer&)>;
+
+// The lrs of epochs 0..epochs (one row per epoch, one lr per group) of an Adam run with two groups
+// at `lrs`, scheduled by `make`. When stop < epochs the run stops after epoch `stop` and resumes
+// as the demo does: the optimizer's state dict through the JSON text a checkpoint stores, a new
+// optimizer and scheduler, load_state_dict, then resume(stop, lrs).
+std::vector<std::vector<double>> scheduled_lrs(const MakeScheduler& make, const std::vector<double>& lrs,
+                                               int64_t epochs, int64_t stop) {
+  Tensor p = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
+  auto new_optimizer = [&] {
+    std::vector<ParamGroup> groups;
+    groups.emplace_back(std::vector<Tensor>{p});
+    groups.emplace_back(std::vector<Tensor>{q}, std::make_unique<AdamOptions>(lrs[1]));
+    return std::make_unique<Adam>(std::move(groups), AdamOptions(lrs[0]));
+  };
+  auto group_lrs = [](const Optimizer& o) {
+    std::vector<double> out;
+    for (const auto& g : o.param_groups()) out.push_back(g.options().get_lr());
+    return out;
+  };
+  std::unique_ptr<Optimizer> opt = new_optimizer();
+  std::unique_ptr<LRScheduler> sched = make(*opt);
+  std::vector<std::vector<double>> out = {group_lrs(*opt)};
+  for (int64_t e = 1; e <= epochs; ++e) {
+    if (e == stop + 1) {
+      const OptimizerStateDict saved = opt->state_dict();
+      OptimizerStateDict copy;
+      copy.state = saved.state;
+      copy.set_groups_json(saved.groups_json());
+      std::unique_ptr<Optimizer> opt2 = new_optimizer();
+      std::unique_ptr<LRScheduler> sched2 = make(*opt2);
+      opt2->load_state_dict(copy);
+      sched2->resume(stop, lrs);
+      CHECK(sched2->last_epoch() == sched->last_epoch());
+      CHECK(sched2->get_last_lr() == sched->get_last_lr());
+      sched = std::move(sched2);  // the old scheduler goes before the optimizer it refers to
+      opt = std::move(opt2);
+    }
+    sched->step();
+    CHECK(sched->get_last_lr() == group_lrs(*opt));
+    out.push_back(group_lrs(*opt));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("optim: a scheduler resumed after any epoch continues bit for bit", "[optim][scheduler]") {
+  // resume() used to set each lr to the closed form, which differs from the recursive form in the
+  // last bit at some epochs (CosineAnnealingLR at 2e-3: epochs 2, 7, 8; StepLR: 8, 9).
+  SECTION("CosineAnnealingLR(T_max = 10) at lr 2e-3") {
+    // PyTorch 1.13's lrs, epochs 0-10: optimizer.param_groups[0]['lr'] after each step of
+    // torch.optim.lr_scheduler.CosineAnnealingLR(torch.optim.SGD([p], lr=2e-3), 10).
+    const std::vector<double> torch_lrs = {
+        0.002, 0.0019510565162951536, 0.0018090169943749473, 0.0015877852522924731,  0.0013090169943749475,
+        0.001, 0.0006909830056250527, 0.000412214747707527,  0.00019098300562505268, 4.894348370484647e-05,
+        0.0};
+    const MakeScheduler cosine = [](Optimizer& o) { return std::make_unique<CosineAnnealingLR>(o, 10); };
+    const auto whole = scheduled_lrs(cosine, {2e-3, 5e-4}, 10, 10);
+    for (int64_t e = 0; e <= 10; ++e) {
+      INFO("epoch " << e);
+      CHECK(whole[e][0] == torch_lrs[e]);
+    }
+    for (int64_t k = 0; k < 10; ++k) {
+      INFO("stopped after epoch " << k);
+      CHECK(scheduled_lrs(cosine, {2e-3, 5e-4}, 10, k) == whole);
+    }
+  }
+  SECTION("StepLR(step_size = 2, gamma = 0.1) at lr 0.1") {
+    // PyTorch 1.13's lrs, epochs 0-12: torch.optim.lr_scheduler.StepLR(torch.optim.SGD([p], lr=0.1), 2, 0.1).
+    const std::vector<double> torch_lrs = {0.1,
+                                           0.1,
+                                           0.010000000000000002,
+                                           0.010000000000000002,
+                                           0.0010000000000000002,
+                                           0.0010000000000000002,
+                                           0.00010000000000000003,
+                                           0.00010000000000000003,
+                                           1.0000000000000004e-05,
+                                           1.0000000000000004e-05,
+                                           1.0000000000000004e-06,
+                                           1.0000000000000004e-06,
+                                           1.0000000000000005e-07};
+    const MakeScheduler step = [](Optimizer& o) { return std::make_unique<StepLR>(o, 2, 0.1); };
+    const auto whole = scheduled_lrs(step, {0.1, 0.5}, 12, 12);
+    for (int64_t e = 0; e <= 12; ++e) {
+      INFO("epoch " << e);
+      CHECK(whole[e][0] == torch_lrs[e]);
+    }
+    for (int64_t k = 0; k < 12; ++k) {
+      INFO("stopped after epoch " << k);
+      CHECK(scheduled_lrs(step, {0.1, 0.5}, 12, k) == whole);
+    }
+  }
+}
+
+TEST_CASE("optim: schedulers refuse bad options at construction and resume, naming them", "[optim][scheduler]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  Tensor p = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
+  SGD opt(std::vector<Tensor>{p}, SGDOptions(0.1));
+  const std::vector<std::pair<double, std::string>> bad = {{nan, "nan"}, {-0.1, "-0.1"}, {inf, "inf"}};
+  for (const auto& [value, text] : bad) {
+    INFO(text);
+    CHECK_THROWS_AS(StepLR(opt, 5, value), ValueError);
+    CHECK_THROWS_WITH(StepLR(opt, 5, value),
+                      Catch::Contains("StepLR") && Catch::Contains("gamma") && Catch::Contains("got " + text));
+    CHECK_THROWS_AS(CosineAnnealingLR(opt, 100, value), ValueError);
+    CHECK_THROWS_WITH(CosineAnnealingLR(opt, 100, value), Catch::Contains("CosineAnnealingLR") &&
+                                                              Catch::Contains("eta_min") &&
+                                                              Catch::Contains("got " + text));
+  }
+  CHECK(opt.param_groups()[0].options().get_lr() == 0.1);  // a refused scheduler changed nothing
+  StepLR zero(opt, 5, 0.0);                                // gamma 0 and eta_min 0 are fine
+  CosineAnnealingLR cosine(opt, 100, 0.0);
+  for (const auto& [value, text] : bad) {
+    INFO(text);
+    CHECK_THROWS_AS(cosine.resume(3, {value}), ValueError);
+    CHECK_THROWS_WITH(cosine.resume(3, {value}),
+                      Catch::Contains("CosineAnnealingLR.resume") && Catch::Contains("base lr 0 is " + text));
+  }
+  CHECK(cosine.last_epoch() == 0);
+  CHECK(cosine.base_lrs() == std::vector<double>{0.1});
+  CHECK_THROWS_WITH(cosine.resume(3, {0.1, 0.2}), Catch::Contains("one base lr per group (1)"));
+  CHECK_THROWS_AS(cosine.closed_form_lr(1, 0), IndexError);
+  CHECK_THROWS_WITH(zero.closed_form_lr(7, 0), Catch::Contains("StepLR.closed_form_lr") && Catch::Contains("group 7"));
+  CHECK(zero.closed_form_lr(0, 5) == 0.0);
 }
 
 TEST_CASE("optim: state_dict round trip continues bit-identically", "[optim][state]") {
@@ -539,7 +676,7 @@ TEST_CASE("optim: load_state_dict names every problem and changes nothing", "[op
 
   OptimizerStateDict bad = good;
   bad.state.insert_or_assign("state.0.exp_avg", wick::zeros({3, 2}, kFloat64));  // wrong shape
-  bad.state.insert_or_assign("state.1.exp_avg_sq", wick::zeros({4}, kFloat32));  // wrong dtype
+  bad.state.insert_or_assign("state.1.exp_avg_sq", wick::zeros({4}, kInt64));    // not floating-point
   bad.state.erase("state.1.exp_avg");                                            // missing
   bad.state.insert("state.0.momentum_buffer", wick::zeros({2, 3}, kFloat64));    // unexpected
   bad.state.insert("state.7.exp_avg", wick::zeros({2, 3}, kFloat64));            // unknown parameter
@@ -552,7 +689,8 @@ TEST_CASE("optim: load_state_dict names every problem and changes nothing", "[op
     INFO(msg);
     CHECK(msg.find("nothing was changed") != std::string::npos);
     CHECK(msg.find("\"state.0.exp_avg\" has shape [3, 2] but the parameter has shape [2, 3]") != std::string::npos);
-    CHECK(msg.find("\"state.1.exp_avg_sq\" has dtype float32") != std::string::npos);
+    CHECK(msg.find("\"state.1.exp_avg_sq\" has dtype int64; optimizer state must be floating-point") !=
+          std::string::npos);
     CHECK(msg.find("missing key \"state.1.exp_avg\"") != std::string::npos);
     CHECK(msg.find("unexpected key \"state.0.momentum_buffer\"") != std::string::npos);
     CHECK(msg.find("parameter 7") != std::string::npos);
@@ -572,4 +710,199 @@ TEST_CASE("optim: load_state_dict names every problem and changes nothing", "[op
   fresh.load_state_dict(good);
   REQUIRE(fresh.state(p2) != nullptr);
   CHECK(fresh.state(p2)->step == 1);
+}
+
+TEST_CASE("optim: load_state_dict converts the state to the parameter's dtype, as PyTorch", "[optim][state]") {
+  // A float32 Linear and Adam take one step; the model then moves to float64, and its optimizer's
+  // own state dict (float32) loads into it, as torch.optim's load_state_dict casts floating state.
+  manual_seed(3);
+  auto lin = std::make_shared<nn::LinearImpl>(3, 2);
+  const double lr = 0.1, b1 = 0.9, b2 = 0.999, eps = 1e-8;
+  Adam opt(lin->parameters(), AdamOptions(lr));
+  const std::vector<std::vector<double>> g1 = {{0.5, -1.25, 2.0, 0.75, -0.3, 1.1}, {0.2, -0.4}};
+  const std::vector<std::vector<double>> g2 = {{-0.7, 0.3, 1.9, -0.05, 0.6, -2.2}, {1.5, 0.01}};
+  auto set_grads = [&](const std::vector<std::vector<double>>& g, DType dt) {
+    const auto ps = lin->parameters();
+    for (size_t i = 0; i < ps.size(); ++i) {
+      Tensor p = ps[i];
+      p.set_grad(wick::tensor(g[i], p.sizes(), TensorOptions(dt)));
+    }
+  };
+  set_grads(g1, kFloat32);
+  opt.step();
+  const OptimizerStateDict sd = opt.state_dict();
+  // After one step, as float64 (float32 to float64 is exact).
+  std::vector<std::vector<double>> p1, m1, v1;
+  for (const auto& p : lin->parameters()) {
+    p1.push_back(p.to_vector<double>());
+    m1.push_back(opt.state(p)->buffers.at("exp_avg").to_vector<double>());
+    v1.push_back(opt.state(p)->buffers.at("exp_avg_sq").to_vector<double>());
+  }
+  lin->zero_grad();
+  lin->to(kFloat64);
+  set_grads(g2, kFloat64);
+  CHECK_THROWS_WITH(opt.step(), Catch::Contains("load_state_dict(state_dict())"));  // the advice it gives
+  opt.load_state_dict(sd);
+  opt.step();
+  const auto ps = lin->parameters();
+  for (size_t i = 0; i < ps.size(); ++i) {
+    const ParamState* st = opt.state(ps[i]);
+    REQUIRE(st != nullptr);
+    CHECK(st->step == 2);
+    CHECK(st->buffers.at("exp_avg").dtype() == kFloat64);
+    CHECK(st->buffers.at("exp_avg_sq").dtype() == kFloat64);
+    // The second step in float64 by PyTorch's formulas, from the first step's (float32) state.
+    std::vector<double> p2, m2, v2;
+    for (size_t j = 0; j < p1[i].size(); ++j) {
+      const double g = g2[i][j];
+      m2.push_back(b1 * m1[i][j] + (1 - b1) * g);
+      v2.push_back(b2 * v1[i][j] + (1 - b2) * g * g);
+      const double denom = std::sqrt(v2.back()) / std::sqrt(1 - b2 * b2) + eps;
+      p2.push_back(p1[i][j] - lr / (1 - b1 * b1) * m2.back() / denom);
+    }
+    check_close(st->buffers.at("exp_avg"), m2, 1e-15, "exp_avg " + std::to_string(i));
+    check_close(st->buffers.at("exp_avg_sq"), v2, 1e-15, "exp_avg_sq " + std::to_string(i));
+    check_close(ps[i], p2, 1e-14, "parameter " + std::to_string(i));  // float32 arithmetic would be ~1e-8 off
+  }
+  // And back: a float64 state dict loads into the float32 model.
+  const OptimizerStateDict sd64 = opt.state_dict();
+  lin->to(kFloat32);
+  opt.load_state_dict(sd64);
+  CHECK(opt.state(lin->parameters()[0])->buffers.at("exp_avg").dtype() == kFloat32);
+}
+
+TEST_CASE("optim: a state dict saved after amsgrad or momentum was toggled loads and continues bit for bit",
+          "[optim][state]") {
+  // (a) Adam amsgrad on -> off keeps max_exp_avg_sq; (b) SGD momentum 0.9 -> 0 keeps momentum_buffer;
+  // (c) Adam amsgrad off -> on has no max_exp_avg_sq until the next step makes it. Each used to be
+  // refused ("unexpected key" or "missing key") by a fresh optimizer.
+  for (const std::string what : {"(a)", "(b)", "(c)"}) {
+    INFO(what);
+    const bool sgd = what == "(b)";
+    const bool on_first = what != "(c)";
+    auto toggle = [&](Optimizer& o, bool on) {
+      for (auto& g : o.param_groups()) {
+        if (sgd)
+          static_cast<SGDOptions&>(g.options()).momentum(on ? 0.9 : 0.0);
+        else
+          static_cast<AdamOptions&>(g.options()).amsgrad(on);
+      }
+    };
+    auto refs = make_refs();
+    std::vector<Tensor> ps = {to_tensor(refs[0].p, {2, 3}, kFloat64), to_tensor(refs[1].p, {4}, kFloat64)};
+    Config cf{sgd ? "SGD" : "Adam"};
+    cf.lr = 0.01;
+    auto opt = make(cf, {ParamGroup(ps)});
+    toggle(*opt, on_first);
+    opt->zero_grad();
+    compute_grads(ps, refs);
+    opt->step();
+    toggle(*opt, !on_first);
+    const OptimizerStateDict sd = opt->state_dict();
+    if (what == "(a)") CHECK(sd.state.contains("state.0.max_exp_avg_sq"));
+    if (what == "(b)") CHECK(sd.state.contains("state.0.momentum_buffer"));
+    if (what == "(c)") CHECK_FALSE(sd.state.contains("state.0.max_exp_avg_sq"));
+    OptimizerStateDict copy;
+    copy.state = sd.state;
+    copy.set_groups_json(sd.groups_json());
+    std::vector<Tensor> qs = {ps[0].detach().clone().requires_grad_(true), ps[1].detach().clone().requires_grad_(true)};
+    auto opt2 = make(Config{cf.kind}, {ParamGroup(qs)});
+    opt2->load_state_dict(copy);
+    // Two steps as saved, then one with the option toggled back (the kept buffers are used again).
+    for (int s = 0; s < 3; ++s) {
+      if (s == 2) {
+        toggle(*opt, on_first);
+        toggle(*opt2, on_first);
+      }
+      opt->zero_grad();
+      compute_grads(ps, refs);
+      opt->step();
+      opt2->zero_grad();
+      compute_grads(qs, refs);
+      opt2->step();
+      CHECK(ps[0].to_vector<double>() == qs[0].to_vector<double>());
+      CHECK(ps[1].to_vector<double>() == qs[1].to_vector<double>());
+    }
+  }
+  // Names that no step makes are still refused.
+  Tensor p = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  SGD sgd(std::vector<Tensor>{p}, SGDOptions(0.1));
+  OptimizerStateDict sd = sgd.state_dict();
+  sd.state.insert("state.0.exp_avg", wick::zeros({2}, kFloat64));
+  CHECK_THROWS_WITH(sgd.load_state_dict(sd),
+                    Catch::Contains("unexpected key \"state.0.exp_avg\" (SGD keeps: momentum_buffer)"));
+}
+
+TEST_CASE("optim: non-finite options are refused, naming the option; eps = 0 is allowed", "[optim]") {
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  Tensor p = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  const std::vector<Tensor> ps = {p};
+  const std::vector<std::pair<std::string, std::function<void()>>> bad = {
+      {"SGD: invalid learning rate inf", [&] { SGD(ps, SGDOptions(inf)); }},
+      {"SGD: invalid learning rate nan", [&] { SGD(ps, SGDOptions(nan)); }},
+      {"SGD: invalid momentum inf", [&] { SGD(ps, SGDOptions(0.1).momentum(inf)); }},
+      {"SGD: invalid dampening nan", [&] { SGD(ps, SGDOptions(0.1).momentum(0.9).dampening(nan)); }},
+      {"SGD: invalid dampening -inf", [&] { SGD(ps, SGDOptions(0.1).dampening(-inf)); }},
+      {"SGD: invalid weight_decay inf", [&] { SGD(ps, SGDOptions(0.1).weight_decay(inf)); }},
+      {"Adam: invalid learning rate inf", [&] { Adam(ps, AdamOptions(inf)); }},
+      {"Adam: invalid eps inf", [&] { Adam(ps, AdamOptions(0.1).eps(inf)); }},
+      {"Adam: invalid eps nan", [&] { Adam(ps, AdamOptions(0.1).eps(nan)); }},
+      {"Adam: invalid weight_decay inf", [&] { Adam(ps, AdamOptions(0.1).weight_decay(inf)); }},
+      {"Adam: invalid beta1 nan", [&] { Adam(ps, AdamOptions(0.1).beta1(nan)); }},
+      {"Adam: invalid beta2 inf", [&] { Adam(ps, AdamOptions(0.1).beta2(inf)); }},
+      {"AdamW: invalid eps inf", [&] { AdamW(ps, AdamWOptions(0.1).eps(inf)); }},
+      // The defaults are checked even when every group has its own options (as PyTorch).
+      {"SGD: invalid learning rate inf",
+       [&] { SGD(std::vector<ParamGroup>{ParamGroup(ps, std::make_unique<SGDOptions>(0.1))}, SGDOptions(inf)); }},
+  };
+  for (const auto& [msg, f] : bad) {
+    INFO(msg);
+    CHECK_THROWS_AS(f(), ValueError);
+    CHECK_THROWS_WITH(f(), Catch::Contains(msg));
+  }
+  // A step refuses options made non-finite after construction, before changing anything.
+  SGD sgd(ps, SGDOptions(0.1).momentum(0.9));
+  static_cast<SGDOptions&>(sgd.param_groups()[0].options()).dampening(nan);
+  p.set_grad(wick::ones({2}, TensorOptions(kFloat64)));
+  CHECK_THROWS_WITH(sgd.step(), Catch::Contains("SGD: invalid dampening nan"));
+  CHECK(p.to_vector<double>() == std::vector<double>{1.0, 1.0});
+  // dampening has no range in PyTorch: 1.5 is accepted.
+  SGD damped(ps, SGDOptions(0.1).momentum(0.9).dampening(1.5));
+  // eps = 0, as PyTorch: the first step is then lr * g / |g| (hand-computed: 1 - 0.1 * sign(g)).
+  for (bool fused : {true, false}) {
+    INFO("fused " << fused);
+    Tensor q = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+    Adam adam(std::vector<Tensor>{q}, AdamOptions(0.1).eps(0));
+    adam.set_fused(fused);
+    q.set_grad(wick::tensor(std::vector<double>{2.0, -0.5}, {2}, TensorOptions(kFloat64)));
+    adam.step();
+    check_close(q, {0.9, 1.1}, 1e-15, "eps 0");
+  }
+}
+
+TEST_CASE("optim: add_param_group checks the new group's options and adds nothing when they are bad", "[optim]") {
+  Tensor p = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  Tensor q = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
+  SGD sgd(std::vector<Tensor>{p}, SGDOptions(0.1));
+  CHECK_THROWS_AS(sgd.add_param_group(ParamGroup({q}, std::make_unique<SGDOptions>(-1.0))), ValueError);
+  auto bad_momentum = std::make_unique<SGDOptions>(0.1);
+  bad_momentum->momentum(-1.0);
+  CHECK_THROWS_WITH(sgd.add_param_group(ParamGroup({q}, std::move(bad_momentum))),
+                    Catch::Contains("SGD: invalid momentum -1"));
+  CHECK(sgd.param_groups().size() == 1);
+  sgd.add_param_group(ParamGroup({q}, std::make_unique<SGDOptions>(0.2)));  // q was not taken by the failures
+  CHECK(sgd.param_groups().size() == 2);
+
+  Adam adam(std::vector<Tensor>{p}, AdamOptions(0.1));
+  auto bad_adam = std::make_unique<AdamOptions>(0.1);
+  bad_adam->beta2(1.0);
+  CHECK_THROWS_WITH(adam.add_param_group(ParamGroup({q}, std::move(bad_adam))),
+                    Catch::Contains("Adam: invalid beta2 1"));
+  CHECK(adam.param_groups().size() == 1);
+  AdamW adamw(std::vector<Tensor>{p}, AdamWOptions(0.1));
+  auto bad_adamw = std::make_unique<AdamWOptions>(0.1);
+  bad_adamw->eps(-1.0);
+  CHECK_THROWS_WITH(adamw.add_param_group(ParamGroup({q}, std::move(bad_adamw))),
+                    Catch::Contains("AdamW: invalid eps -1"));
+  CHECK(adamw.param_groups().size() == 1);
 }

@@ -24,12 +24,18 @@ OptionValues AdamOptions::values() const {
 }
 
 namespace {
+// Throws ValueError naming the first invalid option: PyTorch's ranges (lr, eps, weight_decay >= 0,
+// betas in [0, 1), which excludes NaN and inf), and finite values (an inf eps makes every update a
+// silent no-op). eps = 0 is allowed, as PyTorch (a gradient that is 0 from the first step then
+// gives 0/0).
 void check_options(const AdamOptions& o, const char* name) {
-  WICK_CHECK(o.lr() >= 0, "{}: invalid learning rate {} (must be >= 0)", name, o.lr());
-  WICK_CHECK(o.eps() >= 0, "{}: invalid eps {} (must be >= 0)", name, o.eps());
+  WICK_CHECK(std::isfinite(o.lr()) && o.lr() >= 0, "{}: invalid learning rate {} (must be finite and >= 0)", name,
+             o.lr());
+  WICK_CHECK(std::isfinite(o.eps()) && o.eps() >= 0, "{}: invalid eps {} (must be finite and >= 0)", name, o.eps());
   WICK_CHECK(o.beta1() >= 0 && o.beta1() < 1, "{}: invalid beta1 {} (must be in [0, 1))", name, o.beta1());
   WICK_CHECK(o.beta2() >= 0 && o.beta2() < 1, "{}: invalid beta2 {} (must be in [0, 1))", name, o.beta2());
-  WICK_CHECK(o.weight_decay() >= 0, "{}: invalid weight_decay {} (must be >= 0)", name, o.weight_decay());
+  WICK_CHECK(std::isfinite(o.weight_decay()) && o.weight_decay() >= 0,
+             "{}: invalid weight_decay {} (must be finite and >= 0)", name, o.weight_decay());
 }
 
 }  // namespace
@@ -55,8 +61,12 @@ Adam::Adam(std::vector<Tensor> params, const AdamOptions& options)
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults) : Adam(std::move(groups), defaults, false) {}
 Adam::Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults, bool decoupled)
     : Optimizer(std::move(groups), defaults.clone()), decoupled_(decoupled) {
-  for (const auto& g : param_groups())
-    check_options(static_cast<const AdamOptions&>(g.options()), decoupled ? "AdamW" : "Adam");
+  check_options(defaults, name().c_str());  // as PyTorch; a group added later may take them
+  for (const auto& g : param_groups()) check_group_options(g.options());
+}
+
+void Adam::check_group_options(const OptimizerOptions& o) const {
+  check_options(static_cast<const AdamOptions&>(o), decoupled_ ? "AdamW" : "Adam");
 }
 
 AdamW::AdamW(std::vector<Tensor> params, const AdamWOptions& options)
@@ -106,7 +116,7 @@ void Adam::step() {
       a.decoupled = decoupled_;
       a.maximize = o.maximize();
       if (fused_ && stubs::adam_step.find(p.device().type) && fusable({&p, &g, &m, &v}, p) &&
-          (!vmax || fusable({vmax}, p))) {
+          (!vmax || fusable({vmax}, p)) && !detail::shares_memory(p, g)) {
         stubs::AdamStepTensor slot;
         slot.exp_avg = m.data_ptr();
         slot.exp_avg_sq = v.data_ptr();
@@ -115,6 +125,8 @@ void Adam::step() {
         fused.add(p, g, slot, {&m, &v, vmax});
         continue;
       }
+      // The updates queued so far first: p may share memory with one of them.
+      fused.run(stubs::adam_step);
       Tensor gi = o.maximize() ? g.neg() : g;
       if (o.weight_decay() != 0) {
         if (decoupled_)

@@ -11,6 +11,16 @@
 
 namespace wick::optim::detail {
 
+/// Whether a's and b's arrays may share a byte: their [data_ptr, data_ptr + nbytes) ranges meet
+/// (exact for contiguous tensors on one device). A gradient that shares memory with its own
+/// parameter takes the tensor-op path: the fused loops read p and g as distinct (__restrict)
+/// arrays, and AdamW's tensor ops, as PyTorch's, decay such a gradient together with p.
+inline bool shares_memory(const Tensor& a, const Tensor& b) {
+  const auto* a0 = static_cast<const char*>(a.data_ptr());
+  const auto* b0 = static_cast<const char*>(b.data_ptr());
+  return a.nbytes() > 0 && b.nbytes() > 0 && a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
 /// Collects Slot entries (stubs::SgdStepTensor, stubs::AdamStepTensor) per (device, dtype) and
 /// runs them with one call each. Parameters whose arrays overlap another's run one at a time, in
 /// the order added, as separate passes did before (one pass would update shared memory twice
@@ -45,6 +55,8 @@ class FusedSteps {
   }
 
   /// Runs every gathered update through `stub`, then bumps the version of every tensor written.
+  /// An optimizer also calls it before an update it makes with tensor ops, so that updates of
+  /// parameters that share memory apply in parameter order (Note [Fused optimizer steps]).
   void run(const DispatchStub<Fn>& stub) {
     for (Batch& b : batches_) {
       if (b.slots.empty()) continue;

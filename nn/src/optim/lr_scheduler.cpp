@@ -36,21 +36,34 @@ void LRScheduler::step() {
 void LRScheduler::resume(int64_t last_epoch, const std::vector<double>& base_lrs) {
   auto& groups = optimizer_.param_groups();
   WICK_CHECK(base_lrs.size() == groups.size() && last_epoch >= 0,
-             "lr scheduler: resume needs one base lr per group ({}) "
-             "and a last_epoch >= 0, got {} base lrs and last_epoch {}",
-             groups.size(), base_lrs.size(), last_epoch);
+             "{}.resume: needs one base lr per group ({}) and a last_epoch >= 0, got {} base lrs and last_epoch {}",
+             name(), groups.size(), base_lrs.size(), last_epoch);
+  for (size_t i = 0; i < base_lrs.size(); ++i)
+    WICK_CHECK(std::isfinite(base_lrs[i]) && base_lrs[i] >= 0,
+               "{}.resume: base lr {} is {}; pass the finite, non-negative lrs the groups had when the "
+               "scheduler was made",
+               name(), i, base_lrs[i]);
+  // The groups keep the lrs the checkpoint restored: the closed form for last_epoch can differ from
+  // the recursive form the run followed in the last bit (PyTorch keeps the optimizer's lrs too).
   base_lrs_ = base_lrs;
   last_epoch_ = last_epoch;
   last_lr_.clear();
-  for (size_t i = 0; i < groups.size(); ++i) {
-    last_lr_.push_back(closed_form_lr(i, last_epoch));
-    groups[i].options().set_lr(last_lr_.back());
-  }
+  for (const auto& g : groups) last_lr_.push_back(g.options().get_lr());
+}
+
+double LRScheduler::base_lr(size_t group) const {
+  WICK_CHECK_INDEX(group < base_lrs_.size(), "{}.closed_form_lr: group {} is out of range (the scheduler has {})",
+                   name(), group, base_lrs_.size());
+  return base_lrs_[group];
 }
 
 StepLR::StepLR(Optimizer& optimizer, int64_t step_size, double gamma)
     : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
   WICK_CHECK(step_size > 0, "StepLR: step_size must be > 0, got {}", step_size);
+  WICK_CHECK(
+      std::isfinite(gamma) && gamma >= 0,
+      "StepLR: gamma must be finite and >= 0 (the factor the lr is multiplied by every step_size epochs), got {}",
+      gamma);
   initial_step();
 }
 
@@ -65,12 +78,16 @@ std::vector<double> StepLR::get_lr() const {
 }
 
 double StepLR::closed_form_lr(size_t group, int64_t epoch) const {
-  return base_lrs_.at(group) * std::pow(gamma_, static_cast<double>(epoch / step_size_));
+  return base_lr(group) * std::pow(gamma_, static_cast<double>(epoch / step_size_));
 }
 
 CosineAnnealingLR::CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min)
     : LRScheduler(optimizer), t_max_(T_max), eta_min_(eta_min) {
   WICK_CHECK(T_max > 0, "CosineAnnealingLR: T_max must be > 0, got {}", T_max);
+  WICK_CHECK(std::isfinite(eta_min) && eta_min >= 0,
+             "CosineAnnealingLR: eta_min must be finite and >= 0 (the lowest lr; optimizers refuse a negative one), "
+             "got {}",
+             eta_min);
   initial_step();
 }
 
@@ -93,7 +110,7 @@ std::vector<double> CosineAnnealingLR::get_lr() const {
 }
 
 double CosineAnnealingLR::closed_form_lr(size_t group, int64_t epoch) const {
-  return eta_min_ + (base_lrs_.at(group) - eta_min_) *
+  return eta_min_ + (base_lr(group) - eta_min_) *
                         (1 + std::cos(std::numbers::pi * static_cast<double>(epoch) / static_cast<double>(t_max_))) / 2;
 }
 

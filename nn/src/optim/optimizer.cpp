@@ -4,6 +4,7 @@
 #include <cxxabi.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -81,8 +82,11 @@ void Optimizer::add_param_group(ParamGroup group) {
                     type_name(typeid(group.options())), type_name(typeid(*defaults_)));
   else
     group.set_options(defaults_->clone());
+  check_group_options(group.options());
   groups_.push_back(std::move(group));
 }
+
+void Optimizer::check_group_options(const OptimizerOptions& /*options*/) const {}
 
 void Optimizer::check_state_fits(const char* op) const {
   size_t index = 0;
@@ -107,7 +111,8 @@ void Optimizer::check_state_fits(const char* op) const {
               StateError,
               "{}.step: the state '{}' of parameter {} is {} [{}] on {}, but the parameter is now {} [{}] on {}. "
               "Module::to() moves parameters but not optimizer state (as PyTorch): build the optimizer after "
-              "to(), or load_state_dict() it again afterwards. Nothing was updated",
+              "to(), or reload its state afterwards with load_state_dict(state_dict()), which converts it to "
+              "each parameter's dtype and device. Nothing was updated",
               op, sname, index, t.dtype(), fmt::join(t.sizes(), ", "), t.device(), p.dtype(),
               fmt::join(p.sizes(), ", "), p.device());
         }
@@ -196,6 +201,22 @@ std::string problem_list(const std::vector<std::string>& problems) {
 }
 }  // namespace
 
+std::vector<std::string> Optimizer::allowed_state_names(const OptimizerOptions& options) const {
+  auto names = state_names(options);
+  for (auto& n : optional_state_names())
+    if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(std::move(n));
+  return names;
+}
+
+std::vector<std::string> Optimizer::required_state_names(const OptimizerOptions& options) const {
+  const auto optional = optional_state_names();
+  std::vector<std::string> names;
+  for (auto& n : state_names(options))
+    if (std::find(optional.begin(), optional.end(), n) == optional.end()) names.push_back(std::move(n));
+  if (has_step()) names.emplace_back("step");
+  return names;
+}
+
 void Optimizer::load_state_dict(const OptimizerStateDict& dict) { apply_load(prepare_load_state_dict(dict)); }
 
 void Optimizer::apply_load(PendingLoad pending) {
@@ -272,11 +293,10 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
       names_seen[id].push_back(sname);
       continue;
     }
-    const auto allowed = state_names(new_options[gi] ? *new_options[gi] : groups_[gi].options());
+    const auto allowed = allowed_state_names(*new_options[gi]);
     if (std::find(allowed.begin(), allowed.end(), sname) == allowed.end()) {
       problems.push_back(
-          fmt::format("unexpected key \"{}\" ({} with these options keeps: {})", brief(key), name(),
-                      allowed.empty() ? std::string("no state tensors") : fmt::format("{}", fmt::join(allowed, ", "))));
+          fmt::format("unexpected key \"{}\" ({} keeps: {})", brief(key), name(), fmt::join(allowed, ", ")));
       continue;
     }
     if (t.sizes() != p.sizes()) {
@@ -284,19 +304,20 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
                                      shape_str(t.sizes()), shape_str(p.sizes())));
       continue;
     }
-    if (t.dtype() != p.dtype()) {
+    if (!t.is_floating_point()) {
       problems.push_back(
-          fmt::format("key \"{}\" has dtype {} but the parameter has dtype {}", brief(key), t.dtype(), p.dtype()));
+          fmt::format("key \"{}\" has dtype {}; optimizer state must be floating-point", brief(key), t.dtype()));
       continue;
     }
+    // Converted to the parameter's dtype and device, as PyTorch's load_state_dict.
     new_state[p.impl()].buffers.insert(sname, native::clone(native::to(t, p.device(), p.dtype())));
     names_seen[id].push_back(sname);
   }
-  // A parameter with any state must have all of it.
+  // A parameter with any state must have all that its options need (the optional tensors are
+  // made by the next step, as after turning amsgrad on).
   for (const auto& [id, seen] : names_seen) {
     const auto& [gi, p] = by_id.at(id);
-    auto need = state_names(*new_options[gi]);
-    if (has_step()) need.push_back("step");
+    auto need = required_state_names(*new_options[gi]);
     for (const auto& n : need)
       if (std::find(seen.begin(), seen.end(), n) == seen.end())
         problems.push_back(fmt::format("missing key \"state.{}.{}\"", id, n));

@@ -2,6 +2,8 @@
 // tensors on a device that has the kernel, and as tensor ops everywhere else.
 #include "wick/nn/optim/sgd.h"
 
+#include <cmath>
+
 #include "fused_steps.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
@@ -21,10 +23,16 @@ OptionValues SGDOptions::values() const {
 }
 
 namespace {
+// Throws ValueError naming the first invalid option. PyTorch checks lr, momentum and weight_decay
+// >= 0; wick also refuses non-finite values (inf or NaN would make every parameter NaN or inf).
+// dampening has no range in PyTorch (a dampening above 1 flips the gradient's sign): finite only.
 void check_options(const SGDOptions& o) {
-  WICK_CHECK(o.lr() >= 0, "SGD: invalid learning rate {} (must be >= 0)", o.lr());
-  WICK_CHECK(o.momentum() >= 0, "SGD: invalid momentum {} (must be >= 0)", o.momentum());
-  WICK_CHECK(o.weight_decay() >= 0, "SGD: invalid weight_decay {} (must be >= 0)", o.weight_decay());
+  WICK_CHECK(std::isfinite(o.lr()) && o.lr() >= 0, "SGD: invalid learning rate {} (must be finite and >= 0)", o.lr());
+  WICK_CHECK(std::isfinite(o.momentum()) && o.momentum() >= 0, "SGD: invalid momentum {} (must be finite and >= 0)",
+             o.momentum());
+  WICK_CHECK(std::isfinite(o.dampening()), "SGD: invalid dampening {} (must be finite)", o.dampening());
+  WICK_CHECK(std::isfinite(o.weight_decay()) && o.weight_decay() >= 0,
+             "SGD: invalid weight_decay {} (must be finite and >= 0)", o.weight_decay());
   WICK_CHECK(!o.nesterov() || (o.momentum() > 0 && o.dampening() == 0),
              "SGD: Nesterov momentum requires a momentum > 0 and zero dampening (got momentum {}, dampening {})",
              o.momentum(), o.dampening());
@@ -51,6 +59,7 @@ SGD::SGD(std::vector<Tensor> params, const SGDOptions& options)
 
 SGD::SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults)
     : Optimizer(std::move(groups), std::make_unique<SGDOptions>(defaults)) {
+  check_options(defaults);  // as PyTorch; a group added later may take them
   for (const auto& g : param_groups()) check_options(static_cast<const SGDOptions&>(g.options()));
 }
 
@@ -58,6 +67,8 @@ std::vector<std::string> SGD::state_names(const OptimizerOptions& o) const {
   if (static_cast<const SGDOptions&>(o).momentum() != 0) return {"momentum_buffer"};
   return {};
 }
+
+void SGD::check_group_options(const OptimizerOptions& o) const { check_options(static_cast<const SGDOptions&>(o)); }
 
 void SGD::step() {
   profiler::RecordScope trace_event("optimizer", "SGD.step");  // Note [Tracer]
@@ -77,7 +88,8 @@ void SGD::step() {
       const bool first = o.momentum() != 0 && buf == nullptr;
       if (first) buf = &st.buffers.insert("momentum_buffer", wick::empty_like(p));
       ++st.step;
-      if (fused_ && stubs::sgd_step.find(p.device().type) && fusable({&p, &g}, p) && (!buf || fusable({buf}, p))) {
+      if (fused_ && stubs::sgd_step.find(p.device().type) && fusable({&p, &g}, p) && (!buf || fusable({buf}, p)) &&
+          !detail::shares_memory(p, g)) {
         math::SgdStepArgs a;
         a.lr = o.lr();
         a.momentum = o.momentum();
@@ -92,6 +104,8 @@ void SGD::step() {
         fused.add(p, g, slot, {buf});
         continue;
       }
+      // The updates queued so far first: p may share memory with one of them.
+      fused.run(stubs::sgd_step);
       Tensor d = o.maximize() ? g.neg() : g;
       if (o.weight_decay() != 0) d = d.add(p, o.weight_decay());
       if (o.momentum() != 0) {

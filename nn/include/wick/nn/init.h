@@ -30,9 +30,11 @@ Tensor normal_(Tensor t, double mean = 0.0, double std = 1.0);
 Tensor constant_(Tensor t, double value);
 Tensor zeros_(Tensor t);
 Tensor ones_(Tensor t);
-/// U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)).
+/// U(-a, a) with a = gain * sqrt(6 / (fan_in + fan_out)); a ValueError naming the op when both
+/// fans are 0 (PyTorch: ZeroDivisionError).
 Tensor xavier_uniform_(Tensor t, double gain = 1.0);
-/// N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)).
+/// N(0, std^2) with std = gain * sqrt(2 / (fan_in + fan_out)); a ValueError naming the op when
+/// both fans are 0 (PyTorch: ZeroDivisionError).
 Tensor xavier_normal_(Tensor t, double gain = 1.0);
 /// U(-b, b) with b = gain * sqrt(3 / fan), gain = calculate_gain(nonlinearity, a).
 Tensor kaiming_uniform_(Tensor t, double a = 0.0, FanMode mode = FanMode::FanIn,

@@ -69,8 +69,8 @@ struct AdamWOptions : AdamOptions {
 
 class Adam : public Optimizer {
  public:
-  /// Throws for lr, eps or weight decay < 0, betas outside [0, 1), and parameters that are not
-  /// floating-point leaves.
+  /// Throws for an lr, eps or weight decay that is negative or not finite, betas outside [0, 1)
+  /// (in the defaults or any group), and parameters that are not floating-point leaves.
   Adam(std::vector<Tensor> params, const AdamOptions& options);
   Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults);
   std::string name() const override { return decoupled_ ? "AdamW" : "Adam"; }
@@ -79,6 +79,8 @@ class Adam : public Optimizer {
  protected:
   Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults, bool decoupled);
   std::vector<std::string> state_names(const OptimizerOptions& o) const override;
+  std::vector<std::string> optional_state_names() const override { return {"max_exp_avg_sq"}; }
+  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 
  private:

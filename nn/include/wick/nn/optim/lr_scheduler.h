@@ -4,8 +4,11 @@
 // A scheduler remembers each group's base lr (its lr when the scheduler was made) and an epoch
 // counter last_epoch; construction counts as the first step (last_epoch = 0, lrs unchanged).
 // Each step() advances last_epoch and writes the new lr into every group with PyTorch's
-// recursive ("chainable") formula; closed_form_lr() gives the closed form for comparison.
+// recursive ("chainable") formula; closed_form_lr() gives the closed form for comparison. The
+// recursive and the closed form can differ in the last bit, so a resumed run continues from the
+// lrs its checkpoint restored (resume), never from the closed form.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "wick/nn/optim/optimizer.h"
@@ -21,10 +24,18 @@ class LRScheduler {
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   const std::vector<double>& base_lrs() const { return base_lrs_; }
-  /// The lr of group i at epoch `epoch` by the closed form.
+  /// "StepLR", "CosineAnnealingLR": the scheduler's name in messages.
+  virtual std::string name() const = 0;
+  /// The lr of group `group` at epoch `epoch` by the closed form (for comparison: step() follows
+  /// the recursive form, which may differ in the last bit). wick::IndexError for a group the
+  /// scheduler does not have.
   virtual double closed_form_lr(size_t group, int64_t epoch) const = 0;
-  /// Restores a scheduler saved at `last_epoch` (with the base lrs it had): sets last_epoch and
-  /// each group's lr to the closed form (what a resumed run continues from).
+  /// Restores a scheduler saved at `last_epoch` with the base lrs it had, after the optimizer's
+  /// state (load_state_dict, load_checkpoint) restored each group's lr: sets last_epoch, the base
+  /// lrs and get_last_lr() (the groups' current lrs) and leaves the groups' lrs as they are, as
+  /// PyTorch's scheduler.load_state_dict next to optimizer.load_state_dict. The next step()
+  /// continues bit for bit as the uninterrupted run would. wick::ValueError, changing nothing,
+  /// unless there is one finite base lr >= 0 per group and last_epoch >= 0.
   void resume(int64_t last_epoch, const std::vector<double>& base_lrs);
 
  protected:
@@ -33,6 +44,8 @@ class LRScheduler {
   void initial_step();
   /// The new lrs for last_epoch_ (already advanced), from the groups' current lrs.
   virtual std::vector<double> get_lr() const = 0;
+  /// base_lrs_[group] for closed_form_lr; wick::IndexError naming the scheduler when out of range.
+  double base_lr(size_t group) const;
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
   int64_t last_epoch_ = -1;
@@ -43,7 +56,9 @@ class LRScheduler {
 /// multiplied by gamma.
 class StepLR : public LRScheduler {
  public:
+  /// wick::ValueError unless step_size > 0 and gamma is finite and >= 0.
   StepLR(Optimizer& optimizer, int64_t step_size, double gamma = 0.1);
+  std::string name() const override { return "StepLR"; }
   double closed_form_lr(size_t group, int64_t epoch) const override;
 
  protected:
@@ -58,7 +73,9 @@ class StepLR : public LRScheduler {
 /// as PyTorch (so it keeps oscillating past T_max).
 class CosineAnnealingLR : public LRScheduler {
  public:
+  /// wick::ValueError unless T_max > 0 and eta_min is finite and >= 0.
   CosineAnnealingLR(Optimizer& optimizer, int64_t T_max, double eta_min = 0);
+  std::string name() const override { return "CosineAnnealingLR"; }
   double closed_form_lr(size_t group, int64_t epoch) const override;
 
  protected:

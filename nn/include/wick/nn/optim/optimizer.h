@@ -17,10 +17,16 @@
 // state_dict() gives PyTorch's layout: parameters are numbered 0, 1, ... across the groups in
 // order; tensors are named "state.<i>.<name>" (e.g. "state.3.exp_avg"; "step" is a 0-dim
 // float32 tensor as PyTorch 1.13 stores it), and each group lists its parameter numbers and its
-// options. load_state_dict() checks everything first (optimizer type, group and parameter
-// counts, option names, state names, shapes, dtypes) and reports every problem in one
-// wick::ValueError (a lone problem with the options keeps its own class), leaving the optimizer
-// unchanged when anything is wrong.
+// options. state_dict() writes every state tensor a parameter has, including those its options no
+// longer use (max_exp_avg_sq after amsgrad is turned off, momentum_buffer after momentum is set to
+// 0), as PyTorch does. load_state_dict() checks everything first (optimizer type, group and
+// parameter counts, option names, state names, shapes, floating-point state) and reports every
+// problem in one wick::ValueError (a lone problem with the options keeps its own class), leaving
+// the optimizer unchanged when anything is wrong. It requires the state tensors that every update
+// with the loaded options makes (exp_avg and exp_avg_sq for Adam), accepts the ones a step makes
+// lazily whatever the options (max_exp_avg_sq, momentum_buffer), and refuses other names. As
+// PyTorch, it converts each state tensor to its parameter's dtype and device (never "step"), so a
+// state saved before Module::to(kFloat64) loads after it.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -136,8 +142,9 @@ class Optimizer {
   /// Clears the gradients of every parameter: to None (default, as PyTorch 2) or to zeros.
   void zero_grad(bool set_to_none = true);
 
-  /// Adds a group (its parameters checked as in the constructor; options default to the
-  /// optimizer's). A parameter already in the optimizer is refused.
+  /// Adds a group (its parameters and options checked as in the constructor; options default to
+  /// the optimizer's). A parameter already in the optimizer, or options the optimizer refuses
+  /// (ValueError naming the option), add nothing.
   void add_param_group(ParamGroup group);
   std::vector<ParamGroup>& param_groups() { return groups_; }
   const std::vector<ParamGroup>& param_groups() const { return groups_; }
@@ -147,9 +154,11 @@ class Optimizer {
   /// The state of parameter `p`, or nullptr before its first update.
   const ParamState* state(const Tensor& p) const;
 
+  /// Every group's options and every parameter's state (Note [Optimizer state dicts]); the
+  /// tensors are this optimizer's own, not copies.
   OptimizerStateDict state_dict() const;
   /// Replaces options and state from `dict` after checking all of it (Note [Optimizer state
-  /// dicts]); state tensors are copied (to the parameter's device).
+  /// dicts]); state tensors are copied, converted to their parameter's dtype and device.
   void load_state_dict(const OptimizerStateDict& dict);
 
   /// A load_state_dict that has been checked in full but not applied.
@@ -174,6 +183,14 @@ class Optimizer {
   Optimizer(std::vector<ParamGroup> groups, std::unique_ptr<OptimizerOptions> defaults);
   /// The names of the state tensors a parameter has after its first update with `options`.
   virtual std::vector<std::string> state_names(const OptimizerOptions& options) const = 0;
+  /// The state tensors a step makes lazily when its options need them and keeps when they no
+  /// longer do (max_exp_avg_sq, momentum_buffer): load_state_dict accepts them whatever the
+  /// options and never requires them.
+  virtual std::vector<std::string> optional_state_names() const = 0;
+  /// Throws wick::ValueError naming the option when `options` (of this optimizer's class) are
+  /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
+  /// add their groups before the subclass exists, check them themselves.
+  virtual void check_group_options(const OptimizerOptions& options) const;
   /// Whether the state holds a step count.
   virtual bool has_step() const = 0;
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
@@ -185,6 +202,12 @@ class Optimizer {
   bool fused_ = true;
 
  private:
+  /// The state names load_state_dict accepts with `options`: state_names plus the optional ones.
+  std::vector<std::string> allowed_state_names(const OptimizerOptions& options) const;
+  /// The names a parameter with any loaded state must have: state_names less the optional ones,
+  /// plus "step" where the optimizer counts steps.
+  std::vector<std::string> required_state_names(const OptimizerOptions& options) const;
+
   std::unique_ptr<OptimizerOptions> defaults_;
   std::vector<ParamGroup> groups_;
   std::unordered_map<const TensorImpl*, ParamState> state_;

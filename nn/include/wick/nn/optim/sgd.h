@@ -32,7 +32,8 @@ struct SGDOptions : OptimizerOptions {
 class SGD : public Optimizer {
  public:
   /// Throws when nesterov is set without momentum or with dampening (as PyTorch), for a negative
-  /// lr, momentum or weight decay, and for parameters that are not floating-point leaves.
+  /// or non-finite lr, momentum or weight decay, a non-finite dampening (in the defaults or any
+  /// group), and for parameters that are not floating-point leaves.
   SGD(std::vector<Tensor> params, const SGDOptions& options);
   SGD(std::vector<ParamGroup> groups, const SGDOptions& defaults);
   std::string name() const override { return "SGD"; }
@@ -40,6 +41,8 @@ class SGD : public Optimizer {
 
  protected:
   std::vector<std::string> state_names(const OptimizerOptions& o) const override;
+  std::vector<std::string> optional_state_names() const override { return {"momentum_buffer"}; }
+  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return false; }
 };
 
