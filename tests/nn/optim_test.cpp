@@ -833,7 +833,7 @@ TEST_CASE("optim: a state dict saved after amsgrad or momentum was toggled loads
                     Catch::Contains("unexpected key \"state.0.exp_avg\" (SGD keeps: momentum_buffer)"));
 }
 
-TEST_CASE("optim: non-finite options are refused, naming the option; eps = 0 is allowed", "[optim]") {
+TEST_CASE("optim: non-finite options are refused, naming the option, and eps = 0 is allowed", "[optim]") {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   Tensor p = wick::ones({2}, TensorOptions(kFloat64).requires_grad());
   const std::vector<Tensor> ps = {p};

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "support/allclose.h"
+#include "support/cpu_kernels_backend.h"
 #include "wick/core/backend.h"
 #include "wick/nn/nn.h"
 
@@ -43,7 +44,7 @@ class WithExpandedBuffer : public Cloneable<WithExpandedBuffer> {
 // The "failcopy" device type: the CPU backend, except that a copy into the one address armed in
 // `fail_into` throws a BackendError (once). It makes a copy fail after load_state_dict's checks
 // passed, as a failing allocation or device would.
-class FailingCopyBackend final : public Backend {
+class FailingCopyBackend final : public wick::test::CpuKernelsBackend {
  public:
   static inline std::atomic<void*> fail_into{nullptr};
   Allocator& allocator() override { return cpu().allocator(); }
@@ -53,15 +54,6 @@ class FailingCopyBackend final : public Backend {
   void synchronize(Device) override {}
   uintptr_t current_stream(Device) override { return 0; }
   void set_current_stream(Device, uintptr_t) override {}
-  void unary(UnaryOp op, const KernelTensor& out, const KernelTensor& in, double p0, double p1) override {
-    cpu().unary(op, out, in, p0, p1);
-  }
-  void binary(BinaryOp op, const KernelTensor& out, const KernelTensor& a, const KernelTensor& b) override {
-    cpu().binary(op, out, a, b);
-  }
-  void where(const KernelTensor& out, const KernelTensor& c, const KernelTensor& a, const KernelTensor& b) override {
-    cpu().where(out, c, a, b);
-  }
   void copy(const KernelTensor& dst, const KernelTensor& src) override {
     maybe_fail(dst.data);
     cpu().copy(dst, src);
@@ -74,43 +66,6 @@ class FailingCopyBackend final : public Backend {
     maybe_fail(dst);
     cpu().copy_bytes_peer(dst, dd, src, sd, bytes);
   }
-  void fill(const KernelTensor& dst, double value) override { cpu().fill(dst, value); }
-  void arange(const KernelTensor& out, double start, double step) override { cpu().arange(out, start, step); }
-  void random(const KernelTensor& out, RandomKind kind, double a, double b, uint64_t seed, uint64_t offset) override {
-    cpu().random(out, kind, a, b, seed, offset);
-  }
-  void reduce(ReduceOp op, const KernelTensor& out, const KernelTensor& in) override { cpu().reduce(op, out, in); }
-  void arg_reduce(ArgReduceOp op, const KernelTensor& out, const KernelTensor& in, int64_t dim) override {
-    cpu().arg_reduce(op, out, in, dim);
-  }
-  void index_select(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override {
-    cpu().index_select(out, in, dim, index);
-  }
-  void index_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override {
-    cpu().index_add(out, dim, index, src);
-  }
-  void gather(const KernelTensor& out, const KernelTensor& in, int64_t dim, const KernelTensor& index) override {
-    cpu().gather(out, in, dim, index);
-  }
-  void scatter_add(const KernelTensor& out, int64_t dim, const KernelTensor& index, const KernelTensor& src) override {
-    cpu().scatter_add(out, dim, index, src);
-  }
-  void sort_indices(const KernelTensor& indices, const KernelTensor& in, int64_t dim, bool descending) override {
-    cpu().sort_indices(indices, in, dim, descending);
-  }
-  void cumsum(const KernelTensor& out, const KernelTensor& in, int64_t dim, bool reverse) override {
-    cpu().cumsum(out, in, dim, reverse);
-  }
-  void gemm(const GemmArgs& args) override { cpu().gemm(args); }
-  void im2col(const Im2ColArgs& g, const void* image, void* columns) override { cpu().im2col(g, image, columns); }
-  void col2im(const Im2ColArgs& g, const void* columns, void* image) override { cpu().col2im(g, columns, image); }
-  void max_pool2d(const Im2ColArgs& g, const void* image, void* out, int64_t* indices) override {
-    cpu().max_pool2d(g, image, out, indices);
-  }
-  void max_pool2d_backward(const Im2ColArgs& g, const void* grad_out, const int64_t* indices,
-                           void* grad_image) override {
-    cpu().max_pool2d_backward(g, grad_out, indices, grad_image);
-  }
 
   /// The device type, registered by the first call.
   static DeviceType type() {
@@ -120,7 +75,6 @@ class FailingCopyBackend final : public Backend {
   }
 
  private:
-  static Backend& cpu() { return backend(DeviceType::CPU); }
   static void maybe_fail(const void* dst) {
     void* armed = const_cast<void*>(dst);
     if (dst && fail_into.compare_exchange_strong(armed, nullptr))
