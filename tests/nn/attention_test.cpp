@@ -211,3 +211,21 @@ TEST_CASE("MultiheadAttention: in_proj_weight is xavier-uniform, the biases zero
   CHECK(m->in_proj_bias().abs().sum().item<double>() == 0.0);
   CHECK(m->out_proj().bias().abs().sum().item<double>() == 0.0);
 }
+
+TEST_CASE("TransformerEncoderLayer prints its children as PyTorch 1.13, out_proj as a Linear", "[nn]") {
+  // print(torch.nn.TransformerEncoderLayer(6, 2, dim_feedforward=8)); PyTorch's out_proj is a
+  // NonDynamicallyQuantizableLinear (a Linear subclass for its quantizer), wick's a Linear.
+  CHECK(TransformerEncoderLayer(TransformerEncoderLayerOptions(6, 2).dim_feedforward(8))->to_string() ==
+        "TransformerEncoderLayer(\n"
+        "  (self_attn): MultiheadAttention(\n"
+        "    (out_proj): Linear(in_features=6, out_features=6, bias=True)\n"
+        "  )\n"
+        "  (linear1): Linear(in_features=6, out_features=8, bias=True)\n"
+        "  (dropout): Dropout(p=0.1, inplace=False)\n"
+        "  (linear2): Linear(in_features=8, out_features=6, bias=True)\n"
+        "  (norm1): LayerNorm((6,), eps=1e-05, elementwise_affine=True)\n"
+        "  (norm2): LayerNorm((6,), eps=1e-05, elementwise_affine=True)\n"
+        "  (dropout1): Dropout(p=0.1, inplace=False)\n"
+        "  (dropout2): Dropout(p=0.1, inplace=False)\n"
+        ")");
+}

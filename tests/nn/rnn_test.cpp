@@ -139,3 +139,11 @@ TEST_CASE("LSTM and GRU initialise every parameter from U(-1/sqrt(H), 1/sqrt(H))
       if (p.numel() >= 256) CHECK(p.std().item<double>() == Approx(bound / std::sqrt(3.0)).epsilon(0.15));
     }
 }
+
+TEST_CASE("LSTM and GRU print as PyTorch 1.13 prints them", "[nn]") {
+  // print(torch.nn.LSTM(3, 4, num_layers=2, bias=False, batch_first=True, dropout=0.5,
+  // bidirectional=True)) and print(torch.nn.GRU(3, 4)).
+  CHECK(LSTM(LSTMOptions(3, 4).num_layers(2).bias(false).batch_first(true).dropout(0.5).bidirectional(true))
+            ->to_string() == "LSTM(3, 4, num_layers=2, bias=False, batch_first=True, dropout=0.5, bidirectional=True)");
+  CHECK(GRU(GRUOptions(3, 4))->to_string() == "GRU(3, 4)");
+}
