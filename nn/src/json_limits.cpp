@@ -124,9 +124,9 @@ class LimitedDomBuilder final : public nlohmann::json_sax<ordered_json> {
 
   ordered_json& root_;
   const std::string& what_;
-  std::vector<ordered_json*> stack_;              // the open containers, outermost first
-  std::vector<std::set<std::string>> keys_;       // the keys of each open object
-  ordered_json* slot_ = nullptr;                  // where the value of the last key goes
+  std::vector<ordered_json*> stack_;         // the open containers, outermost first
+  std::vector<std::set<std::string>> keys_;  // the keys of each open object
+  ordered_json* slot_ = nullptr;             // where the value of the last key goes
 };
 }  // namespace
 

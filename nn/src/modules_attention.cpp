@@ -87,7 +87,8 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(const Tensor& query, 
              "MultiheadAttention: query is on {}, key on {}, value on {} and the layer's parameters on {}; move "
              "them to one device with .to(device)",
              query.device(), key.device(), value.device(), w.device());
-  for (const auto& [mask, name] : {std::pair{&attn_mask, "attn_mask"}, std::pair{&key_padding_mask, "key_padding_mask"}})
+  for (const auto& [mask, name] :
+       {std::pair{&attn_mask, "attn_mask"}, std::pair{&key_padding_mask, "key_padding_mask"}})
     WICK_CHECK(!mask->defined() || mask->device() == query.device(),
                "MultiheadAttention: {} is on {} but query is on {}; move it with .to(device)", name, mask->device(),
                query.device());

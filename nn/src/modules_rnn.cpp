@@ -112,8 +112,8 @@ Tensor RNNImplBase<Derived>::initial_state(const Tensor& state, const char* what
              this->name(), what, shape_str(state), num_directions() == 2 ? "2 * " : "", L, N, H, L, H, N);
   WICK_CHECK_TYPE(state.dtype() == x.dtype(), "{}: {} is {} but input is {}", this->name(), what, state.dtype(),
                   x.dtype());
-  WICK_CHECK(state.device() == x.device(), "{}: {} is on {} but input is on {}; move it with .to(device)",
-             this->name(), what, state.device(), x.device());
+  WICK_CHECK(state.device() == x.device(), "{}: {} is on {} but input is on {}; move it with .to(device)", this->name(),
+             what, state.device(), x.device());
   return batched ? state : state.unsqueeze(1);
 }
 

@@ -142,8 +142,8 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
       int f = 0;
       while (f < 3 && k != kFields[f]) ++f;
       if (f == 3)
-        fail(what_, fmt::format("{} has the field \"{}\"; an entry holds only dtype, shape and data_offsets", field(),
-                                q(k)));
+        fail(what_,
+             fmt::format("{} has the field \"{}\"; an entry holds only dtype, shape and data_offsets", field(), q(k)));
       if (fields_ & (1 << f)) fail(what_, fmt::format("{} names \"{}\" more than once", field(), k));
       fields_ |= 1 << f;
     } else if (at_ == At::Meta && metadata_.size() >= kMaxMetadataEntries) {
@@ -180,7 +180,8 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
   bool scalar(const ordered_json& v) {
     if (at_ == At::Shape) {
       if (count_ == kMaxLoadedDims)
-        fail(what_, fmt::format("{}: shape has {} dims, more than the limit of {}", field(), count_ + 1, kMaxLoadedDims));
+        fail(what_,
+             fmt::format("{}: shape has {} dims, more than the limit of {}", field(), count_ + 1, kMaxLoadedDims));
       const uint64_t d = as_u64(v, what_, fmt::format("{}: shape[{}]", field(), count_));
       if (d > static_cast<uint64_t>(INT64_MAX))
         fail(what_, fmt::format("{}: shape[{}] = {} does not fit in int64", field(), count_, d));
@@ -189,8 +190,10 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
       return true;
     }
     if (at_ == At::Offsets) {
-      if (count_ == 2) fail(what_, fmt::format("{}: data_offsets must be an array [begin, end], got more values", field()));
-      (count_ == 0 ? entry_.begin : entry_.end) = as_u64(v, what_, fmt::format("{}: data_offsets[{}]", field(), count_));
+      if (count_ == 2)
+        fail(what_, fmt::format("{}: data_offsets must be an array [begin, end], got more values", field()));
+      (count_ == 0 ? entry_.begin : entry_.end) =
+          as_u64(v, what_, fmt::format("{}: data_offsets[{}]", field(), count_));
       ++count_;
       return true;
     }
@@ -238,9 +241,9 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
     if (e.end < e.begin)
       fail(what_, fmt::format("{}: data_offsets [{}, {}] end before they begin", field(), e.begin, e.end));
     if (e.end - e.begin != bytes)
-      fail(what_, fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field(),
-                              e.begin, e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), dims_json(e.shape),
-                              bytes));
+      fail(what_,
+           fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field(), e.begin,
+                       e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), dims_json(e.shape), bytes));
     if (e.end > data_size_)
       fail(what_, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
                               "file?)",
@@ -253,10 +256,10 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
   std::vector<Entry>& entries_;
   std::map<std::string, std::string>& metadata_;
   At at_ = At::Start;
-  std::string key_;      // the last key read
-  Entry entry_;          // the tensor entry being read
-  int fields_ = 0;       // the fields of entry_ seen so far: 1 dtype, 2 shape, 4 data_offsets
-  size_t count_ = 0;     // the values read into the open shape or data_offsets array
+  std::string key_;   // the last key read
+  Entry entry_;       // the tensor entry being read
+  int fields_ = 0;    // the fields of entry_ seen so far: 1 dtype, 2 shape, 4 data_offsets
+  size_t count_ = 0;  // the values read into the open shape or data_offsets array
   bool seen_metadata_ = false;
 };
 

@@ -118,7 +118,7 @@ TEST_CASE("cpu reduce order: a budget gives one thread's bits, with or without a
   const Tensor conv = randn({128, 16, 28, 28}), lead = randn({64, 32, 144}), rows = randn({300, 1000});
   Tensor nan_rows = randn({200, 300});
   nan_rows.select(0, 150).select(0, 17).fill_(std::numeric_limits<double>::quiet_NaN());
-  const Tensor strided = randn({400, 300}).t();  // the general strided walk
+  const Tensor strided = randn({400, 300}).t();       // the general strided walk
   const Tensor long_run = randn({300000}, kFloat64);  // 74 blocks (Note [CPU reduce order])
   const std::vector<Case> cases{
       {"conv bias: sum over (0, 2, 3)",
@@ -133,8 +133,14 @@ TEST_CASE("cpu reduce order: a budget gives one thread's bits, with or without a
       {"strided: sum over 0", [&] { return sum(strided, {0}); }},
       {"strided: sum over 1", [&] { return sum(strided, {1}); }},
       {"one long run: sum of all", [&] { return sum(long_run); }},
-      {"two long rows: sum over 1", [&] { return sum(long_run.reshape({2, -1}), {1}); }},
-      {"long planes: sum over (0, 2)", [&] { return sum(long_run.reshape({3, 2, -1}), {0, 2}); }},
+      {"two long rows: sum over 1",
+       [&] {
+         return sum(long_run.reshape({2, -1}), {1});
+       }},
+      {"long planes: sum over (0, 2)",
+       [&] {
+         return sum(long_run.reshape({3, 2, -1}), {0, 2});
+       }},
   };
   for (const Case& c : cases) {
     INFO(c.name);

@@ -344,7 +344,9 @@ std::vector<Row> nn_rows() {
                       },
                       {"LSTM", "h_0 is on cpu:1", "input is on cpu:0"}),
       row<ValueError>("GRU state on another device",
-                      [] { nn::GRU(3, 4)(wick::zeros({5, 2, 3}, f32()), wick::zeros({1, 2, 4}, f32(cpu(1)))); },
+                      [] {
+                        nn::GRU(3, 4)(wick::zeros({5, 2, 3}, f32()), wick::zeros({1, 2, 4}, f32(cpu(1))));
+                      },
                       {"GRU", "h_0 is on cpu:1", "input is on cpu:0"}),
       row<ValueError>("LSTM hx with h_0 and no c_0",
                       [] {

@@ -5,11 +5,11 @@
 // - inputs that would cost memory before any check (deep JSON, IDX headers) are refused first;
 // - checkpoints with repeated keys, odd state-key spellings or absurd epochs are refused;
 // - a bad checkpoint leaves an optimizer whose options changed as it was.
+#include <fmt/format.h>
 #include <sys/stat.h>
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
-#include <fmt/format.h>
 #include <cstdint>
 #include <filesystem>
 #include <string>
@@ -85,7 +85,8 @@ TEST_CASE("hostile input: JSON and IDX headers that would cost memory before any
   // 100 000 valid zero-size entries, then a bad one: nlohmann's callback parser rescanned the
   // header object after each entry (quadratic: over 10 s here); the reader is linear.
   std::string many = "{";
-  for (int i = 0; i < 100'000; ++i) many += fmt::format(R"("t{}":{{"dtype":"F32","shape":[0],"data_offsets":[0,0]}},)", i);
+  for (int i = 0; i < 100'000; ++i)
+    many += fmt::format(R"("t{}":{{"dtype":"F32","shape":[0],"data_offsets":[0,0]}},)", i);
   many += R"("last":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}})";
   const std::string many_img = safetensors_image(many);
   const Bounded entries =

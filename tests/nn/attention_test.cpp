@@ -161,7 +161,7 @@ TEST_CASE("MultiheadAttention: unbatched input is the batch of one, for both lay
     INFO("batch_first " << batch_first);
     MultiheadAttention m(MultiheadAttentionOptions(6, 2).batch_first(batch_first), kF64);
     const Tensor q = wick::randn({4, 6}, kF64), kv = wick::randn({5, 6}, kF64);
-    const Tensor mask = wick::randn({2, 4, 5}, kF64);                               // [H, L, S]
+    const Tensor mask = wick::randn({2, 4, 5}, kF64);                                 // [H, L, S]
     const Tensor kpm = wick::tensor({0.0, 1.0, 0.0, 0.0, 1.0}, {5}, kF64).to(kBool);  // [S]
     auto [out, w] = m(q, kv, kv, kpm, true, mask, false);
     const int64_t b = batch_first ? 0 : 1;
@@ -181,7 +181,7 @@ TEST_CASE("MultiheadAttention: is_causal with a key_padding_mask is the explicit
   MultiheadAttention m(MultiheadAttentionOptions(6, 3), kF64);
   const Tensor x = wick::randn({5, 2, 6}, kF64);
   const Tensor kpm = wick::zeros({2, 5}, kBool);
-  kpm.select(0, 1).narrow(0, 3, 2).fill_(1.0);  // batch 1 pads its last two keys
+  kpm.select(0, 1).narrow(0, 3, 2).fill_(1.0);                       // batch 1 pads its last two keys
   const Tensor causal = wick::ones({5, 5}, kF64).triu(1).to(kBool);  // true = not allowed
   auto [a, wa] = m(x, x, x, kpm, true, Tensor(), true, /*is_causal=*/true);
   auto [b, wb] = m(x, x, x, kpm, true, causal, true);

@@ -214,9 +214,10 @@ TEST_CASE("layers: the Embedding module's padding_idx row is zero and gets no gr
   }
 }
 
-TEST_CASE("layers: LSTM and GRU match PyTorch, 2 and 3 layers, with and without biases, batch_first both ways, "
-          "initial states, bidirectional",
-          "[nn][oracle]") {
+TEST_CASE(
+    "layers: LSTM and GRU match PyTorch, 2 and 3 layers, with and without biases, batch_first both ways, "
+    "initial states, bidirectional",
+    "[nn][oracle]") {
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
     if (c.op != "lstm" && c.op != "gru") continue;

@@ -49,7 +49,8 @@ std::vector<Tensor> grads_of(const nn::Module& m) {
 
 }  // namespace
 
-TEST_CASE("DataParallel: no replica module or replica tensor outlives the call (test_data_parallel_model_no_refcycles)") {
+TEST_CASE(
+    "DataParallel: no replica module or replica tensor outlives the call (test_data_parallel_model_no_refcycles)") {
   manual_seed(0);
   const Device second = cpu(3);
   auto lin = std::make_shared<nn::LinearImpl>(10, 5, f64());

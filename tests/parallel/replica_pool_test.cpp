@@ -105,7 +105,8 @@ TEST_CASE("replicate: a None parameter a pooled replica filled in forward is Non
   CHECK(m->parameter_table().size() == 2);
 }
 
-TEST_CASE("replicate: a replica held through its own shared_ptr is never handed out again, a released one comes back clean") {
+TEST_CASE(
+    "replicate: a replica held through its own shared_ptr is never handed out again, a released one comes back clean") {
   static_assert(std::is_copy_assignable_v<Scaled>);
   auto m = std::make_shared<Scaled>();
   m->gain = 3.0;

@@ -75,12 +75,15 @@ class RecordsStateDict : public nn::Cloneable<RecordsStateDict> {
 
 }  // namespace
 
-TEST_CASE("replicate: a replica's state_dict is the original's, on the replica's device, and saves (test_save_replica_module)") {
+TEST_CASE(
+    "replicate: a replica's state_dict is the original's, on the replica's device, and saves "
+    "(test_save_replica_module)") {
   manual_seed(0);
   auto net = make_net();
   net->forward_tensor(randn({5, 3}, f64()));  // running statistics away from their initial values
   const nn::StateDict want = net->state_dict();
-  REQUIRE(want.size() == 7);  // 0.weight, 0.bias, 1.weight, 1.bias, 1.running_mean, 1.running_var, 1.num_batches_tracked
+  REQUIRE(want.size() ==
+          7);  // 0.weight, 0.bias, 1.weight, 1.bias, 1.running_mean, 1.running_var, 1.num_batches_tracked
   wick::test::TempDir dir("wick-replica-state");
   for (bool detach : {false, true}) {
     auto replicas = replicate(net, cpus(3), detach);
