@@ -72,6 +72,10 @@ struct Entry {
 // A shape as the header writes it: [2,3].
 std::string dims_json(const DimVector& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
 
+// The fields of a tensor entry, in the order a missing one is reported; bit f of
+// HeaderReader::fields_ marks field f seen.
+constexpr std::string_view kEntryFields[] = {"dtype", "shape", "data_offsets"};
+
 // The header's reader (Note [safetensors validation]): nlohmann's SAX events go straight into
 // `entries` and `metadata`, each checked as it arrives. The header is an object whose values
 // are "__metadata__" (an object of strings) or tensor entries (objects of exactly "dtype", a
@@ -138,9 +142,8 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
   }
   bool key(string_t& k) override {
     if (at_ == At::Tensor) {
-      static constexpr std::string_view kFields[] = {"dtype", "shape", "data_offsets"};
       int f = 0;
-      while (f < 3 && k != kFields[f]) ++f;
+      while (f < 3 && k != kEntryFields[f]) ++f;
       if (f == 3)
         fail(what_,
              fmt::format("{} has the field \"{}\"; an entry holds only dtype, shape and data_offsets", field(), q(k)));
@@ -226,9 +229,8 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
 
   // The checks that need a whole entry: every field present, and offsets that fit the shape.
   void finish_entry() {
-    static constexpr const char* kFields[] = {"dtype", "shape", "data_offsets"};
     for (int f = 0; f < 3; ++f)
-      if (!(fields_ & (1 << f))) fail(what_, fmt::format("{} has no \"{}\" field", field(), kFields[f]));
+      if (!(fields_ & (1 << f))) fail(what_, fmt::format("{} has no \"{}\" field", field(), kEntryFields[f]));
     // numel, strides and bytes, checked against overflow (Note [Checked sizes]).
     uint64_t bytes = 0;
     try {
