@@ -12,7 +12,7 @@ namespace wick {
 
 namespace {
 std::atomic<uint64_t> g_next_hook_id{1};
-std::mutex g_node_hooks_mutex;  // guards every Node's pre_hooks_
+std::mutex g_node_hooks_mutex;  // guards every Node's pre_hooks_ and retained_
 
 template <class List>
 void erase_id(List& list, uint64_t id) {
@@ -50,6 +50,25 @@ std::vector<Node::TensorPreHook> Node::tensor_pre_hooks() const {
   if (!has_pre_hooks_.load(std::memory_order_acquire)) return {};
   std::lock_guard<std::mutex> lock(g_node_hooks_mutex);
   return pre_hooks_;
+}
+
+void Node::retain_grad_of(uint32_t output_nr, const Tensor& t) {
+  std::lock_guard<std::mutex> lock(g_node_hooks_mutex);
+  retained_.push_back({output_nr, t.impl_ptr()});
+  has_retained_.store(true, std::memory_order_release);
+}
+
+void Node::forget_retained(const TensorImpl* impl) {
+  std::lock_guard<std::mutex> lock(g_node_hooks_mutex);
+  std::erase_if(retained_,
+                [impl](const RetainedGrad& r) { return r.second.expired() || r.second.lock().get() == impl; });
+  has_retained_.store(!retained_.empty(), std::memory_order_release);
+}
+
+std::vector<Node::RetainedGrad> Node::retained() const {
+  if (!has_retained_.load(std::memory_order_acquire)) return {};
+  std::lock_guard<std::mutex> lock(g_node_hooks_mutex);
+  return retained_;
 }
 
 namespace detail {

@@ -18,16 +18,30 @@ bool needs_grad(const std::vector<Tensor>& inputs) {
   return false;
 }
 
+// Note [Concurrent backward]
+// Two backward() calls may run through one graph at once (losses that share a non-leaf
+// subgraph, backpropagated from two threads). Each is its own graph task, so buffers and
+// dependency counts are never shared; what is shared is the nodes. A FunctionNode's saved
+// tensors are unpacked and released under its mutex: without retain_graph, the task that comes
+// second gets the "second time" error instead of reading a tensor being freed. retain_grad
+// entries and tensor pre-hooks are read as snapshots under hooks.cpp's mutex. Mirrored in
+// docs/autograd.md ("Two backwards through one graph at once").
 variable_list FunctionNode::apply(variable_list&& grads) {
   variable_list saved;
   saved.reserve(saved_.size());
-  for (const SavedTensor& s : saved_) saved.push_back(s.unpack(name_));
+  {
+    // Note [Concurrent backward]: only the unpack is locked; fn_ works on the unpacked copies,
+    // so two backwards through this node compute their gradients in parallel.
+    std::lock_guard<std::mutex> lock(saved_mutex_);
+    for (const SavedTensor& s : saved_) saved.push_back(s.unpack(name_));
+  }
   for (size_t i = 0; i < grads.size(); ++i)
     if (!grads[i].defined()) grads[i] = zeros_for_output(i);
   return fn_(grads, saved);
 }
 
 void FunctionNode::release_variables() {
+  std::lock_guard<std::mutex> lock(saved_mutex_);
   for (SavedTensor& s : saved_) s.reset();
 }
 

@@ -70,13 +70,15 @@ class Node : public std::enable_shared_from_this<Node> {
   /// The device backward runs on (that of output 0).
   Device device() const { return outputs_.empty() ? kCPU : outputs_[0].device; }
   /// Asks the engine to store the gradient of forward output `output_nr` into `t`'s .grad
-  /// (Tensor::retain_grad on a non-leaf).
-  void retain_grad_of(uint32_t output_nr, const Tensor& t) { retained_.push_back({output_nr, t.impl_ptr()}); }
+  /// (Tensor::retain_grad on a non-leaf). Thread-safe (hooks.cpp).
+  void retain_grad_of(uint32_t output_nr, const Tensor& t);
   /// Drops the retain_grad_of entries of the tensor `impl` (its history moved to another node).
-  void forget_retained(const TensorImpl* impl) {
-    std::erase_if(retained_, [impl](const auto& r) { return r.second.lock().get() == impl || r.second.expired(); });
-  }
-  const std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>>& retained() const { return retained_; }
+  /// Thread-safe.
+  void forget_retained(const TensorImpl* impl);
+  using RetainedGrad = std::pair<uint32_t, std::weak_ptr<TensorImpl>>;
+  /// A snapshot of the retain_grad_of entries (empty without taking a lock when none), so a
+  /// backward may run while another thread calls retain_grad (Note [Concurrent backward]).
+  std::vector<RetainedGrad> retained() const;
 
   /// A hook on the gradient of forward output `output_nr` (Tensor::register_hook on a non-leaf).
   struct TensorPreHook {
@@ -94,7 +96,8 @@ class Node : public std::enable_shared_from_this<Node> {
  private:
   std::vector<TensorPreHook> pre_hooks_;  // guarded by hooks.cpp's mutex
   std::atomic<bool> has_pre_hooks_{false};
-  std::vector<std::pair<uint32_t, std::weak_ptr<TensorImpl>>> retained_;
+  std::vector<RetainedGrad> retained_;  // guarded by hooks.cpp's mutex
+  std::atomic<bool> has_retained_{false};
   std::vector<Edge> next_edges_;
   std::vector<OutputMeta> outputs_;
   uint64_t sequence_nr_;

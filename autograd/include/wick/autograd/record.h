@@ -3,6 +3,7 @@
 // that define their own differentiable functions (nn's conv2d, parallel's Broadcast).
 #include <functional>
 #include <initializer_list>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,9 @@ bool needs_grad(std::initializer_list<const Tensor*> inputs);
 bool needs_grad(const std::vector<Tensor>& inputs);
 
 /// A node whose backward is a function of the incoming gradients and the saved tensors.
+/// apply and release_variables may run at once on two threads (two backwards through one
+/// graph): the saved tensors are read and freed under a per-node mutex (Note [Concurrent
+/// backward]).
 class FunctionNode final : public Node {
  public:
   using Backward = std::function<variable_list(const variable_list& grads, const variable_list& saved)>;
@@ -31,6 +35,7 @@ class FunctionNode final : public Node {
   std::string name_;
   Backward fn_;
   std::vector<SavedTensor> saved_;
+  mutable std::mutex saved_mutex_;  // guards saved_ against release during another task's unpack
 };
 
 /// Records `node` as the grad_fn of `outputs`, with edges to `inputs` (in the order the node's
