@@ -173,7 +173,7 @@ template class RNNImplBase<GRUImpl>;
 template class RNNImplBase<RNNImpl>;
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options, TensorOptions tensor_options)
-    : RNNImplBase<LSTMImpl>(options, 4, tensor_options) {}
+    : RNNImplBase<LSTMImpl>(options, detail::cell_gates(detail::CellKind::LSTM), tensor_options) {}
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
                                                                  std::optional<std::tuple<Tensor, Tensor>> hx) {
@@ -194,7 +194,7 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& i
 }
 
 GRUImpl::GRUImpl(const GRUOptions& options, TensorOptions tensor_options)
-    : RNNImplBase<GRUImpl>(options, 3, tensor_options) {}
+    : RNNImplBase<GRUImpl>(options, detail::cell_gates(detail::CellKind::GRU), tensor_options) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& hx) {
   const bool batched = is_batched(input);
@@ -222,7 +222,8 @@ RNNOptionsBase rnn_base_options(const RNNOptions& o) {
 }  // namespace
 
 RNNImpl::RNNImpl(const RNNOptions& options, TensorOptions tensor_options)
-    : RNNImplBase<RNNImpl>(rnn_base_options(options), 1, tensor_options), rnn_options_(options) {}
+    : RNNImplBase<RNNImpl>(rnn_base_options(options), detail::cell_gates(detail::CellKind::RNNTanh), tensor_options),
+      rnn_options_(options) {}
 
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, const Tensor& hx) {
   const bool batched = is_batched(input);

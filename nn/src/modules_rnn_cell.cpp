@@ -119,7 +119,9 @@ RNNCellOptionsBase cell_base_options(const RNNCellOptions& o) {
 }  // namespace
 
 RNNCellImpl::RNNCellImpl(const RNNCellOptions& options, TensorOptions tensor_options)
-    : RNNCellImplBase<RNNCellImpl>(cell_base_options(options), 1, tensor_options), rnn_options_(options) {}
+    : RNNCellImplBase<RNNCellImpl>(cell_base_options(options), detail::cell_gates(detail::CellKind::RNNTanh),
+                                   tensor_options),
+      rnn_options_(options) {}
 
 Tensor RNNCellImpl::forward(const Tensor& input, const Tensor& hx) {
   const Tensor x = batch_input(input);
@@ -135,7 +137,7 @@ std::string RNNCellImpl::extra_repr() const {
 }
 
 LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& options, TensorOptions tensor_options)
-    : RNNCellImplBase<LSTMCellImpl>(options, 4, tensor_options) {}
+    : RNNCellImplBase<LSTMCellImpl>(options, detail::cell_gates(detail::CellKind::LSTM), tensor_options) {}
 
 std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx) {
   const Tensor x = batch_input(input);
@@ -150,7 +152,7 @@ std::tuple<Tensor, Tensor> LSTMCellImpl::forward(const Tensor& input, std::optio
 }
 
 GRUCellImpl::GRUCellImpl(const GRUCellOptions& options, TensorOptions tensor_options)
-    : RNNCellImplBase<GRUCellImpl>(options, 3, tensor_options) {}
+    : RNNCellImplBase<GRUCellImpl>(options, detail::cell_gates(detail::CellKind::GRU), tensor_options) {}
 
 Tensor GRUCellImpl::forward(const Tensor& input, const Tensor& hx) {
   const Tensor x = batch_input(input);
