@@ -44,8 +44,11 @@ class RNNCellImplBase : public Cloneable<Derived> {
  public:
   /// Throws ValueError unless input_size and hidden_size are positive.
   RNNCellImplBase(const RNNCellOptionsBase& options, int64_t gates, TensorOptions tensor_options);
+  /// Redraws every parameter from U(-1/sqrt(H), 1/sqrt(H)).
   void reset_parameters();
+  /// "10, 20" and ", bias=False" without bias, as PyTorch 1.13 prints a cell.
   std::string extra_repr() const override;
+  /// The options the cell was built with.
   const RNNCellOptionsBase& options() const { return options_; }
   /// The parameters, as LibTorch's members of these names (biases undefined without bias).
   const Tensor& weight_ih() const { return this->param(weight_ih_); }
@@ -75,6 +78,7 @@ class RNNCellImpl : public RNNCellImplBase<RNNCellImpl> {
   /// input [N, input_size] (or unbatched [input_size]), hx [N, hidden_size] ([hidden_size];
   /// zeros when undefined) -> h' of hx's shape, as LibTorch's.
   Tensor forward(const Tensor& input, const Tensor& hx = {});
+  /// The base's, then ", nonlinearity=relu" for kReLU, as PyTorch 1.13's.
   std::string extra_repr() const override;
   /// The options the cell was built with (with the nonlinearity).
   const RNNCellOptions& options() const { return rnn_options_; }
