@@ -1,10 +1,11 @@
-// LSTM and GRU: a composite of differentiable ops per time step.
+// RNN, LSTM and GRU: a composite of differentiable ops per time step (the step math: rnn_step.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
 #include "repr.h"
+#include "rnn_step.h"
 #include "wick/autograd/functions.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
@@ -91,6 +92,8 @@ Tensor RNNImplBase<Derived>::time_major(const Tensor& input, bool batched) const
   const Tensor& w = this->param(weights_[0]);
   WICK_CHECK_TYPE(input.dtype() == w.dtype(), "{}: input is {} but the parameters are {}; convert one to the other",
                   this->name(), input.dtype(), w.dtype());
+  WICK_CHECK(input.device() == w.device(), "{}: input is on {} but the parameters are on {}; move one with .to(device)",
+             this->name(), input.device(), w.device());
   const int64_t steps = batched && options_.batch_first() ? input.size(1) : input.size(0);
   WICK_CHECK(steps > 0,
              "{}: input {} has no time steps; a sequence needs at least one (PyTorch: \"Expected "
@@ -117,9 +120,6 @@ Tensor RNNImplBase<Derived>::initial_state(const Tensor& state, const char* what
   return batched ? state : state.unsqueeze(1);
 }
 
-template class RNNImplBase<LSTMImpl>;
-template class RNNImplBase<GRUImpl>;
-
 namespace {
 // Time-major [T, N, F] -> the caller's layout.
 Tensor output_layout(const Tensor& out, bool batched, bool batch_first) {
@@ -137,96 +137,102 @@ Tensor in_time_order(std::vector<Tensor> steps, bool reverse) {
 }
 }  // namespace
 
+template <class Derived>
+std::tuple<Tensor, Tensor, Tensor> RNNImplBase<Derived>::run_layers(detail::CellKind kind, Tensor x, const Tensor& h0,
+                                                                    const Tensor& c0) const {
+  const int64_t T = x.size(0), layers = options_.num_layers(), D = num_directions();
+  const double p = this->is_training() ? options_.dropout() : 0.0;
+  std::vector<Tensor> h_n, c_n;
+  for (int64_t l = 0; l < layers; ++l) {
+    std::vector<Tensor> outs;
+    for (int64_t d = 0; d < D; ++d) {
+      const auto p4 = layer_parameters(l, d);  // weight_ih, weight_hh, bias_ih, bias_hh
+      const detail::StepWeights w = detail::step_weights(kind, p4[0], p4[1], p4[2], p4[3]);
+      // The input projection of all steps is one GEMM; the steps are one split of it (one
+      // backward node that concatenates the step gradients), not T selects (each of whose
+      // backward would write a whole [T, N, G * H] zero tensor).
+      const auto gi = detail::input_projection(w, x).split(1, 0);  // T x [1, N, G * H]
+      detail::CellState s{h0[l * D + d], c0.defined() ? c0[l * D + d] : Tensor()};
+      std::vector<Tensor> steps;
+      for (int64_t i = 0; i < T; ++i) {
+        s = detail::cell_step(kind, w, gi[step_time(i, T, d == 1)].squeeze(0), s);
+        steps.push_back(s.h);
+      }
+      h_n.push_back(s.h);
+      if (s.c.defined()) c_n.push_back(s.c);
+      outs.push_back(in_time_order(std::move(steps), d == 1));
+    }
+    x = D == 1 ? outs[0] : cat(outs, 2);
+    if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
+  }
+  return {x, stack(h_n, 0), c_n.empty() ? Tensor() : stack(c_n, 0)};
+}
+
+template class RNNImplBase<LSTMImpl>;
+template class RNNImplBase<GRUImpl>;
+template class RNNImplBase<RNNImpl>;
+
 LSTMImpl::LSTMImpl(const LSTMOptions& options, TensorOptions tensor_options)
-    : RNNImplBase<LSTMImpl>(options, 4, tensor_options) {}
+    : RNNImplBase<LSTMImpl>(options, detail::cell_gates(detail::CellKind::LSTM), tensor_options) {}
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(const Tensor& input,
                                                                  std::optional<std::tuple<Tensor, Tensor>> hx) {
   const bool batched = is_batched(input);
-  Tensor x = time_major(input, batched);
+  const Tensor x = time_major(input, batched);
   // PyTorch refuses (h_0, None); zeros for a lost c_0 would silently restart the cell state.
   WICK_CHECK(!hx || std::get<0>(*hx).defined() == std::get<1>(*hx).defined(),
              "LSTM: hx holds {} but not {}; pass both states, or std::nullopt for zeros",
              std::get<0>(*hx).defined() ? "h_0" : "c_0", std::get<0>(*hx).defined() ? "c_0" : "h_0");
   const Tensor h0 = initial_state(hx ? std::get<0>(*hx) : Tensor(), "h_0", x, batched);
   const Tensor c0 = initial_state(hx ? std::get<1>(*hx) : Tensor(), "c_0", x, batched);
-  const int64_t T = x.size(0), layers = options_.num_layers(), D = num_directions();
-  const double p = is_training() ? options_.dropout() : 0.0;
-  std::vector<Tensor> h_n, c_n;
-  for (int64_t l = 0; l < layers; ++l) {
-    std::vector<Tensor> outs;
-    for (int64_t d = 0; d < D; ++d) {
-      const auto w = layer_parameters(l, d);  // weight_ih, weight_hh, bias_ih, bias_hh
-      // Both biases go into the input projection of all steps: one GEMM for the sequence.
-      const Tensor bias = w[2].defined() ? w[2] + w[3] : Tensor();
-      // Steps as one split (one backward node that concatenates the step gradients), not T
-      // selects (each of whose backward would write a whole [T, N, 4H] zero tensor).
-      const auto gi = F::linear(x, w[0], bias).split(1, 0);  // T x [1, N, 4H]
-      const Tensor w_hh_t = w[1].t();
-      Tensor h = h0[l * D + d], c = c0[l * D + d];
-      std::vector<Tensor> steps;
-      for (int64_t i = 0; i < T; ++i) {
-        const auto g = addmm(gi[step_time(i, T, d == 1)].squeeze(0), h, w_hh_t).chunk(4, 1);  // i, f, g, o
-        c = sigmoid(g[1]) * c + sigmoid(g[0]) * wick::tanh(g[2]);
-        h = sigmoid(g[3]) * wick::tanh(c);
-        steps.push_back(h);
-      }
-      h_n.push_back(h);
-      c_n.push_back(c);
-      outs.push_back(in_time_order(std::move(steps), d == 1));
-    }
-    x = D == 1 ? outs[0] : cat(outs, 2);
-    if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
-  }
-  Tensor hs = stack(h_n, 0), cs = stack(c_n, 0);
+  auto [out, hs, cs] = run_layers(detail::CellKind::LSTM, x, h0, c0);
   if (!batched) {
     hs = hs.squeeze(1);
     cs = cs.squeeze(1);
   }
-  return {output_layout(x, batched, options_.batch_first()), {hs, cs}};
+  return {output_layout(out, batched, options_.batch_first()), {hs, cs}};
 }
 
 GRUImpl::GRUImpl(const GRUOptions& options, TensorOptions tensor_options)
-    : RNNImplBase<GRUImpl>(options, 3, tensor_options) {}
+    : RNNImplBase<GRUImpl>(options, detail::cell_gates(detail::CellKind::GRU), tensor_options) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, const Tensor& hx) {
   const bool batched = is_batched(input);
-  Tensor x = time_major(input, batched);
+  const Tensor x = time_major(input, batched);
   const Tensor h0 = initial_state(hx, "h_0", x, batched);
-  const int64_t T = x.size(0), layers = options_.num_layers(), H = options_.hidden_size(), D = num_directions();
-  const double p = is_training() ? options_.dropout() : 0.0;
-  std::vector<Tensor> h_n;
-  for (int64_t l = 0; l < layers; ++l) {
-    std::vector<Tensor> outs;
-    for (int64_t d = 0; d < D; ++d) {
-      const auto w = layer_parameters(l, d);
-      // b_hr and b_hz join the input projection; b_hn stays inside r * (W_hn h + b_hn).
-      Tensor bias, b_hn;
-      if (w[2].defined()) {
-        bias = w[2] + cat({w[3].narrow(0, 0, 2 * H), wick::zeros({H}, w[3].options().requires_grad(false))}, 0);
-        b_hn = w[3].narrow(0, 2 * H, H);
-      }
-      const auto gi = F::linear(x, w[0], bias).split(1, 0);  // T x [1, N, 3H], as LSTM's
-      const Tensor w_hh_t = w[1].t();
-      Tensor h = h0[l * D + d];
-      std::vector<Tensor> steps;
-      for (int64_t i = 0; i < T; ++i) {
-        const auto a = gi[step_time(i, T, d == 1)].squeeze(0).chunk(3, 1);
-        const auto b = matmul(h, w_hh_t).chunk(3, 1);
-        const Tensor r = sigmoid(a[0] + b[0]), z = sigmoid(a[1] + b[1]);
-        const Tensor n = wick::tanh(a[2] + r * (b_hn.defined() ? b[2] + b_hn : b[2]));
-        h = n + z * (h - n);  // (1 - z) * n + z * h
-        steps.push_back(h);
-      }
-      h_n.push_back(h);
-      outs.push_back(in_time_order(std::move(steps), d == 1));
-    }
-    x = D == 1 ? outs[0] : cat(outs, 2);
-    if (p > 0.0 && l + 1 < layers) x = F::dropout(x, p, true);
-  }
-  Tensor hs = stack(h_n, 0);
-  if (!batched) hs = hs.squeeze(1);
-  return {output_layout(x, batched, options_.batch_first()), hs};
+  const auto r = run_layers(detail::CellKind::GRU, x, h0, Tensor());
+  const Tensor& hs = std::get<1>(r);
+  return {output_layout(std::get<0>(r), batched, options_.batch_first()), batched ? hs : hs.squeeze(1)};
+}
+
+namespace {
+// RNNOptions -> the fields the layers share, after checking the nonlinearity.
+RNNOptionsBase rnn_base_options(const RNNOptions& o) {
+  WICK_CHECK(o.nonlinearity() == kTanh || o.nonlinearity() == kReLU,
+             "RNN: nonlinearity must be kTanh or kReLU, got RNNNonlinearity({}); PyTorch's \"tanh\" is kTanh and "
+             "\"relu\" is kReLU",
+             static_cast<int>(o.nonlinearity()));
+  return RNNOptionsBase(o.input_size(), o.hidden_size())
+      .num_layers(o.num_layers())
+      .bias(o.bias())
+      .batch_first(o.batch_first())
+      .dropout(o.dropout())
+      .bidirectional(o.bidirectional());
+}
+}  // namespace
+
+RNNImpl::RNNImpl(const RNNOptions& options, TensorOptions tensor_options)
+    : RNNImplBase<RNNImpl>(rnn_base_options(options), detail::cell_gates(detail::CellKind::RNNTanh), tensor_options),
+      rnn_options_(options) {}
+
+std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, const Tensor& hx) {
+  const bool batched = is_batched(input);
+  const Tensor x = time_major(input, batched);
+  const Tensor h0 = initial_state(hx, "h_0", x, batched);
+  const auto kind = rnn_options_.nonlinearity() == kReLU ? detail::CellKind::RNNReLU : detail::CellKind::RNNTanh;
+  const auto r = run_layers(kind, x, h0, Tensor());
+  const Tensor& hs = std::get<1>(r);
+  return {output_layout(std::get<0>(r), batched, options_.batch_first()), batched ? hs : hs.squeeze(1)};
 }
 
 }  // namespace wick::nn

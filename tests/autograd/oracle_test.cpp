@@ -142,7 +142,9 @@ const std::set<std::string>& nn_ops() {
                                             // generate.py's coverage_cases, tests/nn/functional_oracle_test.cpp
                                             "batch_norm_eval", "l1_loss", "bce_with_logits", "nll_loss_weighted",
                                             "cross_entropy_smoothing", "cross_entropy_ignore", "avg_pool2d_padded",
-                                            "adaptive_avg_pool2d", "max_pool2d_padded", "conv2d_groups", "pad"};
+                                            "adaptive_avg_pool2d", "max_pool2d_padded", "conv2d_groups", "pad",
+                                            // generate.py's cell_cases, tests/nn/layers_oracle_test.cpp
+                                            "rnn", "rnn_cell", "lstm_cell", "gru_cell"};
   return ops;
 }
 

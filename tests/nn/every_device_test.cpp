@@ -172,6 +172,40 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
          for (const Tensor& p : m->parameters()) r.push_back(p.grad());
          return r;
        }},
+      {"RNN",
+       [](Device d) {
+         manual_seed(11);
+         RNN m(RNNOptions(3, 4).num_layers(2).nonlinearity(kReLU).dropout(0.2).bidirectional(true), f64());
+         m->to(d);
+         Tensor x = data({5, 2, 3}, 12, d).requires_grad_(true), h = data({4, 2, 4}, 15, d).requires_grad_(true);
+         manual_seed(13);
+         auto [y, hn] = m(x, h);
+         autograd::backward({y, hn}, {data(y.sizes(), 14, d), data(hn.sizes(), 17, d)});
+         std::vector<Tensor> r = {y, hn, x.grad(), h.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
+      {"RNNCell, LSTMCell and GRUCell",
+       [](Device d) {
+         manual_seed(11);
+         RNNCell rnn(RNNCellOptions(3, 4).nonlinearity(kTanh), f64());
+         LSTMCell lstm(3, 4, f64());
+         GRUCell gru(GRUCellOptions(3, 4).bias(false), f64());
+         rnn->to(d);
+         lstm->to(d);
+         gru->to(d);
+         Tensor x = data({2, 3}, 12, d).requires_grad_(true), h = data({2, 4}, 15, d).requires_grad_(true);
+         Tensor a = rnn(x, h);
+         auto [b, c] = lstm(x, std::tuple<Tensor, Tensor>{h, data({2, 4}, 16, d)});
+         Tensor g = gru(x[0], h[1]);  // unbatched
+         autograd::backward({a, b, c, g}, {data(a.sizes(), 14, d), data(b.sizes(), 17, d), data(c.sizes(), 18, d),
+                                           data(g.sizes(), 19, d)});
+         std::vector<Tensor> r = {a, b, c, g, x.grad(), h.grad()};
+         for (const Module* m : {static_cast<const Module*>(rnn.get()), static_cast<const Module*>(lstm.get()),
+                                 static_cast<const Module*>(gru.get())})
+           for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
       {"cross_entropy", loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t); }, true)},
       {"cross_entropy smoothed",
        loss([](const Tensor& x, const Tensor& t) { return F::cross_entropy(x, t, {}, nn::Reduction::Sum, -100, 0.1); },

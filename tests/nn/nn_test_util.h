@@ -50,4 +50,17 @@ inline Tensor moved(const Tensor& t, Device d) {
   return n;
 }
 
+/// Gradcheck inputs: `data`, then a fresh float leaf copy of every parameter of m, in table
+/// order (for modules without None parameters).
+inline std::vector<Tensor> with_params(const Module& m, std::vector<Tensor> data) {
+  for (const auto& e : m.parameter_table()) data.push_back(e.value.detach().clone().requires_grad_(true));
+  return data;
+}
+
+/// Puts x[n_data], x[n_data + 1], ... into m's parameter table: what a gradcheck function over
+/// with_params' inputs does first on each evaluation.
+inline void set_params(Module& m, const std::vector<Tensor>& x, size_t n_data) {
+  for (size_t i = n_data; i < x.size(); ++i) m.set_parameter_entry(i - n_data, x[i]);
+}
+
 }  // namespace wick::nn::test_util

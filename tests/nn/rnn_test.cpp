@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 
+#include "nn_test_util.h"
 #include "support/allclose.h"
 #include "support/gradcheck.h"
 #include "wick/core/generator.h"
@@ -15,16 +16,9 @@ using TL = std::vector<Tensor>;
 namespace {
 const TensorOptions kF64(kFloat64);
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, TensorOptions(kFloat64).requires_grad()); }
-
-// Gradcheck inputs: the data, then every parameter of m, put into m's table for each evaluation.
-TL with_params(const Module& m, TL data) {
-  for (const auto& e : m.parameter_table()) data.push_back(e.value.detach().clone().requires_grad_(true));
-  return data;
-}
-void set_params(Module& m, const TL& x, size_t n_data) {
-  for (size_t i = n_data; i < x.size(); ++i) m.set_parameter_entry(i - n_data, x[i]);
-}
 }  // namespace
+using test_util::set_params;
+using test_util::with_params;
 
 TEST_CASE("gradcheck: LSTM, 2 layers, in the input, the states and every parameter", "[nn][gradcheck]") {
   wick::manual_seed(8);

@@ -150,6 +150,14 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
   check_module(mk<GRUImpl>(GRUOptions(3, 4).num_layers(2).batch_first(true)), {seq, none});
   check_module(mk<GRUImpl>(GRUOptions(3, 4)), {seq, Value(wick::randn({1, 2, 4}))});
   check_module(mk<LSTMImpl>(LSTMOptions(3, 4).num_layers(2).bidirectional(true)), {seq, none});
+  check_module(mk<RNNImpl>(RNNOptions(3, 4).num_layers(2).nonlinearity(kReLU).dropout(0.5)), {seq, none},
+               /*train=*/true);
+  check_module(mk<RNNImpl>(RNNOptions(3, 4).bidirectional(true)), {seq, Value(wick::randn({2, 2, 4}))});
+  const Value step = Value(wick::randn({2, 3})), state = Value(wick::randn({2, 4}));
+  check_module(mk<RNNCellImpl>(RNNCellOptions(3, 4).nonlinearity(kReLU)), {step, state});
+  check_module(mk<LSTMCellImpl>(3, 4), {step, Value::tuple({state, Value(wick::randn({2, 4}))})});
+  check_module(mk<LSTMCellImpl>(LSTMCellOptions(3, 4).bias(false)), {step, none});
+  check_module(mk<GRUCellImpl>(3, 4), {step, state});
   check_module(mk<SigmoidImpl>(), {Value(wick::randn({5}))});
   check_module(mk<SoftmaxImpl>(1), {Value(wick::randn({2, 5}))});
   check_module(mk<IdentityImpl>(), {Value(wick::randn({5}))});

@@ -18,5 +18,6 @@
 #include "wick/nn/modules/normalization.h"
 #include "wick/nn/modules/pooling.h"
 #include "wick/nn/modules/rnn.h"
+#include "wick/nn/modules/rnn_cell.h"
 #include "wick/nn/modules/transformer.h"
 #include "wick/nn/value.h"

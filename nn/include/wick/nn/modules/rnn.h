@@ -1,5 +1,6 @@
 #pragma once
-// LSTM and GRU (torch.nn.LSTM, torch.nn.GRU): multi-layer, optionally bidirectional.
+// RNN, LSTM and GRU (torch.nn.RNN, torch.nn.LSTM, torch.nn.GRU): multi-layer, optionally
+// bidirectional. Their cells (one time step) are in rnn_cell.h.
 #include <optional>
 #include <string>
 #include <tuple>
@@ -10,6 +11,15 @@
 #include "wick/nn/cloneable.h"
 
 namespace wick::nn {
+
+namespace detail {
+enum class CellKind;  // which recurrence (nn/src/rnn_step.h)
+}  // namespace detail
+
+/// The nonlinearity of RNN and RNNCell, as LibTorch's torch::kTanh and torch::kReLU.
+enum class RNNNonlinearity { Tanh, ReLU };
+inline constexpr RNNNonlinearity kTanh = RNNNonlinearity::Tanh;
+inline constexpr RNNNonlinearity kReLU = RNNNonlinearity::ReLU;
 
 /// The options of LSTM and GRU, as LibTorch's: `LSTMOptions(32, 64).num_layers(2).batch_first(true)`
 /// (one struct under both names, as BatchNorm1dOptions and BatchNorm2dOptions). LSTM's
@@ -34,13 +44,29 @@ struct RNNOptionsBase {
 using LSTMOptions = RNNOptionsBase;
 using GRUOptions = RNNOptionsBase;
 
-/// The shared parameters and checks. Per layer l, PyTorch's names and shapes: weight_ih_l{l}
+/// The options of RNN, as LibTorch's: RNNOptionsBase's fields and the nonlinearity,
+/// `RNNOptions(32, 64).num_layers(2).nonlinearity(kReLU)`.
+struct RNNOptions {
+  RNNOptions(int64_t input_size, int64_t hidden_size) : input_size_(input_size), hidden_size_(hidden_size) {}
+  WICK_ARG(int64_t, input_size);
+  WICK_ARG(int64_t, hidden_size);
+  WICK_ARG(int64_t, num_layers) = 1;
+  /// h' = tanh(...) (kTanh) or relu(...) (kReLU).
+  WICK_ARG(RNNNonlinearity, nonlinearity) = kTanh;
+  WICK_ARG(bool, bias) = true;
+  WICK_ARG(bool, batch_first) = false;
+  WICK_ARG(double, dropout) = 0.0;
+  WICK_ARG(bool, bidirectional) = false;
+};
+
+/// The shared parameters, checks and layer loop. Per layer l, PyTorch's names and shapes: weight_ih_l{l}
 /// [G * H, in_l], weight_hh_l{l} [G * H, H], bias_ih_l{l} and bias_hh_l{l} [G * H] (G gates:
-/// 4 for LSTM, 3 for GRU, stacked in PyTorch's gate order; in_l = input_size for l = 0, else
+/// 4 for LSTM, 3 for GRU, 1 for RNN, stacked in PyTorch's gate order; in_l = input_size for l = 0, else
 /// H times the number of directions), then the same with the suffix "_reverse" when
 /// bidirectional, all ~ U(-1/sqrt(H), 1/sqrt(H)) as PyTorch's. A PyTorch state_dict loads name for name. Each layer
 /// runs one GEMM for the input projection of all time steps, then one hidden GEMM and the gate math per step (a
-/// composite of differentiable ops, so every device and double backward come for free).
+/// composite of differentiable ops, so every device and double backward come for free). The step math is the
+/// cells' (rnn_cell.h): one definition for both.
 template <class Derived>
 class RNNImplBase : public Cloneable<Derived> {
  public:
@@ -60,6 +86,11 @@ class RNNImplBase : public Cloneable<Derived> {
   // directions; zeros if undefined.
   Tensor initial_state(const Tensor& state, const char* what, const Tensor& input, bool batched) const;
   bool is_batched(const Tensor& input) const;
+  // Runs every layer and direction over x (time-major [T, N, in]) from the states h0 (and c0
+  // for LSTM, else undefined), [D * num_layers, N, H], with dropout between layers in training
+  // mode: (output [T, N, D * H], h_n, c_n), c_n undefined unless LSTM.
+  std::tuple<Tensor, Tensor, Tensor> run_layers(detail::CellKind kind, Tensor x, const Tensor& h0,
+                                                const Tensor& c0) const;
 
   RNNOptionsBase options_;
   std::vector<ParamSlot> weights_;  // 4 per layer and direction, in table order
@@ -93,5 +124,24 @@ class GRUImpl : public RNNImplBase<GRUImpl> {
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& hx = {});
 };
 WICK_MODULE(GRU);
+
+/// Elman RNN: h' = tanh(W_ih x + b_ih + W_hh h + b_hh) (relu with kReLU), as torch.nn.RNN.
+/// Parameters as LSTM's with one gate (weight_ih_l0 [H, input_size], ...).
+class RNNImpl : public RNNImplBase<RNNImpl> {
+ public:
+  RNNImpl(int64_t input_size, int64_t hidden_size, TensorOptions tensor_options = {})
+      : RNNImpl(RNNOptions(input_size, hidden_size), tensor_options) {}
+  /// Throws ValueError for a nonlinearity other than kTanh or kReLU, and as LSTM's for the rest.
+  explicit RNNImpl(const RNNOptions& options, TensorOptions tensor_options = {});
+  /// input as LSTM's, hx = h_0 [D * num_layers, N, hidden_size] (zeros when undefined) ->
+  /// (output, h_n), as LibTorch's and GRU's.
+  std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& hx = {});
+  /// The options the layer was built with (with the nonlinearity).
+  const RNNOptions& options() const { return rnn_options_; }
+
+ private:
+  RNNOptions rnn_options_;
+};
+WICK_MODULE(RNN);
 
 }  // namespace wick::nn
