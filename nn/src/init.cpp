@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "init_checks.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -41,10 +42,7 @@ Fans calculate_fan_in_and_fan_out(const Tensor& t) {
 }
 
 namespace {
-void check(const char* op, const Tensor& t) {
-  WICK_CHECK(t.defined(), "init.{}: the tensor is undefined", op);
-  WICK_CHECK_TYPE(t.is_floating_point(), "init.{}: expected a float32 or float64 tensor, got {}", op, t.dtype());
-}
+using detail::check_floating;
 // t <- src * scale + shift, elementwise, without recording a graph.
 void assign_affine(const Tensor& t, const Tensor& src, double scale, double shift) {
   Tensor v = native::binary(BinaryOp::Add, native::binary(BinaryOp::Mul, src, Scalar(scale)), Scalar(shift));
@@ -53,7 +51,7 @@ void assign_affine(const Tensor& t, const Tensor& src, double scale, double shif
 }  // namespace
 
 Tensor uniform_(Tensor t, double a, double b) {
-  check("uniform_", t);
+  check_floating("uniform_", t);
   WICK_CHECK(std::isfinite(a) && std::isfinite(b) && a <= b,
              "init.uniform_: expects a finite range [a, b) with a <= b, got a={}, b={}", a, b);
   NoGradGuard no_grad;
@@ -62,7 +60,7 @@ Tensor uniform_(Tensor t, double a, double b) {
 }
 
 Tensor normal_(Tensor t, double mean, double std) {
-  check("normal_", t);
+  check_floating("normal_", t);
   WICK_CHECK(std >= 0 && std::isfinite(std) && std::isfinite(mean),
              "init.normal_: mean must be finite and std finite and non-negative, got mean={}, std={}", mean, std);
   NoGradGuard no_grad;

@@ -1,4 +1,4 @@
-// TransformerEncoderLayer.
+// TransformerEncoderLayer and TransformerEncoder.
 #include <fmt/format.h>
 
 #include "wick/nn/functional.h"
@@ -65,6 +65,46 @@ Tensor TransformerEncoderLayerImpl::forward(const Tensor& src, const Tensor& src
     x = norm1().forward(x + self_attention_block(x, src_mask, src_key_padding_mask, is_causal));
     x = norm2().forward(x + feed_forward_block(x));
   }
+  return x;
+}
+
+// ---- TransformerEncoder ----
+
+TransformerEncoderOptions::TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, int64_t num_layers)
+    : encoder_layer_(std::move(encoder_layer)), num_layers_(num_layers) {}
+
+TransformerEncoderOptions::TransformerEncoderOptions(const TransformerEncoderLayerOptions& encoder_layer_options,
+                                                     int64_t num_layers)
+    : encoder_layer_(TransformerEncoderLayer(encoder_layer_options)), num_layers_(num_layers) {}
+
+TransformerEncoderImpl::TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers,
+                                               std::shared_ptr<Module> norm)
+    : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers).norm(std::move(norm))) {}
+
+TransformerEncoderImpl::TransformerEncoderImpl(const TransformerEncoderOptions& options) : options_(options) {
+  WICK_CHECK(options.num_layers() >= 1,
+             "TransformerEncoder: num_layers must be at least 1, got {}; an encoder without layers would only "
+             "apply its norm",
+             options.num_layers());
+  WICK_CHECK(!options.encoder_layer().is_empty(),
+             "TransformerEncoder: encoder_layer is an empty holder; pass a TransformerEncoderLayer to copy");
+  auto list = std::make_shared<ModuleListImpl>();
+  // Deep copies, as PyTorch's copy.deepcopy: equal weights at the start, no tensor shared.
+  for (int64_t i = 0; i < options.num_layers(); ++i) list->push_back(options.encoder_layer()->clone());
+  layers_ = register_module("layers", std::move(list));
+  if (options.norm()) norm_ = register_module("norm", options.norm());
+}
+
+TransformerEncoderLayerImpl& TransformerEncoderImpl::layer(int64_t i) const {
+  return *layers().at<TransformerEncoderLayerImpl>(i);
+}
+
+Tensor TransformerEncoderImpl::forward(const Tensor& src, const Tensor& mask, const Tensor& src_key_padding_mask,
+                                       bool is_causal) {
+  Tensor x = src;
+  const auto n = static_cast<int64_t>(layers().size());
+  for (int64_t i = 0; i < n; ++i) x = layer(i).forward(x, mask, src_key_padding_mask, is_causal);
+  if (norm_.valid()) x = child(norm_).forward_tensor(x);
   return x;
 }
 

@@ -43,4 +43,34 @@ Tensor kaiming_uniform_(Tensor t, double a = 0.0, FanMode mode = FanMode::FanIn,
 Tensor kaiming_normal_(Tensor t, double a = 0.0, FanMode mode = FanMode::FanIn,
                        Nonlinearity nonlinearity = Nonlinearity::LeakyReLU);
 
+/// The identity matrix (torch.nn.init.eye_): 1 where row == column, 0 elsewhere, for a 2-d
+/// tensor of any dtype (a non-square one too). ValueError for another number of dims.
+Tensor eye_(Tensor t);
+
+/// The Dirac delta of a conv weight [out, in, k...] with 3 to 5 dims (torch.nn.init.dirac_):
+/// zeros, then, for each group g and d < min(out / groups, in), a 1 at
+/// [g * (out / groups) + d, d, k0 / 2, k1 / 2, ...], so that a convolution with this weight (and
+/// `groups`) passes its input channels through unchanged. Any dtype. ValueError for another
+/// number of dims, groups < 1, or out channels not divisible by groups.
+Tensor dirac_(Tensor t, int64_t groups = 1);
+
+/// A (semi-)orthogonal matrix times gain (torch.nn.init.orthogonal_): dims 1.. are flattened, so
+/// the tensor is a [rows = size(0), cols] matrix; its values are Q of the QR factorization of a
+/// standard normal [rows, cols] draw (of its transpose when rows < cols, then transposed back),
+/// each column of Q multiplied by the sign of R's diagonal entry so that the result is uniformly
+/// (Haar) distributed. Rows are orthonormal when rows <= cols, columns when rows >= cols. The
+/// draw comes from the global generator; the factorization runs on the host in float64 and the
+/// result is copied to the tensor's dtype and device. A tensor with no elements is left as it
+/// is. ValueError for fewer than 2 dims or a non-finite gain; TypeError for a non-float tensor.
+Tensor orthogonal_(Tensor t, double gain = 1.0);
+
+/// N(mean, std^2) conditioned on [a, b] (torch.nn.init.trunc_normal_): each value is the normal
+/// quantile of a uniform draw between the CDF values of a and b, computed on the host in float64
+/// (from whichever tail keeps the CDF accurate), then copied to the tensor's dtype and device;
+/// every value lies in [a, b] (as rounded to the tensor's dtype). Intervals more than ~36 std
+/// beyond the mean, where the CDF underflows, use the exponential approximation of that tail.
+/// ValueError unless mean, std, a and b are finite, std > 0 and a < b (use normal_ for an
+/// unbounded draw); TypeError for a non-float tensor.
+Tensor trunc_normal_(Tensor t, double mean = 0.0, double std = 1.0, double a = -2.0, double b = 2.0);
+
 }  // namespace wick::nn::init

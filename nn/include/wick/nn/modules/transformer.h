@@ -1,11 +1,13 @@
 #pragma once
-// TransformerEncoderLayer (torch.nn.TransformerEncoderLayer).
+// TransformerEncoderLayer and TransformerEncoder (torch.nn's).
+#include <memory>
 #include <string>
 
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/modules/attention.h"
+#include "wick/nn/modules/container.h"
 #include "wick/nn/modules/dropout.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/normalization.h"
@@ -71,5 +73,56 @@ class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl
   ChildSlot<DropoutImpl> dropout1_, dropout2_;
 };
 WICK_MODULE(TransformerEncoderLayer);
+
+/// TransformerEncoder's options, as LibTorch's:
+/// `TransformerEncoderOptions(TransformerEncoderLayer(...), 6).norm(LayerNorm(...))`.
+struct TransformerEncoderOptions {
+  /// `num_layers` deep copies of `encoder_layer`.
+  TransformerEncoderOptions(TransformerEncoderLayer encoder_layer, int64_t num_layers);
+  /// Copies of a TransformerEncoderLayer made from `encoder_layer_options` (float32, CPU).
+  TransformerEncoderOptions(const TransformerEncoderLayerOptions& encoder_layer_options, int64_t num_layers);
+  /// The layer every layer of the encoder starts as a copy of; not itself part of the encoder.
+  WICK_ARG(TransformerEncoderLayer, encoder_layer);
+  WICK_ARG(int64_t, num_layers);
+  /// Applied to the last layer's output when set: any module mapping one tensor to one tensor
+  /// (LibTorch: an AnyModule; PyTorch: norm=None). Registered as the child `norm` as it is,
+  /// not copied, as PyTorch.
+  WICK_ARG(std::shared_ptr<Module>, norm);
+};
+
+/// A stack of TransformerEncoderLayers, then an optional norm (torch.nn.TransformerEncoder).
+/// The layers are deep copies (Module::clone) of the given layer, so all start with its weights
+/// and none shares a tensor with it or with another; children are named as PyTorch's (`layers`,
+/// a ModuleList of `0`, `1`, ..., and `norm` when given), so a PyTorch state_dict loads name for
+/// name (`layers.0.self_attn.in_proj_weight`, `norm.weight`).
+class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
+ public:
+  /// ValueError when num_layers < 1 (PyTorch 1.13 allows 0, an encoder that is only its norm)
+  /// or the layer holder is empty.
+  explicit TransformerEncoderImpl(const TransformerEncoderOptions& options);
+  TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers,
+                         std::shared_ptr<Module> norm = nullptr);
+  /// src through each layer in order, each given `mask`, `src_key_padding_mask` and `is_causal`
+  /// (TransformerEncoderLayer::forward), then through the norm if there is one. src [L, N, E]
+  /// ([N, L, E] with batch_first, or unbatched [L, E]) -> the same shape.
+  Tensor forward(const Tensor& src, const Tensor& mask = {}, const Tensor& src_key_padding_mask = {},
+                 bool is_causal = false);
+
+  /// The layers, in order (a ModuleList of TransformerEncoderLayerImpl).
+  ModuleListImpl& layers() const { return child(layers_); }
+  /// Layer i (negative counts from the end).
+  TransformerEncoderLayerImpl& layer(int64_t i) const;
+  /// The norm, or null when there is none.
+  std::shared_ptr<Module> norm() const { return norm_.valid() ? child_ptr(norm_) : nullptr; }
+  /// The options as given: the encoder's own modules are layers() and norm(), not the template
+  /// layer they hold.
+  const TransformerEncoderOptions& options() const { return options_; }
+
+ private:
+  TransformerEncoderOptions options_;
+  ChildSlot<ModuleListImpl> layers_;
+  ChildSlot<Module> norm_;  // invalid when there is no norm (PyTorch registers no child then)
+};
+WICK_MODULE(TransformerEncoder);
 
 }  // namespace wick::nn
