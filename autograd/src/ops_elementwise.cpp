@@ -264,6 +264,8 @@ Tensor cos(const Tensor& a) {
       [](const Tensor& g, const Tensor& x, const Tensor&) { return neg(mul(g, sin(x))); }, true, false);
 }
 Tensor square(const Tensor& a) {
+  // PyTorch squares through pow(a, 2), whose integer exponent promotes bool to int64.
+  if (a.defined() && a.dtype() == kBool) return square(a.to(kInt64));
   return unary_op(
       UnaryOp::Square, a, "SquareBackward",
       [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, mul(x, scalar_tensor(2.0, x.options()))); },

@@ -65,6 +65,18 @@ TEST_CASE("int64 add, sub, mul, neg, abs and square wrap modulo 2^64") {
   }
 }
 
+TEST_CASE("square of bool gives int64 0 and 1, as PyTorch's (bool promotes under pow with 2)") {
+  for (const Device& d : test::test_devices()) {
+    CAPTURE(d);
+    Tensor b = ints({1, 0, 1}, d).to(kBool);
+    Tensor s = square(b);
+    CHECK(s.dtype() == kInt64);  // torch.square(torch.tensor([True, False])) is tensor([1, 0])
+    CHECK(values(s) == std::vector<int64_t>{1, 0, 1});
+    CHECK(values(b.square()) == std::vector<int64_t>{1, 0, 1});
+    CHECK(values(pow(b, 2)) == std::vector<int64_t>{1, 0, 1});
+  }
+}
+
 TEST_CASE("int64 sum, prod and cumsum wrap modulo 2^64") {
   for (const Device& d : test::test_devices()) {
     CAPTURE(d);
