@@ -15,9 +15,14 @@ namespace wick::nn::functional {
 namespace {
 std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
+// A weight, bias or running statistic: undefined, or of the expected shape and of the input's
+// dtype and device. A dtype mismatch is a TypeError, as in conv2d and linear (PyTorch refuses it
+// too; promoting would hand the next layer a dtype it did not ask for).
 void check_param(const char* op, const char* what, const Tensor& t, IntArrayRef shape, const Tensor& input) {
   if (!t.defined()) return;
   WICK_CHECK(t.sizes() == shape, "{}: {} must have shape [{}], got {}", op, what, fmt::join(shape, ", "), shape_of(t));
+  WICK_CHECK_TYPE(t.dtype() == input.dtype(), "{}: input is {} but {} is {}; convert one with .to(dtype)", op,
+                  input.dtype(), what, t.dtype());
   WICK_CHECK(t.device() == input.device(), "{}: {} is on {} but input is on {}", op, what, t.device(), input.device());
 }
 

@@ -77,10 +77,12 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
 /// Batch normalization over dim 1 of input [N, C, *]. In training mode it normalizes with the
 /// batch statistics and, when running_mean/running_var are defined, updates them in place:
 /// running = (1 - momentum) * running + momentum * batch_stat (running_var with the unbiased
-/// batch variance). In eval mode it normalizes with the running statistics.
+/// batch variance). In eval mode it normalizes with the running statistics. weight, bias and the
+/// running statistics have shape [C] and the input's dtype (TypeError otherwise).
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight = {},
                   const Tensor& bias = {}, bool training = false, double momentum = 0.1, double eps = 1e-5);
-/// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias.
+/// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias;
+/// weight and bias have shape normalized_shape and the input's dtype (TypeError otherwise).
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 
