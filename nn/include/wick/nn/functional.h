@@ -78,7 +78,9 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
 /// batch statistics and, when running_mean/running_var are defined, updates them in place:
 /// running = (1 - momentum) * running + momentum * batch_stat (running_var with the unbiased
 /// batch variance). In eval mode it normalizes with the running statistics. weight, bias and the
-/// running statistics have shape [C] and the input's dtype (TypeError otherwise).
+/// running statistics have shape [C] and the input's dtype (TypeError otherwise). Training needs
+/// N * prod(spatial) != 1 values per channel (ValueError); an input with no elements gives an
+/// empty output (in the graph) and leaves the running statistics alone, as PyTorch.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight = {},
                   const Tensor& bias = {}, bool training = false, double momentum = 0.1, double eps = 1e-5);
 /// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias;
