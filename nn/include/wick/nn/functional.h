@@ -55,7 +55,8 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
               Int2 dilation = 1, int64_t groups = 1);
 /// Constant padding, as torch.nn.functional.pad with mode "constant": `pad` holds (before,
 /// after) pairs starting from the last dim ({left, right, top, bottom} for the last two);
-/// negative amounts crop. Differentiable in input.
+/// negative amounts crop. Differentiable in input; an output that keeps nothing of the input (a
+/// dim cropped to nothing, or an empty input) is still in the graph, with a zero gradient.
 Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value = 0.0);
 
 // ---- pooling (input [N, C, H, W] or [C, H, W]) ----
