@@ -60,7 +60,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value = 0.0);
 
 // ---- pooling (input [N, C, H, W] or [C, H, W]) ----
-/// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel.
+/// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel:
+/// wick's spelling of PyTorch's stride=None, where PyTorch refuses an explicit 0 ("stride should
+/// not be zero"), as MaxPool2d and AvgPool2d do; a stride zero on one axis only is refused.
 Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, Int2 dilation = 1,
                   bool ceil_mode = false);
 /// max_pool2d and, for each output, the flat position h * W + w of its maximum in the input plane
@@ -68,7 +70,8 @@ Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 p
 /// position in window order; NaN propagates. Not differentiable in the indices.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride = 0,
                                                    Int2 padding = 0, Int2 dilation = 1, bool ceil_mode = false);
-/// Mean over each window; padding is zeros, counted in the divisor when count_include_pad.
+/// Mean over each window; padding is zeros, counted in the divisor when count_include_pad. stride 0
+/// (the default) means stride = kernel, as in max_pool2d.
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, bool ceil_mode = false,
                   bool count_include_pad = true);
 /// Mean over PyTorch's adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) -> [.., oh, ow].
