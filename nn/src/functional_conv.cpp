@@ -15,6 +15,14 @@ std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.s
 void check_floating(const char* op, const char* what, const Tensor& t) {
   WICK_CHECK_TYPE(t.is_floating_point(), "{}: {} must be float32 or float64, got {}", op, what, t.dtype());
 }
+
+// A 4-d weight whose kernel has no rows or no columns would give an output larger than the input
+// (of zeros or the bias); PyTorch refuses it too.
+void check_kernel_size(const Tensor& weight) {
+  WICK_CHECK(weight.size(2) > 0 && weight.size(3) > 0,
+             "conv2d: kernel size should be greater than zero, got kernel height {} and width {} (weight shape {})",
+             weight.size(2), weight.size(3), shape_of(weight));
+}
 }  // namespace
 
 Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
@@ -46,6 +54,7 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
              "conv2d: expected a 3-d [C, H, W] or 4-d [N, C, H, W] input, got shape {}", shape_of(input));
   WICK_CHECK(weight.dim() == 4, "conv2d: weight must be 4-d [out_channels, in_channels, kh, kw], got shape {}",
              shape_of(weight));
+  check_kernel_size(weight);
   check_floating("conv2d", "input", input);
   WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "conv2d: input is {} but weight is {}", input.dtype(),
                   weight.dtype());
@@ -121,7 +130,12 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
       "convolution",
       stride.h, stride.w);
   WICK_CHECK(dilation.h > 0 && dilation.w > 0, "conv2d: dilation ({}, {}) must be positive", dilation.h, dilation.w);
-  const int64_t total_h = dilation.h * (weight.size(2) - 1), total_w = dilation.w * (weight.size(3) - 1);
+  check_kernel_size(weight);
+  int64_t total_h = 0, total_w = 0;
+  WICK_CHECK(!mul_overflow(dilation.h, weight.size(2) - 1, &total_h) &&
+                 !mul_overflow(dilation.w, weight.size(3) - 1, &total_w),
+             "conv2d: padding=same with dilation ({}, {}) and kernel {} gives a total padding past int64", dilation.h,
+             dilation.w, shape_of(weight));
   const int64_t extra_h = total_h % 2, extra_w = total_w % 2;
   const Tensor x = extra_h || extra_w ? pad(input, {0, extra_w, 0, extra_h}) : input;
   return conv2d(x, weight, bias, stride, Int2(total_h / 2, total_w / 2), dilation, groups);

@@ -2,9 +2,12 @@
 // inputs (Note [Fused layer_norm]), the composite otherwise.
 #include <fmt/format.h>
 
+#include <limits>
+
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/record.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 #include "wick/core/stubs.h"
@@ -15,10 +18,36 @@ namespace wick::nn::functional {
 namespace {
 std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
+// A weight, bias or running statistic: undefined, or of the expected shape and of the input's
+// dtype and device. A dtype mismatch is a TypeError, as in conv2d and linear (PyTorch refuses it
+// too; promoting would hand the next layer a dtype it did not ask for).
 void check_param(const char* op, const char* what, const Tensor& t, IntArrayRef shape, const Tensor& input) {
   if (!t.defined()) return;
   WICK_CHECK(t.sizes() == shape, "{}: {} must have shape [{}], got {}", op, what, fmt::join(shape, ", "), shape_of(t));
+  WICK_CHECK_TYPE(t.dtype() == input.dtype(), "{}: input is {} but {} is {}; convert one with .to(dtype)", op,
+                  input.dtype(), what, t.dtype());
   WICK_CHECK(t.device() == input.device(), "{}: {} is on {} but input is on {}", op, what, t.device(), input.device());
+}
+
+// N * prod(spatial dims) of input [N, C, *]: the values each channel's statistics are taken over.
+// Exactly 1 is refused in training, as PyTorch does even without channels. With C = 0 the product
+// can pass int64 while the input is empty; it then saturates (it is only compared with 1 before
+// an empty input returns).
+int64_t values_per_channel(const Tensor& input) {
+  int64_t count = 1;
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    if (d == 1) continue;
+    if (mul_overflow(count, input.size(d), &count)) return std::numeric_limits<int64_t>::max();
+  }
+  return count;
+}
+
+// batch_norm in training over an input with no elements, as PyTorch 1.13: no statistics (the
+// running ones are left alone), and an empty output that is still input * weight + bias in the
+// graph, so that backward reaches the input and gives weight and bias zero gradients.
+Tensor empty_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stat_shape) {
+  Tensor y = weight.defined() ? mul(input, view(weight, stat_shape)) : clone(input);
+  return bias.defined() ? add(y, view(bias, stat_shape)) : y;
 }
 
 // Note [Fused layer_norm] (wick/core/layer_norm_rows.h): one node for a contiguous input whose
@@ -109,12 +138,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   stat_shape[1] = C;
   std::vector<int64_t> dims{0};
   for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
-  const int64_t count = input.numel() / std::max<int64_t>(C, 1);
+  const int64_t count = values_per_channel(input);
 
   Tensor mean_c, var_c;  // [C]
   if (training) {
-    WICK_CHECK(count > 1, "batch_norm: expected more than 1 value per channel when training, got input {}",
+    WICK_CHECK(count != 1, "batch_norm: expected more than 1 value per channel when training, got input {}",
                shape_of(input));
+    if (input.numel() == 0) return empty_batch_norm(input, weight, bias, stat_shape);
     mean_c = mean(input, dims);
     var_c = var(input, dims, /*unbiased=*/false);
     if (running_mean.defined() || running_var.defined()) {

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "repr.h"
+#include "wick/core/error.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/modules/activation.h"
 #include "wick/nn/modules/dropout.h"
@@ -9,7 +10,23 @@
 
 namespace wick::nn {
 
-MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions& options) : options_(options) {}
+namespace {
+// The pooling modules' kernel and stride. F::max_pool2d and F::avg_pool2d read a stride of 0 as
+// "none given" (stride = kernel_size), but the options already default it to kernel_size, so an
+// explicit 0 here is a mistake; PyTorch and LibTorch refuse it too. The kernel is checked first,
+// as its size is the default stride.
+void check_kernel_and_stride(const char* module, Int2 kernel_size, Int2 stride) {
+  WICK_CHECK(kernel_size.h > 0 && kernel_size.w > 0, "{}: kernel_size should be greater than zero, got {}", module,
+             detail::py_int2(kernel_size));
+  WICK_CHECK(stride.h != 0 && stride.w != 0,
+             "{}: stride should not be zero, got {}; leave it unset for stride = kernel_size", module,
+             detail::py_int2(stride));
+}
+}  // namespace
+
+MaxPool2dImpl::MaxPool2dImpl(const MaxPool2dOptions& options) : options_(options) {
+  check_kernel_and_stride("MaxPool2d", options.kernel_size(), options.stride());
+}
 
 Tensor MaxPool2dImpl::forward(const Tensor& input) {
   const auto& o = options_;
@@ -23,7 +40,9 @@ std::string MaxPool2dImpl::extra_repr() const {
                      detail::py_int2(o.dilation()), detail::py_bool(o.ceil_mode()));
 }
 
-AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions& options) : options_(options) {}
+AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions& options) : options_(options) {
+  check_kernel_and_stride("AvgPool2d", options.kernel_size(), options.stride());
+}
 
 Tensor AvgPool2dImpl::forward(const Tensor& input) {
   const auto& o = options_;

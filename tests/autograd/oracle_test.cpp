@@ -144,7 +144,9 @@ const std::set<std::string>& nn_ops() {
                                             "cross_entropy_smoothing", "cross_entropy_ignore", "avg_pool2d_padded",
                                             "adaptive_avg_pool2d", "max_pool2d_padded", "conv2d_groups", "pad",
                                             // generate.py's cell_cases, tests/nn/layers_oracle_test.cpp
-                                            "rnn", "rnn_cell", "lstm_cell", "gru_cell"};
+                                            "rnn", "rnn_cell", "lstm_cell", "gru_cell",
+                                            // generate.py's conv_pool_cases, tests/nn/functional_oracle_test.cpp
+                                            "conv2d_same"};
   return ops;
 }
 

@@ -114,6 +114,16 @@ const std::map<std::string, OracleFn>& nn_ops() {
        [](const OracleCase& c, const std::vector<Tensor>& x) {
          return F::pad(x[0], c.kwargs.at("pad").get<std::vector<int64_t>>(), c.kw<double>("value", 0.0));
        }},
+      // generate.py's conv_pool_cases: padding "same" (or "valid") with a [h, w] dilation
+      {"conv2d_same",
+       [](const OracleCase& c, const std::vector<Tensor>& x) {
+         const std::string mode = c.kw<std::string>("padding", "same");
+         REQUIRE((mode == "same" || mode == "valid"));
+         const auto dilation = c.kw<std::vector<int64_t>>("dilation", {1, 1});
+         const Tensor bias = x.size() > 2 ? x[2] : Tensor();
+         return F::conv2d(x[0], x[1], bias, 1, mode == "same" ? kSame : kValid,
+                          Int2(dilation.at(0), dilation.at(1)));
+       }},
   };
   return ops;
 }

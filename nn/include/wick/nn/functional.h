@@ -55,11 +55,14 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
               Int2 dilation = 1, int64_t groups = 1);
 /// Constant padding, as torch.nn.functional.pad with mode "constant": `pad` holds (before,
 /// after) pairs starting from the last dim ({left, right, top, bottom} for the last two);
-/// negative amounts crop. Differentiable in input.
+/// negative amounts crop. Differentiable in input; an output that keeps nothing of the input (a
+/// dim cropped to nothing, or an empty input) is still in the graph, with a zero gradient.
 Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value = 0.0);
 
 // ---- pooling (input [N, C, H, W] or [C, H, W]) ----
-/// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel.
+/// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel:
+/// wick's spelling of PyTorch's stride=None, where PyTorch refuses an explicit 0 ("stride should
+/// not be zero"), as MaxPool2d and AvgPool2d do; a stride zero on one axis only is refused.
 Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, Int2 dilation = 1,
                   bool ceil_mode = false);
 /// max_pool2d and, for each output, the flat position h * W + w of its maximum in the input plane
@@ -67,7 +70,8 @@ Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 p
 /// position in window order; NaN propagates. Not differentiable in the indices.
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride = 0,
                                                    Int2 padding = 0, Int2 dilation = 1, bool ceil_mode = false);
-/// Mean over each window; padding is zeros, counted in the divisor when count_include_pad.
+/// Mean over each window; padding is zeros, counted in the divisor when count_include_pad. stride 0
+/// (the default) means stride = kernel, as in max_pool2d.
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, bool ceil_mode = false,
                   bool count_include_pad = true);
 /// Mean over PyTorch's adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) -> [.., oh, ow].
@@ -77,10 +81,14 @@ Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
 /// Batch normalization over dim 1 of input [N, C, *]. In training mode it normalizes with the
 /// batch statistics and, when running_mean/running_var are defined, updates them in place:
 /// running = (1 - momentum) * running + momentum * batch_stat (running_var with the unbiased
-/// batch variance). In eval mode it normalizes with the running statistics.
+/// batch variance). In eval mode it normalizes with the running statistics. weight, bias and the
+/// running statistics have shape [C] and the input's dtype (TypeError otherwise). Training needs
+/// N * prod(spatial) != 1 values per channel (ValueError); an input with no elements gives an
+/// empty output (in the graph) and leaves the running statistics alone, as PyTorch.
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight = {},
                   const Tensor& bias = {}, bool training = false, double momentum = 0.1, double eps = 1e-5);
-/// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias.
+/// Normalizes over the trailing dims `normalized_shape` (biased variance), then * weight + bias;
+/// weight and bias have shape normalized_shape and the input's dtype (TypeError otherwise).
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
 

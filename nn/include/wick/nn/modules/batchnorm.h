@@ -28,7 +28,8 @@ using BatchNorm2dOptions = BatchNormOptions;
 /// (zeros), running_var (ones), num_batches_tracked (int64 0) when track_running_stats, else
 /// None. In training mode each forward increments num_batches_tracked and updates the running
 /// statistics with `momentum` (or, when momentum is nullopt, the cumulative average
-/// 1 / num_batches_tracked), running_var with the unbiased batch variance, as PyTorch.
+/// 1 / num_batches_tracked), running_var with the unbiased batch variance, as PyTorch. An empty
+/// batch is counted but leaves the running statistics alone (F::batch_norm), as PyTorch 1.13.
 template <class Derived>
 class BatchNormBase : public Cloneable<Derived> {
  public:

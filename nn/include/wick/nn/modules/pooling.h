@@ -7,7 +7,8 @@
 namespace wick::nn {
 
 /// MaxPool2d's options, as LibTorch: `MaxPool2dOptions(3).stride(2).padding(1)`. stride
-/// defaults to kernel_size.
+/// defaults to kernel_size; a stride of 0 is refused by the constructor (ValueError, "stride
+/// should not be zero", as LibTorch), although F::max_pool2d reads 0 as "stride = kernel_size".
 struct MaxPool2dOptions {
   /* implicit */ MaxPool2dOptions(Int2 kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
   WICK_ARG(Int2, kernel_size);
@@ -22,6 +23,7 @@ class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
   /// kernel_size and stride `kernel_size`.
   explicit MaxPool2dImpl(Int2 kernel_size) : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
+  /// ValueError for a kernel_size or a stride with a zero.
   explicit MaxPool2dImpl(const MaxPool2dOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
@@ -33,7 +35,7 @@ class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
 WICK_MODULE(MaxPool2d);
 
 /// AvgPool2d's options, as LibTorch: `AvgPool2dOptions(3).stride(2).count_include_pad(false)`.
-/// stride defaults to kernel_size.
+/// stride defaults to kernel_size; a stride of 0 is refused by the constructor, as MaxPool2d's.
 struct AvgPool2dOptions {
   /* implicit */ AvgPool2dOptions(Int2 kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}  // NOLINT
   WICK_ARG(Int2, kernel_size);
@@ -47,6 +49,7 @@ struct AvgPool2dOptions {
 class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
  public:
   explicit AvgPool2dImpl(Int2 kernel_size) : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
+  /// ValueError for a kernel_size or a stride with a zero.
   explicit AvgPool2dImpl(const AvgPool2dOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
