@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -16,17 +17,26 @@ namespace wick::distributed {
 
 namespace {
 
-// Every rank's description of its parameters, all-gathered: [count] first, then per parameter
-// [dtype, device type, ndim, numel, size0..size3, refused]. Every rank compares the same data and
-// raises the same error. `refused` is 1 where the group cannot move the tensor from this rank
-// (ProcessGroup::check_operand), so that such a tensor fails every rank before any broadcast.
-constexpr int64_t kFieldsPerParam = 9;
-constexpr int64_t kRefused = 8;
+// Every rank's description of its parameters, all-gathered: [count, most dims] first, then per
+// tensor [dtype, device type, ndim, numel, requires_grad, refused, size0..size(D-1)] where D is
+// the most dims any rank has, so that every dim is compared (a 6-D parameter whose last two dims
+// are swapped on one rank has the same ndim and numel, and a broadcast would copy its bytes into
+// the wrong layout). Every rank compares the same data and raises the same error. `refused` is 1
+// where the group cannot move the tensor from this rank (ProcessGroup::check_operand), so that
+// such a tensor fails every rank before any broadcast. requires_grad is compared because it
+// decides which parameters the reducer buckets: ranks that differ there would reduce different
+// buckets.
+constexpr int64_t kFixedFields = 6;
+constexpr int64_t kRequiresGrad = 4;
+constexpr int64_t kRefused = 5;
 
-std::string shape_str(const int64_t* row) {
-  std::string s = "[";
-  for (int64_t d = 0; d < row[2] && d < 4; ++d) s += fmt::format("{}{}", d ? ", " : "", row[4 + d]);
-  return s + (row[2] > 4 ? ", ...]" : "]");
+// "float64 [3, 4]", plus whether it requires grad when `with_grad_flag`.
+std::string describe_row(const int64_t* row, bool with_grad_flag) {
+  std::string s = fmt::format("{} [", dtype_name(static_cast<DType>(row[0])));
+  for (int64_t d = 0; d < row[2]; ++d) s += fmt::format("{}{}", d ? ", " : "", row[kFixedFields + d]);
+  s += "]";
+  if (with_grad_flag) s += row[kRequiresGrad] ? " requiring grad" : " not requiring grad";
+  return s;
 }
 
 // Note [Bookkeeping on the group's device]
@@ -50,29 +60,39 @@ std::vector<Tensor> gather_on_cpu(ProcessGroup& group, const Tensor& mine) {
 void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
                             const std::vector<std::string>& names, size_t param_count) {
   const int world = group.size();
-  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, static_cast<int64_t>(params.size()), kInt64));
-  for (int r = 1; r < world; ++r)
-    WICK_CHECK(counts[r].item<int64_t>() == counts[0].item<int64_t>(),
+  const int64_t n = static_cast<int64_t>(params.size());
+  int64_t most_dims = 0;
+  for (const Tensor& p : params) most_dims = std::max<int64_t>(most_dims, p.dim());
+  std::vector<int64_t> head{n, most_dims};
+  const std::vector<Tensor> heads = gather_on_cpu(group, from_blob(head.data(), {2}, kInt64));
+  int64_t width_dims = 0;  // the same on every rank: the maximum over the gathered heads
+  for (int r = 0; r < world; ++r) {
+    const int64_t* h = heads[r].data_ptr<int64_t>();
+    const int64_t* h0 = heads[0].data_ptr<int64_t>();
+    WICK_CHECK(h[0] == h0[0],
                "DistributedDataParallel: rank {} has {} parameters and buffers but rank 0 has {}; every rank "
                "must wrap the same model",
-               r, counts[r].item<int64_t>(), counts[0].item<int64_t>());
-  const int64_t n = static_cast<int64_t>(params.size());
+               r, h[0], h0[0]);
+    width_dims = std::max(width_dims, h[1]);
+  }
+  const int64_t fields = kFixedFields + width_dims;
   auto what = [&](int64_t i) {
     return fmt::format("{} {} ('{}' here)", static_cast<size_t>(i) < param_count ? "parameter" : "buffer", i,
                        names[static_cast<size_t>(i)]);
   };
-  Tensor mine = zeros({std::max<int64_t>(n, 1), kFieldsPerParam}, kInt64);
+  Tensor mine = zeros({std::max<int64_t>(n, 1), fields}, kInt64);
   int64_t* m = mine.data_ptr<int64_t>();
   std::exception_ptr refusal;  // the first tensor of this rank that the group cannot move
   int64_t refused_index = -1;
   for (int64_t i = 0; i < n; ++i) {
     const Tensor& p = params[i];
-    int64_t* row = m + i * kFieldsPerParam;
+    int64_t* row = m + i * fields;
     row[0] = static_cast<int64_t>(p.dtype());
     row[1] = static_cast<int64_t>(p.device().type);
     row[2] = p.dim();
     row[3] = p.numel();
-    for (int64_t d = 0; d < p.dim() && d < 4; ++d) row[4 + d] = p.size(d);
+    row[kRequiresGrad] = static_cast<size_t>(i) < param_count && p.requires_grad() ? 1 : 0;
+    for (int64_t d = 0; d < p.dim(); ++d) row[kFixedFields + d] = p.size(d);
     try {
       group.check_operand("broadcast", p);
     } catch (const Error&) {
@@ -97,7 +117,7 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
   for (int r = 0; r < world; ++r) {
     const int64_t* rows = all[r].data_ptr<int64_t>();
     for (int64_t i = 0; i < n; ++i)
-      WICK_CHECK(rows[i * kFieldsPerParam + kRefused] == 0,
+      WICK_CHECK(rows[i * fields + kRefused] == 0,
                  "DistributedDataParallel: rank {} cannot broadcast its {} with the {} backend (its error says why), "
                  "so nothing was copied on any rank",
                  r, what(i), group.backend_name());
@@ -106,14 +126,14 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
   for (int r = 1; r < world; ++r) {
     const int64_t* other = all[r].data_ptr<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t* a = ref + i * kFieldsPerParam;
-      const int64_t* b = other + i * kFieldsPerParam;
-      if (std::equal(a, a + kFieldsPerParam, b)) continue;
+      const int64_t* a = ref + i * fields;
+      const int64_t* b = other + i * fields;
+      if (std::equal(a, a + fields, b)) continue;
+      const bool grad_differs = a[kRequiresGrad] != b[kRequiresGrad];
       WICK_FAIL(
-          "DistributedDataParallel: {} is {} {} on rank {} but {} {} on rank 0; every rank must wrap the same model "
-          "(same parameters and buffers in the same order, shapes and dtypes)",
-          what(i), dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
-          shape_str(a));
+          "DistributedDataParallel: {} is {} on rank {} but {} on rank 0; every rank must wrap the same model "
+          "(same parameters and buffers in the same order, shapes, dtypes and requires_grad)",
+          what(i), describe_row(b, grad_differs), r, describe_row(a, grad_differs));
     }
   }
 }
@@ -165,6 +185,14 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
       params.push_back(synced[i]);
       names.push_back(synced_names[i]);
     }
+  // After the check above, so every rank has the same parameters requiring grad and raises
+  // alike, and before anything is copied (PyTorch raises before any collective; wick's check
+  // runs first so that no rank raises while another waits in it).
+  WICK_CHECK(!params.empty(),
+             "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
+             "gradient (the module has {} parameter(s), none requiring grad): there is nothing to synchronise. Train "
+             "it without the wrapper, or unfreeze a parameter with requires_grad_(true) on every rank",
+             param_count);
   {
     NoGradGuard no_grad;
     std::vector<std::shared_ptr<Work>> works;

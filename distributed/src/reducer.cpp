@@ -185,11 +185,18 @@ void Reducer::on_gradient_ready(size_t index) {
         if (unused_[i] && i != index) mark_ready_locked(i, false);
     }
   }
+  // PyTorch's checkAndRaiseMarkedTwiceError lists the same causes, the first one first.
   WICK_CHECK_STATE(!ready_[index],
-                   "DistributedDataParallel: parameter '{}' received a second gradient in one backward (a re-entrant "
-                   "backward or a backward of a graph retained from an earlier one); DDP reduces each parameter "
-                   "once per backward",
-                   names_[index]);
+                   "DistributedDataParallel: parameter '{}' (index {}) received a second gradient in one synchronised "
+                   "backward on rank {}, but DDP reduces each parameter once per backward. The common causes: (1) the "
+                   "parameter is used outside the module's forward (the loss reads it directly): with "
+                   "find_unused_parameters, the graph walk from the forward's outputs did not reach it, so DDP marked "
+                   "it unused (reducing zeros) before its real gradient arrived; (2) with find_unused_parameters, two "
+                   "forwards before one backward: the graph walk of the last forward marked as unused (and reduced "
+                   "as zeros) a parameter only the first forward used, whose real gradient then arrived; (3) a "
+                   "re-entrant backward (activation checkpointing) that reaches the same parameter twice. Run one "
+                   "forward per backward and use the parameters only inside forward",
+                   names_[index], index, group_->rank());
   mark_ready_locked(index, true);
 }
 

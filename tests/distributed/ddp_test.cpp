@@ -1,85 +1,13 @@
 // DistributedDataParallel on 2 and 3 ranks (mpirun), against single-process training on the
 // whole batch in float64: the independent truth is the same model trained in one process.
-#include <functional>
 #include <string>
 
-#include "dist_test_util.h"
+#include "ddp_test_util.h"
 
 using namespace wick;
+using namespace wick::test::ddp;
 using distributed::DistributedDataParallel;
 using distributed::DistributedDataParallelOptions;
-
-namespace {
-
-const TensorOptions kF64 = TensorOptions(kFloat64);
-
-std::shared_ptr<nn::SequentialImpl> make_mlp() {
-  using namespace nn;
-  return Sequential(std::make_shared<nn::LinearImpl>(5, 8, kF64), std::make_shared<nn::TanhImpl>(),
-                    std::make_shared<nn::LinearImpl>(8, 8, kF64), std::make_shared<nn::TanhImpl>(),
-                    std::make_shared<nn::LinearImpl>(8, 3, kF64))
-      .ptr();
-}
-
-// Options that put every parameter in its own bucket.
-DistributedDataParallelOptions tiny_buckets() {
-  DistributedDataParallelOptions o;
-  o.bucket_cap_mb = 1e-6;  // 1 byte
-  o.first_bucket_bytes = 8;
-  return o;
-}
-
-// tiny_buckets() with find_unused_parameters.
-DistributedDataParallelOptions tiny_buckets_find_unused() {
-  DistributedDataParallelOptions o = tiny_buckets();
-  o.find_unused_parameters = true;
-  return o;
-}
-
-// Rank r's rows of a global batch.
-Tensor mine(const Tensor& global, int64_t local) { return global.narrow(0, test::world().rank() * local, local); }
-
-// fc1 always, fc2 when asked, fc3 never.
-class Branchy : public nn::Cloneable<Branchy> {
- public:
-  Branchy() {
-    fc1_ = register_module("fc1", std::make_shared<nn::LinearImpl>(4, 3, kF64));
-    fc2_ = register_module("fc2", std::make_shared<nn::LinearImpl>(4, 3, kF64));
-    fc3_ = register_module("fc3", std::make_shared<nn::LinearImpl>(4, 3, kF64));
-  }
-  Tensor forward(const Tensor& x, bool use_fc2) {
-    Tensor h = child(fc1_).forward(x);
-    return use_fc2 ? h + child(fc2_).forward(x).tanh() : h;
-  }
-
- private:
-  nn::ChildSlot<nn::LinearImpl> fc1_, fc2_, fc3_;
-};
-
-// Fills m's parameters with this rank's number + 1, expects DistributedDataParallel(m) to raise a
-// ValueError (its message handed to `check`), and checks that no parameter changed.
-void expect_refused_untouched(const std::shared_ptr<nn::Module>& m,
-                              const std::function<void(const std::string&)>& check) {
-  const double mine = test::world().rank() + 1.0;
-  {
-    NoGradGuard no_grad;
-    for (Tensor p : m->parameters()) p.fill_(mine);
-  }
-  try {
-    DistributedDataParallel ddp(m);
-    FAIL("expected a ValueError");
-  } catch (const ValueError& e) {
-    check(e.what());
-  }
-  for (const Tensor& p : m->parameters())  // untouched: still this rank's own values
-    CHECK(p.to_vector<double>() == std::vector<double>(static_cast<size_t>(p.numel()), mine));
-}
-
-Tensor call(nn::Module& m, const Tensor& x, bool flag) {
-  return m.forward_value({nn::Value(x), nn::Value(flag)}).tensor();
-}
-
-}  // namespace
 
 TEST_CASE("ddp: equals single-process training on the whole batch over 5 SGD steps, in many buckets", "[mpi]") {
   auto& g = test::world();

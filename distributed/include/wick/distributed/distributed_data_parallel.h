@@ -4,7 +4,7 @@
 //
 // Note [What DistributedDataParallel promises]
 // Construction checks that every rank's module has the same parameters (count, names' order,
-// shapes, dtypes) and copies rank 0's parameters and buffers to every rank. After each
+// shapes, dtypes, requires_grad) and copies rank 0's parameters and buffers to every rank. After each
 // backward outside no_sync(), every parameter's .grad holds the average over the ranks of the
 // gradients they computed (accumulated .grad included), identical bit for bit on every rank.
 // So, with the same optimizer on every rank, training with a per-rank batch of B on N ranks
@@ -86,8 +86,10 @@ struct CommStats {
 class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
  public:
   /// Wraps `module` (already on its device). Collective: every rank must construct it at the
-  /// same point. ValueError naming the first parameter that differs when the ranks' modules do
-  /// not match; StateError when no process group is running.
+  /// same point. ValueError on every rank naming the first parameter or buffer that differs when
+  /// the ranks' modules do not match (count, dtype, every dim, requires_grad), or when no
+  /// parameter requires grad (PyTorch's "DistributedDataParallel is not needed ..."); nothing is
+  /// copied then. StateError when no process group is running.
   explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, DistributedDataParallelOptions options = {});
 
   /// Runs the module on this rank's inputs (and, before that, the checks and the buffer
