@@ -191,9 +191,9 @@ void Reducer::on_gradient_ready(size_t index) {
                    "backward on rank {}, but DDP reduces each parameter once per backward. The common causes: (1) the "
                    "parameter is used outside the module's forward (the loss reads it directly): with "
                    "find_unused_parameters, the graph walk from the forward's outputs did not reach it, so DDP marked "
-                   "it unused (reducing zeros) before its real gradient arrived; (2) with find_unused_parameters, two "
-                   "forwards before one backward: the graph walk of the last forward marked as unused (and reduced "
-                   "as zeros) a parameter only the first forward used, whose real gradient then arrived; (3) a "
+                   "it unused and reduced it before its real gradient arrived; (2) with find_unused_parameters, two "
+                   "forwards before one backward: the graph walk of the last forward marked as unused (and reduced) a "
+                   "parameter only the first forward used, whose real gradient then arrived; (3) a "
                    "re-entrant backward (activation checkpointing) that reaches the same parameter twice. Run one "
                    "forward per backward and use the parameters only inside forward",
                    names_[index], index, group_->rank());
@@ -203,9 +203,11 @@ void Reducer::on_gradient_ready(size_t index) {
 void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   if (ready_[index]) return;
   // A parameter unused in this backward whose .grad holds what no_sync() backwards accumulated
-  // is used: its accumulated gradient is averaged, as PyTorch's local_used_map counts uses
-  // under no_sync. (Zeroing its slot lost this rank's share, and a parameter unused by every
-  // rank kept each rank's own unaveraged .grad.)
+  // is used: its accumulated gradient is averaged even when no rank used it in this backward (a
+  // parameter unused by every rank would otherwise keep each rank's own unaveraged .grad, and
+  // the ranks' parameters drift apart). PyTorch 1.13 does not count uses under no_sync (its
+  // autograd_hook returns before marking local_used_map_: issue #69031); PyTorch >= 2.4 does
+  // (PR #124193), and wick follows that fix deliberately.
   if (!has_grad && used_unsynced_[index] && params_[index].grad().defined()) has_grad = true;
   ready_[index] = 1;
   used_[index] = has_grad;
@@ -222,9 +224,18 @@ void Reducer::mark_ready_locked(size_t index, bool has_grad) {
       native::scaled_copy_(s, g, scale);
       if (bucket_view_) params_[index].set_grad(s);  // Note [Gradients as bucket views]
     }
+  } else if (g.defined()) {
+    // Note [A locally unused parameter's .grad]
+    // Unused in this backward, but its .grad holds what earlier backwards accumulated (the
+    // caller did not zero it): that is this rank's share of the sum, as PyTorch's
+    // mark_variable_ready_dense contributes a defined grad whether or not the parameter was used.
+    // Zeroing the slot instead gave (m + b0)/W where one process accumulating gives m + b0/W.
+    // used_ stays 0: if no rank used it, finalize_backward leaves .grad as it was, so .grad is
+    // first given a copy of its own when it is the slot (bucket views).
+    detach_grad_from_slot(index, s);
+    native::scaled_copy_(s, params_[index].grad(), scale);
   } else {
-    detach_grad_from_slot(index, s);  // a locally unused parameter keeps its .grad's values
-    s.zero_();
+    s.zero_();  // no .grad: nothing to contribute
   }
   if (--buckets_[b].pending == 0) launch_ready_buckets_locked();
 }

@@ -15,8 +15,9 @@
 //    (broadcast_buffers), so the other ranks' buffer updates are discarded;
 //  - unused parameters without find_unused_parameters: a parameter that gets no gradient in a
 //    backward leaves its bucket unreduced, and the next forward raises a StateError naming it.
-//    With the flag, parameters no rank used keep .grad as it was (undefined when it was) and
-//    locally unused ones get the other ranks' average;
+//    With the flag, parameters no rank used keep .grad as it was (undefined when it was), and a
+//    parameter unused on this rank only contributes what its .grad holds (zero when undefined)
+//    to the average (Note [A locally unused parameter's .grad], reducer.cpp);
 //  - that every rank calls forward and backward the same number of times: without
 //    enable_join()/join() (Note [Join]) a rank that stops early leaves the others waiting until
 //    the timeout aborts the job;
