@@ -223,7 +223,7 @@ void DistributedDataParallel::sync_buffers() {
 // Ranks with uneven amounts of data. While join is enabled, each forward of a rank still
 // training starts with all_reduce([1, sync, buffers]) (sync: 1 when its backward will
 // synchronise, i.e. grad mode on and outside no_sync; buffers: 1 when this forward broadcasts
-// the buffers, i.e. in training mode with broadcast_buffers). A joined rank loops
+// the buffers, Note [When buffers are broadcast]). A joined rank loops
 // on all_reduce([0, 0, 0]). A sum of 0 active ranks means every rank has joined: all leave the
 // loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
 // buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
@@ -256,6 +256,7 @@ void DistributedDataParallel::join() {
     if (f[0] == 0) break;  // every rank has joined
     if (f[2] > 0) sync_buffers();
     if (f[1] > 0) reducer().shadow_backward();
+    require_forward_param_sync_ = f[1] > 0;  // as the active ranks' (PyTorch's join hook does the same)
   }
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));
   int source = 0;
@@ -270,17 +271,37 @@ void DistributedDataParallel::join() {
   join_enabled_ = false;
 }
 
+// Note [When buffers are broadcast]
+// PyTorch's rule (require_forward_param_sync, DistributedDataParallel.forward and
+// will_sync_module_buffers): rank 0's buffers are broadcast before a forward when
+// broadcast_buffers is on, the module has buffers, and the previous forward of this DDP ran
+// with grad mode on outside no_sync (so its backward synchronised); the first forward counts as
+// following such a forward. Training mode plays no part. So the first eval forward after
+// training evaluates with rank 0's running statistics on every rank, a window of no_sync
+// forwards broadcasts at its first forward only (not at the synchronised forward that closes
+// it), and a forward without grad after one without grad broadcasts nothing. Every rank
+// follows the same sequence of forwards, so every rank decides alike; a joined rank takes the
+// flag from the active ranks' announcements (Note [Join]).
+bool DistributedDataParallel::will_sync_buffers() const {
+  if (!options_.broadcast_buffers || !require_forward_param_sync_) return false;
+  for (const auto& b : module().buffers())
+    if (b.defined()) return true;
+  return false;
+}
+
 nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {
   detail::Reducer& r = reducer();
   const bool grad = GradMode::is_enabled();
   // Under join every forward announces itself (as PyTorch's Join.notify_join_context), with what
-  // it will run: the buffer broadcast (training mode), and whether its backward synchronises
-  // (grad mode on, outside no_sync), so that a joined rank shadows exactly those collectives.
-  const bool syncs_buffers = options_.broadcast_buffers && is_training();
+  // it will run: the buffer broadcast (Note [When buffers are broadcast]), and whether its
+  // backward synchronises (grad mode on, outside no_sync), so that a joined rank shadows exactly
+  // those collectives.
+  const bool syncs_buffers = will_sync_buffers();
   const bool backward_syncs = grad && r.prepare_for_forward();
   if (join_enabled_) announce_active(syncs_buffers, backward_syncs);
   if (syncs_buffers) sync_buffers();
   nn::Value out = module().forward_value(args);
+  require_forward_param_sync_ = backward_syncs;
   if (backward_syncs) {
     std::vector<Tensor> outputs;
     out.for_each_tensor([&](const Tensor& t) { outputs.push_back(t); });

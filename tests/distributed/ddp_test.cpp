@@ -337,7 +337,11 @@ TEST_CASE("ddp: a buffer or frozen parameter that differs across ranks is a Valu
   }
 }
 
-TEST_CASE("ddp: buffers come from rank 0 at construction and before each training forward", "[mpi]") {
+TEST_CASE("ddp: buffers come from rank 0 at construction and before a forward that follows a synchronised one",
+          "[mpi]") {
+  // PyTorch's rule (Note [When buffers are broadcast]): the first forward broadcasts; a forward
+  // without grad makes the next one skip the broadcast. (wick used to broadcast before every
+  // training-mode forward and never in eval mode.)
   auto& g = test::world();
   auto bn = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), kF64);
   NoGradGuard no_grad;
@@ -348,8 +352,11 @@ TEST_CASE("ddp: buffers come from rank 0 at construction and before each trainin
   Tensor(bn->running_mean()).fill_(static_cast<double>(g.rank() + 1));
   manual_seed(8);
   const Tensor x = randn({4, 3}, kFloat64);  // the same rows everywhere
-  ddp.forward(x);
+  ddp.forward(x);                            // the first forward: broadcast
   CHECK(test::same_on_every_rank(bn->running_mean()));
+  Tensor(bn->running_mean()).fill_(static_cast<double>(g.rank() + 1));
+  ddp.forward(x);  // after a forward without grad: no broadcast
+  if (g.size() > 1) CHECK_FALSE(test::same_on_every_rank(bn->running_mean()));
 
   auto other = std::make_shared<nn::BatchNorm1dImpl>(nn::BatchNorm1dOptions(3), kF64);
   DistributedDataParallelOptions o;

@@ -11,8 +11,9 @@
 // equals training one process on the N*B samples with a mean loss, and the parameters stay
 // identical across ranks. It does not promise:
 //  - batch statistics across ranks: BatchNorm normalizes with its rank's batch (no
-//    SyncBatchNorm); buffers are copied from rank 0 at each training forward
-//    (broadcast_buffers), so the other ranks' buffer updates are discarded;
+//    SyncBatchNorm); buffers are copied from rank 0 before a forward that follows a
+//    synchronised one (broadcast_buffers, Note [When buffers are broadcast]), so the other
+//    ranks' buffer updates are discarded;
 //  - unused parameters without find_unused_parameters: a parameter that gets no gradient in a
 //    backward leaves its bucket unreduced, and the next forward raises a StateError naming it.
 //    With the flag, parameters no rank used keep .grad as it was (undefined when it was), and a
@@ -63,7 +64,8 @@ struct DistributedDataParallelOptions {
   double bucket_cap_mb = 25;
   /// The cap of the first bucket in bytes (PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES).
   int64_t first_bucket_bytes = 1024 * 1024;
-  /// Copy rank 0's buffers to every rank before each forward in training mode.
+  /// Copy rank 0's buffers to every rank before a forward that follows a forward with grad
+  /// outside no_sync, and before the first (PyTorch's rule; Note [When buffers are broadcast]).
   bool broadcast_buffers = true;
   /// Find the parameters a forward did not use, so that backward still completes the buckets.
   bool find_unused_parameters = false;
@@ -146,6 +148,8 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
 
  private:
   detail::Reducer& reducer() const;
+  /// Whether the next forward broadcasts rank 0's buffers (Note [When buffers are broadcast]).
+  bool will_sync_buffers() const;
   void sync_buffers();
   void announce_active(bool syncs_buffers, bool backward_syncs);
 
@@ -153,6 +157,9 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   DistributedDataParallelOptions options_;
   std::shared_ptr<detail::Reducer> reducer_;
   bool join_enabled_ = false;
+  // PyTorch's require_forward_param_sync: the last forward ran with grad outside no_sync (true
+  // before the first forward). Note [When buffers are broadcast].
+  bool require_forward_param_sync_ = true;
   int64_t trained_iterations_ = 0;  // training forwards since enable_join()
 };
 

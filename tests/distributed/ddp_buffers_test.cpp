@@ -1,0 +1,90 @@
+// When DistributedDataParallel broadcasts buffers (Note [When buffers are broadcast]), on 2 and
+// 3 ranks (mpirun). A rank-specific value is written into a buffer before each forward; after
+// it, the buffer is the same on every rank exactly when the forward broadcast rank 0's.
+#include <string>
+
+#include "ddp_test_util.h"
+
+using namespace wick;
+using namespace wick::test::ddp;
+using distributed::DistributedDataParallel;
+
+TEST_CASE("ddp: the first eval forward after training evaluates with rank 0's buffers on every rank", "[mpi]") {
+  // PyTorch broadcasts before the first forward after a synchronised one, whatever the mode, so
+  // sharded evaluation right after training sees rank 0's running statistics everywhere (wick
+  // never broadcast in eval mode: rank r evaluated with its own updated statistics).
+  auto& g = test::world();
+  manual_seed(81);
+  auto net = make_bn_model();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  Tensor running_mean = net->get_buffer("1.running_mean");
+  manual_seed(82);
+  const Tensor x = randn({2 * g.size(), 5}, kFloat64);
+  const Tensor probe = randn({3, 5}, kFloat64);       // the same rows on every rank
+  ddp.forward(mine(x, 2)).square().sum().backward();  // a synchronised training step on each rank's rows
+  if (g.size() > 1) CHECK_FALSE(test::same_on_every_rank(running_mean));  // each rank updated its own
+  Tensor rank0 = running_mean.clone();
+  g.broadcast(rank0, 0)->wait();
+
+  ddp.eval();
+  NoGradGuard no_grad;
+  const Tensor out = ddp.forward(probe);
+  CHECK(test::same_on_every_rank(out));
+  CHECK_ALLCLOSE(running_mean, rank0, 0.0, 0.0);
+  // That forward ran without grad, so the next one broadcasts nothing.
+  Tensor(running_mean).fill_(static_cast<double>(g.rank() + 1));
+  ddp.forward(probe);
+  CHECK(running_mean.to_vector<double>() == std::vector<double>(3, g.rank() + 1.0));
+}
+
+TEST_CASE("ddp: buffers are broadcast before a forward only when the previous one had grad outside no_sync", "[mpi]") {
+  // PyTorch's require_forward_param_sync, in eval mode (the forwards leave the buffers alone)
+  // and in training mode (the same rows everywhere, so a broadcast start gives the same update).
+  // A no_sync window broadcasts at its first forward only, not at the synced forward closing it.
+  auto& g = test::world();
+  struct Step {
+    const char* what;
+    bool grad;
+    bool no_sync;
+    bool broadcasts;
+  };
+  const std::vector<Step> steps{
+      {"the first forward, synced", true, false, true},
+      {"after a synced forward: the first no_sync forward", true, true, true},
+      {"after a no_sync forward: another no_sync forward", true, true, false},
+      {"after a no_sync forward: the synced forward closing the window", true, false, false},
+      {"after a synced forward: a forward without grad", false, false, true},
+      {"after a forward without grad: another", false, false, false},
+      {"after a forward without grad: a synced forward", true, false, false},
+      {"after a synced forward: a synced forward", true, false, true},
+  };
+  for (const bool training : {false, true}) {
+    INFO("training mode: " << training);
+    manual_seed(83);
+    auto net = make_bn_model();
+    DistributedDataParallel ddp(net, tiny_buckets());
+    ddp.train(training);
+    Tensor running_mean = net->get_buffer("1.running_mean");
+    const Tensor x = randn({4, 5}, kFloat64);  // the same rows on every rank
+    for (const Step& step : steps) {
+      INFO(step.what);
+      {
+        NoGradGuard no_grad;
+        Tensor(running_mean).fill_(static_cast<double>(g.rank() + 1));
+      }
+      if (!step.grad) {
+        NoGradGuard no_grad;
+        ddp.forward(x);
+      } else if (step.no_sync) {
+        auto guard = ddp.no_sync();
+        ddp.forward(x).square().sum().backward();
+      } else {
+        ddp.forward(x).square().sum().backward();
+      }
+      if (step.broadcasts)
+        CHECK(test::same_on_every_rank(running_mean));
+      else if (g.size() > 1)
+        CHECK_FALSE(test::same_on_every_rank(running_mean));
+    }
+  }
+}
