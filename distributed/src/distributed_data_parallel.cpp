@@ -211,38 +211,71 @@ const std::vector<std::vector<size_t>>& DistributedDataParallel::bucket_indices(
   return reducer().bucket_indices();
 }
 
-void DistributedDataParallel::sync_buffers() {
+void DistributedDataParallel::sync_buffers(int root) {
   std::vector<std::shared_ptr<Work>> works;
   NoGradGuard no_grad;
   for (const auto& b : module().buffers())
-    if (b.defined()) works.push_back(options_.process_group->broadcast(b, 0));
+    if (b.defined()) works.push_back(options_.process_group->broadcast(b, root));
   for (auto& w : works) w->wait();
 }
 
 // Note [Join]
 // Ranks with uneven amounts of data. While join is enabled, each forward of a rank still
-// training starts with all_reduce([1, sync, buffers]) (sync: 1 when its backward will
-// synchronise, i.e. grad mode on and outside no_sync; buffers: 1 when this forward broadcasts
-// the buffers, Note [When buffers are broadcast]). A joined rank loops
-// on all_reduce([0, 0, 0]). A sum of 0 active ranks means every rank has joined: all leave the
-// loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
+// training starts with an all_reduce of its announcement [1, sync, buffers, one-hot of its rank]
+// (sync: 1 when its backward will synchronise, i.e. grad mode on and outside no_sync; buffers: 1
+// when this forward broadcasts the buffers, Note [When buffers are broadcast]). A joined rank
+// loops on all_reduce of zeros. A sum of 0 active ranks means every rank has joined: all leave
+// the loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
 // buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
-// with zeros (Reducer::shadow_backward). Last, the ranks all-gather how many
-// iterations each trained and copy the parameters and buffers of the one that trained longest
-// (the highest such rank) to all, so the models agree again (optimizer states do not: each
-// rank's optimizer stepped only while it trained).
+// with zeros (Reducer::shadow_backward). The buffers are broadcast from the highest rank still
+// active, as PyTorch's _sync_buffers under join (_find_common_rank: an all-reduce MAX where
+// joined ranks pass -1): rank 0 may have joined, and its buffers stopped changing then. The
+// one-hot ranks in the sum tell every rank, joined or not, which rank that is. Last, the ranks
+// all-gather how many iterations each trained and copy the parameters and buffers of the one
+// that trained longest (the highest such rank) to all, so the models agree again (optimizer
+// states do not: each rank's optimizer stepped only while it trained).
 void DistributedDataParallel::enable_join() {
   reducer();  // a clone's refusal
   join_enabled_ = true;
   trained_iterations_ = 0;
 }
 
-void DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
-  ProcessGroup& group = *options_.process_group;
-  Tensor flags = from_blob(std::vector<int64_t>{1, backward_syncs ? 1 : 0, syncs_buffers ? 1 : 0}.data(), {3}, kInt64)
-                     .to(group.device());
+namespace {
+
+// The sum over the ranks of their announcements (Note [Join]).
+struct Announcement {
+  int64_t active = 0;   // ranks still training
+  int64_t syncs = 0;    // of those, ranks whose backward synchronises
+  int64_t buffers = 0;  // of those, ranks that broadcast the buffers first
+  int buffer_root = 0;  // the highest active rank (0 when none is)
+};
+
+constexpr int64_t kAnnounceFixed = 3;  // [active, syncs, buffers], then one entry per rank
+
+// All-reduces this rank's announcement: `active` false for a joined rank (zeros). Collective.
+Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs, bool buffers) {
+  std::vector<int64_t> mine(static_cast<size_t>(kAnnounceFixed + group.size()), 0);
+  if (active) {
+    mine[0] = 1;
+    mine[1] = syncs ? 1 : 0;
+    mine[2] = buffers ? 1 : 0;
+    mine[static_cast<size_t>(kAnnounceFixed + group.rank())] = 1;
+  }
+  Tensor flags = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kInt64).to(group.device());
   group.all_reduce(flags)->wait();
+  const auto f = flags.to(kCPU).to_vector<int64_t>();
+  Announcement a{f[0], f[1], f[2], 0};
+  for (int r = 0; r < group.size(); ++r)
+    if (f[static_cast<size_t>(kAnnounceFixed + r)] > 0) a.buffer_root = r;
+  return a;
+}
+
+}  // namespace
+
+int DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
+  const Announcement a = exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers);
   if (GradMode::is_enabled()) ++trained_iterations_;  // a forward without grad (a metric) trains nothing
+  return a.buffer_root;
 }
 
 void DistributedDataParallel::join() {
@@ -250,13 +283,11 @@ void DistributedDataParallel::join() {
   WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
   ProcessGroup& group = *options_.process_group;
   for (;;) {
-    Tensor flags = zeros({3}, TensorOptions(kInt64).device(group.device()));
-    group.all_reduce(flags)->wait();
-    const auto f = flags.to(kCPU).to_vector<int64_t>();
-    if (f[0] == 0) break;  // every rank has joined
-    if (f[2] > 0) sync_buffers();
-    if (f[1] > 0) reducer().shadow_backward();
-    require_forward_param_sync_ = f[1] > 0;  // as the active ranks' (PyTorch's join hook does the same)
+    const Announcement a = exchange_announcement(group, false, false, false);
+    if (a.active == 0) break;  // every rank has joined
+    if (a.buffers > 0) sync_buffers(a.buffer_root);
+    if (a.syncs > 0) reducer().shadow_backward();
+    require_forward_param_sync_ = a.syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
   }
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));
   int source = 0;
@@ -298,8 +329,8 @@ nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& a
   // those collectives.
   const bool syncs_buffers = will_sync_buffers();
   const bool backward_syncs = grad && r.prepare_for_forward();
-  if (join_enabled_) announce_active(syncs_buffers, backward_syncs);
-  if (syncs_buffers) sync_buffers();
+  const int buffer_root = join_enabled_ ? announce_active(syncs_buffers, backward_syncs) : 0;
+  if (syncs_buffers) sync_buffers(buffer_root);
   nn::Value out = module().forward_value(args);
   require_forward_param_sync_ = backward_syncs;
   if (backward_syncs) {

@@ -88,3 +88,39 @@ TEST_CASE("ddp: buffers are broadcast before a forward only when the previous on
     }
   }
 }
+
+TEST_CASE("ddp: under join the buffers come from the highest rank still training", "[mpi]") {
+  // Rank r trains 2 + r iterations on its own rows. PyTorch's _sync_buffers under join
+  // broadcasts from _find_common_rank (the highest active rank), so every iteration starts from
+  // the last rank's statistics, and the final buffers are those of a BatchNorm run over the
+  // last rank's rows alone. wick broadcast from rank 0, which joins first: the last rank's
+  // statistics were overwritten with rank 0's frozen ones. No optimizer step, so the Linear in
+  // front stays rank 0's.
+  auto& g = test::world();
+  const int64_t local = 2;
+  auto iters = [](int r) { return int64_t{2} + r; };
+  const int last = g.size() - 1;
+  manual_seed(91);
+  auto reference = make_bn_model();
+  manual_seed(91);
+  auto net = make_bn_model();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  manual_seed(92);
+  const Tensor x = randn({iters(last), local * g.size(), 5}, kFloat64);
+  {
+    NoGradGuard no_grad;  // the truth: the last rank's rows, one batch after another
+    for (int64_t i = 0; i < iters(last); ++i) reference->forward_tensor(rows_of(x[i], local, last));
+  }
+  ddp.enable_join();
+  for (int64_t i = 0; i < iters(g.rank()); ++i) ddp.forward(mine(x[i], local)).square().sum().backward();
+  ddp.join();
+  for (const char* name : {"1.running_mean", "1.running_var"}) {
+    INFO(name);
+    CHECK_ALLCLOSE(net->get_buffer(name), reference->get_buffer(name), 1e-12, 0.0);
+    CHECK(test::same_on_every_rank(net->get_buffer(name)));
+  }
+  CHECK(net->get_buffer("1.num_batches_tracked").item<int64_t>() == iters(last));
+  Tensor one = ones({1}, kFloat64);  // the group is still in step
+  g.all_reduce(one)->wait();
+  CHECK(one.item<double>() == g.size());
+}

@@ -134,8 +134,9 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// tells the other ranks that this rank is still training. A rank whose data has run out
   /// calls join(): it shadows the collectives of the ranks still training, contributing zero
   /// gradients (the average stays over the world size, PyTorch's default), until every rank
-  /// has joined; then every rank gets the parameters and buffers of the rank that trained
-  /// longest. Every training forward of an enabled rank must be followed by its backward.
+  /// has joined. Meanwhile buffers are broadcast from the highest rank still training (PyTorch's
+  /// _find_common_rank), not rank 0. Then every rank gets the parameters and buffers of the
+  /// rank that trained longest.
   void enable_join();
   void join();
 
@@ -150,8 +151,11 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   detail::Reducer& reducer() const;
   /// Whether the next forward broadcasts rank 0's buffers (Note [When buffers are broadcast]).
   bool will_sync_buffers() const;
-  void sync_buffers();
-  void announce_active(bool syncs_buffers, bool backward_syncs);
+  /// Broadcasts the module's buffers from `root` (0, or under join the highest active rank).
+  void sync_buffers(int root);
+  /// Under join: this rank's announcement (Note [Join]); returns the rank to broadcast the
+  /// buffers from.
+  int announce_active(bool syncs_buffers, bool backward_syncs);
 
   nn::ChildSlot<nn::Module> module_;
   DistributedDataParallelOptions options_;
