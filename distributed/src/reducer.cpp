@@ -115,25 +115,37 @@ bool Reducer::prepare_for_forward() {
     // refuses to go on, as PyTorch's does ("Expected to have finished reduction in the prior
     // iteration").
     broken_ = fmt::format(
-        "DistributedDataParallel: a backward on rank {} did not finish (an exception inside it?) after launching {} "
-        "of its {} gradient buckets. The other ranks may have launched more or fewer, so the ranks' collectives "
-        "no longer pair; this DistributedDataParallel cannot go on. Restart the job from the last checkpoint",
+        "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
+        "one. A backward on rank {} did not finish (an exception inside it?) after launching {} of its {} gradient "
+        "buckets. The other ranks may have launched more or fewer, so the ranks' collectives no longer pair; this "
+        "DistributedDataParallel cannot go on. Restart the job from the last checkpoint",
         group_->rank(), next_bucket_, buckets_.size());
     reset_iteration_locked();
     WICK_FAIL_T(StateError, "{}", broken_);
   }
   if (unfinished_.empty()) return iteration_sync_;
+  // Note [An unfinished reduction is final]
+  // Without find_unused_parameters, a parameter that got no gradient left its bucket, and every
+  // bucket after it, unreduced: that backward's .grad were this rank's own for those, and the
+  // other ranks may have launched more buckets than this one (a parameter unused here only), so
+  // the ranks' collectives may no longer pair. Reporting it once and carrying on trained on
+  // unsynchronised gradients and let the ranks drift apart; so, as PyTorch's
+  // ensure_prior_reduction_finished raises at every later forward with grad, this error is
+  // sticky: the DDP refuses every later forward with grad (forwards without grad still run).
   std::string names;
   for (size_t k = 0; k < unfinished_.size() && k < 8; ++k)
     names += fmt::format("{}'{}' (index {})", k ? ", " : "", names_[unfinished_[k]], unfinished_[k]);
   if (unfinished_.size() > 8) names += fmt::format(" and {} more", unfinished_.size() - 8);
-  unfinished_.clear();  // reported once; the next iteration starts clean
-  WICK_FAIL_T(StateError,
-              "DistributedDataParallel: the previous backward on rank {} produced no gradient for parameter(s) {}, so "
-              "their buckets were never reduced and the gradients of this step would be wrong. If your forward does "
-              "not use every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; "
-              "otherwise make sure the loss depends on every parameter's output.",
-              group_->rank(), names);
+  unfinished_.clear();
+  broken_ = fmt::format(
+      "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
+      "one. The previous backward on rank {} produced no gradient for parameter(s) {}, so their buckets (and every "
+      "bucket after them) were never reduced: that step's gradients were not synchronised, and the ranks' "
+      "collectives may no longer pair, so this DistributedDataParallel cannot go on. If your forward does not use "
+      "every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; otherwise make sure "
+      "the loss depends on every parameter's output. Then restart from the last checkpoint",
+      group_->rank(), names);
+  WICK_FAIL_T(StateError, "{}", broken_);
 }
 
 void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {

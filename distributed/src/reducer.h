@@ -25,9 +25,10 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void install_hooks();
 
   /// At the start of a forward with grad mode on: fixes and returns whether its backward
-  /// synchronises (no_sync()'s state now). StateError when an earlier backward did not finish (for good:
-  /// the ranks' collectives may no longer pair), or naming the parameters that got no gradient
-  /// in the last synchronised backward (without find_unused_parameters).
+  /// synchronises (no_sync()'s state now). StateError, for good (every later call raises it
+  /// again: the ranks' collectives may no longer pair), when an earlier backward did not finish,
+  /// or naming the parameters that got no gradient in the last synchronised backward (without
+  /// find_unused_parameters; Note [An unfinished reduction is final]).
   bool prepare_for_forward();
   /// At the end of such a forward, with its outputs: with find_unused_parameters, walks their
   /// graph to find the parameters the forward did not use.
@@ -86,7 +87,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<char> unused_;         // per param: not reached from the last forward's outputs
   std::vector<char> used_unsynced_;  // per param: got a gradient in a no_sync() backward since the last sync
   std::vector<size_t> unfinished_;   // params that got no gradient in the last backward
-  std::string broken_;               // set when a backward did not finish: every later forward raises it
+  std::string broken_;               // set when a reduction did not finish: every later forward raises it
   CommStats stats_;
 };
 

@@ -15,7 +15,8 @@
 //    synchronised one (broadcast_buffers, Note [When buffers are broadcast]), so the other
 //    ranks' buffer updates are discarded;
 //  - unused parameters without find_unused_parameters: a parameter that gets no gradient in a
-//    backward leaves its bucket unreduced, and the next forward raises a StateError naming it.
+//    backward leaves its bucket unreduced, and every later forward with grad raises a
+//    StateError naming it (Note [An unfinished reduction is final], reducer.cpp).
 //    With the flag, parameters no rank used keep .grad as it was (undefined when it was), and a
 //    parameter unused on this rank only contributes what its .grad holds (zero when undefined)
 //    to the average (Note [A locally unused parameter's .grad], reducer.cpp);
@@ -136,7 +137,8 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// gradients (the average stays over the world size, PyTorch's default), until every rank
   /// has joined. Meanwhile buffers are broadcast from the highest rank still training (PyTorch's
   /// _find_common_rank), not rank 0. Then every rank gets the parameters and buffers of the
-  /// rank that trained longest.
+  /// rank that trained longest. Every training forward of an enabled rank must be followed by
+  /// its backward.
   void enable_join();
   void join();
 
