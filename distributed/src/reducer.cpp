@@ -149,6 +149,10 @@ bool Reducer::prepare_for_forward() {
 }
 
 void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    expect_hooks_ = true;  // Note [One reduction per forward]
+  }
   if (!find_unused_) return;
   std::unordered_map<const TensorImpl*, size_t> index;
   for (size_t i = 0; i < params_.size(); ++i) index.emplace(params_[i].impl(), i);
@@ -181,7 +185,15 @@ void Reducer::on_gradient_ready(size_t index) {
   // The forward decided (as PyTorch's expect_autograd_hooks_): entering or leaving no_sync()
   // between a forward and its backward changes nothing, so every rank's collectives follow what
   // the forward announced.
-  if (!iteration_sync_) {  // no_sync(): .grad just accumulates; remember the use for the synced backward
+  // Note [One reduction per forward]
+  // A synchronising forward's graph is reduced once: by the first backward through it. Its
+  // end-of-backward callback clears expect_hooks_, so a further backward through the same graph
+  // (retain_graph, or a second loss of the same forward) only accumulates into .grad, as under
+  // no_sync, and sends nothing until the next synchronising forward. This is PyTorch's rule
+  // (finalize_backward clears expect_autograd_hooks_; autograd_hook then returns at once). wick
+  // used to run a second full reduction, so a rank that ran an extra backward (a conditional
+  // auxiliary loss) left the others waiting for all-reduces they never called until the timeout.
+  if (!iteration_sync_ || !expect_hooks_) {  // .grad just accumulates; remember the use for the synced backward
     used_unsynced_[index] = 1;
     return;
   }
@@ -262,7 +274,8 @@ void Reducer::launch_ready_buckets_locked() {
 
 void Reducer::finalize_backward() {
   std::lock_guard<std::mutex> lock(mutex_);
-  struct Reset {  // whatever happens below, the next iteration starts clean
+  expect_hooks_ = false;  // Note [One reduction per forward]
+  struct Reset {          // whatever happens below, the next iteration starts clean
     Reducer* r;
     ~Reset() { r->reset_iteration_locked(); }
   } reset{this};

@@ -30,8 +30,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// or naming the parameters that got no gradient in the last synchronised backward (without
   /// find_unused_parameters; Note [An unfinished reduction is final]).
   bool prepare_for_forward();
-  /// At the end of such a forward, with its outputs: with find_unused_parameters, walks their
-  /// graph to find the parameters the forward did not use.
+  /// At the end of such a forward whose backward synchronises, with its outputs: arms the
+  /// reduction of the next backward (Note [One reduction per forward]) and, with
+  /// find_unused_parameters, walks their graph to find the parameters the forward did not use.
   void prepare_for_backward(const std::vector<Tensor>& outputs);
 
   bool sync() const;
@@ -80,6 +81,8 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   bool sync_ = true;                 // no_sync() is not active
   bool iteration_sync_ = true;       // sync_ as the last forward saw it: what its backward does
   bool in_backward_ = false;         // the end-of-backward callback is queued
+  bool expect_hooks_ = false;        // the last synchronising forward's graph was not reduced yet (Note [One
+                                     // reduction per forward]; PyTorch's expect_autograd_hooks_)
   bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
   size_t next_bucket_ = 0;           // the next bucket to launch
   std::vector<char> ready_;          // per param, this backward
