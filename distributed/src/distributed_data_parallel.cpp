@@ -221,9 +221,13 @@ void DistributedDataParallel::sync_buffers(int root) {
 
 // Note [Join]
 // Ranks with uneven amounts of data. While join is enabled, each forward of a rank still
-// training starts with an all_reduce of its announcement [1, sync, buffers, one-hot of its rank]
-// (sync: 1 when its backward will synchronise, i.e. grad mode on and outside no_sync; buffers: 1
-// when this forward broadcasts the buffers, Note [When buffers are broadcast]). A joined rank
+// training starts with an all_reduce of its announcement [1, sync, buffers, iteration, one-hot
+// of its rank] (sync: 1 when its backward will synchronise, i.e. grad mode on and outside
+// no_sync; buffers: 1 when this forward broadcasts the buffers, Note [When buffers are
+// broadcast]; iteration: with sync, the reducer's synchronised iteration, Note [Tagged buckets]
+// in reducer.cpp, which the joined rank's shadow collectives carry as their tag: the sum over
+// the synchronising ranks divided by their number, which is their common iteration when they
+// are in step, and when they are not, some of them mismatch it and every rank fails). A joined rank
 // loops on all_reduce of zeros. A sum of 0 active ranks means every rank has joined: all leave
 // the loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
 // buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
@@ -244,27 +248,29 @@ namespace {
 
 // The sum over the ranks of their announcements (Note [Join]).
 struct Announcement {
-  int64_t active = 0;   // ranks still training
-  int64_t syncs = 0;    // of those, ranks whose backward synchronises
-  int64_t buffers = 0;  // of those, ranks that broadcast the buffers first
-  int buffer_root = 0;  // the highest active rank (0 when none is)
+  int64_t active = 0;     // ranks still training
+  int64_t syncs = 0;      // of those, ranks whose backward synchronises
+  int64_t buffers = 0;    // of those, ranks that broadcast the buffers first
+  int64_t iteration = 0;  // the synchronising ranks' iteration (0 when none synchronises)
+  int buffer_root = 0;    // the highest active rank (0 when none is)
 };
 
-constexpr int64_t kAnnounceFixed = 3;  // [active, syncs, buffers], then one entry per rank
+constexpr int64_t kAnnounceFixed = 4;  // [active, syncs, buffers, iteration], then one entry per rank
 
 // All-reduces this rank's announcement: `active` false for a joined rank (zeros). Collective.
-Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs, bool buffers) {
+Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs, bool buffers, int64_t iteration) {
   std::vector<int64_t> mine(static_cast<size_t>(kAnnounceFixed + group.size()), 0);
   if (active) {
     mine[0] = 1;
     mine[1] = syncs ? 1 : 0;
     mine[2] = buffers ? 1 : 0;
+    mine[3] = syncs ? iteration : 0;
     mine[static_cast<size_t>(kAnnounceFixed + group.rank())] = 1;
   }
   Tensor flags = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kInt64).to(group.device());
   group.all_reduce(flags)->wait();
   const auto f = flags.to(kCPU).to_vector<int64_t>();
-  Announcement a{f[0], f[1], f[2], 0};
+  Announcement a{f[0], f[1], f[2], f[1] > 0 ? f[3] / f[1] : 0, 0};
   for (int r = 0; r < group.size(); ++r)
     if (f[static_cast<size_t>(kAnnounceFixed + r)] > 0) a.buffer_root = r;
   return a;
@@ -273,7 +279,8 @@ Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs,
 }  // namespace
 
 int DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
-  const Announcement a = exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers);
+  const Announcement a =
+      exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers, reducer().iteration());
   if (GradMode::is_enabled()) ++trained_iterations_;  // a forward without grad (a metric) trains nothing
   return a.buffer_root;
 }
@@ -283,10 +290,10 @@ void DistributedDataParallel::join() {
   WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
   ProcessGroup& group = *options_.process_group;
   for (;;) {
-    const Announcement a = exchange_announcement(group, false, false, false);
+    const Announcement a = exchange_announcement(group, false, false, false, 0);
     if (a.active == 0) break;  // every rank has joined
     if (a.buffers > 0) sync_buffers(a.buffer_root);
-    if (a.syncs > 0) reducer().shadow_backward();
+    if (a.syncs > 0) reducer().shadow_backward(a.iteration);
     require_forward_param_sync_ = a.syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
   }
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));

@@ -123,7 +123,10 @@ bool Reducer::prepare_for_forward() {
     reset_iteration_locked();
     WICK_FAIL_T(StateError, "{}", broken_);
   }
-  if (unfinished_.empty()) return iteration_sync_;
+  if (unfinished_.empty()) {
+    if (iteration_sync_) ++iteration_;  // Note [Tagged buckets]
+    return iteration_sync_;
+  }
   // Note [An unfinished reduction is final]
   // Without find_unused_parameters, a parameter that got no gradient left its bucket, and every
   // bucket after it, unreduced: that backward's .grad were this rank's own for those, and the
@@ -268,7 +271,17 @@ void Reducer::launch_ready_buckets_locked() {
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
     Bucket& b = buckets_[next_bucket_++];
     b.launched = Clock::now();
-    b.work = group_->all_reduce(b.flat, ReduceOp::Sum);
+    // Note [Tagged buckets]
+    // Each bucket all-reduce carries {the synchronised iteration, its index} in its fingerprint
+    // (Note [Collective tags], process_group.h). The iteration counts this DDP's forwards whose
+    // backward synchronises, on every rank alike. A rank that skipped a backward (a forward with
+    // grad, then none: a NaN guard, say) is one iteration ahead from then on; its buckets have
+    // the same shapes as the others', so without the tag they would pair with the previous
+    // iteration's and average different steps for the rest of the run. With it every rank's
+    // backward raises a ValueError naming both iterations. A joined rank tags its shadow
+    // collectives with the iteration the active ranks announce (Note [Join]) and adopts it.
+    b.work =
+        group_->all_reduce(b.flat, ReduceOp::Sum, CollectiveTag{iteration_, static_cast<int64_t>(next_bucket_ - 1)});
   }
 }
 
@@ -285,16 +298,21 @@ void Reducer::finalize_backward() {
     for (size_t i = 0; i < params_.size(); ++i)
       if (!ready_[i]) mark_ready_locked(i, false);
   std::vector<double> global_used;
+  std::exception_ptr failure;
   if (find_unused_) {
     std::vector<double> mine(params_.size());
     for (size_t i = 0; i < params_.size(); ++i) mine[i] = used_[i] ? 1.0 : 0.0;
     // Staged on the group's device (Note [Bookkeeping on the group's device]).
     Tensor used = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kFloat64).to(group_->device());
-    group_->all_reduce(used, ReduceOp::Sum)->wait();
-    global_used = used.to(kCPU).to_vector<double>();
+    auto used_work = group_->all_reduce(used, ReduceOp::Sum, CollectiveTag{iteration_, -1});
+    try {
+      used_work->wait();
+      global_used = used.to(kCPU).to_vector<double>();
+    } catch (...) {
+      failure = std::current_exception();  // raised once the buckets are done with their tensors
+    }
   }
   const auto wait_start = Clock::now();
-  std::exception_ptr failure;
   auto wait_event = std::make_optional<profiler::RecordScope>("ddp", "wait for the buckets");
   for (size_t b = 0; b < next_bucket_; ++b) {
     try {
@@ -331,18 +349,34 @@ void Reducer::finalize_backward() {
     if (!ready_[i]) unfinished_.push_back(i);
 }
 
-void Reducer::shadow_backward() {
+void Reducer::shadow_backward(int64_t iteration) {
   std::lock_guard<std::mutex> lock(mutex_);
+  iteration_ = iteration;  // the active ranks' count: this rank's next iterations carry on from it
   std::vector<std::shared_ptr<Work>> works;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     for (size_t k = 0; k < buckets_[b].params.size(); ++k) detach_grad_from_slot(buckets_[b].params[k], slot(b, k));
     buckets_[b].flat.zero_();
-    works.push_back(group_->all_reduce(buckets_[b].flat, ReduceOp::Sum));
+    works.push_back(
+        group_->all_reduce(buckets_[b].flat, ReduceOp::Sum, CollectiveTag{iteration, static_cast<int64_t>(b)}));
   }
   if (find_unused_)
     works.push_back(group_->all_reduce(
-        zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device()))));
-  for (auto& w : works) w->wait();
+        zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device())), ReduceOp::Sum,
+        CollectiveTag{iteration, -1}));
+  std::exception_ptr failure;  // wait for every one before raising, so no tensor is still in use
+  for (auto& w : works) {
+    try {
+      w->wait();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+int64_t Reducer::iteration() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return iteration_;
 }
 
 CommStats Reducer::stats() const {

@@ -40,8 +40,13 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
 
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
   /// For a joined rank: the collectives one synchronised backward of the others runs, with
-  /// zero gradients (every bucket in order, then the used map with find_unused_parameters).
-  void shadow_backward();
+  /// zero gradients (every bucket in order, then the used map with find_unused_parameters),
+  /// tagged with `iteration`, the active ranks' synchronised iteration, which this reducer
+  /// adopts (Note [Tagged buckets]). Rethrows the first failure once every one has finished.
+  void shadow_backward(int64_t iteration);
+  /// The synchronised iterations so far: forwards whose backward synchronises (Note [Tagged
+  /// buckets]).
+  int64_t iteration() const;
   CommStats stats() const;
   void reset_stats();
 
@@ -85,6 +90,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
                                      // reduction per forward]; PyTorch's expect_autograd_hooks_)
   bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
   size_t next_bucket_ = 0;           // the next bucket to launch
+  int64_t iteration_ = 0;            // synchronising forwards so far: the buckets' tag (Note [Tagged buckets])
   std::vector<char> ready_;          // per param, this backward
   std::vector<char> used_;           // per param: got a gradient on this rank, this backward
   std::vector<char> unused_;         // per param: not reached from the last forward's outputs
