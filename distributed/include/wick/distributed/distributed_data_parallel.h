@@ -22,7 +22,10 @@
 //    to the average (Note [A locally unused parameter's .grad], reducer.cpp);
 //  - that every rank calls forward and backward the same number of times: without
 //    enable_join()/join() (Note [Join]) a rank that stops early leaves the others waiting until
-//    the timeout aborts the job;
+//    the timeout aborts the job; a rank that skips one backward (or runs an extra synchronising
+//    forward) makes every rank's next backward raise a ValueError naming the iterations (Note
+//    [Tagged buckets]); a further backward through an already reduced graph only accumulates
+//    locally (Note [One reduction per forward]);
 //  - anything about parameters changed in place between ranks after construction.
 //
 // Note [Gradient buckets and overlap]
@@ -33,7 +36,15 @@
 // all_reduce(sum) is queued to the process group's communication thread, which runs it while
 // backward goes on. A callback queued at the first hook runs when backward ends: it waits for
 // the buckets in order and copies each slot back into .grad. Buckets launch strictly in bucket
-// order on every rank, so the ranks' collectives always line up.
+// order on every rank, so the ranks' collectives always line up, and each carries its
+// iteration and index as a tag (Note [Tagged buckets], reducer.cpp).
+// PyTorch 1.13's layout differs: without find_unused_parameters its first iteration runs one
+// bucket for everything, and it then rebuilds the buckets once in the order the gradients
+// became ready on rank 0; with find_unused_parameters it assigns over registration order and
+// reverses the list, so its small first bucket holds the first-registered parameters and is
+// reduced last. wick has no rebuild: reverse registration order matches PyTorch's rebuilt
+// layout only when gradients arrive in exactly that order; otherwise a bucket waits for a late
+// gradient and the strict in-order launch hides less communication behind backward.
 //
 // Note [Gradients as bucket views]
 // With gradient_as_bucket_view, the hook that fills a slot then makes the slot the parameter's
