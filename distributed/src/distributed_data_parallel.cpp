@@ -226,8 +226,8 @@ void DistributedDataParallel::sync_buffers(int root) {
 // no_sync; buffers: 1 when this forward broadcasts the buffers, Note [When buffers are
 // broadcast]; iteration: with sync, the reducer's synchronised iteration, Note [Tagged buckets]
 // in reducer.cpp, which the joined rank's shadow collectives carry as their tag: the sum over
-// the synchronising ranks divided by their number, which is their common iteration when they
-// are in step, and when they are not, some of them mismatch it and every rank fails). A joined rank
+// the synchronising ranks divided by their number, their common iteration when they are in
+// step; when they are not, some of them mismatch it and every rank fails). A joined rank
 // loops on all_reduce of zeros. A sum of 0 active ranks means every rank has joined: all leave
 // the loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
 // buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
