@@ -83,14 +83,15 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<RemovableHandle> hooks_;
 
   mutable std::mutex mutex_;
-  bool sync_ = true;                 // no_sync() is not active
-  bool iteration_sync_ = true;       // sync_ as the last forward saw it: what its backward does
-  bool in_backward_ = false;         // the end-of-backward callback is queued
-  bool expect_hooks_ = false;        // the last synchronising forward's graph was not reduced yet (Note [One
-                                     // reduction per forward]; PyTorch's expect_autograd_hooks_)
+  bool sync_ = true;            // no_sync() is not active
+  bool iteration_sync_ = true;  // sync_ as the last forward saw it: what its backward does
+  bool in_backward_ = false;    // the end-of-backward callback is queued
+  // The last synchronising forward's graph was not reduced yet (Note [One reduction per
+  // forward]; PyTorch's expect_autograd_hooks_).
+  bool expect_hooks_ = false;
   bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
   size_t next_bucket_ = 0;           // the next bucket to launch
-  int64_t iteration_ = 0;            // synchronising forwards so far: the buckets' tag (Note [Tagged buckets])
+  int64_t iteration_ = 0;            // synchronising forwards so far (Note [Tagged buckets])
   std::vector<char> ready_;          // per param, this backward
   std::vector<char> used_;           // per param: got a gradient on this rank, this backward
   std::vector<char> unused_;         // per param: not reached from the last forward's outputs
