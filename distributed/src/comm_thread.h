@@ -5,15 +5,15 @@
 // Nonblocking MPI collectives progress only while some MPI call runs on their process, so a
 // collective started and then left alone during backward would not move until the next MPI
 // call. One thread per group therefore owns MPI entirely (CommThread below, in both backends):
-// it initializes it (MPI_THREAD_FUNNELED is enough, since no other thread calls MPI,
-// start_mpi in mpi_world.h), runs the queued collectives one after another in the order they
-// were called (the order every rank agrees on), and finalizes MPI. While an MPI request is in
-// flight (every fingerprint exchange, and the data of every collective but all_reduce's, which
-// is a blocking call: Note [Blocking data transfers]) it polls MPI_Test back to back, yielding
-// the core after each poll (wait_mpi_request),
-// so a transfer that needs many progress calls (shared-memory fragments, the rounds of a ring)
-// moves at full speed when the core is free, while a compute thread that wants the core gets it
-// at once. After 100 ms (a slow peer, a barrier while another rank works alone) the polls are
+// it initializes it (MPI_THREAD_FUNNELED is enough, since no other thread calls MPI;
+// start_mpi in mpi_world.h refuses an MPI that grants less), runs the queued collectives one
+// after another in the order they were called (the order every rank agrees on), and finalizes
+// MPI. While an MPI request is in flight (every fingerprint exchange, and the data of every
+// collective but all_reduce's, which is a blocking call: Note [Blocking data transfers]) it
+// polls MPI_Test back to back, yielding the core after each poll (wait_mpi_request), so a
+// transfer that needs many progress calls (shared-memory fragments, the rounds of a ring) moves
+// at full speed when the core is free, while a compute thread that wants the core gets it at
+// once. After 100 ms (a slow peer, a barrier while another rank works alone) the polls are
 // spaced out with sleeps growing to 1 ms, so a long wait costs no CPU. The same loop enforces
 // the timeout. The MPI backend runs its collectives through this loop; the NCCL backend runs
 // only the fingerprint exchange through it and queues the NCCL kernels from the same thread

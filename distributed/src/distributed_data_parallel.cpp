@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_set>
 
@@ -16,17 +17,26 @@ namespace wick::distributed {
 
 namespace {
 
-// Every rank's description of its parameters, all-gathered: [count] first, then per parameter
-// [dtype, device type, ndim, numel, size0..size3, refused]. Every rank compares the same data and
-// raises the same error. `refused` is 1 where the group cannot move the tensor from this rank
-// (ProcessGroup::check_operand), so that such a tensor fails every rank before any broadcast.
-constexpr int64_t kFieldsPerParam = 9;
-constexpr int64_t kRefused = 8;
+// Every rank's description of its parameters, all-gathered: [count, most dims] first, then per
+// tensor [dtype, device type, ndim, numel, requires_grad, refused, size0..size(D-1)] where D is
+// the most dims any rank has, so that every dim is compared (a 6-D parameter whose last two dims
+// are swapped on one rank has the same ndim and numel, and a broadcast would copy its bytes into
+// the wrong layout). Every rank compares the same data and raises the same error. `refused` is 1
+// where the group cannot move the tensor from this rank (ProcessGroup::check_operand), so that
+// such a tensor fails every rank before any broadcast. requires_grad is compared because it
+// decides which parameters the reducer buckets: ranks that differ there would reduce different
+// buckets.
+constexpr int64_t kFixedFields = 6;
+constexpr int64_t kRequiresGrad = 4;
+constexpr int64_t kRefused = 5;
 
-std::string shape_str(const int64_t* row) {
-  std::string s = "[";
-  for (int64_t d = 0; d < row[2] && d < 4; ++d) s += fmt::format("{}{}", d ? ", " : "", row[4 + d]);
-  return s + (row[2] > 4 ? ", ...]" : "]");
+// "float64 [3, 4]", plus whether it requires grad when `with_grad_flag`.
+std::string describe_row(const int64_t* row, bool with_grad_flag) {
+  std::string s = fmt::format("{} [", dtype_name(static_cast<DType>(row[0])));
+  for (int64_t d = 0; d < row[2]; ++d) s += fmt::format("{}{}", d ? ", " : "", row[kFixedFields + d]);
+  s += "]";
+  if (with_grad_flag) s += row[kRequiresGrad] ? " requiring grad" : " not requiring grad";
+  return s;
 }
 
 // Note [Bookkeeping on the group's device]
@@ -50,29 +60,39 @@ std::vector<Tensor> gather_on_cpu(ProcessGroup& group, const Tensor& mine) {
 void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
                             const std::vector<std::string>& names, size_t param_count) {
   const int world = group.size();
-  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, static_cast<int64_t>(params.size()), kInt64));
-  for (int r = 1; r < world; ++r)
-    WICK_CHECK(counts[r].item<int64_t>() == counts[0].item<int64_t>(),
+  const int64_t n = static_cast<int64_t>(params.size());
+  int64_t most_dims = 0;
+  for (const Tensor& p : params) most_dims = std::max<int64_t>(most_dims, p.dim());
+  std::vector<int64_t> head{n, most_dims};
+  const std::vector<Tensor> heads = gather_on_cpu(group, from_blob(head.data(), {2}, kInt64));
+  int64_t width_dims = 0;  // the same on every rank: the maximum over the gathered heads
+  for (int r = 0; r < world; ++r) {
+    const int64_t* h = heads[r].data_ptr<int64_t>();
+    const int64_t* h0 = heads[0].data_ptr<int64_t>();
+    WICK_CHECK(h[0] == h0[0],
                "DistributedDataParallel: rank {} has {} parameters and buffers but rank 0 has {}; every rank "
                "must wrap the same model",
-               r, counts[r].item<int64_t>(), counts[0].item<int64_t>());
-  const int64_t n = static_cast<int64_t>(params.size());
+               r, h[0], h0[0]);
+    width_dims = std::max(width_dims, h[1]);
+  }
+  const int64_t fields = kFixedFields + width_dims;
   auto what = [&](int64_t i) {
     return fmt::format("{} {} ('{}' here)", static_cast<size_t>(i) < param_count ? "parameter" : "buffer", i,
                        names[static_cast<size_t>(i)]);
   };
-  Tensor mine = zeros({std::max<int64_t>(n, 1), kFieldsPerParam}, kInt64);
+  Tensor mine = zeros({std::max<int64_t>(n, 1), fields}, kInt64);
   int64_t* m = mine.data_ptr<int64_t>();
   std::exception_ptr refusal;  // the first tensor of this rank that the group cannot move
   int64_t refused_index = -1;
   for (int64_t i = 0; i < n; ++i) {
     const Tensor& p = params[i];
-    int64_t* row = m + i * kFieldsPerParam;
+    int64_t* row = m + i * fields;
     row[0] = static_cast<int64_t>(p.dtype());
     row[1] = static_cast<int64_t>(p.device().type);
     row[2] = p.dim();
     row[3] = p.numel();
-    for (int64_t d = 0; d < p.dim() && d < 4; ++d) row[4 + d] = p.size(d);
+    row[kRequiresGrad] = static_cast<size_t>(i) < param_count && p.requires_grad() ? 1 : 0;
+    for (int64_t d = 0; d < p.dim(); ++d) row[kFixedFields + d] = p.size(d);
     try {
       group.check_operand("broadcast", p);
     } catch (const Error&) {
@@ -97,7 +117,7 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
   for (int r = 0; r < world; ++r) {
     const int64_t* rows = all[r].data_ptr<int64_t>();
     for (int64_t i = 0; i < n; ++i)
-      WICK_CHECK(rows[i * kFieldsPerParam + kRefused] == 0,
+      WICK_CHECK(rows[i * fields + kRefused] == 0,
                  "DistributedDataParallel: rank {} cannot broadcast its {} with the {} backend (its error says why), "
                  "so nothing was copied on any rank",
                  r, what(i), group.backend_name());
@@ -106,14 +126,14 @@ void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& para
   for (int r = 1; r < world; ++r) {
     const int64_t* other = all[r].data_ptr<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
-      const int64_t* a = ref + i * kFieldsPerParam;
-      const int64_t* b = other + i * kFieldsPerParam;
-      if (std::equal(a, a + kFieldsPerParam, b)) continue;
+      const int64_t* a = ref + i * fields;
+      const int64_t* b = other + i * fields;
+      if (std::equal(a, a + fields, b)) continue;
+      const bool grad_differs = a[kRequiresGrad] != b[kRequiresGrad];
       WICK_FAIL(
-          "DistributedDataParallel: {} is {} {} on rank {} but {} {} on rank 0; every rank must wrap the same model "
-          "(same parameters and buffers in the same order, shapes and dtypes)",
-          what(i), dtype_name(static_cast<DType>(b[0])), shape_str(b), r, dtype_name(static_cast<DType>(a[0])),
-          shape_str(a));
+          "DistributedDataParallel: {} is {} on rank {} but {} on rank 0; every rank must wrap the same model "
+          "(same parameters and buffers in the same order, shapes, dtypes and requires_grad)",
+          what(i), describe_row(b, grad_differs), r, describe_row(a, grad_differs));
     }
   }
 }
@@ -165,6 +185,14 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
       params.push_back(synced[i]);
       names.push_back(synced_names[i]);
     }
+  // After the check above, so every rank has the same parameters requiring grad and raises
+  // alike, and before anything is copied (PyTorch raises before any collective; wick's check
+  // runs first so that no rank raises while another waits in it).
+  WICK_CHECK(!params.empty(),
+             "DistributedDataParallel is not needed when a module doesn't have any parameter that requires a "
+             "gradient (the module has {} parameter(s), none requiring grad): there is nothing to synchronise. Train "
+             "it without the wrapper, or unfreeze a parameter with requires_grad_(true) on every rank",
+             param_count);
   {
     NoGradGuard no_grad;
     std::vector<std::shared_ptr<Work>> works;
@@ -183,38 +211,78 @@ const std::vector<std::vector<size_t>>& DistributedDataParallel::bucket_indices(
   return reducer().bucket_indices();
 }
 
-void DistributedDataParallel::sync_buffers() {
+void DistributedDataParallel::sync_buffers(int root) {
   std::vector<std::shared_ptr<Work>> works;
   NoGradGuard no_grad;
   for (const auto& b : module().buffers())
-    if (b.defined()) works.push_back(options_.process_group->broadcast(b, 0));
+    if (b.defined()) works.push_back(options_.process_group->broadcast(b, root));
   for (auto& w : works) w->wait();
 }
 
 // Note [Join]
 // Ranks with uneven amounts of data. While join is enabled, each forward of a rank still
-// training starts with all_reduce([1, sync, buffers]) (sync: 1 when its backward will
-// synchronise, i.e. grad mode on and outside no_sync; buffers: 1 when this forward broadcasts
-// the buffers, i.e. in training mode with broadcast_buffers). A joined rank loops
-// on all_reduce([0, 0, 0]). A sum of 0 active ranks means every rank has joined: all leave the
-// loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
+// training starts with an all_reduce of its announcement [1, sync, buffers, iteration, one-hot
+// of its rank] (sync: 1 when its backward will synchronise, i.e. grad mode on and outside
+// no_sync; buffers: 1 when this forward broadcasts the buffers, Note [When buffers are
+// broadcast]; iteration: with sync, the reducer's synchronised iteration, Note [Tagged buckets]
+// in reducer.cpp, which the joined rank's shadow collectives carry as their tag: the sum over
+// the synchronising ranks divided by their number, their common iteration when they are in
+// step; when they are not, some of them mismatch it and every rank fails). A joined rank
+// loops on all_reduce of zeros. A sum of 0 active ranks means every rank has joined: all leave
+// the loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
 // buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
-// with zeros (Reducer::shadow_backward). Last, the ranks all-gather how many
-// iterations each trained and copy the parameters and buffers of the one that trained longest
-// (the highest such rank) to all, so the models agree again (optimizer states do not: each
-// rank's optimizer stepped only while it trained).
+// with zeros (Reducer::shadow_backward). The buffers are broadcast from the highest rank still
+// active, as PyTorch's _sync_buffers under join (_find_common_rank: an all-reduce MAX where
+// joined ranks pass -1): rank 0 may have joined, and its buffers stopped changing then. The
+// one-hot ranks in the sum tell every rank, joined or not, which rank that is. Last, the ranks
+// all-gather how many iterations each trained and copy the parameters and buffers of the one
+// that trained longest (the highest such rank) to all, so the models agree again (optimizer
+// states do not: each rank's optimizer stepped only while it trained).
 void DistributedDataParallel::enable_join() {
   reducer();  // a clone's refusal
   join_enabled_ = true;
   trained_iterations_ = 0;
 }
 
-void DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
-  ProcessGroup& group = *options_.process_group;
-  Tensor flags = from_blob(std::vector<int64_t>{1, backward_syncs ? 1 : 0, syncs_buffers ? 1 : 0}.data(), {3}, kInt64)
-                     .to(group.device());
+namespace {
+
+// The sum over the ranks of their announcements (Note [Join]).
+struct Announcement {
+  int64_t active = 0;     // ranks still training
+  int64_t syncs = 0;      // of those, ranks whose backward synchronises
+  int64_t buffers = 0;    // of those, ranks that broadcast the buffers first
+  int64_t iteration = 0;  // the synchronising ranks' iteration (0 when none synchronises)
+  int buffer_root = 0;    // the highest active rank (0 when none is)
+};
+
+constexpr int64_t kAnnounceFixed = 4;  // [active, syncs, buffers, iteration], then one entry per rank
+
+// All-reduces this rank's announcement: `active` false for a joined rank (zeros). Collective.
+Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs, bool buffers, int64_t iteration) {
+  std::vector<int64_t> mine(static_cast<size_t>(kAnnounceFixed + group.size()), 0);
+  if (active) {
+    mine[0] = 1;
+    mine[1] = syncs ? 1 : 0;
+    mine[2] = buffers ? 1 : 0;
+    mine[3] = syncs ? iteration : 0;
+    mine[static_cast<size_t>(kAnnounceFixed + group.rank())] = 1;
+  }
+  Tensor flags = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kInt64).to(group.device());
   group.all_reduce(flags)->wait();
+  const auto f = flags.to(kCPU).to_vector<int64_t>();
+  Announcement a{f[0], f[1], f[2], f[1] > 0 ? f[3] / f[1] : 0, 0};
+  for (int r = 0; r < group.size(); ++r)
+    if (f[static_cast<size_t>(kAnnounceFixed + r)] > 0) a.buffer_root = r;
+  return a;
+}
+
+}  // namespace
+
+int DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
+  const Announcement a =
+      exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers, reducer().iteration());
   if (GradMode::is_enabled()) ++trained_iterations_;  // a forward without grad (a metric) trains nothing
+  return a.buffer_root;
 }
 
 void DistributedDataParallel::join() {
@@ -222,12 +290,11 @@ void DistributedDataParallel::join() {
   WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
   ProcessGroup& group = *options_.process_group;
   for (;;) {
-    Tensor flags = zeros({3}, TensorOptions(kInt64).device(group.device()));
-    group.all_reduce(flags)->wait();
-    const auto f = flags.to(kCPU).to_vector<int64_t>();
-    if (f[0] == 0) break;  // every rank has joined
-    if (f[2] > 0) sync_buffers();
-    if (f[1] > 0) reducer().shadow_backward();
+    const Announcement a = exchange_announcement(group, false, false, false, 0);
+    if (a.active == 0) break;  // every rank has joined
+    if (a.buffers > 0) sync_buffers(a.buffer_root);
+    if (a.syncs > 0) reducer().shadow_backward(a.iteration);
+    require_forward_param_sync_ = a.syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
   }
   const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));
   int source = 0;
@@ -242,17 +309,37 @@ void DistributedDataParallel::join() {
   join_enabled_ = false;
 }
 
+// Note [When buffers are broadcast]
+// PyTorch's rule (require_forward_param_sync, DistributedDataParallel.forward and
+// will_sync_module_buffers): rank 0's buffers are broadcast before a forward when
+// broadcast_buffers is on, the module has buffers, and the previous forward of this DDP ran
+// with grad mode on outside no_sync (so its backward synchronised); the first forward counts as
+// following such a forward. Training mode plays no part. So the first eval forward after
+// training evaluates with rank 0's running statistics on every rank, a window of no_sync
+// forwards broadcasts at its first forward only (not at the synchronised forward that closes
+// it), and a forward without grad after one without grad broadcasts nothing. Every rank
+// follows the same sequence of forwards, so every rank decides alike; a joined rank takes the
+// flag from the active ranks' announcements (Note [Join]).
+bool DistributedDataParallel::will_sync_buffers() const {
+  if (!options_.broadcast_buffers || !require_forward_param_sync_) return false;
+  for (const auto& b : module().buffers())
+    if (b.defined()) return true;
+  return false;
+}
+
 nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {
   detail::Reducer& r = reducer();
   const bool grad = GradMode::is_enabled();
   // Under join every forward announces itself (as PyTorch's Join.notify_join_context), with what
-  // it will run: the buffer broadcast (training mode), and whether its backward synchronises
-  // (grad mode on, outside no_sync), so that a joined rank shadows exactly those collectives.
-  const bool syncs_buffers = options_.broadcast_buffers && is_training();
+  // it will run: the buffer broadcast (Note [When buffers are broadcast]), and whether its
+  // backward synchronises (grad mode on, outside no_sync), so that a joined rank shadows exactly
+  // those collectives.
+  const bool syncs_buffers = will_sync_buffers();
   const bool backward_syncs = grad && r.prepare_for_forward();
-  if (join_enabled_) announce_active(syncs_buffers, backward_syncs);
-  if (syncs_buffers) sync_buffers();
+  const int buffer_root = join_enabled_ ? announce_active(syncs_buffers, backward_syncs) : 0;
+  if (syncs_buffers) sync_buffers(buffer_root);
   nn::Value out = module().forward_value(args);
+  require_forward_param_sync_ = backward_syncs;
   if (backward_syncs) {
     std::vector<Tensor> outputs;
     out.for_each_tensor([&](const Tensor& t) { outputs.push_back(t); });

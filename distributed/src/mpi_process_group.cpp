@@ -174,9 +174,9 @@ std::shared_ptr<Work> MpiProcessGroup::enqueue(Task task) {
   return work;
 }
 
-std::shared_ptr<Work> MpiProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op) {
+std::shared_ptr<Work> MpiProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op, const CollectiveTag& tag) {
   return enqueue(prepare_task<Task>(
-      make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0), [&](Task& task) {
+      make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0, tag), [&](Task& task) {
         check_tensor("all_reduce", tensor);
         WICK_CHECK_TYPE(op != ReduceOp::Avg || tensor.is_floating_point(),
                         "all_reduce: ReduceOp::Avg needs a floating-point tensor, got {}; use Sum", tensor.dtype());

@@ -31,6 +31,18 @@ void start_mpi(MpiWorld& world) {
   } else {
     const int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_FUNNELED, &provided);
     WICK_CHECK_T(BackendError, rc == MPI_SUCCESS, "init_process_group: MPI_Init_thread failed with code {}", rc);
+    // MPI may grant less than asked. MPI_THREAD_SINGLE promises a process with one thread only,
+    // and this process has at least two (the caller's and this one), so MPI's internal state would
+    // not be guarded: refuse it rather than risk silent corruption. Every rank runs the same MPI
+    // library and gets the same level, so every rank refuses alike.
+    if (provided < MPI_THREAD_FUNNELED) {
+      MPI_Finalize();
+      WICK_FAIL_T(BackendError,
+                  "init_process_group: this MPI library grants thread level {} (MPI_THREAD_SINGLE) where wick's "
+                  "communication thread needs MPI_THREAD_FUNNELED ({}) or more: every MPI call runs on that thread, "
+                  "while the program runs others. Use an MPI built with thread support (Open MPI's default)",
+                  provided, MPI_THREAD_FUNNELED);
+    }
     world.owns_mpi = true;
   }
   MPI_Comm_rank(MPI_COMM_WORLD, &world.rank);

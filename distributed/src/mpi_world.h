@@ -19,7 +19,8 @@ struct MpiWorld {
 
 /// Initializes MPI with MPI_THREAD_FUNNELED unless the program already did (then it must have
 /// asked for MPI_THREAD_SERIALIZED or more) and reads this rank and the world size into `world`.
-/// BackendError when MPI_Init_thread fails or the program's thread level is too low.
+/// BackendError when MPI_Init_thread fails, grants less than MPI_THREAD_FUNNELED (MPI is then
+/// finalized again), or the program's thread level is too low.
 void start_mpi(MpiWorld& world);
 
 /// MPI_Finalize when start_mpi initialized MPI.

@@ -321,9 +321,9 @@ void NcclProcessGroup::check_operand(std::string_view op, const Tensor& t) const
   check_collective_device(op, t, device(), "nccl");
 }
 
-std::shared_ptr<Work> NcclProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op) {
+std::shared_ptr<Work> NcclProcessGroup::all_reduce(const Tensor& tensor, ReduceOp op, const CollectiveTag& tag) {
   return enqueue(prepare_task<Task>(
-      make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0), [&](Task& task) {
+      make_fingerprint(CollectiveKind::AllReduce, 0, tensor, op == ReduceOp::Avg ? 1 : 0, tag), [&](Task& task) {
         check_collective_device("all_reduce", tensor, device(), "nccl");
         WICK_CHECK_TYPE(op != ReduceOp::Avg || tensor.is_floating_point(),
                         "all_reduce: ReduceOp::Avg needs a floating-point tensor, got {}; use Sum", tensor.dtype());

@@ -62,7 +62,8 @@ class NcclProcessGroup final : public ThreadedProcessGroup<NcclTask> {
   Device device() const override { return Device(DeviceType::CUDA, device_); }
   void check_operand(std::string_view op, const Tensor& t) const override;
 
-  std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op) override;
+  using ProcessGroup::all_reduce;  // the untagged overload
+  std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op, const CollectiveTag& tag) override;
   std::shared_ptr<Work> broadcast(const Tensor& tensor, int root) override;
   std::shared_ptr<Work> all_gather(const std::vector<Tensor>& outputs, const Tensor& input) override;
   std::shared_ptr<Work> barrier() override;

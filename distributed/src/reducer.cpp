@@ -115,28 +115,47 @@ bool Reducer::prepare_for_forward() {
     // refuses to go on, as PyTorch's does ("Expected to have finished reduction in the prior
     // iteration").
     broken_ = fmt::format(
-        "DistributedDataParallel: a backward on rank {} did not finish (an exception inside it?) after launching {} "
-        "of its {} gradient buckets. The other ranks may have launched more or fewer, so the ranks' collectives "
-        "no longer pair; this DistributedDataParallel cannot go on. Restart the job from the last checkpoint",
+        "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
+        "one. A backward on rank {} did not finish (an exception inside it?) after launching {} of its {} gradient "
+        "buckets. The other ranks may have launched more or fewer, so the ranks' collectives no longer pair; this "
+        "DistributedDataParallel cannot go on. Restart the job from the last checkpoint",
         group_->rank(), next_bucket_, buckets_.size());
     reset_iteration_locked();
     WICK_FAIL_T(StateError, "{}", broken_);
   }
-  if (unfinished_.empty()) return iteration_sync_;
+  if (unfinished_.empty()) {
+    if (iteration_sync_) ++iteration_;  // Note [Tagged buckets]
+    return iteration_sync_;
+  }
+  // Note [An unfinished reduction is final]
+  // Without find_unused_parameters, a parameter that got no gradient left its bucket, and every
+  // bucket after it, unreduced: that backward's .grad were this rank's own for those, and the
+  // other ranks may have launched more buckets than this one (a parameter unused here only), so
+  // the ranks' collectives may no longer pair. Reporting it once and carrying on trained on
+  // unsynchronised gradients and let the ranks drift apart; so, as PyTorch's
+  // ensure_prior_reduction_finished raises at every later forward with grad, this error is
+  // sticky: the DDP refuses every later forward with grad (forwards without grad still run).
   std::string names;
   for (size_t k = 0; k < unfinished_.size() && k < 8; ++k)
     names += fmt::format("{}'{}' (index {})", k ? ", " : "", names_[unfinished_[k]], unfinished_[k]);
   if (unfinished_.size() > 8) names += fmt::format(" and {} more", unfinished_.size() - 8);
-  unfinished_.clear();  // reported once; the next iteration starts clean
-  WICK_FAIL_T(StateError,
-              "DistributedDataParallel: the previous backward on rank {} produced no gradient for parameter(s) {}, so "
-              "their buckets were never reduced and the gradients of this step would be wrong. If your forward does "
-              "not use every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; "
-              "otherwise make sure the loss depends on every parameter's output.",
-              group_->rank(), names);
+  unfinished_.clear();
+  broken_ = fmt::format(
+      "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
+      "one. The previous backward on rank {} produced no gradient for parameter(s) {}, so their buckets (and every "
+      "bucket after them) were never reduced: that step's gradients were not synchronised, and the ranks' "
+      "collectives may no longer pair, so this DistributedDataParallel cannot go on. If your forward does not use "
+      "every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; otherwise make sure "
+      "the loss depends on every parameter's output. Then restart from the last checkpoint",
+      group_->rank(), names);
+  WICK_FAIL_T(StateError, "{}", broken_);
 }
 
 void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    expect_hooks_ = true;  // Note [One reduction per forward]
+  }
   if (!find_unused_) return;
   std::unordered_map<const TensorImpl*, size_t> index;
   for (size_t i = 0; i < params_.size(); ++i) index.emplace(params_[i].impl(), i);
@@ -169,7 +188,15 @@ void Reducer::on_gradient_ready(size_t index) {
   // The forward decided (as PyTorch's expect_autograd_hooks_): entering or leaving no_sync()
   // between a forward and its backward changes nothing, so every rank's collectives follow what
   // the forward announced.
-  if (!iteration_sync_) {  // no_sync(): .grad just accumulates; remember the use for the synced backward
+  // Note [One reduction per forward]
+  // A synchronising forward's graph is reduced once: by the first backward through it. Its
+  // end-of-backward callback clears expect_hooks_, so a further backward through the same graph
+  // (retain_graph, or a second loss of the same forward) only accumulates into .grad, as under
+  // no_sync, and sends nothing until the next synchronising forward. This is PyTorch's rule
+  // (finalize_backward clears expect_autograd_hooks_; autograd_hook then returns at once). wick
+  // used to run a second full reduction, so a rank that ran an extra backward (a conditional
+  // auxiliary loss) left the others waiting for all-reduces they never called until the timeout.
+  if (!iteration_sync_ || !expect_hooks_) {  // .grad just accumulates; remember the use for the synced backward
     used_unsynced_[index] = 1;
     return;
   }
@@ -185,20 +212,29 @@ void Reducer::on_gradient_ready(size_t index) {
         if (unused_[i] && i != index) mark_ready_locked(i, false);
     }
   }
+  // PyTorch's checkAndRaiseMarkedTwiceError lists the same causes, the first one first.
   WICK_CHECK_STATE(!ready_[index],
-                   "DistributedDataParallel: parameter '{}' received a second gradient in one backward (a re-entrant "
-                   "backward or a backward of a graph retained from an earlier one); DDP reduces each parameter "
-                   "once per backward",
-                   names_[index]);
+                   "DistributedDataParallel: parameter '{}' (index {}) received a second gradient in one synchronised "
+                   "backward on rank {}, but DDP reduces each parameter once per backward. The common causes: (1) the "
+                   "parameter is used outside the module's forward (the loss reads it directly): with "
+                   "find_unused_parameters, the graph walk from the forward's outputs did not reach it, so DDP marked "
+                   "it unused and reduced it before its real gradient arrived; (2) with find_unused_parameters, two "
+                   "forwards before one backward: the graph walk of the last forward marked as unused (and reduced) a "
+                   "parameter only the first forward used, whose real gradient then arrived; (3) a "
+                   "re-entrant backward (activation checkpointing) that reaches the same parameter twice. Run one "
+                   "forward per backward and use the parameters only inside forward",
+                   names_[index], index, group_->rank());
   mark_ready_locked(index, true);
 }
 
 void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   if (ready_[index]) return;
   // A parameter unused in this backward whose .grad holds what no_sync() backwards accumulated
-  // is used: its accumulated gradient is averaged, as PyTorch's local_used_map counts uses
-  // under no_sync. (Zeroing its slot lost this rank's share, and a parameter unused by every
-  // rank kept each rank's own unaveraged .grad.)
+  // is used: its accumulated gradient is averaged even when no rank used it in this backward (a
+  // parameter unused by every rank would otherwise keep each rank's own unaveraged .grad, and
+  // the ranks' parameters drift apart). PyTorch 1.13 does not count uses under no_sync (its
+  // autograd_hook returns before marking local_used_map_: issue #69031); PyTorch >= 2.4 does
+  // (PR #124193), and wick follows that fix deliberately.
   if (!has_grad && used_unsynced_[index] && params_[index].grad().defined()) has_grad = true;
   ready_[index] = 1;
   used_[index] = has_grad;
@@ -215,9 +251,18 @@ void Reducer::mark_ready_locked(size_t index, bool has_grad) {
       native::scaled_copy_(s, g, scale);
       if (bucket_view_) params_[index].set_grad(s);  // Note [Gradients as bucket views]
     }
+  } else if (g.defined()) {
+    // Note [A locally unused parameter's .grad]
+    // Unused in this backward, but its .grad holds what earlier backwards accumulated (the
+    // caller did not zero it): that is this rank's share of the sum, as PyTorch's
+    // mark_variable_ready_dense contributes a defined grad whether or not the parameter was used.
+    // Zeroing the slot instead gave (m + b0)/W where one process accumulating gives m + b0/W.
+    // used_ stays 0: if no rank used it, finalize_backward leaves .grad as it was, so .grad is
+    // first given a copy of its own when it is the slot (bucket views).
+    detach_grad_from_slot(index, s);
+    native::scaled_copy_(s, params_[index].grad(), scale);
   } else {
-    detach_grad_from_slot(index, s);  // a locally unused parameter keeps its .grad's values
-    s.zero_();
+    s.zero_();  // no .grad: nothing to contribute
   }
   if (--buckets_[b].pending == 0) launch_ready_buckets_locked();
 }
@@ -226,13 +271,24 @@ void Reducer::launch_ready_buckets_locked() {
   while (next_bucket_ < buckets_.size() && buckets_[next_bucket_].pending == 0) {
     Bucket& b = buckets_[next_bucket_++];
     b.launched = Clock::now();
-    b.work = group_->all_reduce(b.flat, ReduceOp::Sum);
+    // Note [Tagged buckets]
+    // Each bucket all-reduce carries {the synchronised iteration, its index} in its fingerprint
+    // (Note [Collective tags], process_group.h). The iteration counts this DDP's forwards whose
+    // backward synchronises, on every rank alike. A rank that skipped a backward (a forward with
+    // grad, then none: a NaN guard, say) is one iteration ahead from then on; its buckets have
+    // the same shapes as the others', so without the tag they would pair with the previous
+    // iteration's and average different steps for the rest of the run. With it every rank's
+    // backward raises a ValueError naming both iterations. A joined rank tags its shadow
+    // collectives with the iteration the active ranks announce (Note [Join]) and adopts it.
+    b.work =
+        group_->all_reduce(b.flat, ReduceOp::Sum, CollectiveTag{iteration_, static_cast<int64_t>(next_bucket_ - 1)});
   }
 }
 
 void Reducer::finalize_backward() {
   std::lock_guard<std::mutex> lock(mutex_);
-  struct Reset {  // whatever happens below, the next iteration starts clean
+  expect_hooks_ = false;  // Note [One reduction per forward]
+  struct Reset {          // whatever happens below, the next iteration starts clean
     Reducer* r;
     ~Reset() { r->reset_iteration_locked(); }
   } reset{this};
@@ -242,16 +298,21 @@ void Reducer::finalize_backward() {
     for (size_t i = 0; i < params_.size(); ++i)
       if (!ready_[i]) mark_ready_locked(i, false);
   std::vector<double> global_used;
+  std::exception_ptr failure;
   if (find_unused_) {
     std::vector<double> mine(params_.size());
     for (size_t i = 0; i < params_.size(); ++i) mine[i] = used_[i] ? 1.0 : 0.0;
     // Staged on the group's device (Note [Bookkeeping on the group's device]).
     Tensor used = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kFloat64).to(group_->device());
-    group_->all_reduce(used, ReduceOp::Sum)->wait();
-    global_used = used.to(kCPU).to_vector<double>();
+    auto used_work = group_->all_reduce(used, ReduceOp::Sum, CollectiveTag{iteration_, -1});
+    try {
+      used_work->wait();
+      global_used = used.to(kCPU).to_vector<double>();
+    } catch (...) {
+      failure = std::current_exception();  // raised once the buckets are done with their tensors
+    }
   }
   const auto wait_start = Clock::now();
-  std::exception_ptr failure;
   auto wait_event = std::make_optional<profiler::RecordScope>("ddp", "wait for the buckets");
   for (size_t b = 0; b < next_bucket_; ++b) {
     try {
@@ -288,18 +349,34 @@ void Reducer::finalize_backward() {
     if (!ready_[i]) unfinished_.push_back(i);
 }
 
-void Reducer::shadow_backward() {
+void Reducer::shadow_backward(int64_t iteration) {
   std::lock_guard<std::mutex> lock(mutex_);
+  iteration_ = iteration;  // the active ranks' count: this rank's next iterations carry on from it
   std::vector<std::shared_ptr<Work>> works;
   for (size_t b = 0; b < buckets_.size(); ++b) {
     for (size_t k = 0; k < buckets_[b].params.size(); ++k) detach_grad_from_slot(buckets_[b].params[k], slot(b, k));
     buckets_[b].flat.zero_();
-    works.push_back(group_->all_reduce(buckets_[b].flat, ReduceOp::Sum));
+    works.push_back(
+        group_->all_reduce(buckets_[b].flat, ReduceOp::Sum, CollectiveTag{iteration, static_cast<int64_t>(b)}));
   }
   if (find_unused_)
     works.push_back(group_->all_reduce(
-        zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device()))));
-  for (auto& w : works) w->wait();
+        zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device())), ReduceOp::Sum,
+        CollectiveTag{iteration, -1}));
+  std::exception_ptr failure;  // wait for every one before raising, so no tensor is still in use
+  for (auto& w : works) {
+    try {
+      w->wait();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+int64_t Reducer::iteration() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return iteration_;
 }
 
 CommStats Reducer::stats() const {

@@ -25,12 +25,14 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void install_hooks();
 
   /// At the start of a forward with grad mode on: fixes and returns whether its backward
-  /// synchronises (no_sync()'s state now). StateError when an earlier backward did not finish (for good:
-  /// the ranks' collectives may no longer pair), or naming the parameters that got no gradient
-  /// in the last synchronised backward (without find_unused_parameters).
+  /// synchronises (no_sync()'s state now). StateError, for good (every later call raises it
+  /// again: the ranks' collectives may no longer pair), when an earlier backward did not finish,
+  /// or naming the parameters that got no gradient in the last synchronised backward (without
+  /// find_unused_parameters; Note [An unfinished reduction is final]).
   bool prepare_for_forward();
-  /// At the end of such a forward, with its outputs: with find_unused_parameters, walks their
-  /// graph to find the parameters the forward did not use.
+  /// At the end of such a forward whose backward synchronises, with its outputs: arms the
+  /// reduction of the next backward (Note [One reduction per forward]) and, with
+  /// find_unused_parameters, walks their graph to find the parameters the forward did not use.
   void prepare_for_backward(const std::vector<Tensor>& outputs);
 
   bool sync() const;
@@ -38,8 +40,13 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
 
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
   /// For a joined rank: the collectives one synchronised backward of the others runs, with
-  /// zero gradients (every bucket in order, then the used map with find_unused_parameters).
-  void shadow_backward();
+  /// zero gradients (every bucket in order, then the used map with find_unused_parameters),
+  /// tagged with `iteration`, the active ranks' synchronised iteration, which this reducer
+  /// adopts (Note [Tagged buckets]). Rethrows the first failure once every one has finished.
+  void shadow_backward(int64_t iteration);
+  /// The synchronised iterations so far: forwards whose backward synchronises (Note [Tagged
+  /// buckets]).
+  int64_t iteration() const;
   CommStats stats() const;
   void reset_stats();
 
@@ -76,17 +83,21 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<RemovableHandle> hooks_;
 
   mutable std::mutex mutex_;
-  bool sync_ = true;                 // no_sync() is not active
-  bool iteration_sync_ = true;       // sync_ as the last forward saw it: what its backward does
-  bool in_backward_ = false;         // the end-of-backward callback is queued
+  bool sync_ = true;            // no_sync() is not active
+  bool iteration_sync_ = true;  // sync_ as the last forward saw it: what its backward does
+  bool in_backward_ = false;    // the end-of-backward callback is queued
+  // The last synchronising forward's graph was not reduced yet (Note [One reduction per
+  // forward]; PyTorch's expect_autograd_hooks_).
+  bool expect_hooks_ = false;
   bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
   size_t next_bucket_ = 0;           // the next bucket to launch
+  int64_t iteration_ = 0;            // synchronising forwards so far (Note [Tagged buckets])
   std::vector<char> ready_;          // per param, this backward
   std::vector<char> used_;           // per param: got a gradient on this rank, this backward
   std::vector<char> unused_;         // per param: not reached from the last forward's outputs
   std::vector<char> used_unsynced_;  // per param: got a gradient in a no_sync() backward since the last sync
   std::vector<size_t> unfinished_;   // params that got no gradient in the last backward
-  std::string broken_;               // set when a backward did not finish: every later forward raises it
+  std::string broken_;               // set when a reduction did not finish: every later forward raises it
   CommStats stats_;
 };
 

@@ -9,6 +9,11 @@
 // kind moves on to the next limit (staying on the last one). Buckets still open at the end are
 // closed too. The buckets come out ordered by the smallest tensor index they hold. With limits
 // {1 MiB, bucket_cap_mb} the first bucket is small, so its all-reduce starts early in backward.
+// This function is PyTorch's; the layout DDP builds with it is not quite (Note [Gradient buckets
+// and overlap], distributed_data_parallel.h): PyTorch 1.13 starts with one bucket for everything
+// (find_unused_parameters off) or buckets over registration order, reversed (on), and rebuilds
+// them once in the order gradients arrived; wick always uses reverse registration order and
+// never rebuilds.
 #include <cstdint>
 #include <vector>
 

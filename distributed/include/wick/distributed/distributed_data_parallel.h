@@ -4,22 +4,28 @@
 //
 // Note [What DistributedDataParallel promises]
 // Construction checks that every rank's module has the same parameters (count, names' order,
-// shapes, dtypes) and copies rank 0's parameters and buffers to every rank. After each
+// shapes, dtypes, requires_grad) and copies rank 0's parameters and buffers to every rank. After each
 // backward outside no_sync(), every parameter's .grad holds the average over the ranks of the
 // gradients they computed (accumulated .grad included), identical bit for bit on every rank.
 // So, with the same optimizer on every rank, training with a per-rank batch of B on N ranks
 // equals training one process on the N*B samples with a mean loss, and the parameters stay
 // identical across ranks. It does not promise:
 //  - batch statistics across ranks: BatchNorm normalizes with its rank's batch (no
-//    SyncBatchNorm); buffers are copied from rank 0 at each training forward
-//    (broadcast_buffers), so the other ranks' buffer updates are discarded;
+//    SyncBatchNorm); buffers are copied from rank 0 before a forward that follows a
+//    synchronised one (broadcast_buffers, Note [When buffers are broadcast]), so the other
+//    ranks' buffer updates are discarded;
 //  - unused parameters without find_unused_parameters: a parameter that gets no gradient in a
-//    backward leaves its bucket unreduced, and the next forward raises a StateError naming it.
-//    With the flag, parameters no rank used keep .grad as it was (undefined when it was) and
-//    locally unused ones get the other ranks' average;
+//    backward leaves its bucket unreduced, and every later forward with grad raises a
+//    StateError naming it (Note [An unfinished reduction is final], reducer.cpp).
+//    With the flag, parameters no rank used keep .grad as it was (undefined when it was), and a
+//    parameter unused on this rank only contributes what its .grad holds (zero when undefined)
+//    to the average (Note [A locally unused parameter's .grad], reducer.cpp);
 //  - that every rank calls forward and backward the same number of times: without
 //    enable_join()/join() (Note [Join]) a rank that stops early leaves the others waiting until
-//    the timeout aborts the job;
+//    the timeout aborts the job; a rank that skips one backward (or runs an extra synchronising
+//    forward) makes every rank's next backward raise a ValueError naming the iterations (Note
+//    [Tagged buckets]); a further backward through an already reduced graph only accumulates
+//    locally (Note [One reduction per forward]);
 //  - anything about parameters changed in place between ranks after construction.
 //
 // Note [Gradient buckets and overlap]
@@ -30,7 +36,15 @@
 // all_reduce(sum) is queued to the process group's communication thread, which runs it while
 // backward goes on. A callback queued at the first hook runs when backward ends: it waits for
 // the buckets in order and copies each slot back into .grad. Buckets launch strictly in bucket
-// order on every rank, so the ranks' collectives always line up.
+// order on every rank, so the ranks' collectives always line up, and each carries its
+// iteration and index as a tag (Note [Tagged buckets], reducer.cpp).
+// PyTorch 1.13's layout differs: without find_unused_parameters its first iteration runs one
+// bucket for everything, and it then rebuilds the buckets once in the order the gradients
+// became ready on rank 0; with find_unused_parameters it assigns over registration order and
+// reverses the list, so its small first bucket holds the first-registered parameters and is
+// reduced last. wick has no rebuild: reverse registration order matches PyTorch's rebuilt
+// layout only when gradients arrive in exactly that order; otherwise a bucket waits for a late
+// gradient and the strict in-order launch hides less communication behind backward.
 //
 // Note [Gradients as bucket views]
 // With gradient_as_bucket_view, the hook that fills a slot then makes the slot the parameter's
@@ -62,7 +76,8 @@ struct DistributedDataParallelOptions {
   double bucket_cap_mb = 25;
   /// The cap of the first bucket in bytes (PyTorch's dist._DEFAULT_FIRST_BUCKET_BYTES).
   int64_t first_bucket_bytes = 1024 * 1024;
-  /// Copy rank 0's buffers to every rank before each forward in training mode.
+  /// Copy rank 0's buffers to every rank before a forward that follows a forward with grad
+  /// outside no_sync, and before the first (PyTorch's rule; Note [When buffers are broadcast]).
   bool broadcast_buffers = true;
   /// Find the parameters a forward did not use, so that backward still completes the buckets.
   bool find_unused_parameters = false;
@@ -86,8 +101,10 @@ struct CommStats {
 class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
  public:
   /// Wraps `module` (already on its device). Collective: every rank must construct it at the
-  /// same point. ValueError naming the first parameter that differs when the ranks' modules do
-  /// not match; StateError when no process group is running.
+  /// same point. ValueError on every rank naming the first parameter or buffer that differs when
+  /// the ranks' modules do not match (count, dtype, every dim, requires_grad), or when no
+  /// parameter requires grad (PyTorch's "DistributedDataParallel is not needed ..."); nothing is
+  /// copied then. StateError when no process group is running.
   explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, DistributedDataParallelOptions options = {});
 
   /// Runs the module on this rank's inputs (and, before that, the checks and the buffer
@@ -129,8 +146,10 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// tells the other ranks that this rank is still training. A rank whose data has run out
   /// calls join(): it shadows the collectives of the ranks still training, contributing zero
   /// gradients (the average stays over the world size, PyTorch's default), until every rank
-  /// has joined; then every rank gets the parameters and buffers of the rank that trained
-  /// longest. Every training forward of an enabled rank must be followed by its backward.
+  /// has joined. Meanwhile buffers are broadcast from the highest rank still training (PyTorch's
+  /// _find_common_rank), not rank 0. Then every rank gets the parameters and buffers of the
+  /// rank that trained longest. Every training forward of an enabled rank must be followed by
+  /// its backward.
   void enable_join();
   void join();
 
@@ -143,13 +162,21 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
 
  private:
   detail::Reducer& reducer() const;
-  void sync_buffers();
-  void announce_active(bool syncs_buffers, bool backward_syncs);
+  /// Whether the next forward broadcasts rank 0's buffers (Note [When buffers are broadcast]).
+  bool will_sync_buffers() const;
+  /// Broadcasts the module's buffers from `root` (0, or under join the highest active rank).
+  void sync_buffers(int root);
+  /// Under join: this rank's announcement (Note [Join]); returns the rank to broadcast the
+  /// buffers from.
+  int announce_active(bool syncs_buffers, bool backward_syncs);
 
   nn::ChildSlot<nn::Module> module_;
   DistributedDataParallelOptions options_;
   std::shared_ptr<detail::Reducer> reducer_;
   bool join_enabled_ = false;
+  // PyTorch's require_forward_param_sync: the last forward ran with grad outside no_sync (true
+  // before the first forward). Note [When buffers are broadcast].
+  bool require_forward_param_sync_ = true;
   int64_t trained_iterations_ = 0;  // training forwards since enable_join()
 };
 

@@ -14,7 +14,12 @@ struct InitOptions {
   /// device count)). default_backend(device) (backend_choice.h) picks one for a device.
   std::string backend = "mpi";
   /// How long one collective may take before the job is aborted (Note [Collectives and their
-  /// contract]). torch's NCCL default. At most kMaxTimeout.
+  /// contract]). At most kMaxTimeout. PyTorch 1.13's default_pg_timeout is 30 minutes (and
+  /// applies to nccl only with NCCL_BLOCKING_WAIT or NCCL_ASYNC_ERROR_HANDLING); later PyTorch
+  /// gives nccl 10 minutes. wick enforces its timeout on every collective of both backends, and
+  /// takes 10 minutes: a training step's collectives take milliseconds, so 10 minutes still
+  /// covers a rank held up by checkpointing or a slow data loader, while a job with a dead or
+  /// diverged rank ends within minutes rather than half an hour.
   std::chrono::milliseconds timeout = std::chrono::minutes(10);
 };
 

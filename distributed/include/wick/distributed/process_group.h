@@ -7,9 +7,12 @@
 //   group's communication thread and returns a Work at once; the tensors it names must stay
 //   untouched (not read, not written) until work->wait() returns.
 // * Before moving any data the ranks exchange a fingerprint of the call (Note [Collective
-//   fingerprints], fingerprint.h): collective kind, sequence number, dtype, device, shape, root.
-//   When they disagree, or when one rank refused its own arguments, EVERY rank's Work fails with
-//   the same wick::Error naming the ranks and what each passed, and no rank waits for data.
+//   fingerprints], fingerprint.h): collective kind, dtype, device, shape, reduce op or root, and
+//   the caller's tag (Note [Collective tags]); the sequence number travels with it for the
+//   messages but is not compared (the k-th exchange of every rank pairs with the k-th of the
+//   others, so it always agrees). When they disagree, or when one rank refused its own
+//   arguments, EVERY rank's Work fails with the same wick::Error naming the ranks and what each
+//   passed, and no rank waits for data.
 // * A collective that does not finish within the group's timeout ends the whole job: the rank
 //   that notices prints the collective, its sequence number, the rank and the tensor sizes to
 //   stderr and calls MPI_Abort (mpirun then stops every rank). A stalled or dead peer therefore
@@ -29,6 +32,17 @@ namespace wick::distributed {
 
 /// The reduction of all_reduce. Avg is the sum divided by the world size (floating point only).
 enum class ReduceOp { Sum, Avg };
+
+/// Note [Collective tags]
+/// What a caller that runs its collectives in numbered rounds says one call is, compared in the
+/// fingerprint like the shape: ranks out of step by a round then fail on every rank instead of
+/// pairing different rounds' data (same shapes, so nothing else would notice).
+/// DistributedDataParallel tags each bucket all-reduce with {its synchronised iteration (from 1),
+/// the bucket index}, and its used-parameter map with {iteration, -1}. {0, 0}: untagged.
+struct CollectiveTag {
+  int64_t iteration = 0;
+  int64_t index = 0;
+};
 
 /// The handle of one collective in flight (torch's Work).
 class Work {
@@ -71,7 +85,12 @@ class ProcessGroup {
   }
 
   /// Reduces `tensor` element-wise over every rank, in place on every rank.
-  virtual std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum) = 0;
+  std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op = ReduceOp::Sum) {
+    return all_reduce(tensor, op, CollectiveTag{});
+  }
+  /// The same, with `tag` in the call's fingerprint: every rank must pass the same tag, else
+  /// every rank's Work fails with a ValueError naming each rank's tag (Note [Collective tags]).
+  virtual std::shared_ptr<Work> all_reduce(const Tensor& tensor, ReduceOp op, const CollectiveTag& tag) = 0;
   /// Copies rank `root`'s `tensor` into every other rank's `tensor` (same shape and dtype).
   virtual std::shared_ptr<Work> broadcast(const Tensor& tensor, int root = 0) = 0;
   /// outputs[r] receives rank r's `input`; `outputs` holds size() tensors of input's shape,
