@@ -96,6 +96,9 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
+  // A bool base with a non-negative integer exponent gives int64, as PyTorch's type promotion
+  // (a negative one is refused below, a floating one gives float32).
+  if (a.defined() && a.dtype() == kBool && e.dtype() == DType::Int64 && e.to_int() >= 0) return pow(a.to(kInt64), e);
   Tensor out = native::unary(UnaryOp::PowScalar, a, e.to_double());
   if (needs_grad({&a})) {
     const double ev = e.to_double();

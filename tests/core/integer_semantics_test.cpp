@@ -65,7 +65,7 @@ TEST_CASE("int64 add, sub, mul, neg, abs and square wrap modulo 2^64") {
   }
 }
 
-TEST_CASE("square of bool gives int64 0 and 1, as PyTorch's (bool promotes under pow with 2)") {
+TEST_CASE("square and pow with a non-negative integer exponent of bool give int64, as PyTorch's") {
   for (const Device& d : test::test_devices()) {
     CAPTURE(d);
     Tensor b = ints({1, 0, 1}, d).to(kBool);
