@@ -235,13 +235,19 @@ void DistributedDataParallel::sync_buffers(int root) {
 // active, as PyTorch's _sync_buffers under join (_find_common_rank: an all-reduce MAX where
 // joined ranks pass -1): rank 0 may have joined, and its buffers stopped changing then. The
 // one-hot ranks in the sum tell every rank, joined or not, which rank that is. Last, the ranks
-// all-gather how many iterations each trained and copy the parameters and buffers of the one
-// that trained longest (the highest such rank) to all, so the models agree again (optimizer
-// states do not: each rank's optimizer stepped only while it trained).
+// all-gather how many forwards each announced and copy the parameters and buffers of the one
+// that announced the most (the highest such rank) to all, so the models agree again (optimizer
+// states do not: each rank's optimizer stepped only while it trained). That is PyTorch's rule
+// (_sync_final_model: _find_common_rank over the last joiners, the ranks whose join found no
+// rank active, ties to the highest): every forward, with or without grad, notifies the join
+// context there, so the last joiners are the ranks with the most forwards. wick counted only
+// forwards with grad, so a rank whose extra forwards ran without grad (an evaluation after its
+// last step) lost to a rank with as many training forwards, whose model differs after a no_sync
+// step (an optimizer step on its own gradient).
 void DistributedDataParallel::enable_join() {
   reducer();  // a clone's refusal
   join_enabled_ = true;
-  trained_iterations_ = 0;
+  announced_forwards_ = 0;
 }
 
 namespace {
@@ -281,7 +287,7 @@ Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs,
 int DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
   const Announcement a =
       exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers, reducer().iteration());
-  if (GradMode::is_enabled()) ++trained_iterations_;  // a forward without grad (a metric) trains nothing
+  ++announced_forwards_;  // with or without grad, as PyTorch's notify_join_context (Note [Join])
   return a.buffer_root;
 }
 
@@ -296,7 +302,7 @@ void DistributedDataParallel::join() {
     if (a.syncs > 0) reducer().shadow_backward(a.iteration);
     require_forward_param_sync_ = a.syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
   }
-  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, trained_iterations_, kInt64));
+  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, announced_forwards_, kInt64));
   int source = 0;
   for (int r = 0; r < group.size(); ++r)
     if (counts[r].item<int64_t>() >= counts[source].item<int64_t>()) source = r;

@@ -142,14 +142,15 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   }
 
   /// Uneven inputs (PyTorch's `with Join([ddp])`, Note [Join]). Call enable_join() on every
-  /// rank before the training loop: from then on each training forward (grad mode on) first
+  /// rank before the training loop: from then on each forward (with or without grad) first
   /// tells the other ranks that this rank is still training. A rank whose data has run out
   /// calls join(): it shadows the collectives of the ranks still training, contributing zero
   /// gradients (the average stays over the world size, PyTorch's default), until every rank
   /// has joined. Meanwhile buffers are broadcast from the highest rank still training (PyTorch's
   /// _find_common_rank), not rank 0. Then every rank gets the parameters and buffers of the
-  /// rank that trained longest. Every training forward of an enabled rank must be followed by
-  /// its backward.
+  /// rank that joined last, i.e. ran the most forwards since enable_join(), with or without
+  /// grad (ties: the highest such rank; PyTorch's last joiner). Every training forward of an
+  /// enabled rank must be followed by its backward.
   void enable_join();
   void join();
 
@@ -177,7 +178,7 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   // PyTorch's require_forward_param_sync: the last forward ran with grad outside no_sync (true
   // before the first forward). Note [When buffers are broadcast].
   bool require_forward_param_sync_ = true;
-  int64_t trained_iterations_ = 0;  // training forwards since enable_join()
+  int64_t announced_forwards_ = 0;  // forwards since enable_join(), with or without grad (Note [Join])
 };
 
 }  // namespace wick::distributed
