@@ -1,6 +1,8 @@
 // PyTorch DDP behaviours that no other test covered, on 2 and 3 ranks (mpirun), against one
 // process in float64: tied parameters, frozen parameters, the wrapper's state_dict, no_grad
-// inside no_sync, and two forwards before one backward.
+// inside no_sync, two forwards before one backward, backward with create_graph, and a buffer
+// reassigned on rank 0.
+#include <optional>
 #include <set>
 #include <string>
 
@@ -47,6 +49,38 @@ class Frozen : public nn::Cloneable<Frozen> {
  private:
   nn::ChildSlot<nn::LinearImpl> fc_;
   nn::ParamSlot scale_;
+};
+
+// PyTorch's test_ddp_create_graph model, a 0-dim parameter squared, here scaling a Linear's
+// output so that each rank's gradient depends on its own rows.
+class Squared : public nn::Cloneable<Squared> {
+ public:
+  Squared() {
+    fc_ = register_module("fc", std::make_shared<nn::LinearImpl>(4, 3, kF64));
+    p_ = register_parameter("p", scalar_tensor(1.5, kFloat64));
+  }
+  Tensor forward(const Tensor& x) { return child(fc_).forward(x).tanh() * param(p_).pow(2); }
+
+ private:
+  nn::ChildSlot<nn::LinearImpl> fc_;
+  nn::ParamSlot p_;
+};
+
+// PyTorch's NetWithBuffers (test_ddp_broadcast_buffer), whose forward also reads the buffer.
+class WithBuffer : public nn::Cloneable<WithBuffer> {
+ public:
+  WithBuffer() {
+    fc_ = register_module("fc", std::make_shared<nn::LinearImpl>(4, 3, kF64));
+    scale_ = register_buffer("scale", randn({3}, kFloat64));
+  }
+  Tensor forward(const Tensor& x) { return child(fc_).forward(x) * buffer(scale_); }
+  const Tensor& scale() const { return buffer(scale_); }
+  /// PyTorch's `module.scale = t`: a new tensor in the buffer's slot, not a write into the old one.
+  void reassign(const Tensor& t) { set_buffer_entry(static_cast<size_t>(scale_.index), t); }
+
+ private:
+  nn::ChildSlot<nn::LinearImpl> fc_;
+  nn::BufferSlot scale_;
 };
 
 }  // namespace
@@ -209,4 +243,76 @@ TEST_CASE("ddp: two forwards then one backward of their sum averages both", "[mp
   nn::F::mse_loss(reference->forward_tensor(x[1]), y[1]).backward();
   nn::F::mse_loss(ddp.forward(mine(x[1], local)), mine(y[1], local)).backward();
   for (size_t i = 0; i < p.size(); ++i) CHECK_ALLCLOSE(p[i].grad(), ref[i].grad(), 1e-12, 0.0);
+}
+
+TEST_CASE("ddp: backward with create_graph averages the gradients, 6 times without zero_grad, in both modes", "[mpi]") {
+  // PyTorch's test_ddp_create_graph: 6 backwards with create_graph through DDP, .grad accumulating
+  // (no zero_grad). Here each rank has its own rows, so after each backward .grad must be the
+  // whole batch's accumulated gradient; the model has a 0-dim parameter, as PyTorch's.
+  auto& g = test::world();
+  const int64_t local = 2, global = local * g.size();
+  for (const bool bucket_view : {false, true}) {
+    INFO("gradient_as_bucket_view: " << bucket_view);
+    manual_seed(181);
+    auto reference = std::make_shared<Squared>();
+    manual_seed(181);
+    auto net = std::make_shared<Squared>();
+    auto o = tiny_buckets();
+    o.gradient_as_bucket_view = bucket_view;
+    DistributedDataParallel ddp(net, o);
+    manual_seed(182);
+    const Tensor x = randn({6, global, 4}, kFloat64), y = randn({6, global, 3}, kFloat64);
+    for (int64_t it = 0; it < 6; ++it) {
+      nn::F::mse_loss(reference->forward(x[it]), y[it]).backward();
+      nn::F::mse_loss(ddp.forward(mine(x[it], local)), mine(y[it], local))
+          .backward(Tensor(), std::nullopt, /*create_graph=*/true);
+      for (const auto& [name, p] : net->named_parameters()) {
+        INFO(name << " after backward " << it);
+        CHECK(p.requires_grad());
+        REQUIRE(p.grad().defined());
+        const Tensor grad = p.grad().detach();
+        CHECK_ALLCLOSE(grad, reference->get_parameter(name).grad(), 1e-12, 0.0);
+        CHECK(test::same_on_every_rank(grad));
+      }
+    }
+    CHECK(ddp.comm_stats().backwards == 6);
+    // A create_graph .grad's history saved the parameter p (pow's input): p -> .grad -> p, a
+    // cycle (PyTorch warns of the same). Dropping .grad breaks it; LeakSanitizer would report it.
+    net->zero_grad();
+  }
+}
+
+TEST_CASE("ddp: a buffer rank 0 reassigns between steps is what the next forward broadcasts", "[mpi]") {
+  // PyTorch's test_ddp_broadcast_buffer (DDP re-reads the module's buffers at each sync, issue
+  // #63916): before each forward rank 0 puts a new tensor, its buffer + 1, in the buffer's slot;
+  // the others keep their tensor, into which the broadcast writes rank 0's values. The forward
+  // reads the buffer, so the averaged gradients equal one process's with rank 0's values too.
+  auto& g = test::world();
+  const int64_t local = 2, global = local * g.size();
+  manual_seed(191);
+  auto reference = std::make_shared<WithBuffer>();  // rank 0's start
+  manual_seed(191 + g.rank());                      // the others start elsewhere, buffer included
+  auto net = std::make_shared<WithBuffer>();
+  DistributedDataParallel ddp(net, tiny_buckets());
+  CHECK_ALLCLOSE(net->scale(), reference->scale(), 0.0, 0.0);
+  manual_seed(192);
+  const Tensor x = randn({3, global, 4}, kFloat64), y = randn({3, global, 3}, kFloat64);
+  for (int64_t it = 0; it < 3; ++it) {
+    INFO("step " << it);
+    reference->reassign(reference->scale() + 1.0);
+    if (g.rank() == 0) net->reassign(net->scale() + 1.0);
+    const Tensor in_slot = net->scale();
+    reference->zero_grad();
+    net->zero_grad();
+    nn::F::mse_loss(reference->forward(x[it]), y[it]).backward();
+    nn::F::mse_loss(ddp.forward(mine(x[it], local)), mine(y[it], local)).backward();
+    CHECK(net->scale().is_same(in_slot));  // written into, not replaced
+    CHECK_ALLCLOSE(net->scale(), reference->scale(), 0.0, 0.0);
+    CHECK(test::same_on_every_rank(net->scale()));
+    for (const auto& [name, p] : net->named_parameters()) {
+      INFO(name);
+      CHECK_ALLCLOSE(p.grad(), reference->get_parameter(name).grad(), 1e-12, 0.0);
+      CHECK(test::same_on_every_rank(p.grad()));
+    }
+  }
 }
