@@ -1,5 +1,13 @@
 // The collectives of the MPI process group, on every rank (run by mpirun with 2 and 3 ranks).
 // Expected values are hand-computed from each rank's known contribution.
+#include <unistd.h>
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
 #include "dist_test_util.h"
 
 using namespace wick;
@@ -123,4 +131,112 @@ TEST_CASE("process group: a bad root is refused on that rank and fails everywher
   auto& g = test::world();
   Tensor t = zeros({1}, kFloat64);
   CHECK_THROWS_AS(g.broadcast(t, g.size())->wait(), Error);
+}
+
+TEST_CASE("process group: a collective is not completed on a rank before every rank has called it", "[mpi]") {
+  // Rank 0 calls all_reduce at once and polls is_completed() without waiting; the others sleep
+  // 50 ms first. On a loaded machine any rank may stall longer than that, so the test asserts
+  // only what holds whatever the timing: rank 0's first poll that says completed ends after
+  // every other rank began its call. Each rank reads the monotonic clock (one clock for every
+  // process of a machine) right before its call, rank 0 also right after that poll; the times
+  // are compared afterwards, when every rank runs on the same host.
+  auto& g = test::world();
+  const int r = g.rank();
+  using Clock = std::chrono::steady_clock;
+  auto now_ns = [] {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+  };
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  g.barrier()->wait();
+  if (r != 0) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  Tensor t = full({3}, static_cast<double>(r + 1), kFloat64);
+  const int64_t called = now_ns();
+  auto work = g.all_reduce(t);
+  int64_t completed_seen = 0;
+  if (r == 0) {
+    const auto give_up = Clock::now() + std::chrono::seconds(20);  // the group's timeout ends a stuck job first
+    while (!work->is_completed() && Clock::now() < give_up) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    completed_seen = now_ns();
+  }
+  work->wait();
+  CHECK(work->is_completed());
+  const double s = g.size() * (g.size() + 1) / 2.0;
+  CHECK(t.to_vector<double>() == std::vector<double>(3, s));
+
+  const auto host_hash = static_cast<int64_t>(std::hash<std::string>{}(host));
+  std::vector<int64_t> mine{host_hash, called, completed_seen};
+  std::vector<Tensor> all;
+  for (int k = 0; k < g.size(); ++k) all.push_back(empty({3}, kInt64));
+  g.all_gather(all, from_blob(mine.data(), {3}, kInt64))->wait();
+  bool one_host = true;
+  for (int k = 1; k < g.size(); ++k) one_host = one_host && all[k][0].item<int64_t>() == all[0][0].item<int64_t>();
+  if (!one_host) return;  // the clocks of two machines are not comparable
+  const int64_t seen = all[0][2].item<int64_t>();
+  for (int k = 1; k < g.size(); ++k) {
+    INFO("rank " << k << " called " << (all[k][1].item<int64_t>() - all[0][1].item<int64_t>()) / 1000
+                 << " us after rank 0; rank 0 saw the collective completed "
+                 << (seen - all[0][1].item<int64_t>()) / 1000 << " us after its call");
+    CHECK(seen >= all[k][1].item<int64_t>());
+  }
+}
+
+TEST_CASE("process group: all_reduce of int64 with Avg is a TypeError, on every rank, then the group works on",
+          "[mpi]") {
+  // Avg is floating point only (process_group.h). Every rank refusing: each raises its own
+  // TypeError. Rank 0 alone asking for Avg (the others Sum): rank 0 raises its TypeError, the
+  // others the fingerprint's ValueError naming rank 0's refused call. Nothing is sent either way.
+  auto& g = test::world();
+  const int r = g.rank();
+  Tensor i = full({2}, static_cast<int64_t>(r + 1), kInt64);
+  try {
+    g.all_reduce(i, RO::Avg)->wait();
+    FAIL("expected a TypeError");
+  } catch (const TypeError& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("Avg needs a floating-point tensor"));
+  }
+  CHECK(i.to_vector<int64_t>() == std::vector<int64_t>(2, r + 1));
+
+  try {
+    g.all_reduce(i, r == 0 ? RO::Avg : RO::Sum)->wait();
+    FAIL("expected an error");
+  } catch (const TypeError& e) {
+    CHECK(r == 0);
+    CHECK_THAT(std::string(e.what()), Catch::Contains("Avg needs a floating-point tensor"));
+  } catch (const ValueError& e) {
+    CHECK(r != 0);
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("rank 0: all_reduce(avg) #"));
+    CHECK_THAT(msg, Catch::Contains("refused"));
+  }
+  CHECK(i.to_vector<int64_t>() == std::vector<int64_t>(2, r + 1));
+
+  g.all_reduce(i)->wait();  // Sum of int64 works
+  const int64_t s = g.size() * (g.size() + 1) / 2;
+  CHECK(i.to_vector<int64_t>() == std::vector<int64_t>(2, s));
+  Tensor f = full({2}, static_cast<double>(r + 1), kFloat64);
+  g.all_reduce(f, RO::Avg)->wait();
+  CHECK(f.to_vector<double>() == std::vector<double>(2, static_cast<double>(s) / g.size()));
+}
+
+TEST_CASE("process group: ranks passing different roots to broadcast fail on every rank, then the group works on",
+          "[mpi]") {
+  // The root travels in the fingerprint's detail field: the last rank names root 1, the others
+  // root 0, all valid roots. Every rank gets the same ValueError naming both roots; nothing is
+  // sent.
+  auto& g = test::world();
+  const int r = g.rank(), last = g.size() - 1;
+  Tensor t = full({2}, static_cast<double>(r), kFloat64);
+  try {
+    g.broadcast(t, r == last ? 1 : 0)->wait();
+    FAIL("expected a ValueError");
+  } catch (const ValueError& e) {
+    const std::string msg = e.what();
+    CHECK_THAT(msg, Catch::Contains("the ranks' calls do not match"));
+    CHECK_THAT(msg, Catch::Contains("rank 0: broadcast(root 0) #"));
+    CHECK_THAT(msg, Catch::Contains(fmt::format("rank {}: broadcast(root 1) #", last)));
+  }
+  CHECK(t.to_vector<double>() == std::vector<double>(2, r));
+  g.broadcast(t, last)->wait();
+  CHECK(t.to_vector<double>() == std::vector<double>(2, last));
 }
