@@ -21,4 +21,5 @@
 #include "wick/nn/modules/rnn_cell.h"
 #include "wick/nn/modules/transformer.h"
 #include "wick/nn/modules/transformer_decoder.h"
+#include "wick/nn/modules/transformer_model.h"
 #include "wick/nn/value.h"
