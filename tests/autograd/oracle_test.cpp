@@ -146,7 +146,9 @@ const std::set<std::string>& nn_ops() {
                                             // generate.py's cell_cases, tests/nn/layers_oracle_test.cpp
                                             "rnn", "rnn_cell", "lstm_cell", "gru_cell",
                                             // generate.py's conv_pool_cases, tests/nn/functional_oracle_test.cpp
-                                            "conv2d_same"};
+                                            "conv2d_same",
+                                            // generate.py's decoder_cases, tests/nn/layers_oracle_test.cpp
+                                            "transformer_decoder_layer", "transformer_decoder", "transformer"};
   return ops;
 }
 

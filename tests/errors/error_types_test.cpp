@@ -291,6 +291,18 @@ std::vector<Row> nn_rows() {
       row<ValueError>("TransformerEncoderLayer with an unknown activation",
                       [] { nn::TransformerEncoderLayer(nn::TransformerEncoderLayerOptions(4, 2).activation("swish")); },
                       {"TransformerEncoderLayer", "activation", "swish"}),
+      row<ValueError>("TransformerDecoderLayer memory of the wrong feature size",
+                      [] {
+                        nn::TransformerDecoderLayer m(nn::TransformerDecoderLayerOptions(4, 2).dim_feedforward(6));
+                        m(wick::zeros({3, 2, 4}, f32()), wick::zeros({5, 2, 6}, f32()));
+                      },
+                      {"TransformerDecoderLayer", "memory", "[5, 2, 6]", "d_model = 4"}),
+      row<ValueError>("Transformer src and tgt of different batch sizes",
+                      [] {
+                        nn::Transformer m(nn::TransformerOptions(4, 2, 1, 1).dim_feedforward(6));
+                        m(wick::zeros({5, 2, 4}, f32()), wick::zeros({3, 3, 4}, f32()));
+                      },
+                      {"Transformer", "[5, 2, 4]", "[3, 3, 4]", "same batch size"}),
       row<ValueError>("LSTM input of the wrong feature size",
                       [] {
                         nn::LSTM(3, 4)(wick::zeros({5, 2, 6}, f32()));

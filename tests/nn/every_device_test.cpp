@@ -146,6 +146,41 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
          for (const Tensor& p : m->parameters()) r.push_back(p.grad());
          return r;
        }},
+      {"TransformerDecoderLayer",
+       [](Device d) {
+         manual_seed(11);
+         TransformerDecoderLayer m(TransformerDecoderLayerOptions(6, 2)
+                                       .dim_feedforward(8)
+                                       .dropout(0.2)
+                                       .activation("gelu")
+                                       .batch_first(true)
+                                       .norm_first(true),
+                                   f64());
+         m->to(d);
+         Tensor x = data({2, 4, 6}, 12, d).requires_grad_(true), mem = data({2, 5, 6}, 15, d).requires_grad_(true);
+         Tensor pad = data({2, 5}, 16, d).gt(1.0);
+         manual_seed(13);
+         Tensor y = m(x, mem, Tensor(), Tensor(), Tensor(), pad, true);
+         autograd::backward({y}, {data(y.sizes(), 14, d)});
+         std::vector<Tensor> r = {y, x.grad(), mem.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
+      {"Transformer",
+       [](Device d) {
+         manual_seed(11);
+         Transformer m(TransformerOptions(6, 2, 1, 2).dim_feedforward(8).dropout(0.2), f64());
+         m->to(d);
+         Tensor src = data({5, 2, 6}, 12, d).requires_grad_(true), tgt = data({4, 2, 6}, 15, d).requires_grad_(true);
+         Tensor pad = data({2, 5}, 16, d).gt(1.0);
+         manual_seed(13);
+         Tensor y = m(src, tgt, Tensor(), TransformerImpl::generate_square_subsequent_mask(4, f64().device(d)),
+                      Tensor(), pad, Tensor(), pad);
+         autograd::backward({y}, {data(y.sizes(), 14, d)});
+         std::vector<Tensor> r = {y, src.grad(), tgt.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
       {"LSTM",
        [](Device d) {
          manual_seed(11);

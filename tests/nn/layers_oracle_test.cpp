@@ -1,6 +1,6 @@
 // The attention, transformer, recurrent and small layers of the PyTorch oracle
-// (tests/data/ops.safetensors, generate.py's layer_cases and cell_cases), forward and backward
-// at relative error 1e-9 in float64, on every test device. A layer case's inputs are its data
+// (tests/data/ops.safetensors, generate.py's layer_cases, cell_cases and decoder_cases), forward
+// and backward at relative error 1e-9 in float64, on every test device. A layer case's inputs are its data
 // tensors and then PyTorch's parameters, named in kwargs["inputs"]; the wick layer must have
 // parameters of exactly those names (so a PyTorch state_dict loads name for name). Its outputs
 // are compared flattened and concatenated.
@@ -154,6 +154,96 @@ TEST_CASE("layers: TransformerEncoderLayer matches PyTorch, pre- and post-norm, 
   CHECK(seen >= 3);
 }
 
+namespace {
+Tensor input_or_none(const Inputs& in, const char* name) { return in.count(name) ? in.at(name) : Tensor(); }
+
+// The decoder layer options of a decoder_cases case (d_model, nhead, dim_feedforward,
+// activation, batch_first, norm_first; dropout 0).
+TransformerDecoderLayerOptions decoder_layer_options(const OracleCase& c) {
+  return TransformerDecoderLayerOptions(c.kw<int64_t>("d_model", 6), c.kw<int64_t>("nhead", 2))
+      .dim_feedforward(c.kw<int64_t>("dim_feedforward", 8))
+      .dropout(0.0)
+      .activation(c.kw<std::string>("activation", "relu"))
+      .batch_first(c.kw<bool>("batch_first", false))
+      .norm_first(c.kw<bool>("norm_first", false));
+}
+
+// The case's tgt_mask, or none when the case is marked tgt_is_causal (then wick runs with
+// tgt_is_causal instead of PyTorch's causal tgt_mask).
+Tensor tgt_mask_of(const OracleCase& c, const Inputs& in) {
+  return c.kw<bool>("tgt_is_causal", false) ? Tensor() : input_or_none(in, "tgt_mask");
+}
+}  // namespace
+
+TEST_CASE("layers: TransformerDecoderLayer matches PyTorch, pre- and post-norm, masks, batch_first both ways (float64)",
+          "[nn][oracle]") {
+  int seen = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "transformer_decoder_layer") continue;
+    for (Device dev : wick::test::test_devices()) {
+      auto m = std::make_shared<TransformerDecoderLayerImpl>(decoder_layer_options(c), kF64);
+      const bool tgt_is_causal = c.kw<bool>("tgt_is_causal", false);
+      check_layer(c, *m, dev, [&](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+        auto& layer = static_cast<TransformerDecoderLayerImpl&>(mod);
+        return {layer(in.at("tgt"), in.at("memory"), tgt_mask_of(c, in), input_or_none(in, "memory_mask"),
+                      input_or_none(in, "tgt_key_padding_mask"), input_or_none(in, "memory_key_padding_mask"),
+                      tgt_is_causal)};
+      });
+    }
+    ++seen;
+  }
+  CHECK(seen >= 4);
+}
+
+TEST_CASE("layers: TransformerDecoder with 2 layers and a norm matches PyTorch (float64)", "[nn][oracle]") {
+  int seen = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "transformer_decoder") continue;
+    for (Device dev : wick::test::test_devices()) {
+      const int64_t E = c.kw<int64_t>("d_model", 6);
+      auto options = TransformerDecoderOptions(TransformerDecoderLayer(decoder_layer_options(c), kF64),
+                                               c.kw<int64_t>("num_layers", 2));
+      if (c.kw<bool>("norm", false)) options.norm(LayerNorm(LayerNormOptions({E}), kF64).ptr());
+      auto m = std::make_shared<TransformerDecoderImpl>(options);
+      check_layer(c, *m, dev, [&](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+        auto& dec = static_cast<TransformerDecoderImpl&>(mod);
+        return {dec(in.at("tgt"), in.at("memory"), tgt_mask_of(c, in), input_or_none(in, "memory_mask"),
+                    input_or_none(in, "tgt_key_padding_mask"), input_or_none(in, "memory_key_padding_mask"),
+                    c.kw<bool>("tgt_is_causal", false))};
+      });
+    }
+    ++seen;
+  }
+  CHECK(seen >= 1);
+}
+
+TEST_CASE("layers: Transformer matches PyTorch, 1 and 2 layers each, pre- and post-norm, masks (float64)",
+          "[nn][oracle]") {
+  int seen = 0;
+  for (const OracleCase& c : wick::test::oracle_cases()) {
+    if (c.op != "transformer") continue;
+    const auto options = TransformerOptions(c.kw<int64_t>("d_model", 8), c.kw<int64_t>("nhead", 2))
+                             .num_encoder_layers(c.kw<int64_t>("num_encoder_layers", 1))
+                             .num_decoder_layers(c.kw<int64_t>("num_decoder_layers", 1))
+                             .dim_feedforward(c.kw<int64_t>("dim_feedforward", 16))
+                             .dropout(0.0)
+                             .activation(c.kw<std::string>("activation", "relu"))
+                             .batch_first(c.kw<bool>("batch_first", false))
+                             .norm_first(c.kw<bool>("norm_first", false));
+    for (Device dev : wick::test::test_devices()) {
+      auto m = std::make_shared<TransformerImpl>(options, kF64);
+      check_layer(c, *m, dev, [&](Module& mod, const Inputs& in) -> std::vector<Tensor> {
+        auto get = [&](const char* n) { return input_or_none(in, n); };
+        return {static_cast<TransformerImpl&>(mod)(in.at("src"), in.at("tgt"), get("src_mask"), get("tgt_mask"),
+                                                   get("memory_mask"), get("src_key_padding_mask"),
+                                                   get("tgt_key_padding_mask"), get("memory_key_padding_mask"))};
+      });
+    }
+    ++seen;
+  }
+  CHECK(seen >= 2);
+}
+
 TEST_CASE("layers: Embedding padding_idx, GELU tanh, SiLU and LayerNorm without affine match PyTorch", "[nn][oracle]") {
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
@@ -257,7 +347,6 @@ RNNNonlinearity nonlinearity_kw(const OracleCase& c) {
   REQUIRE((nl == "tanh" || nl == "relu"));
   return nl == "relu" ? kReLU : kTanh;
 }
-Tensor input_or_none(const Inputs& in, const char* name) { return in.count(name) ? in.at(name) : Tensor(); }
 }  // namespace
 
 TEST_CASE(

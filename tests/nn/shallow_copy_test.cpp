@@ -143,6 +143,17 @@ TEST_CASE("every layer computes with its rewired tables after shallow_copy", "[n
   check_module(
       mk<TransformerEncoderLayerImpl>(TransformerEncoderLayerOptions(4, 2).dim_feedforward(6).norm_first(true)),
       {x, none, none, Value(false)});
+  const Value memory = Value(wick::randn({5, 2, 4}));
+  check_module(mk<TransformerDecoderLayerImpl>(TransformerDecoderLayerOptions(4, 2).dim_feedforward(6)),
+               {x, memory, none, none, none, none, Value(true), Value(false)}, /*train=*/true);
+  check_module(
+      mk<TransformerDecoderImpl>(
+          TransformerDecoderOptions(TransformerDecoderLayerOptions(4, 2).dim_feedforward(6).norm_first(true), 2)
+              .norm(std::make_shared<LayerNormImpl>(LayerNormOptions({4})))),
+      {x, memory, none, none, none, none, Value(false), Value(false)});
+  check_module(mk<TransformerImpl>(TransformerOptions(4, 2, 1, 1).dim_feedforward(6)),
+               {memory, x, none, none, none, none, none, none, Value(false), Value(true), Value(false)},
+               /*train=*/true);
   const Value seq = Value(wick::randn({4, 2, 3}));
   check_module(mk<LSTMImpl>(LSTMOptions(3, 4).num_layers(2).dropout(0.5)), {seq, none}, /*train=*/true);
   check_module(mk<LSTMImpl>(LSTMOptions(3, 4).bias(false)),

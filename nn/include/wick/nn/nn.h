@@ -20,4 +20,6 @@
 #include "wick/nn/modules/rnn.h"
 #include "wick/nn/modules/rnn_cell.h"
 #include "wick/nn/modules/transformer.h"
+#include "wick/nn/modules/transformer_decoder.h"
+#include "wick/nn/modules/transformer_model.h"
 #include "wick/nn/value.h"
