@@ -3,8 +3,9 @@
 // during backward (torch.nn.parallel.DistributedDataParallel).
 //
 // Note [What DistributedDataParallel promises]
-// Construction checks that every rank's module has the same parameters (count, names' order,
-// shapes, dtypes, requires_grad) and copies rank 0's parameters and buffers to every rank. After each
+// Construction checks that every rank's module has the same parameters and buffers (count,
+// order, dtypes, device types, every dim, requires_grad; names are not compared, only printed in
+// the error) and copies rank 0's parameters and buffers to every rank. After each
 // backward outside no_sync(), every parameter's .grad holds the average over the ranks of the
 // gradients they computed (accumulated .grad included), identical bit for bit on every rank.
 // So, with the same optimizer on every rank, training with a per-rank batch of B on N ranks
@@ -142,8 +143,10 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   }
 
   /// Uneven inputs (PyTorch's `with Join([ddp])`, Note [Join]). Call enable_join() on every
-  /// rank before the training loop: from then on each forward (with or without grad) first
-  /// tells the other ranks that this rank is still training. A rank whose data has run out
+  /// rank before the training loop: from then on every forward (training or eval, with or
+  /// without grad) first tells the other ranks that this rank is still training and what that
+  /// forward will run. That is a collective, so the ranks still training must run the same
+  /// forwards, evaluation ones included. A rank whose data has run out
   /// calls join(): it shadows the collectives of the ranks still training, contributing zero
   /// gradients (the average stays over the world size, PyTorch's default), until every rank
   /// has joined. Meanwhile buffers are broadcast from the highest rank still training (PyTorch's
