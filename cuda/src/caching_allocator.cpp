@@ -1,4 +1,4 @@
-// The CUDA caching allocator (Note [Caching allocator] in caching_allocator.h and docs/cuda.md).
+// The CUDA caching allocator (Note [Caching allocator] in docs/cuda.md).
 #include "caching_allocator.h"
 
 #include <algorithm>
