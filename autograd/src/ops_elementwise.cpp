@@ -96,9 +96,6 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
-  // A bool base with a non-negative integer exponent gives int64, as PyTorch's type promotion
-  // (a negative one is refused below, a floating one gives float32).
-  if (a.defined() && a.dtype() == kBool && e.dtype() == DType::Int64 && e.to_int() >= 0) return pow(a.to(kInt64), e);
   Tensor out = native::unary(UnaryOp::PowScalar, a, e.to_double());
   if (needs_grad({&a})) {
     const double ev = e.to_double();
@@ -267,8 +264,6 @@ Tensor cos(const Tensor& a) {
       [](const Tensor& g, const Tensor& x, const Tensor&) { return neg(mul(g, sin(x))); }, true, false);
 }
 Tensor square(const Tensor& a) {
-  // PyTorch squares through pow(a, 2), whose integer exponent promotes bool to int64.
-  if (a.defined() && a.dtype() == kBool) return square(a.to(kInt64));
   return unary_op(
       UnaryOp::Square, a, "SquareBackward",
       [](const Tensor& g, const Tensor& x, const Tensor&) { return mul(g, mul(x, scalar_tensor(2.0, x.options()))); },

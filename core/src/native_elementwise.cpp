@@ -80,6 +80,8 @@ Tensor unary(UnaryOp op, const Tensor& a, double p0, double p1) {
     return out;
   }
   if (!is_floating(dt) && result_is_floating(op, p0)) dt = kFloat32;
+  // square and an integral pow of bool promote to int64, as PyTorch's (square is pow(x, 2)).
+  if (dt == kBool && (op == UnaryOp::Square || op == UnaryOp::PowScalar)) dt = kInt64;
   check_unary_operands(op, a, dt, p0, "");
   Tensor in = dt == a.dtype() ? a : to(a, a.device(), dt);
   Tensor out = empty(a.sizes(), dt, a.device());

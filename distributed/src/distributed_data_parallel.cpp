@@ -240,10 +240,8 @@ void DistributedDataParallel::sync_buffers(int root) {
 // states do not: each rank's optimizer stepped only while it trained). That is PyTorch's rule
 // (_sync_final_model: _find_common_rank over the last joiners, the ranks whose join found no
 // rank active, ties to the highest): every forward, with or without grad, notifies the join
-// context there, so the last joiners are the ranks with the most forwards. wick counted only
-// forwards with grad, so a rank whose extra forwards ran without grad (an evaluation after its
-// last step) lost to a rank with as many training forwards, whose model differs after a no_sync
-// step (an optimizer step on its own gradient).
+// context there, so the last joiners are the ranks with the most forwards, an evaluation's
+// forwards without grad included.
 void DistributedDataParallel::enable_join() {
   reducer();  // a clone's refusal
   join_enabled_ = true;

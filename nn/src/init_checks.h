@@ -1,18 +1,14 @@
 #pragma once
 // Internal: the argument checks the nn::init functions share (nn/src/init*.cpp).
-#include <fmt/format.h>
-
 #include <string>
 
+#include "shape_text.h"
 #include "wick/core/error.h"
 #include "wick/core/tensor.h"
 
 namespace wick::nn::init::detail {
 
-/// "[2, 3]", how init errors name a tensor's shape ("undefined" for an undefined tensor).
-inline std::string shape_of(const Tensor& t) {
-  return t.defined() ? fmt::format("[{}]", fmt::join(t.sizes(), ", ")) : std::string("undefined");
-}
+using nn::detail::shape_str;
 
 /// A ValueError naming `op` for an undefined tensor.
 inline void check_defined(const char* op, const Tensor& t) {
@@ -23,7 +19,7 @@ inline void check_defined(const char* op, const Tensor& t) {
 inline void check_floating(const char* op, const Tensor& t) {
   check_defined(op, t);
   WICK_CHECK_TYPE(t.is_floating_point(), "init.{}: expected a float32 or float64 tensor, got {} (shape {})", op,
-                  t.dtype(), shape_of(t));
+                  t.dtype(), shape_str(t));
 }
 
 }  // namespace wick::nn::init::detail

@@ -10,14 +10,14 @@
 
 namespace wick::nn::init {
 
-using detail::shape_of;
+using detail::shape_str;
 
 Tensor eye_(Tensor t) {
   detail::check_defined("eye_", t);
   WICK_CHECK(t.dim() == 2,
              "init.eye_: only 2-d tensors are supported (an identity matrix), got shape {}; for a conv weight "
              "[out, in, k...] use dirac_",
-             shape_of(t));
+             shape_str(t));
   NoGradGuard no_grad;
   native::fill_(t, 0);
   const int64_t k = std::min(t.size(0), t.size(1));
@@ -30,12 +30,12 @@ Tensor dirac_(Tensor t, int64_t groups) {
   WICK_CHECK(t.dim() >= 3 && t.dim() <= 5,
              "init.dirac_: only 3-, 4- and 5-d tensors (conv weights [out, in, k...]) are supported, got shape {}; "
              "for a 2-d matrix use eye_",
-             shape_of(t));
-  WICK_CHECK(groups >= 1, "init.dirac_: groups must be at least 1, got {} (shape {})", groups, shape_of(t));
+             shape_str(t));
+  WICK_CHECK(groups >= 1, "init.dirac_: groups must be at least 1, got {} (shape {})", groups, shape_str(t));
   WICK_CHECK(t.size(0) % groups == 0,
              "init.dirac_: the out channels (dim 0 of shape {}, {}) must be divisible by groups = {}; pass the "
              "groups of the convolution this weight belongs to",
-             shape_of(t), t.size(0), groups);
+             shape_str(t), t.size(0), groups);
   NoGradGuard no_grad;
   native::fill_(t, 0);
   if (t.numel() == 0) return t;

@@ -16,9 +16,9 @@ Tensor orthogonal_(Tensor t, double gain) {
   WICK_CHECK(t.dim() >= 2,
              "init.orthogonal_: needs a tensor with at least 2 dims (dim 0 gives the rows, the others are flattened "
              "into the columns), got shape {}; view a vector as [1, n] or [n, 1] first",
-             detail::shape_of(t));
+             detail::shape_str(t));
   WICK_CHECK(std::isfinite(gain), "init.orthogonal_: gain must be finite, got {} (shape {})", gain,
-             detail::shape_of(t));
+             detail::shape_str(t));
   if (t.numel() == 0) return t;
   NoGradGuard no_grad;
   const int64_t rows = t.size(0), cols = t.numel() / rows;

@@ -82,17 +82,17 @@ Tensor trunc_normal_(Tensor t, double mean, double std, double a, double b) {
   WICK_CHECK(std::isfinite(mean) && std::isfinite(std) && std::isfinite(a) && std::isfinite(b),
              "init.trunc_normal_: mean, std, a and b must be finite, got mean={}, std={}, a={}, b={} (shape {}); "
              "for an unbounded draw use normal_",
-             mean, std, a, b, detail::shape_of(t));
-  WICK_CHECK(std > 0, "init.trunc_normal_: std must be positive, got {} (shape {})", std, detail::shape_of(t));
+             mean, std, a, b, detail::shape_str(t));
+  WICK_CHECK(std > 0, "init.trunc_normal_: std must be positive, got {} (shape {})", std, detail::shape_str(t));
   WICK_CHECK(a < b, "init.trunc_normal_: the interval [a, b] must have a < b, got a={}, b={} (shape {})", a, b,
-             detail::shape_of(t));
+             detail::shape_str(t));
   if (t.numel() == 0) return t;
   NoGradGuard no_grad;
   double lo = (a - mean) / std, hi = (b - mean) / std, sign = 1;
   WICK_CHECK(std::isfinite(lo) && std::isfinite(hi),
              "init.trunc_normal_: the bounds in units of std, (a - mean) / std = {} and (b - mean) / std = {}, "
              "overflow for mean={}, std={}, a={}, b={} (shape {}); use a larger std",
-             lo, hi, mean, std, a, b, detail::shape_of(t));
+             lo, hi, mean, std, a, b, detail::shape_str(t));
   if (lo >= 0) {  // mirror an interval above the mean into the lower tail
     const double l = lo;
     lo = -hi, hi = -l, sign = -1;

@@ -6,6 +6,7 @@
 
 #include "attention.h"
 #include "repr.h"
+#include "shape_text.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/functional.h"
@@ -16,9 +17,7 @@ namespace wick::nn {
 
 namespace {
 TensorOptions plain(TensorOptions o) { return o.requires_grad(false); }
-std::string shape_str(const Tensor& t) {
-  return t.defined() ? fmt::format("[{}]", fmt::join(t.sizes(), ", ")) : std::string("undefined");
-}
+using detail::shape_str;
 
 // An MHA mask (bool true = masked, or float added) as an additive float mask or a bool keep mask
 // that F::scaled_dot_product_attention's math accepts.

@@ -6,6 +6,7 @@
 
 #include "repr.h"
 #include "rnn_step.h"
+#include "shape_text.h"
 #include "wick/autograd/functions.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
@@ -13,11 +14,7 @@
 
 namespace wick::nn {
 
-namespace {
-std::string shape_str(const Tensor& t) {
-  return t.defined() ? fmt::format("[{}]", fmt::join(t.sizes(), ", ")) : std::string("undefined");
-}
-}  // namespace
+using detail::shape_str;
 
 template <class Derived>
 RNNImplBase<Derived>::RNNImplBase(const RNNOptionsBase& options, int64_t gates, TensorOptions tensor_options)

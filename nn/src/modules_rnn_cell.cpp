@@ -5,6 +5,7 @@
 
 #include "repr.h"
 #include "rnn_step.h"
+#include "shape_text.h"
 #include "wick/autograd/functions.h"
 #include "wick/nn/init.h"
 #include "wick/nn/modules/rnn_cell.h"
@@ -12,9 +13,7 @@
 namespace wick::nn {
 
 namespace {
-std::string shape_str(const Tensor& t) {
-  return t.defined() ? fmt::format("[{}]", fmt::join(t.sizes(), ", ")) : std::string("undefined");
-}
+using detail::shape_str;
 
 // "RNNCell" -> "RNN": the layer that runs the cell over a sequence.
 std::string layer_of(const std::string& cell) { return cell.substr(0, cell.size() - 4); }

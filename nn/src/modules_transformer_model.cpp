@@ -3,6 +3,7 @@
 
 #include <limits>
 
+#include "shape_text.h"
 #include "transformer_parts.h"
 #include "wick/autograd/functions.h"
 #include "wick/nn/init.h"
@@ -10,11 +11,7 @@
 
 namespace wick::nn {
 
-namespace {
-std::string shape_str(const Tensor& t) {
-  return t.defined() ? fmt::format("[{}]", fmt::join(t.sizes(), ", ")) : std::string("undefined");
-}
-}  // namespace
+using detail::shape_str;
 
 TransformerImpl::TransformerImpl(const TransformerOptions& options, TensorOptions tensor_options) : options_(options) {
   const int64_t E = options.d_model();

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "shape_text.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn::detail {
@@ -41,8 +42,7 @@ Tensor transformer_feed_forward(const Tensor& x, LinearImpl& linear1, DropoutImp
 void check_transformer_input(const char* layer, const char* name, const Tensor& x, int64_t d_model, bool batch_first) {
   WICK_CHECK(x.defined() && (x.dim() == 2 || x.dim() == 3) && x.size(-1) == d_model,
              "{}: {} must be {} (or unbatched [L, E]) with E = d_model = {}, got {}", layer, name,
-             batch_first ? "[N, L, E]" : "[L, N, E]", d_model,
-             x.defined() ? fmt::format("[{}]", fmt::join(x.sizes(), ", ")) : std::string("undefined"));
+             batch_first ? "[N, L, E]" : "[L, N, E]", d_model, shape_str(x));
 }
 
 std::shared_ptr<ModuleListImpl> clone_layers(const char* owner, const char* layer_arg, const char* layer_type,
