@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "lr_scheduler_runs.h"
 #include "wick/autograd/functions.h"
 #include "wick/nn/optim/optim.h"
 
 using namespace wick;
 using namespace wick::optim;
+using namespace wick::optim::testing;
 
 TEST_CASE("optim: StepLR gives PyTorch's lr sequence", "[optim][scheduler]") {
   Tensor p = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
@@ -61,56 +63,6 @@ TEST_CASE("optim: CosineAnnealingLR gives PyTorch's lr sequence", "[optim][sched
   s2.step();
   CHECK(opt2.param_groups()[0].options().get_lr() == Approx(want[3]).epsilon(1e-12));
 }
-
-namespace {
-
-using MakeScheduler = std::function<std::unique_ptr<LRScheduler>(Optimizer&)>;
-
-// The lrs of epochs 0..epochs (one row per epoch, one lr per group) of an Adam run with two groups
-// at `lrs`, scheduled by `make`. When stop < epochs the run stops after epoch `stop` and resumes
-// as the demo does: the optimizer's state dict through the JSON text a checkpoint stores, a new
-// optimizer and scheduler, load_state_dict, then resume(stop, lrs).
-std::vector<std::vector<double>> scheduled_lrs(const MakeScheduler& make, const std::vector<double>& lrs,
-                                               int64_t epochs, int64_t stop) {
-  Tensor p = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
-  Tensor q = wick::ones({1}, TensorOptions(kFloat64).requires_grad());
-  auto new_optimizer = [&] {
-    std::vector<ParamGroup> groups;
-    groups.emplace_back(std::vector<Tensor>{p});
-    groups.emplace_back(std::vector<Tensor>{q}, std::make_unique<AdamOptions>(lrs[1]));
-    return std::make_unique<Adam>(std::move(groups), AdamOptions(lrs[0]));
-  };
-  auto group_lrs = [](const Optimizer& o) {
-    std::vector<double> out;
-    for (const auto& g : o.param_groups()) out.push_back(g.options().get_lr());
-    return out;
-  };
-  std::unique_ptr<Optimizer> opt = new_optimizer();
-  std::unique_ptr<LRScheduler> sched = make(*opt);
-  std::vector<std::vector<double>> out = {group_lrs(*opt)};
-  for (int64_t e = 1; e <= epochs; ++e) {
-    if (e == stop + 1) {
-      const OptimizerStateDict saved = opt->state_dict();
-      OptimizerStateDict copy;
-      copy.state = saved.state;
-      copy.set_groups_json(saved.groups_json());
-      std::unique_ptr<Optimizer> opt2 = new_optimizer();
-      std::unique_ptr<LRScheduler> sched2 = make(*opt2);
-      opt2->load_state_dict(copy);
-      sched2->resume(stop, lrs);
-      CHECK(sched2->last_epoch() == sched->last_epoch());
-      CHECK(sched2->get_last_lr() == sched->get_last_lr());
-      sched = std::move(sched2);  // the old scheduler goes before the optimizer it refers to
-      opt = std::move(opt2);
-    }
-    sched->step();
-    CHECK(sched->get_last_lr() == group_lrs(*opt));
-    out.push_back(group_lrs(*opt));
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("optim: a scheduler resumed after any epoch continues bit for bit", "[optim][scheduler]") {
   // resume() used to set each lr to the closed form, which differs from the recursive form in the

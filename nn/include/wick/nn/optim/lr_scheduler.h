@@ -1,5 +1,8 @@
 #pragma once
-// Learning-rate schedulers, as PyTorch 1.13's torch.optim.lr_scheduler.
+// Learning-rate schedulers, as PyTorch 1.13's torch.optim.lr_scheduler: StepLR,
+// CosineAnnealingLR, ExponentialLR, MultiStepLR, LinearLR and LambdaLR (below, on the base class
+// LRScheduler), and ReduceLROnPlateau (reduce_lr_on_plateau.h, included here: it is stepped with a
+// metric and is no LRScheduler, as in PyTorch). See docs/training.md.
 //
 // A scheduler remembers each group's base lr (its lr when the scheduler was made) and an epoch
 // counter last_epoch; construction counts as the first step (last_epoch = 0, lrs unchanged).
@@ -8,10 +11,12 @@
 // recursive and the closed form can differ in the last bit, so a resumed run continues from the
 // lrs its checkpoint restored (resume), never from the closed form.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/reduce_lr_on_plateau.h"
 
 namespace wick::optim {
 
@@ -24,7 +29,7 @@ class LRScheduler {
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
   const std::vector<double>& base_lrs() const { return base_lrs_; }
-  /// "StepLR", "CosineAnnealingLR": the scheduler's name in messages.
+  /// "StepLR", "CosineAnnealingLR", ...: the scheduler's name in messages.
   virtual std::string name() const = 0;
   /// The lr of group `group` at epoch `epoch` by the closed form (for comparison: step() follows
   /// the recursive form, which may differ in the last bit). wick::IndexError for a group the
@@ -84,6 +89,89 @@ class CosineAnnealingLR : public LRScheduler {
  private:
   int64_t t_max_;
   double eta_min_;
+};
+
+/// lr = base_lr * gamma^epoch, followed recursively as PyTorch: every step multiplies the lr by
+/// gamma.
+class ExponentialLR : public LRScheduler {
+ public:
+  /// wick::ValueError unless gamma is finite and >= 0.
+  ExponentialLR(Optimizer& optimizer, double gamma);
+  std::string name() const override { return "ExponentialLR"; }
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  double gamma_;
+};
+
+/// lr = base_lr * gamma^(the number of milestones <= epoch): the step to each milestone multiplies
+/// the lr by gamma, and by gamma^k for a milestone listed k times (PyTorch counts them).
+class MultiStepLR : public LRScheduler {
+ public:
+  /// Milestones in any order, repeats allowed (as PyTorch). wick::ValueError for a negative
+  /// milestone or a gamma that is negative or not finite.
+  MultiStepLR(Optimizer& optimizer, std::vector<int64_t> milestones, double gamma = 0.1);
+  std::string name() const override { return "MultiStepLR"; }
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+  /// The milestones, sorted (repeats kept).
+  const std::vector<int64_t>& milestones() const { return milestones_; }
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  std::vector<int64_t> milestones_;  // sorted
+  double gamma_;
+};
+
+/// lr = base_lr * (start_factor + (end_factor - start_factor) * min(epoch, total_iters) /
+/// total_iters), followed recursively as PyTorch: a linear warm-up (or decay) over total_iters
+/// steps, then constant.
+class LinearLR : public LRScheduler {
+ public:
+  /// wick::ValueError unless start_factor is in (0, 1], end_factor in [0, 1] and
+  /// total_iters >= 1.
+  LinearLR(Optimizer& optimizer, double start_factor = 1.0 / 3, double end_factor = 1.0, int64_t total_iters = 5);
+  std::string name() const override { return "LinearLR"; }
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  double start_factor_;
+  double end_factor_;
+  int64_t total_iters_;
+};
+
+/// A function of the epoch giving the factor LambdaLR multiplies the base lr by.
+using LrLambda = std::function<double(int64_t epoch)>;
+
+/// lr = base_lr * lr_lambda(epoch), one lambda for every group or one per group (not recursive:
+/// the closed form is the schedule). The constructor's initial step calls each lambda with
+/// epoch 0.
+class LambdaLR : public LRScheduler {
+ public:
+  /// One lambda for every group. wick::ValueError for an empty std::function.
+  LambdaLR(Optimizer& optimizer, LrLambda lr_lambda);
+  /// One lambda per group, in order. wick::ValueError unless there is one non-empty lambda per
+  /// group.
+  LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas);
+  std::string name() const override { return "LambdaLR"; }
+  /// base_lr * lr_lambda(epoch), unchecked (for comparison).
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  /// wick::ValueError, and the step changes nothing, when a lambda returns a factor that is
+  /// negative or not finite (or the lr overflows); an exception a lambda throws propagates, and
+  /// the step changes nothing either.
+  std::vector<double> get_lr() const override;
+
+ private:
+  std::vector<LrLambda> lr_lambdas_;  // one per group
 };
 
 }  // namespace wick::optim
