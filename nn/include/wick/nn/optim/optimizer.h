@@ -103,7 +103,7 @@ class ParamGroup {
 };
 
 /// One parameter's optimizer state: a step count and named tensors (momentum_buffer, exp_avg,
-/// exp_avg_sq, max_exp_avg_sq).
+/// exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum).
 struct ParamState {
   int64_t step = 0;
   nn::OrderedDict<Tensor> buffers;
@@ -117,7 +117,7 @@ struct ParamGroupState {
 
 /// An optimizer's whole state (Note [Optimizer state dicts]).
 struct OptimizerStateDict {
-  std::string optimizer;  ///< "SGD", "Adam", "AdamW"
+  std::string optimizer;  ///< "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"
   nn::OrderedDict<Tensor> state;
   std::vector<ParamGroupState> param_groups;
 
@@ -135,7 +135,7 @@ class Optimizer {
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
-  /// "SGD", "Adam", "AdamW".
+  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad".
   virtual std::string name() const = 0;
   /// Updates every parameter that has a gradient (under NoGradGuard, in place).
   virtual void step() = 0;
@@ -191,6 +191,10 @@ class Optimizer {
   /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
   /// add their groups before the subclass exists, check them themselves.
   virtual void check_group_options(const OptimizerOptions& options) const;
+  /// Makes the state a parameter has from the moment it joins the optimizer (Adagrad's sum, as
+  /// PyTorch makes it in its constructor); the base's makes none. add_param_group calls it for the
+  /// group it added; as for check_group_options, the constructors call it for their own groups.
+  virtual void init_group_state(const ParamGroup& group);
   /// Whether the state holds a step count.
   virtual bool has_step() const = 0;
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
