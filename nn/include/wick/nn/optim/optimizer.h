@@ -16,17 +16,18 @@
 // Note [Optimizer state dicts]
 // state_dict() gives PyTorch's layout: parameters are numbered 0, 1, ... across the groups in
 // order; tensors are named "state.<i>.<name>" (e.g. "state.3.exp_avg"; "step" is a 0-dim
-// float32 tensor as PyTorch 1.13 stores it), and each group lists its parameter numbers and its
-// options. state_dict() writes every state tensor a parameter has, including those its options no
+// float32 tensor as PyTorch 1.13's Adam and Adagrad store it, RMSprop's too, which PyTorch 1.13
+// keeps as a Python int), and each group lists its parameter numbers and its options.
+// state_dict() writes every state tensor a parameter has, including those its options no
 // longer use (max_exp_avg_sq after amsgrad is turned off, momentum_buffer after momentum is set to
 // 0), as PyTorch does. load_state_dict() checks everything first (optimizer type, group and
 // parameter counts, option names, state names, shapes, floating-point state) and reports every
 // problem in one wick::ValueError (a lone problem with the options keeps its own class), leaving
 // the optimizer unchanged when anything is wrong. It requires the state tensors that every update
 // with the loaded options makes (exp_avg and exp_avg_sq for Adam), accepts the ones a step makes
-// lazily whatever the options (max_exp_avg_sq, momentum_buffer), and refuses other names. As
-// PyTorch, it converts each state tensor to its parameter's dtype and device (never "step"), so a
-// state saved before Module::to(kFloat64) loads after it.
+// lazily whatever the options (max_exp_avg_sq, momentum_buffer, grad_avg), and refuses other
+// names. As PyTorch, it converts each state tensor to its parameter's dtype and device (never
+// "step"), so a state saved before Module::to(kFloat64) loads after it.
 #include <cstdint>
 #include <memory>
 #include <string>
