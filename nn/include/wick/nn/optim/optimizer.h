@@ -152,7 +152,8 @@ class Optimizer {
   const OptimizerOptions& defaults() const { return *defaults_; }
   /// Number of parameters over all groups.
   size_t size() const;
-  /// The state of parameter `p`, or nullptr before its first update.
+  /// The state of parameter `p`, or nullptr while it has none: before its first update (Adagrad
+  /// makes it when the parameter joins, as PyTorch).
   const ParamState* state(const Tensor& p) const;
 
   /// Every group's options and every parameter's state (Note [Optimizer state dicts]); the
