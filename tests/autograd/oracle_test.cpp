@@ -148,7 +148,9 @@ const std::set<std::string>& nn_ops() {
                                             // generate.py's conv_pool_cases, tests/nn/functional_oracle_test.cpp
                                             "conv2d_same",
                                             // generate.py's decoder_cases, tests/nn/layers_oracle_test.cpp
-                                            "transformer_decoder_layer", "transformer_decoder", "transformer"};
+                                            "transformer_decoder_layer", "transformer_decoder", "transformer",
+                                            // generate.py's optim_cases, tests/nn/optim_rmsprop_adagrad_test.cpp
+                                            "optim_rmsprop", "optim_adagrad"};
   return ops;
 }
 

@@ -76,17 +76,28 @@ void Optimizer::add_param_group(ParamGroup group) {
   // read as AdamOptions. A group's options are complete, as LibTorch's: fields it does not set
   // keep their class's defaults, not this optimizer's (PyTorch's dict-based groups do inherit).
   if (group.has_options())
-    WICK_CHECK_TYPE(group.options().read_as() == defaults_->read_as(),
-                    "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
-                    "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions)",
-                    type_name(typeid(group.options())), type_name(typeid(*defaults_)));
+    WICK_CHECK_TYPE(
+        group.options().read_as() == defaults_->read_as(),
+        "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
+        "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions or "
+        "AdagradOptions)",
+        type_name(typeid(group.options())), type_name(typeid(*defaults_)));
   else
     group.set_options(defaults_->clone());
   check_group_options(group.options());
   groups_.push_back(std::move(group));
+  try {
+    init_group_state(groups_.back());
+  } catch (...) {  // out of memory for the state: add nothing (the group's parameters are new here)
+    for (const auto& p : groups_.back().params()) state_.erase(p.impl());
+    groups_.pop_back();
+    throw;
+  }
 }
 
 void Optimizer::check_group_options(const OptimizerOptions& /*options*/) const {}
+
+void Optimizer::init_group_state(const ParamGroup& /*group*/) {}
 
 void Optimizer::check_state_fits(const char* op) const {
   size_t index = 0;

@@ -16,17 +16,18 @@
 // Note [Optimizer state dicts]
 // state_dict() gives PyTorch's layout: parameters are numbered 0, 1, ... across the groups in
 // order; tensors are named "state.<i>.<name>" (e.g. "state.3.exp_avg"; "step" is a 0-dim
-// float32 tensor as PyTorch 1.13 stores it), and each group lists its parameter numbers and its
-// options. state_dict() writes every state tensor a parameter has, including those its options no
+// float32 tensor as PyTorch 1.13's Adam and Adagrad store it, RMSprop's too, which PyTorch 1.13
+// keeps as a Python int), and each group lists its parameter numbers and its options.
+// state_dict() writes every state tensor a parameter has, including those its options no
 // longer use (max_exp_avg_sq after amsgrad is turned off, momentum_buffer after momentum is set to
 // 0), as PyTorch does. load_state_dict() checks everything first (optimizer type, group and
 // parameter counts, option names, state names, shapes, floating-point state) and reports every
 // problem in one wick::ValueError (a lone problem with the options keeps its own class), leaving
 // the optimizer unchanged when anything is wrong. It requires the state tensors that every update
 // with the loaded options makes (exp_avg and exp_avg_sq for Adam), accepts the ones a step makes
-// lazily whatever the options (max_exp_avg_sq, momentum_buffer), and refuses other names. As
-// PyTorch, it converts each state tensor to its parameter's dtype and device (never "step"), so a
-// state saved before Module::to(kFloat64) loads after it.
+// lazily whatever the options (max_exp_avg_sq, momentum_buffer, grad_avg), and refuses other
+// names. As PyTorch, it converts each state tensor to its parameter's dtype and device (never
+// "step"), so a state saved before Module::to(kFloat64) loads after it.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -103,7 +104,7 @@ class ParamGroup {
 };
 
 /// One parameter's optimizer state: a step count and named tensors (momentum_buffer, exp_avg,
-/// exp_avg_sq, max_exp_avg_sq).
+/// exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum).
 struct ParamState {
   int64_t step = 0;
   nn::OrderedDict<Tensor> buffers;
@@ -117,7 +118,7 @@ struct ParamGroupState {
 
 /// An optimizer's whole state (Note [Optimizer state dicts]).
 struct OptimizerStateDict {
-  std::string optimizer;  ///< "SGD", "Adam", "AdamW"
+  std::string optimizer;  ///< "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"
   nn::OrderedDict<Tensor> state;
   std::vector<ParamGroupState> param_groups;
 
@@ -135,7 +136,7 @@ class Optimizer {
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
-  /// "SGD", "Adam", "AdamW".
+  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad".
   virtual std::string name() const = 0;
   /// Updates every parameter that has a gradient (under NoGradGuard, in place).
   virtual void step() = 0;
@@ -151,7 +152,8 @@ class Optimizer {
   const OptimizerOptions& defaults() const { return *defaults_; }
   /// Number of parameters over all groups.
   size_t size() const;
-  /// The state of parameter `p`, or nullptr before its first update.
+  /// The state of parameter `p`, or nullptr while it has none: before its first update (Adagrad
+  /// makes it when the parameter joins, as PyTorch).
   const ParamState* state(const Tensor& p) const;
 
   /// Every group's options and every parameter's state (Note [Optimizer state dicts]); the
@@ -191,6 +193,10 @@ class Optimizer {
   /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
   /// add their groups before the subclass exists, check them themselves.
   virtual void check_group_options(const OptimizerOptions& options) const;
+  /// Makes the state a parameter has from the moment it joins the optimizer (Adagrad's sum, as
+  /// PyTorch makes it in its constructor); the base's makes none. add_param_group calls it for the
+  /// group it added; as for check_group_options, the constructors call it for their own groups.
+  virtual void init_group_state(const ParamGroup& group);
   /// Whether the state holds a step count.
   virtual bool has_step() const = 0;
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
