@@ -1,6 +1,7 @@
 #pragma once
 // Everything in wick::nn except optimizers, data and checkpoint files: Module, Value, the
-// layers, nn::functional (alias nn::F) and nn::init.
+// layers, nn::functional (alias nn::F), nn::init and nn::utils (gradient clipping, parameter
+// vectors).
 #include "wick/core/generator.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/dot.h"
@@ -22,4 +23,5 @@
 #include "wick/nn/modules/transformer.h"
 #include "wick/nn/modules/transformer_decoder.h"
 #include "wick/nn/modules/transformer_model.h"
+#include "wick/nn/utils.h"
 #include "wick/nn/value.h"
