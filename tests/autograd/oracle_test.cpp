@@ -148,7 +148,9 @@ const std::set<std::string>& nn_ops() {
                                             // generate.py's conv_pool_cases, tests/nn/functional_oracle_test.cpp
                                             "conv2d_same",
                                             // generate.py's decoder_cases, tests/nn/layers_oracle_test.cpp
-                                            "transformer_decoder_layer", "transformer_decoder", "transformer"};
+                                            "transformer_decoder_layer", "transformer_decoder", "transformer",
+                                            // generate.py's norm_more_cases, tests/nn/group_instance_norm_test.cpp
+                                            "group_norm", "instance_norm", "group_norm_module", "instance_norm_module"};
   return ops;
 }
 
