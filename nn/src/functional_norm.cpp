@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include "norm_parts.h"
+#include "shape_text.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/record.h"
@@ -16,18 +18,7 @@
 namespace wick::nn::functional {
 
 namespace {
-std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
-
-// A weight, bias or running statistic: undefined, or of the expected shape and of the input's
-// dtype and device. A dtype mismatch is a TypeError, as in conv2d and linear (PyTorch refuses it
-// too; promoting would hand the next layer a dtype it did not ask for).
-void check_param(const char* op, const char* what, const Tensor& t, IntArrayRef shape, const Tensor& input) {
-  if (!t.defined()) return;
-  WICK_CHECK(t.sizes() == shape, "{}: {} must have shape [{}], got {}", op, what, fmt::join(shape, ", "), shape_of(t));
-  WICK_CHECK_TYPE(t.dtype() == input.dtype(), "{}: input is {} but {} is {}; convert one with .to(dtype)", op,
-                  input.dtype(), what, t.dtype());
-  WICK_CHECK(t.device() == input.device(), "{}: {} is on {} but input is on {}", op, what, t.device(), input.device());
-}
+using detail::shape_str;
 
 // N * prod(spatial dims) of input [N, C, *]: the values each channel's statistics are taken over.
 // Exactly 1 is refused in training, as PyTorch does even without channels. With C = 0 the product
@@ -40,14 +31,6 @@ int64_t values_per_channel(const Tensor& input) {
     if (mul_overflow(count, input.size(d), &count)) return std::numeric_limits<int64_t>::max();
   }
   return count;
-}
-
-// batch_norm in training over an input with no elements, as PyTorch 1.13: no statistics (the
-// running ones are left alone), and an empty output that is still input * weight + bias in the
-// graph, so that backward reaches the input and gives weight and bias zero gradients.
-Tensor empty_batch_norm(const Tensor& input, const Tensor& weight, const Tensor& bias, IntArrayRef stat_shape) {
-  Tensor y = weight.defined() ? mul(input, view(weight, stat_shape)) : clone(input);
-  return bias.defined() ? add(y, view(bias, stat_shape)) : y;
 }
 
 // Note [Fused layer_norm] (wick/core/layer_norm_rows.h): one node for a contiguous input whose
@@ -126,16 +109,14 @@ Tensor fused_layer_norm(const Tensor& input, IntArrayRef normalized_shape, const
 Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var, const Tensor& weight,
                   const Tensor& bias, bool training, double momentum, double eps) {
   WICK_CHECK(input.defined() && input.dim() >= 2, "batch_norm: expected input [N, C, *] with at least 2 dims, got {}",
-             input.defined() ? shape_of(input) : std::string("undefined"));
+             shape_str(input));
   WICK_CHECK_TYPE(input.is_floating_point(), "batch_norm: input must be float32 or float64, got {}", input.dtype());
   const int64_t C = input.size(1);
-  check_param("batch_norm", "weight", weight, {C}, input);
-  check_param("batch_norm", "bias", bias, {C}, input);
-  check_param("batch_norm", "running_mean", running_mean, {C}, input);
-  check_param("batch_norm", "running_var", running_var, {C}, input);
-  // Stats are [C]; viewed as [1, C, 1, ...] to broadcast over input.
-  std::vector<int64_t> stat_shape(static_cast<size_t>(input.dim()), 1);
-  stat_shape[1] = C;
+  detail::check_norm_param("batch_norm", "weight", weight, {C}, input);
+  detail::check_norm_param("batch_norm", "bias", bias, {C}, input);
+  detail::check_norm_param("batch_norm", "running_mean", running_mean, {C}, input);
+  detail::check_norm_param("batch_norm", "running_var", running_var, {C}, input);
+  const std::vector<int64_t> stat_shape = detail::channel_shape(input);  // [C] broadcast over input
   std::vector<int64_t> dims{0};
   for (int64_t d = 2; d < input.dim(); ++d) dims.push_back(d);
   const int64_t count = values_per_channel(input);
@@ -143,26 +124,13 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   Tensor mean_c, var_c;  // [C]
   if (training) {
     WICK_CHECK(count != 1, "batch_norm: expected more than 1 value per channel when training, got input {}",
-               shape_of(input));
-    if (input.numel() == 0) return empty_batch_norm(input, weight, bias, stat_shape);
+               shape_str(input));
+    if (input.numel() == 0) return detail::empty_norm_output(input, weight, bias);
     mean_c = mean(input, dims);
     var_c = var(input, dims, /*unbiased=*/false);
-    if (running_mean.defined() || running_var.defined()) {
-      NoGradGuard no_grad;
-      const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
-      if (running_mean.defined()) {
-        Tensor m = native::to(mean_c.detach(), running_mean.device(), running_mean.dtype());
-        native::binary_(BinaryOp::Mul, running_mean,
-                        native::scalar_tensor(1.0 - momentum, running_mean.dtype(), running_mean.device()));
-        native::binary_(BinaryOp::Add, running_mean, native::binary(BinaryOp::Mul, m, Scalar(momentum)));
-      }
-      if (running_var.defined()) {
-        Tensor v = native::to(var_c.detach(), running_var.device(), running_var.dtype());
-        native::binary_(BinaryOp::Mul, running_var,
-                        native::scalar_tensor(1.0 - momentum, running_var.dtype(), running_var.device()));
-        native::binary_(BinaryOp::Add, running_var, native::binary(BinaryOp::Mul, v, Scalar(momentum * unbias)));
-      }
-    }
+    const double unbias = static_cast<double>(count) / static_cast<double>(count - 1);
+    if (running_mean.defined()) detail::update_running_stat(running_mean, mean_c, momentum);
+    if (running_var.defined()) detail::update_running_stat(running_var, var_c, momentum, unbias);
   } else {
     WICK_CHECK(running_mean.defined() && running_var.defined(),
                "batch_norm: eval mode (training = false) needs running_mean and running_var");
@@ -184,10 +152,10 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
   bool ok = k >= 1 && input.dim() >= k;
   for (int64_t i = 0; ok && i < k; ++i)
     ok = input.size(input.dim() - k + i) == normalized_shape[static_cast<size_t>(i)];
-  WICK_CHECK(ok, "layer_norm: input {} does not end in normalized_shape [{}]", shape_of(input),
+  WICK_CHECK(ok, "layer_norm: input {} does not end in normalized_shape [{}]", shape_str(input),
              fmt::join(normalized_shape, ", "));
-  check_param("layer_norm", "weight", weight, normalized_shape, input);
-  check_param("layer_norm", "bias", bias, normalized_shape, input);
+  detail::check_norm_param("layer_norm", "weight", weight, normalized_shape, input);
+  detail::check_norm_param("layer_norm", "bias", bias, normalized_shape, input);
   if (fusable_layer_norm(input, weight, bias)) return fused_layer_norm(input, normalized_shape, weight, bias, eps);
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - k; d < input.dim(); ++d) dims.push_back(d);

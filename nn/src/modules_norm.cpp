@@ -1,4 +1,5 @@
-// BatchNorm1d/2d, LayerNorm and Embedding: the layers with state beyond a weight and a bias.
+// NormBase (BatchNorm's and InstanceNorm's state), BatchNorm1d/2d, LayerNorm, GroupNorm and Embedding:
+// the layers with state beyond a weight and a bias. InstanceNorm's forward: modules_instance_norm.cpp.
 #include <fmt/format.h>
 
 #include "repr.h"
@@ -8,19 +9,23 @@
 #include "wick/nn/init.h"
 #include "wick/nn/modules/batchnorm.h"
 #include "wick/nn/modules/embedding.h"
+#include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/normalization.h"
 
 namespace wick::nn {
 
 namespace {
 TensorOptions plain(TensorOptions o) { return o.requires_grad(false); }
+
+std::string momentum_repr(std::optional<double> momentum) {
+  return momentum ? detail::py_float(*momentum) : std::string("None");
+}
 }  // namespace
 
-// ---- BatchNorm ----
+// ---- NormBase ----
 
-template <class Derived>
-BatchNormBase<Derived>::BatchNormBase(const BatchNormOptions& options, TensorOptions tensor_options)
-    : options_(options) {
+template <class Derived, class Options>
+NormBase<Derived, Options>::NormBase(const Options& options, TensorOptions tensor_options) : options_(options) {
   const int64_t num_features = options.num_features();
   const bool affine = options.affine(), track_running_stats = options.track_running_stats();
   WICK_CHECK(num_features > 0, "{}: num_features must be positive, got {}", this->name(), num_features);
@@ -36,8 +41,8 @@ BatchNormBase<Derived>::BatchNormBase(const BatchNormOptions& options, TensorOpt
       track_running_stats ? wick::zeros({}, TensorOptions(kInt64).device(tensor_options.device_)) : Tensor());
 }
 
-template <class Derived>
-void BatchNormBase<Derived>::reset_running_stats() {
+template <class Derived, class Options>
+void NormBase<Derived, Options>::reset_running_stats() {
   if (!options_.track_running_stats()) return;
   NoGradGuard no_grad;
   native::fill_(running_mean(), 0);
@@ -45,8 +50,8 @@ void BatchNormBase<Derived>::reset_running_stats() {
   native::fill_(num_batches_tracked(), 0);
 }
 
-template <class Derived>
-void BatchNormBase<Derived>::reset_parameters() {
+template <class Derived, class Options>
+void NormBase<Derived, Options>::reset_parameters() {
   reset_running_stats();
   if (options_.affine()) {
     init::ones_(weight());
@@ -54,36 +59,45 @@ void BatchNormBase<Derived>::reset_parameters() {
   }
 }
 
+template <class Derived, class Options>
+std::string NormBase<Derived, Options>::extra_repr() const {
+  const auto& o = options_;
+  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", o.num_features(),
+                     detail::py_float(o.eps()), momentum_repr(o.momentum()), detail::py_bool(o.affine()),
+                     detail::py_bool(o.track_running_stats()));
+}
+
+template class NormBase<BatchNorm1dImpl, BatchNormOptions>;
+template class NormBase<BatchNorm2dImpl, BatchNormOptions>;
+template class NormBase<InstanceNorm1dImpl, InstanceNormOptions>;
+template class NormBase<InstanceNorm2dImpl, InstanceNormOptions>;
+
+// ---- BatchNorm ----
+
 template <class Derived>
 Tensor BatchNormBase<Derived>::forward(const Tensor& input) {
-  check_input(input);
-  const std::optional<double> momentum = options_.momentum();
-  const bool track_running_stats = options_.track_running_stats();
+  this->check_input(input);
+  const BatchNormOptions& o = this->options();
+  const std::optional<double> momentum = o.momentum();
+  const bool track_running_stats = o.track_running_stats();
   double factor = momentum.value_or(0.0);
   const bool training = this->is_training();
-  const Tensor& nbt = num_batches_tracked();
+  const Tensor& nbt = this->num_batches_tracked();
   const bool count_batch = training && track_running_stats && nbt.defined();
   // The factor uses the count this batch makes; the count itself moves only once F::batch_norm
   // has accepted the input, so a refused input (one value per channel, wrong channels or dtype)
   // changes no state.
   if (count_batch && !momentum) factor = 1.0 / (static_cast<double>(nbt.item<int64_t>()) + 1.0);
-  const bool use_batch_stats = training || (!running_mean().defined() && !running_var().defined());
+  const Tensor &rmean = this->running_mean(), &rvar = this->running_var();
+  const bool use_batch_stats = training || (!rmean.defined() && !rvar.defined());
   const bool pass_running = !training || track_running_stats;
-  Tensor out = F::batch_norm(input, pass_running ? running_mean() : Tensor(), pass_running ? running_var() : Tensor(),
-                             weight(), bias(), use_batch_stats, factor, options_.eps());
+  Tensor out = F::batch_norm(input, pass_running ? rmean : Tensor(), pass_running ? rvar : Tensor(), this->weight(),
+                             this->bias(), use_batch_stats, factor, o.eps());
   if (count_batch) {
     NoGradGuard no_grad;
     native::binary_(BinaryOp::Add, nbt, native::scalar_tensor(int64_t{1}, kInt64, nbt.device()));
   }
   return out;
-}
-
-template <class Derived>
-std::string BatchNormBase<Derived>::extra_repr() const {
-  const auto& o = options_;
-  return fmt::format("{}, eps={}, momentum={}, affine={}, track_running_stats={}", o.num_features(),
-                     detail::py_float(o.eps()), o.momentum() ? detail::py_float(*o.momentum()) : std::string("None"),
-                     detail::py_bool(o.affine()), detail::py_bool(o.track_running_stats()));
 }
 
 template class BatchNormBase<BatchNorm1dImpl>;
@@ -124,6 +138,33 @@ std::string LayerNormImpl::extra_repr() const {
   std::string shape = ns.size() == 1 ? fmt::format("({},)", ns[0]) : fmt::format("({})", fmt::join(ns, ", "));
   return fmt::format("{}, eps={}, elementwise_affine={}", shape, detail::py_float(options_.eps()),
                      detail::py_bool(options_.elementwise_affine()));
+}
+
+// ---- GroupNorm ----
+
+GroupNormImpl::GroupNormImpl(const GroupNormOptions& options, TensorOptions tensor_options) : options_(options) {
+  const int64_t groups = options.num_groups(), channels = options.num_channels();
+  WICK_CHECK(groups > 0 && channels > 0 && channels % groups == 0,
+             "GroupNorm: num_channels ({}) must be positive and divisible by num_groups ({}), itself positive",
+             channels, groups);
+  tensor_options = plain(tensor_options);
+  const bool affine = options.affine();
+  weight_ = register_parameter("weight", affine ? wick::ones({channels}, tensor_options) : Tensor());
+  bias_ = register_parameter("bias", affine ? wick::zeros({channels}, tensor_options) : Tensor());
+}
+
+void GroupNormImpl::reset_parameters() {
+  if (weight().defined()) init::ones_(weight());
+  if (bias().defined()) init::zeros_(bias());
+}
+
+Tensor GroupNormImpl::forward(const Tensor& input) {
+  return F::group_norm(input, options_.num_groups(), weight(), bias(), options_.eps());
+}
+
+std::string GroupNormImpl::extra_repr() const {
+  return fmt::format("{}, {}, eps={}, affine={}", options_.num_groups(), options_.num_channels(),
+                     detail::py_float(options_.eps()), detail::py_bool(options_.affine()));
 }
 
 // ---- Embedding ----

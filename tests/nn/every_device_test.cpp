@@ -91,6 +91,13 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"BatchNorm1d", layer<BatchNorm1d>([] { return BatchNorm1d(BatchNorm1dOptions(3), f64()); }, {5, 3})},
       {"BatchNorm2d", layer<BatchNorm2d>([] { return BatchNorm2d(BatchNorm2dOptions(3), f64()); }, {2, 3, 4, 4})},
       {"LayerNorm", layer<LayerNorm>([] { return LayerNorm(LayerNormOptions({4}), f64()); }, {3, 4})},
+      {"GroupNorm", layer<GroupNorm>([] { return GroupNorm(GroupNormOptions(2, 4), f64()); }, {3, 4, 5})},
+      {"InstanceNorm1d",
+       layer<InstanceNorm1d>([] { return InstanceNorm1d(InstanceNorm1dOptions(3), f64()); }, {2, 3, 5})},
+      {"InstanceNorm2d tracking",
+       layer<InstanceNorm2d>(
+           [] { return InstanceNorm2d(InstanceNorm2dOptions(3).affine(true).track_running_stats(true), f64()); },
+           {2, 3, 4, 4})},
       {"MaxPool2d", layer<MaxPool2d>([] { return MaxPool2d(MaxPool2dOptions(2).stride(1)); }, {2, 3, 5, 5})},
       {"AvgPool2d", layer<AvgPool2d>([] { return AvgPool2d(AvgPool2dOptions(3).stride(2).padding(1)); }, {2, 3, 6, 6})},
       {"AdaptiveAvgPool2d",

@@ -98,6 +98,29 @@ TEST_CASE("gradcheck: batch_norm and layer_norm", "[nn][gradcheck]") {
   check_double_backward(ln_w, TL{rnd({3, 4}), rnd({4})});
 }
 
+TEST_CASE("gradcheck: group_norm and instance_norm", "[nn][gradcheck]") {
+  wick::manual_seed(3);
+  auto gn = [](const TL& x) { return TL{F::group_norm(x[0], 2, x[1], x[2], 1e-5)}; };
+  CHECK_GRADCHECK(gn, TL{rnd({2, 4, 3, 2}), rnd({4}), rnd({4})});
+  check_double_backward(gn, TL{rnd({2, 4, 3}), rnd({4}), rnd({4})});
+  // G = 1 and G = C, without affine; a [N, C] input.
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::group_norm(x[0], 1)}; }, TL{rnd({2, 3, 4})});
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::group_norm(x[0], 3)}; }, TL{rnd({2, 3, 4})});
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::group_norm(x[0], 3, x[1], x[2], 1e-3)}; },
+                  TL{rnd({4, 6}), rnd({6}), rnd({6})});
+  auto in = [](const TL& x) { return TL{F::instance_norm(x[0], {}, {}, x[1], x[2])}; };
+  CHECK_GRADCHECK(in, TL{rnd({2, 3, 2, 3}), rnd({3}), rnd({3})});
+  check_double_backward(in, TL{rnd({2, 3, 4}), rnd({3}), rnd({3})});
+  CHECK_GRADCHECK([](const TL& x) { return TL{F::instance_norm(x[0])}; }, TL{rnd({3, 2, 5})});
+  // Training with running statistics (updated on every call; the output does not read them).
+  const Tensor rm = wick::zeros({3}, TensorOptions(kFloat64)), rv = wick::ones({3}, TensorOptions(kFloat64));
+  CHECK_GRADCHECK([&](const TL& x) { return TL{F::instance_norm(x[0], rm, rv, x[1], x[2], true, 0.1)}; },
+                  TL{rnd({2, 3, 4}), rnd({3}), rnd({3})});
+  // Eval mode: the running statistics, as batch_norm's eval path.
+  auto in_eval = [](const TL& x) { return TL{F::instance_norm(x[0], x[3], x[4], x[1], x[2], false)}; };
+  CHECK_GRADCHECK(in_eval, TL{rnd({2, 3, 4}), rnd({3}), rnd({3}), rnd({3}), pos({3})});
+}
+
 TEST_CASE("gradcheck: embedding and dropout", "[nn][gradcheck]") {
   Tensor idx = wick::tensor(std::vector<int64_t>{0, 2, 2, 4, 1, 0}, {2, 3}, kInt64);
   CHECK_GRADCHECK([&](const TL& x) { return TL{F::embedding(idx, x[0])}; }, TL{rnd({5, 3})});

@@ -91,6 +91,29 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
 /// weight and bias have shape normalized_shape and the input's dtype (TypeError otherwise).
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {}, const Tensor& bias = {},
                   double eps = 1e-5);
+/// Group normalization (torch.nn.functional.group_norm): input [N, C, *] with C divisible by
+/// num_groups > 0 (ValueError otherwise); each sample's channels are split into num_groups groups
+/// of C / num_groups, each group normalized over its (C / num_groups, *) values with the biased
+/// variance, then * weight + bias (per channel, [C], the input's dtype: TypeError otherwise).
+/// As PyTorch 1.13, one sample whose every group holds one value (N * C / num_groups * prod(*) ==
+/// 1) is a ValueError, and an input with no elements gives an empty output in the graph. The
+/// normalization is layer_norm's (its fused node, Note [Fused layer_norm]).
+Tensor group_norm(const Tensor& input, int64_t num_groups, const Tensor& weight = {}, const Tensor& bias = {},
+                  double eps = 1e-5);
+/// Instance normalization (torch.nn.functional.instance_norm): each (n, c) plane of input
+/// [N, C, *] normalized over its spatial values, then * weight + bias (per channel). With
+/// use_input_stats (PyTorch 1.13's default) it normalizes with each instance's own mean and
+/// biased variance (more than one spatial value needed: ValueError), and updates the running
+/// statistics given, in place: running = (1 - momentum) * running + momentum * stat, where stat
+/// is the mean over the batch of the instances' means (running_mean) and of their unbiased
+/// variances (running_var). Without use_input_stats it normalizes with running_mean and
+/// running_var (both needed: ValueError) and changes nothing. Weight, bias and the running
+/// statistics are [C] in the input's dtype (TypeError otherwise). An input with no elements gives
+/// an empty output in the graph and leaves the running statistics alone (PyTorch 1.13 writes NaN
+/// into them for an empty batch, and refuses a weight there; docs/modules.md).
+Tensor instance_norm(const Tensor& input, const Tensor& running_mean = {}, const Tensor& running_var = {},
+                     const Tensor& weight = {}, const Tensor& bias = {}, bool use_input_stats = true,
+                     double momentum = 0.1, double eps = 1e-5);
 
 // ---- embedding, dropout, activations ----
 /// weight[indices]: indices int64 of any shape -> [*indices.shape, dim]. Rows at padding_idx get

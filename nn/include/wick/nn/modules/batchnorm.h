@@ -4,7 +4,7 @@
 
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
-#include "wick/nn/cloneable.h"
+#include "wick/nn/modules/norm_base.h"
 
 namespace wick::nn {
 
@@ -23,40 +23,18 @@ struct BatchNormOptions {
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
 
-/// The shared implementation; `kInputDims` lists the accepted input ranks.
-/// Tables: parameters weight (ones), bias (zeros) when affine, else None; buffers running_mean
-/// (zeros), running_var (ones), num_batches_tracked (int64 0) when track_running_stats, else
-/// None. In training mode each forward increments num_batches_tracked and updates the running
-/// statistics with `momentum` (or, when momentum is nullopt, the cumulative average
-/// 1 / num_batches_tracked), running_var with the unbiased batch variance, as PyTorch. An empty
-/// batch is counted but leaves the running statistics alone (F::batch_norm), as PyTorch 1.13.
+/// The shared implementation; the parameters and buffers are NormBase's. In training mode each
+/// forward increments num_batches_tracked and updates the running statistics with `momentum`
+/// (or, when momentum is nullopt, the cumulative average 1 / num_batches_tracked), running_var
+/// with the unbiased batch variance, as PyTorch. An empty batch is counted but leaves the running
+/// statistics alone (F::batch_norm), as PyTorch 1.13.
 template <class Derived>
-class BatchNormBase : public Cloneable<Derived> {
+class BatchNormBase : public NormBase<Derived, BatchNormOptions> {
  public:
   /// `tensor_options`: the parameters' and buffers' dtype and device (see LinearImpl).
-  explicit BatchNormBase(const BatchNormOptions& options, TensorOptions tensor_options = {});
+  explicit BatchNormBase(const BatchNormOptions& options, TensorOptions tensor_options = {})
+      : NormBase<Derived, BatchNormOptions>(options, tensor_options) {}
   Tensor forward(const Tensor& input);
-  /// running_mean <- 0, running_var <- 1, num_batches_tracked <- 0.
-  void reset_running_stats();
-  /// reset_running_stats(), weight <- 1, bias <- 0.
-  void reset_parameters();
-  std::string extra_repr() const override;
-
-  const Tensor& weight() const { return this->param(weight_); }
-  const Tensor& bias() const { return this->param(bias_); }
-  const Tensor& running_mean() const { return this->buffer(running_mean_); }
-  const Tensor& running_var() const { return this->buffer(running_var_); }
-  const Tensor& num_batches_tracked() const { return this->buffer(num_batches_tracked_); }
-  int64_t num_features() const { return options_.num_features(); }
-  const BatchNormOptions& options() const { return options_; }
-
- protected:
-  virtual void check_input(const Tensor& input) const = 0;
-
- private:
-  BatchNormOptions options_;
-  ParamSlot weight_, bias_;
-  BufferSlot running_mean_, running_var_, num_batches_tracked_;
 };
 
 /// Input [N, C] or [N, C, L]. `BatchNorm1d(n)` or `BatchNorm1d(BatchNorm1dOptions(n).eps(..))`.
@@ -82,6 +60,8 @@ class BatchNorm2dImpl : public BatchNormBase<BatchNorm2dImpl> {
 WICK_MODULE(BatchNorm1d);
 WICK_MODULE(BatchNorm2d);
 
+extern template class NormBase<BatchNorm1dImpl, BatchNormOptions>;
+extern template class NormBase<BatchNorm2dImpl, BatchNormOptions>;
 extern template class BatchNormBase<BatchNorm1dImpl>;
 extern template class BatchNormBase<BatchNorm2dImpl>;
 
