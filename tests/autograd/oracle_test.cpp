@@ -149,13 +149,10 @@ const std::set<std::string>& nn_ops() {
                                             "conv2d_same",
                                             // generate.py's decoder_cases, tests/nn/layers_oracle_test.cpp
                                             "transformer_decoder_layer", "transformer_decoder", "transformer",
-<<<<<<< HEAD
                                             // generate.py's optim_cases, tests/nn/optim_rmsprop_adagrad_test.cpp
-                                            "optim_rmsprop", "optim_adagrad"};
-=======
+                                            "optim_rmsprop", "optim_adagrad",
                                             // generate.py's norm_more_cases, tests/nn/group_instance_norm_test.cpp
                                             "group_norm", "instance_norm", "group_norm_module", "instance_norm_module"};
->>>>>>> helper51-norm
   return ops;
 }
 
