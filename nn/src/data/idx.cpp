@@ -1,8 +1,9 @@
-// IDX reading through zlib (gzip or plain files), with every size checked before it is trusted.
+// IDX reading (gzip through zlib's inflate, or plain files), with every size checked before it is trusted.
 #include "wick/nn/data/idx.h"
 
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <cstring>
 #include <memory>
 #include <new>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "../file_descriptor.h"
@@ -40,34 +43,148 @@ size_t idx_element_size(uint8_t type) {
   }
 }
 
-struct GzCloser {
-  void operator()(gzFile_s* f) const { gzclose(f); }
-};
-
-// Reads up to n bytes; returns the count (short only at the end of the stream); throws on a
-// damaged stream.
-size_t read_some(gzFile f, void* dst, size_t n, const std::string& path) {
-  size_t done = 0;
-  while (done < n) {
-    const unsigned chunk = static_cast<unsigned>(std::min<size_t>(n - done, 1u << 30));
-    int r = gzread(f, static_cast<char*>(dst) + done, chunk);
-    if (r < 0) {
-      int err = 0;
-      const char* msg = gzerror(f, &err);
-      WICK_FAIL_T(FormatError, "read_idx: {}: the file is damaged ({})", path, msg ? msg : "zlib error");
+// Note [gzip members and trailing bytes]
+// A gzip file is one or more members back to back (RFC 1952 2.2; `cat a.gz b.gz` is a valid
+// gzip file whose data is a's then b's), and Python's gzip module, which torchvision reads these
+// files with, also skips zero bytes after a member (tape padding). zlib's gzread accepts both
+// but also ignores any other bytes after a member without a word, so a file with junk appended
+// would load. wick therefore runs zlib's inflate itself, member by member, and accepts exactly
+// what Python 3.11's gzip.decompress accepts:
+// - after each member, any number of zero bytes, then the end of the file or another member
+//   (which must start with the magic bytes 1f 8b; an empty member is fine);
+// - anything else after a member (junk, a lone 1f) is a FormatError naming the file and the
+//   offset of the first such byte; Python raises BadGzipFile "Not a gzipped file" there;
+// - a member cut short (even one that is only 1f 8b) is the "damaged (unexpected end of file)"
+//   FormatError; Python raises EOFError; every member's CRC-32 and length are checked.
+// A file that does not start with 1f 8b is read as it is (an IDX file starts with 00 00).
+class IdxStream {
+ public:
+  IdxStream(serialize::detail::Fd fd, const std::string& path) : fd_(std::move(fd)), path_(path) {
+    while (end_ < 2 && fill() > 0) {
     }
-    if (r == 0) break;
-    done += static_cast<size_t>(r);
+    gzip_ = end_ >= 2 && buf_[0] == 0x1f && buf_[1] == 0x8b;
+    if (!gzip_) return;
+    const int r = inflateInit2(&z_, 16 + MAX_WBITS);  // gzip only, as gzread
+    if (r == Z_MEM_ERROR) WICK_FAIL_T(OutOfMemoryError, "read_idx: {}: out of memory starting zlib's inflate", path_);
+    WICK_CHECK_IO(r == Z_OK, "read_idx: {}: cannot start zlib's inflate ({})", path_, zError(r));
+    inflating_ = true;
   }
-  // zlib reports a gzip stream cut short as Z_BUF_ERROR after a short read.
-  if (done < n) {
-    int err = 0;
-    const char* msg = gzerror(f, &err);
-    WICK_CHECK_FORMAT(err == Z_OK || err == Z_STREAM_END, "read_idx: {}: the file is damaged ({})", path,
-                      msg ? msg : "zlib error");
+  ~IdxStream() {
+    if (inflating_) inflateEnd(&z_);
   }
-  return done;
-}
+  IdxStream(const IdxStream&) = delete;
+  IdxStream& operator=(const IdxStream&) = delete;
+
+  /// True for a gzip file (what `read` returns is then the members' decompressed data).
+  bool gzip() const { return gzip_; }
+
+  /// Reads up to n bytes into dst; returns the count, short only at the end of the data. Throws
+  /// FormatError for a damaged gzip member or bytes after one that are not another member, and
+  /// IOError when the file cannot be read.
+  size_t read(void* dst, size_t n) { return gzip_ ? read_gzip(static_cast<uint8_t*>(dst), n) : read_plain(dst, n); }
+
+ private:
+  static constexpr size_t kBufBytes = size_t{1} << 17;
+
+  // Moves the unread bytes to the front of the buffer and reads more after them; returns the
+  // number of bytes added (0 at the end of the file, or when the buffer is full).
+  size_t fill() {
+    if (start_ > 0) {
+      std::memmove(buf_.get(), buf_.get() + start_, end_ - start_);
+      buf_offset_ += start_;
+      end_ -= start_;
+      start_ = 0;
+    }
+    if (end_ == kBufBytes) return 0;
+    for (;;) {
+      const ssize_t r = ::read(fd_.fd, buf_.get() + end_, kBufBytes - end_);
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) WICK_FAIL_T(IOError, "read_idx: cannot read {}: {}", path_, std::strerror(errno));
+      end_ += static_cast<size_t>(r);
+      return static_cast<size_t>(r);
+    }
+  }
+
+  size_t read_plain(void* dst, size_t n) {
+    auto* out = static_cast<uint8_t*>(dst);
+    size_t done = std::min(n, end_ - start_);
+    std::memcpy(out, buf_.get() + start_, done);
+    start_ += done;
+    while (done < n) {  // the buffer is empty now: read straight into dst
+      const ssize_t r = ::read(fd_.fd, out + done, std::min<size_t>(n - done, size_t{1} << 30));
+      if (r < 0 && errno == EINTR) continue;
+      if (r < 0) WICK_FAIL_T(IOError, "read_idx: cannot read {}: {}", path_, std::strerror(errno));
+      if (r == 0) break;
+      done += static_cast<size_t>(r);
+    }
+    return done;
+  }
+
+  // Between members (Note [gzip members and trailing bytes]): skips zero padding; returns false
+  // at the end of the file, true when another member starts (inflate is reset for it); throws
+  // for anything else.
+  bool next_member() {
+    for (;;) {
+      while (start_ < end_ && buf_[start_] == 0) ++start_;
+      if (start_ < end_) break;
+      if (fill() == 0) return false;
+    }
+    if (end_ - start_ < 2) fill();
+    const uint64_t at = buf_offset_ + start_;
+    if (end_ - start_ < 2 || buf_[start_] != 0x1f || buf_[start_ + 1] != 0x8b) {
+      const std::string shown = end_ - start_ < 2 ? fmt::format("byte {:02x}", buf_[start_])
+                                                  : fmt::format("bytes {:02x} {:02x}", buf_[start_], buf_[start_ + 1]);
+      WICK_FAIL_T(FormatError,
+                  "read_idx: {}: there are bytes after the end of the gzip data that are not another gzip member "
+                  "({} at offset {}; a member starts with 1f 8b, and only zero bytes may pad the end); the "
+                  "file is corrupt or has something appended (if the data ends there, keep the first {} bytes; "
+                  "otherwise compress the IDX data again)",
+                  path_, shown, at, at);
+    }
+    member_start_ = at;
+    WICK_CHECK_IO(inflateReset(&z_) == Z_OK, "read_idx: {}: cannot reset zlib's inflate", path_);
+    in_member_ = true;
+    return true;
+  }
+
+  size_t read_gzip(uint8_t* out, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+      if (!in_member_ && !next_member()) break;
+      if (start_ == end_ && fill() == 0)
+        WICK_FAIL_T(FormatError,
+                    "read_idx: {}: the file is damaged (unexpected end of file: the gzip member that starts at "
+                    "offset {} is cut short)",
+                    path_, member_start_);
+      const unsigned want = static_cast<unsigned>(std::min<size_t>(n - done, size_t{1} << 30));
+      z_.next_in = buf_.get() + start_;
+      z_.avail_in = static_cast<unsigned>(end_ - start_);
+      z_.next_out = out + done;
+      z_.avail_out = want;
+      const int r = inflate(&z_, Z_NO_FLUSH);
+      start_ = end_ - z_.avail_in;
+      done += want - z_.avail_out;
+      if (r == Z_STREAM_END) {
+        in_member_ = false;
+      } else if (r == Z_MEM_ERROR) {
+        WICK_FAIL_T(OutOfMemoryError, "read_idx: {}: out of memory in zlib's inflate", path_);
+      } else if (r != Z_OK && !(r == Z_BUF_ERROR && z_.avail_in == 0)) {  // Z_BUF_ERROR: it wants more input
+        WICK_FAIL_T(FormatError, "read_idx: {}: the file is damaged ({}, in the gzip member that starts at offset {})",
+                    path_, z_.msg ? z_.msg : zError(r), member_start_);
+      }
+    }
+    return done;
+  }
+
+  serialize::detail::Fd fd_;
+  const std::string& path_;
+  std::unique_ptr<uint8_t[]> buf_{new uint8_t[kBufBytes]};
+  size_t start_ = 0, end_ = 0;  // the unread input: buf_[start_, end_)
+  uint64_t buf_offset_ = 0;     // the file offset of buf_[0]
+  bool gzip_ = false, inflating_ = false, in_member_ = false;
+  uint64_t member_start_ = 0;  // the file offset of the current (or last) member
+  z_stream z_{};
+};
 
 // Grows the data buffer; a failed allocation is an OutOfMemoryError naming the file.
 void resize_or_fail(std::vector<uint8_t>& bytes, uint64_t n, const std::string& path) {
@@ -113,14 +230,15 @@ IdxArray read_idx(const std::string& path) {
     WICK_FAIL_T(IOError, "read_idx: cannot open {}: {}", path, std::strerror(file.error));
   }
   const struct stat st = file.st;
-  std::unique_ptr<gzFile_s, GzCloser> f(gzdopen(file.fd.fd, "rb"));
-  WICK_CHECK_IO(f != nullptr, "read_idx: cannot open {}: {}", path, std::strerror(errno));
-  file.fd.release();  // gzclose closes it now
-  gzbuffer(f.get(), 1 << 17);
+  std::optional<IdxStream> f;
+  try {
+    f.emplace(std::move(file.fd), path);
+  } catch (const std::bad_alloc&) {
+    WICK_FAIL_T(OutOfMemoryError, "read_idx: {}: out of memory allocating the read buffer", path);
+  }
 
   uint8_t magic[4];
-  WICK_CHECK_FORMAT(read_some(f.get(), magic, 4, path) == 4,
-                    "read_idx: {}: the file is shorter than the 4-byte magic number", path);
+  WICK_CHECK_FORMAT(f->read(magic, 4) == 4, "read_idx: {}: the file is shorter than the 4-byte magic number", path);
   WICK_CHECK_FORMAT(
       magic[0] == 0 && magic[1] == 0,
       "read_idx: {}: not an IDX file (magic number {:02x} {:02x} {:02x} {:02x}; expected 00 00 <type> <dims>)", path,
@@ -133,7 +251,7 @@ IdxArray read_idx(const std::string& path) {
   const int ndims = magic[3];
   WICK_CHECK_FORMAT(ndims >= 1, "read_idx: {}: the header declares 0 dimensions", path);
   std::vector<uint8_t> dimbytes(static_cast<size_t>(ndims) * 4);
-  WICK_CHECK_FORMAT(read_some(f.get(), dimbytes.data(), dimbytes.size(), path) == dimbytes.size(),
+  WICK_CHECK_FORMAT(f->read(dimbytes.data(), dimbytes.size()) == dimbytes.size(),
                     "read_idx: {}: the file ends inside the header ({} dimensions declared)", path, ndims);
   // Note [Loader limits]: the declared size is checked (overflow, kMaxIdxDataBytes) and, for a
   // plain file, compared with the bytes actually there before anything is allocated; a gzip
@@ -151,7 +269,7 @@ IdxArray read_idx(const std::string& path) {
                       fmt::join(a.dims, ", "), serialize::kMaxIdxDataBytes);
   }
   const uint64_t header = 4 + dimbytes.size();
-  if (gzdirect(f.get())) {  // a plain file: its size is the truth
+  if (!f->gzip()) {  // a plain file: its size is the truth
     const uint64_t present = static_cast<uint64_t>(st.st_size) - header;
     WICK_CHECK_FORMAT(present >= total,
                       "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but "
@@ -162,7 +280,7 @@ IdxArray read_idx(const std::string& path) {
                       "declare",
                       path, total, fmt::join(a.dims, ", "));
     resize_or_fail(a.bytes, total, path);
-    const size_t got = read_some(f.get(), a.bytes.data(), total, path);
+    const size_t got = f->read(a.bytes.data(), total);
     WICK_CHECK_FORMAT(got == total,
                       "read_idx: {}: the file is truncated: dimensions [{}] need {} bytes of data but only {} "
                       "could be read",
@@ -172,7 +290,7 @@ IdxArray read_idx(const std::string& path) {
     while (got < total) {
       const size_t want = static_cast<size_t>(std::min<uint64_t>(total - got, std::max<size_t>(got, 1u << 20)));
       resize_or_fail(a.bytes, got + want, path);
-      const size_t r = read_some(f.get(), a.bytes.data() + got, want, path);
+      const size_t r = f->read(a.bytes.data() + got, want);
       got += r;
       if (r < want) break;
     }
@@ -184,7 +302,7 @@ IdxArray read_idx(const std::string& path) {
                       path, fmt::join(a.dims, ", "), total, got);
   }
   uint8_t extra;
-  WICK_CHECK_FORMAT(read_some(f.get(), &extra, 1, path) == 0,
+  WICK_CHECK_FORMAT(f->read(&extra, 1) == 0,
                     "read_idx: {}: there are bytes after the {} bytes of data that dimensions [{}] declare", path,
                     total, fmt::join(a.dims, ", "));
   if (esize > 1) {  // big-endian -> host (little-endian hosts only in practice)

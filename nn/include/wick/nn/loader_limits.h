@@ -8,7 +8,8 @@
 //   allocated (a plain file against its size; a gzip stream is grown only as it really
 //   decompresses, up to kMaxIdxDataBytes), and the tensor built from it is checked against
 //   kMaxIdxTensorBytes; a gzip bomb stops at the limit, and a failed allocation is an
-//   OutOfMemoryError naming the file, never a std::bad_alloc;
+//   OutOfMemoryError naming the file, never a std::bad_alloc; nothing may follow a gzip file's
+//   members but zero padding (Note [gzip members and trailing bytes] in nn/src/data/idx.cpp);
 // - a path is opened without blocking, and anything but a regular file (a FIFO, a device, a
 //   directory) is refused before any read, so no loader waits forever;
 // - JSON (a safetensors header, the optimizer's metadata) has its nesting depth counted on the

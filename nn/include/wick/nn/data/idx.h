@@ -1,6 +1,6 @@
 #pragma once
 // The IDX file format of MNIST and Fashion-MNIST (http://yann.lecun.com/exdb/mnist/), plain or
-// gzip-compressed (zlib reads both):
+// gzip-compressed (a file starting with 1f 8b; zlib's inflate decompresses it):
 //
 //   0x00 0x00 <type> <ndims>        magic: type 0x08 ubyte, 0x09 sbyte, 0x0B int16, 0x0C int32,
 //                                   0x0D float32, 0x0E float64
@@ -9,8 +9,11 @@
 //
 // Every reader here treats the file as untrusted: a bad magic number, zero or too many dims, a
 // size that overflows, a truncated or overlong data section, or a damaged gzip stream raises a
-// wick::FormatError naming the file and the problem. A missing Fashion-MNIST file raises an
-// IOError that says how to install the dataset.
+// wick::FormatError naming the file and the problem. A gzip file is read as Python's gzip module
+// reads it (Note [gzip members and trailing bytes] in nn/src/data/idx.cpp): several members back
+// to back and zero padding after a member are fine, any other bytes after a member are a
+// FormatError naming their offset. A missing Fashion-MNIST file raises an IOError that says how
+// to install the dataset.
 #include <cstdint>
 #include <string>
 #include <vector>
