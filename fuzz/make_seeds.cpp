@@ -29,6 +29,29 @@ void write_gz(const fs::path& p, const std::string& bytes) {
   gzclose(f);
 }
 
+// One gzip member holding `bytes` (several back to back make a multi-member gzip file).
+std::string gzip_member(const std::string& bytes) {
+  z_stream z{};
+  std::string out(compressBound(static_cast<uLong>(bytes.size())) + 64, '\0');
+  if (deflateInit2(&z, 9, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) std::exit(1);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(bytes.data()));
+  z.avail_in = static_cast<uInt>(bytes.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  if (deflate(&z, Z_FINISH) != Z_STREAM_END) std::exit(1);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// A safetensors image written by hand: `header` (JSON) then `data`.
+std::string safetensors_image(std::string header, const std::string& data) {
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string out;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
+  return out + header + data;
+}
+
 // An IDX image: magic, big-endian dims, then `data` (already big-endian).
 std::string idx(uint8_t type, const std::vector<uint32_t>& dims, const std::string& data) {
   std::string out{'\0', '\0', static_cast<char>(type), static_cast<char>(dims.size())};
@@ -64,6 +87,14 @@ int main(int argc, char** argv) {
                                                {"empty", wick::zeros({0, 4}, TensorOptions(kFloat32))}},
                                               {{"format", "pt"}, {"note", "seed"}}));
 
+  // Dtypes wick cannot hold next to one it can (Note [Unsupported safetensors dtypes]).
+  const std::string foreign = safetensors_image(
+      R"({"f32":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"f16":{"dtype":"F16","shape":[2],"data_offsets":)"
+      R"([8,12]},"bf16":{"dtype":"BF16","shape":[1],"data_offsets":[12,14]},"f4":{"dtype":"F4","shape":[2],)"
+      R"("data_offsets":[14,15]},"__metadata__":{"format":"pt"}})",
+      std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x3c\x00\x40\x80\x3f\x21", 15));
+  write_file(st / "seed-unsupported-dtypes", foreign);
+
   // checkpoints of the harness's model, before and after a training step, for both optimizers.
   const fs::path ck = root / "checkpoint";
   for (int kind = 0; kind < 2; ++kind) {
@@ -76,6 +107,7 @@ int main(int argc, char** argv) {
     nn::save(*opt, (ck / ("seed-optimizer-" + k)).string());
     nn::save_checkpoint((ck / ("seed-checkpoint-" + k)).string(), *m.net, *opt, 2, {{"note", "seed"}});
   }
+  write_file(ck / "seed-unsupported-dtypes", foreign);
 
   // IDX: labels and images (ubyte), and the other element types; raw and gzip.
   const fs::path ix = root / "idx";
@@ -91,6 +123,11 @@ int main(int argc, char** argv) {
     write_file(ix / ("seed-" + name), bytes);
     write_gz(ix / ("seed-" + name + ".gz"), bytes);
   }
+  // Two gzip members split inside the header, an empty one, then zero padding (Note [gzip
+  // members and trailing bytes] in nn/src/data/idx.cpp).
+  const std::string labels = files[0].second;
+  write_file(ix / "seed-labels-members.gz",
+             gzip_member(labels.substr(0, 6)) + gzip_member(labels.substr(6)) + gzip_member("") + std::string(4, '\0'));
   std::printf("seeds written under %s\n", root.c_str());
   return 0;
 }

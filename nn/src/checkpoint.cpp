@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "json_limits.h"
+#include "module_state.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -43,10 +44,13 @@ void check_user_metadata(const std::map<std::string, std::string>& metadata, con
     WICK_CHECK(k != kOptimizerMeta && k != kEpochMeta, "{}: the metadata key \"{}\" is reserved", what, k);
 }
 
-// Splits a file's tensors into the module's and the optimizer's.
+// Splits a file's tensors into the module's and the optimizer's; those of dtypes wick cannot
+// hold go to model_unsupported and optimizer_unsupported (Note [Unsupported safetensors dtypes]).
 struct Parts {
   StateDict model;
+  std::vector<UnsupportedTensor> model_unsupported;
   optim::OptimizerStateDict optimizer;
+  std::vector<UnsupportedTensor> optimizer_unsupported;
   bool has_optimizer = false;
 };
 
@@ -67,12 +71,27 @@ Parts split(const SafetensorsData& data, const std::string& path, const char* op
     else
       p.model.insert(k, t);
   }
+  for (const UnsupportedTensor& u : data.unsupported)
+    (p.has_optimizer && u.name.rfind(kOptimizerPrefix, 0) == 0 ? p.optimizer_unsupported : p.model_unsupported)
+        .push_back(u);
   return p;
 }
 
+// The error for optimizer state of dtypes wick cannot hold: the optimizer needs all of its state.
+std::string optimizer_unsupported_message(const std::vector<UnsupportedTensor>& unsupported) {
+  std::vector<std::string> named;
+  for (const UnsupportedTensor& u : unsupported)
+    named.push_back(
+        fmt::format("\"{}\" ({})", serialize::detail::quote_prefix(u.name, serialize::kMaxQuotedChars), u.dtype));
+  return fmt::format("the optimizer state {} {} a dtype wick cannot hold (it holds the safetensors dtypes {})",
+                     serialize::detail::brief_join(named, ", ", false, 2 * serialize::kMaxQuotedChars),
+                     named.size() == 1 ? "has" : "have", serialize::kSupportedSafetensorsDtypes);
+}
+
+// Tensors of dtypes wick cannot hold are listed, unread, for the loaders to judge per key.
 SafetensorsData read(const std::string& path, const char* what) {
   try {
-    return load_safetensors(path);
+    return load_safetensors(path, UnsupportedDtypes::Skip);
   } catch (const Error& e) {
     rethrow_with_context(e, fmt::format("{}: cannot read the checkpoint {}: ", what, path));
   }
@@ -115,7 +134,7 @@ void save(const Module& m, const std::string& path, const std::map<std::string, 
 LoadStateDictResult load(Module& m, const std::string& path, bool strict) {
   Parts p = split(read(path, "load"), path, "load");
   try {
-    return m.load_state_dict(p.model, strict);
+    return detail::load_state_dict_with_unsupported(m, p.model, strict, p.model_unsupported);
   } catch (const Error& e) {
     rethrow_with_context(e, fmt::format("load {}: ", path));
   }
@@ -136,8 +155,12 @@ void load(optim::Optimizer& opt, const std::string& path) {
   // A training checkpoint (wick.epoch) also holds the model's tensors: they are not the
   // optimizer's business. Any other file must hold nothing but optimizer state.
   const bool training_checkpoint = data.metadata.count(kEpochMeta) != 0;
-  WICK_CHECK_FORMAT(training_checkpoint || p.model.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path,
-                    serialize::detail::brief_join(p.model.keys(), ", ", /*quote=*/true));
+  std::vector<std::string> model_keys = p.model.keys();
+  for (const UnsupportedTensor& u : p.model_unsupported) model_keys.push_back(u.name);
+  WICK_CHECK_FORMAT(training_checkpoint || model_keys.empty(), "load: {}: unexpected key(s) for an optimizer: {}", path,
+                    serialize::detail::brief_join(model_keys, ", ", /*quote=*/true));
+  WICK_CHECK_TYPE(p.optimizer_unsupported.empty(), "load {}: {}", path,
+                  optimizer_unsupported_message(p.optimizer_unsupported));
   try {
     opt.load_state_dict(p.optimizer);
   } catch (const Error& e) {
@@ -176,16 +199,21 @@ CheckpointInfo load_checkpoint(const std::string& path, Module& model, optim::Op
   std::string model_error, opt_error;
   std::exception_ptr model_exception, opt_exception;  // their class is the class raised (Note [Typed errors])
   optim::Optimizer::PendingLoad pending;
-  try {
-    pending = opt.prepare_load_state_dict(p.optimizer);
-  } catch (const Error& e) {
-    opt_error = e.what();
-    opt_exception = std::current_exception();
+  if (!p.optimizer_unsupported.empty()) {
+    opt_error = optimizer_unsupported_message(p.optimizer_unsupported);
+    opt_exception = std::make_exception_ptr(TypeError(opt_error));
+  } else {
+    try {
+      pending = opt.prepare_load_state_dict(p.optimizer);
+    } catch (const Error& e) {
+      opt_error = e.what();
+      opt_exception = std::current_exception();
+    }
   }
   std::optional<StateDict> model_before;
   if (opt_exception) model_before = snapshot(model);
   try {
-    info.model_keys = model.load_state_dict(p.model, strict);
+    info.model_keys = detail::load_state_dict_with_unsupported(model, p.model, strict, p.model_unsupported);
     if (model_before) model.load_state_dict(*model_before, false);
   } catch (const Error& e) {
     model_error = e.what();

@@ -1,8 +1,12 @@
 // Module::state_dict / load_state_dict, and printing of the module tree.
+#include "module_state.h"
+
 #include <fmt/format.h>
 
 #include <ostream>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "json_limits.h"
@@ -112,17 +116,42 @@ StateDict Module::state_dict() const {
 }
 
 LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) {
+  return detail::load_state_dict_with_unsupported(*this, dict, strict, {});
+}
+
+LoadStateDictResult detail::load_state_dict_with_unsupported(
+    Module& m, const StateDict& dict, bool strict, const std::vector<serialize::UnsupportedTensor>& unsupported) {
   std::vector<Target> targets;
-  collect_targets(*this, "", targets);
+  collect_targets(m, "", targets);
   LoadStateDictResult result;
   std::vector<std::string> problems;
   bool value_problem = false;  // a problem other than a dtype mismatch
   std::unordered_set<std::string> expected;
+  std::unordered_map<std::string_view, const serialize::UnsupportedTensor*> foreign;
+  for (const auto& u : unsupported) foreign.emplace(u.name, &u);
   for (const auto& t : targets) {
     expected.insert(t.key);
     const Tensor* src = dict.find(t.key);
     if (!src) {
-      result.missing_keys.push_back(t.key);
+      auto it = foreign.find(t.key);
+      if (it == foreign.end()) {
+        result.missing_keys.push_back(t.key);
+        continue;
+      }
+      // A tensor of a dtype wick cannot hold (Note [Unsupported safetensors dtypes]).
+      const serialize::UnsupportedTensor& u = *it->second;
+      if (!(IntArrayRef(u.shape) == t.tensor.sizes())) {
+        value_problem = true;
+        problems.push_back(fmt::format(
+            "size mismatch for {}: copying a {} with shape [{}] from checkpoint, the shape in current model is {}.",
+            t.key, t.is_param ? "param" : "buffer", fmt::join(u.shape, ", "), shape_str(t.tensor)));
+      }
+      problems.push_back(fmt::format(
+          "dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype in current model is {}. wick "
+          "cannot hold {} tensors (it holds the safetensors dtypes {}): convert the checkpoint's tensor to {} (in "
+          "PyTorch: t.to(torch.{})).",
+          t.key, t.is_param ? "param" : "buffer", u.dtype, t.tensor.dtype(), u.dtype,
+          serialize::kSupportedSafetensorsDtypes, dtype_safetensors_name(t.tensor.dtype()), t.tensor.dtype()));
       continue;
     }
     if (!src->defined()) {
@@ -152,24 +181,38 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   }
   for (const auto& [key, value] : dict)
     if (!expected.count(key)) result.unexpected_keys.push_back(key);
+  std::vector<std::string> foreign_unexpected;  // `"key" (F16)`, for the message
+  for (const auto& u : unsupported)
+    if (!expected.count(u.name)) {
+      result.unexpected_keys.push_back(u.name);
+      foreign_unexpected.push_back(
+          fmt::format("\"{}\" ({})", serialize::detail::quote_prefix(u.name, serialize::kMaxQuotedChars), u.dtype));
+    }
 
   std::string msg;
   if (strict && !result.missing_keys.empty())
     msg += fmt::format("\n\tMissing key(s) in state_dict: {}.", quoted_list(result.missing_keys));
-  if (strict && !result.unexpected_keys.empty())
+  if (strict && !result.unexpected_keys.empty()) {
     msg += fmt::format("\n\tUnexpected key(s) in state_dict: {}.", quoted_list(result.unexpected_keys));
+    if (!foreign_unexpected.empty())
+      msg += fmt::format(
+          " Of these, {} {} a dtype wick cannot hold (it holds the safetensors dtypes {}); load with strict=false to "
+          "skip them.",
+          serialize::detail::brief_join(foreign_unexpected, ", ", false, 2 * serialize::kMaxQuotedChars),
+          foreign_unexpected.size() == 1 ? "has" : "have", serialize::kSupportedSafetensorsDtypes);
+  }
   for (const auto& p : problems) msg += "\n\t" + p;
   // Only missing or unexpected keys: IndexError; a size mismatch, undefined tensor or target that
   // cannot be written: ValueError; otherwise (dtype mismatches): TypeError.
   if (!msg.empty()) {
     const std::string text = fmt::format(
-        "Error(s) in loading state_dict for {}:{}\nNothing was loaded; the module is unchanged.", name(), msg);
+        "Error(s) in loading state_dict for {}:{}\nNothing was loaded; the module is unchanged.", m.name(), msg);
     if (problems.empty()) WICK_FAIL_T(IndexError, "{}", text);
     if (value_problem) WICK_FAIL("{}", text);
     WICK_FAIL_T(TypeError, "{}", text);
   }
 
-  copy_all(targets, dict, name());
+  copy_all(targets, dict, m.name());
   return result;
 }
 

@@ -62,12 +62,44 @@ uint64_t as_u64(const ordered_json& v, const std::string& what, const std::strin
   fail(what, fmt::format("{} must be a non-negative integer, got {}", field, json_preview(v)));
 }
 
+// A safetensors dtype (Note [Unsupported safetensors dtypes]): its name, bits per element, and
+// the wick DType that holds it, if any.
+struct StDtype {
+  std::string_view name;
+  unsigned bits;
+  std::optional<DType> dtype;
+};
+
+// The format's dtypes (the reference implementation's Dtype::bitsize table).
+constexpr StDtype kStDtypes[] = {
+    {"BOOL", 8, kBool}, {"I64", 64, kInt64}, {"F32", 32, kFloat32}, {"F64", 64, kFloat64}, {"F4", 4, {}},
+    {"F6_E2M3", 6, {}}, {"F6_E3M2", 6, {}},  {"U8", 8, {}},         {"I8", 8, {}},         {"F8_E5M2", 8, {}},
+    {"F8_E4M3", 8, {}}, {"F8_E8M0", 8, {}},  {"I16", 16, {}},       {"U16", 16, {}},       {"F16", 16, {}},
+    {"BF16", 16, {}},   {"I32", 32, {}},     {"U32", 32, {}},       {"U64", 64, {}},       {"C64", 64, {}},
+};
+
 struct Entry {
   std::string name;
-  DType dtype;
+  const StDtype* dtype = nullptr;
   DimVector shape;
   uint64_t begin = 0, end = 0;
 };
+
+// The error for tensors of dtypes wick cannot hold, when they are read (Refuse) or asked for (at).
+[[noreturn]] void fail_unsupported(const std::string& what, const std::vector<std::string>& named) {
+  fail<NotImplementedError>(
+      what,
+      fmt::format("{} {} {} a dtype wick cannot hold (wick holds {}); load the file into a module with "
+                  "nn::load(module, path, /*strict=*/false) or load_checkpoint(..., /*strict=*/false) to skip "
+                  "the tensors the module does not have, or convert these tensors to one of those dtypes",
+                  named.size() == 1 ? "tensor" : "tensors", detail::brief_join(named, ", ", false, 2 * kMaxQuotedChars),
+                  named.size() == 1 ? "has" : "have", kSupportedSafetensorsDtypes));
+}
+
+// `"name" (F16)` as messages list an unsupported tensor.
+std::string named_with_dtype(const std::string& name, std::string_view dtype) {
+  return fmt::format("\"{}\" ({})", q(name), dtype);
+}
 
 // A shape as the header writes it: [2,3].
 std::string dims_json(const DimVector& shape) { return fmt::format("[{}]", fmt::join(shape, ",")); }
@@ -101,12 +133,13 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
       return true;
     }
     if (at_ == At::Tensor && key_ == "dtype") {
-      try {
-        entry_.dtype = dtype_from_safetensors_name(v);
-      } catch (const Error& err) {
-        rethrow_with_context(err, fmt::format("safetensors: {}: {}: ", what_, field()));
-      }
-      return true;
+      for (const StDtype& d : kStDtypes)
+        if (v == d.name) entry_.dtype = &d;
+      if (entry_.dtype) return true;
+      std::vector<std::string> names;
+      for (const StDtype& d : kStDtypes) names.emplace_back(d.name);
+      fail(what_, fmt::format("{}: \"{}\" is not a safetensors dtype (the format's dtypes are {}; wick holds {})",
+                              field(), q(v), fmt::join(names, ", "), kSupportedSafetensorsDtypes));
     }
     return scalar(ordered_json(std::move(v)));
   }
@@ -231,21 +264,31 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
   void finish_entry() {
     for (int f = 0; f < 3; ++f)
       if (!(fields_ & (1 << f))) fail(what_, fmt::format("{} has no \"{}\" field", field(), kEntryFields[f]));
-    // numel, strides and bytes, checked against overflow (Note [Checked sizes]).
-    uint64_t bytes = 0;
+    // numel, strides and bytes, checked against overflow (Note [Checked sizes]), for every
+    // dtype of the format, held by wick or not (Note [Unsupported safetensors dtypes]).
+    const StDtype& dt = *entry_.dtype;
+    uint64_t numel = 0, bytes = 0;
     try {
-      bytes = checked_nbytes(entry_.shape, element_size(entry_.dtype), "safetensors");
+      numel = checked_nbytes(entry_.shape, 1, "safetensors");
     } catch (const ValueError&) {
+      numel = UINT64_MAX;  // reported below
+    }
+    // bytes = numel * bits / 8, in parts that cannot overflow unnoticed (sub-byte dtypes included).
+    const uint64_t whole = numel / 8, rest_bits = numel % 8 * dt.bits;
+    if (numel == UINT64_MAX || mul_overflow(whole, uint64_t{dt.bits}, &bytes) ||
+        add_overflow(bytes, rest_bits / 8, &bytes) || bytes > static_cast<uint64_t>(INT64_MAX))
       fail(what_, fmt::format("{}: shape {} is too large: its element count, strides or byte size overflows int64",
                               field(), dims_json(entry_.shape)));
-    }
+    if (rest_bits % 8 != 0)
+      fail(what_, fmt::format("{}: shape {} holds {} elements of dtype {} ({} bits each), which do not fill a whole "
+                              "number of bytes",
+                              field(), dims_json(entry_.shape), numel, dt.name, dt.bits));
     const Entry& e = entry_;
     if (e.end < e.begin)
       fail(what_, fmt::format("{}: data_offsets [{}, {}] end before they begin", field(), e.begin, e.end));
     if (e.end - e.begin != bytes)
-      fail(what_,
-           fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field(), e.begin,
-                       e.end, e.end - e.begin, dtype_safetensors_name(e.dtype), dims_json(e.shape), bytes));
+      fail(what_, fmt::format("{}: data_offsets [{}, {}] span {} bytes but dtype {} and shape {} need {}", field(),
+                              e.begin, e.end, e.end - e.begin, dt.name, dims_json(e.shape), bytes));
     if (e.end > data_size_)
       fail(what_, fmt::format("{}: data_offsets [{}, {}] run past the end of the data section ({} bytes; truncated "
                               "file?)",
@@ -265,7 +308,7 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
   bool seen_metadata_ = false;
 };
 
-SafetensorsData parse(const Source& src) {
+SafetensorsData parse(const Source& src, UnsupportedDtypes unsupported) {
   const std::string& what = src.what;
   if (src.size < 8)
     fail(what, fmt::format("the file is truncated: {} bytes, too short for the 8-byte header length", src.size));
@@ -329,13 +372,26 @@ SafetensorsData parse(const Source& src) {
     fail(what,
          fmt::format("the data section has {} bytes but the tensors cover only {} (trailing bytes)", data_size, pos));
 
+  // Tensors of dtypes wick cannot hold fail here, after every entry was checked and before
+  // anything is read (Note [Unsupported safetensors dtypes]), or are listed unread.
+  if (unsupported == UnsupportedDtypes::Refuse) {
+    std::vector<std::string> named;
+    for (const Entry& e : entries)
+      if (!e.dtype->dtype) named.push_back(named_with_dtype(e.name, e.dtype->name));
+    if (!named.empty()) fail_unsupported(what, named);
+  }
   out.tensors.reserve(entries.size());
   for (const Entry& e : entries) {
-    Tensor t = native::empty(e.shape, e.dtype, kCPU);
+    if (!e.dtype->dtype) {
+      out.unsupported.push_back({e.name, std::string(e.dtype->name), IntArrayRef(e.shape).vec()});
+      continue;
+    }
+    const DType dtype = *e.dtype->dtype;
+    Tensor t = native::empty(e.shape, dtype, kCPU);
     const size_t bytes = static_cast<size_t>(e.end - e.begin);
     if (bytes && !src.read(data_start + e.begin, t.data_ptr(), bytes))
       fail(what, fmt::format("cannot read the data of tensor \"{}\" (truncated file?)", q(e.name)));
-    if (e.dtype == kBool) {  // any nonzero byte is true; never let a C++ bool hold another value
+    if (dtype == kBool) {  // any nonzero byte is true; never let a C++ bool hold another value
       auto* p = static_cast<unsigned char*>(t.data_ptr());
       for (size_t i = 0; i < bytes; ++i) p[i] = p[i] != 0;
     }
@@ -365,8 +421,19 @@ const Tensor* SafetensorsData::find(std::string_view name) const {
   return nullptr;
 }
 
+const UnsupportedTensor* SafetensorsData::find_unsupported(std::string_view name) const {
+  for (const UnsupportedTensor& u : unsupported)
+    if (u.name == name) return &u;
+  return nullptr;
+}
+
 const Tensor& SafetensorsData::at(std::string_view name) const {
   if (const Tensor* t = find(name)) return *t;
+  if (const UnsupportedTensor* u = find_unsupported(name))
+    WICK_FAIL_T(NotImplementedError,
+                "safetensors: tensor \"{}\" has dtype {}, which wick cannot hold (wick holds {}); it was skipped, "
+                "unread, when the file was read",
+                q(u->name), u->dtype, kSupportedSafetensorsDtypes);
   std::string some;
   for (size_t i = 0; i < tensors.size() && i < 8; ++i)
     some += (i ? ", " : "") + detail::quote_prefix(tensors[i].first, kMaxQuotedChars);
@@ -375,7 +442,8 @@ const Tensor& SafetensorsData::at(std::string_view name) const {
               detail::quote_prefix(name, kMaxQuotedChars), tensors.size(), some);
 }
 
-SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what) {
+SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what,
+                                  UnsupportedDtypes unsupported) {
   Source src;
   src.what = what;
   src.size = size;
@@ -384,10 +452,10 @@ SafetensorsData parse_safetensors(const void* data, size_t size, const std::stri
     if (n) std::memcpy(dst, static_cast<const char*>(data) + offset, n);
     return true;
   };
-  return parse(src);
+  return parse(src, unsupported);
 }
 
-SafetensorsData load_safetensors(const std::string& path) {
+SafetensorsData load_safetensors(const std::string& path, UnsupportedDtypes unsupported) {
   const detail::OpenedFile f = detail::open_for_reading(path);
   if (f.not_regular) fail<IOError>(path, "not a regular file (a directory, FIFO, socket or device)");
   if (f.fd.fd < 0) fail<IOError>(path, fmt::format("cannot open the file for reading: {}", std::strerror(f.error)));
@@ -408,7 +476,7 @@ SafetensorsData load_safetensors(const std::string& path) {
     }
     return true;
   };
-  return parse(src);
+  return parse(src, unsupported);
 }
 
 std::string serialize_safetensors(const std::vector<NamedTensor>& tensors,

@@ -67,6 +67,39 @@ bool same_bits(const Tensor& a, const Tensor& b) {
   return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.nbytes()) == 0;
 }
 
+std::string text_of(const std::string& path) {
+  std::ifstream i(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(i), std::istreambuf_iterator<char>()};
+}
+
+// An entry of a dtype wick cannot hold, added to a file by header surgery.
+struct Foreign {
+  std::string name, dtype, shape;  // shape as JSON: "[2]"
+  std::string data;                // its bytes (their count sets data_offsets, right or wrong)
+};
+
+// `file` (a safetensors image written by wick) with `extra` entries put first in its header and
+// their bytes appended to its data section.
+std::string with_foreign(const std::string& file, const std::vector<Foreign>& extra) {
+  REQUIRE(file.size() >= 8);
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(file[static_cast<size_t>(i)]);
+  std::string header = file.substr(8, n), data = file.substr(8 + n);
+  while (!header.empty() && header.back() == ' ') header.pop_back();
+  REQUIRE(header.size() > 2);  // wick always writes __metadata__
+  std::string entries;
+  for (const Foreign& e : extra) {
+    entries += fmt::format(R"("{}":{{"dtype":"{}","shape":{},"data_offsets":[{},{}]}},)", e.name, e.dtype, e.shape,
+                           data.size(), data.size() + e.data.size());
+    data += e.data;
+  }
+  header = "{" + entries + header.substr(1);
+  header.append((8 - header.size() % 8) % 8, ' ');
+  std::string out;
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xff));
+  return out + header + data;
+}
+
 void train_steps(nn::Module& net, optim::Optimizer& opt, int steps) {
   net.train();
   for (int s = 0; s < steps; ++s) {
@@ -385,4 +418,119 @@ TEST_CASE("checkpoint: load_checkpoint with strict = false reports the model's m
   const nn::CheckpointInfo full = nn::load_checkpoint(dir.file("full.safetensors"), *net2, sgd2, false);
   CHECK(full.model_keys.missing_keys.empty());
   CHECK(full.model_keys.unexpected_keys.empty());
+}
+
+// Note [Unsupported safetensors dtypes]: PyTorch's load_state_dict(strict=False) ignores keys the
+// model does not have, whatever they hold; so does wick for tensors of dtypes it cannot hold.
+TEST_CASE("checkpoint: tensors of dtypes wick cannot hold load with strict = false when the model lacks them",
+          "[checkpoint]") {
+  using Catch::Contains;
+  TempDir dir("wick-ckpt-test");
+  manual_seed(1);
+  auto src = std::make_shared<nn::LinearImpl>(2, 1);
+  nn::save(*src, dir.file("src.safetensors"));
+  const std::string src_bytes = text_of(dir.file("src.safetensors"));
+  const std::string f16x2("\x00\x3c\x00\x40", 4), bf16x1("\x80\x3f", 2);
+  const std::string path =
+      dir.write("extra.safetensors",
+                with_foreign(src_bytes, {{"half.w", "F16", "[2]", f16x2}, {"brain.w", "BF16", "[1]", bf16x1}}));
+
+  manual_seed(2);
+  auto dst = std::make_shared<nn::LinearImpl>(2, 1);
+  const auto before = values(*dst);
+  REQUIRE(before != values(*src));
+  // strict: the unexpected keys are named with their dtypes; nothing changes.
+  CHECK_THROWS_AS(nn::load(*dst, path), IndexError);
+  CHECK_THROWS_WITH(nn::load(*dst, path), Contains(path) && Contains("Unexpected key(s) in state_dict") &&
+                                              Contains("\"half.w\" (F16)") && Contains("\"brain.w\" (BF16)") &&
+                                              Contains("BOOL, I64, F32, F64"));
+  CHECK(values(*dst) == before);
+  // strict = false: the model's keys load, the others are reported.
+  const nn::LoadStateDictResult r = nn::load(*dst, path, /*strict=*/false);
+  CHECK(r.missing_keys.empty());
+  CHECK(r.unexpected_keys == std::vector<std::string>{"half.w", "brain.w"});
+  CHECK(same_bits(dst->get_parameter("weight"), src->get_parameter("weight")));
+  CHECK(same_bits(dst->get_parameter("bias"), src->get_parameter("bias")));
+  // Reading every tensor still refuses them.
+  CHECK_THROWS_AS(nn::load_safetensors(path), NotImplementedError);
+  CHECK_THROWS_WITH(nn::load_safetensors(path), Contains("\"half.w\" (F16)"));
+
+  // A key the model has, in such a dtype: a dtype mismatch naming the key, the dtype and wick's
+  // dtypes, with or without strict; with the wrong shape too, a size mismatch (ValueError).
+  const std::string weight_only =
+      nn::serialize_safetensors({{"weight", src->get_parameter("weight")}}, {{"format", "pt"}});
+  const std::string needs = dir.write("needs.safetensors", with_foreign(weight_only, {{"bias", "F16", "[1]", "ab"}}));
+  for (bool strict : {true, false}) {
+    INFO("strict " << strict);
+    CHECK_THROWS_AS(nn::load(*dst, needs, strict), TypeError);
+    CHECK_THROWS_WITH(nn::load(*dst, needs, strict), Contains(needs) && Contains("dtype mismatch for bias") &&
+                                                         Contains("dtype F16") && Contains("float32") &&
+                                                         Contains("BOOL, I64, F32, F64"));
+  }
+  const std::string wrong_shape =
+      dir.write("wrong-shape.safetensors", with_foreign(weight_only, {{"bias", "F16", "[3]", "abcdef"}}));
+  CHECK_THROWS_AS(nn::load(*dst, wrong_shape, false), ValueError);
+  CHECK_THROWS_WITH(nn::load(*dst, wrong_shape, false),
+                    Contains("size mismatch for bias") && Contains("dtype mismatch for bias"));
+  CHECK(same_bits(dst->get_parameter("weight"), src->get_parameter("weight")));  // unchanged by the failures
+
+  // The size checks run on those entries too: F16 is 2 bytes per element.
+  const std::string bad_offsets =
+      dir.write("bad-offsets.safetensors", with_foreign(src_bytes, {{"half.w", "F16", "[2]", f16x2 + "xy"}}));
+  CHECK_THROWS_AS(nn::load(*dst, bad_offsets, false), FormatError);
+  CHECK_THROWS_WITH(nn::load(*dst, bad_offsets, false),
+                    Contains(bad_offsets) && Contains("\"half.w\"") && Contains("dtype F16 and shape [2] need 4"));
+  // A dtype that is no safetensors dtype fails the whole file, as before.
+  const std::string f17 = dir.write("f17.safetensors", with_foreign(src_bytes, {{"half.w", "F17", "[2]", f16x2}}));
+  CHECK_THROWS_AS(nn::load(*dst, f17, false), FormatError);
+  CHECK_THROWS_WITH(nn::load(*dst, f17, false), Contains(f17) && Contains("\"F17\" is not a safetensors dtype"));
+}
+
+TEST_CASE("checkpoint: training checkpoints with tensors of dtypes wick cannot hold", "[checkpoint]") {
+  using Catch::Contains;
+  TempDir dir("wick-ckpt-test");
+  auto net = make_net(1);
+  optim::SGD sgd(net->parameters(), optim::SGDOptions(0.05).momentum(0.9));
+  train_steps(*net, sgd, 2);
+  nn::save_checkpoint(dir.file("full.safetensors"), *net, sgd, 2);
+  const std::string full = text_of(dir.file("full.safetensors"));
+  const std::string f16x2("\x00\x3c\x00\x40", 4);
+
+  // A model key the model lacks.
+  const std::string path = dir.write("extra.safetensors", with_foreign(full, {{"head.half", "F16", "[2]", f16x2}}));
+  auto net2 = make_net(2);
+  optim::SGD sgd2(net2->parameters(), optim::SGDOptions(0.5));
+  const auto before = values(*net2);
+  CHECK_THROWS_AS(nn::load_checkpoint(path, *net2, sgd2), IndexError);
+  CHECK_THROWS_WITH(nn::load_checkpoint(path, *net2, sgd2),
+                    Contains("nothing was loaded") && Contains("\"head.half\" (F16)"));
+  CHECK(values(*net2) == before);
+  CHECK(sgd2.param_groups()[0].options().get_lr() == 0.5);
+  const nn::CheckpointInfo info = nn::load_checkpoint(path, *net2, sgd2, /*strict=*/false);
+  CHECK(info.epoch == 2);
+  CHECK(info.model_keys.missing_keys.empty());
+  CHECK(info.model_keys.unexpected_keys == std::vector<std::string>{"head.half"});
+  CHECK(same_bits(net2->get_parameter("5.weight"), net->get_parameter("5.weight")));
+  CHECK(sgd2.param_groups()[0].options().get_lr() == 0.05);
+  optim::SGD sgd3(net2->parameters(), optim::SGDOptions(0.5));
+  nn::load(sgd3, path);  // the model's tensors, this one included, are not the optimizer's business
+  CHECK(sgd3.param_groups()[0].options().get_lr() == 0.05);
+
+  // Optimizer state of such a dtype: the optimizer needs all of its state, so a TypeError even
+  // with strict = false, and nothing changes; a model load ignores the optimizer's entries.
+  const std::string opt_path = dir.write(
+      "opt-f16.safetensors", with_foreign(full, {{"optimizer.state.9.momentum_buffer", "F16", "[2]", f16x2}}));
+  auto net3 = make_net(3);
+  optim::SGD sgd4(net3->parameters(), optim::SGDOptions(0.5).momentum(0.9));
+  const auto before3 = values(*net3);
+  CHECK_THROWS_AS(nn::load_checkpoint(opt_path, *net3, sgd4, false), TypeError);
+  CHECK_THROWS_WITH(nn::load_checkpoint(opt_path, *net3, sgd4, false),
+                    Contains("Optimizer:") && Contains("\"optimizer.state.9.momentum_buffer\" (F16)") &&
+                        Contains("BOOL, I64, F32, F64"));
+  CHECK(values(*net3) == before3);
+  CHECK(sgd4.param_groups()[0].options().get_lr() == 0.5);
+  CHECK_THROWS_AS(nn::load(sgd4, opt_path), TypeError);
+  CHECK_THROWS_WITH(nn::load(sgd4, opt_path), Contains(opt_path) && Contains("optimizer.state.9.momentum_buffer"));
+  nn::load(*net3, opt_path);
+  CHECK(same_bits(net3->get_parameter("5.weight"), net->get_parameter("5.weight")));
 }

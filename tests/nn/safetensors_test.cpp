@@ -366,6 +366,89 @@ TEST_CASE("safetensors: malformed headers are errors naming the problem") {
   CHECK(bl.at("m").to(kInt64).to_vector<int64_t>() == std::vector<int64_t>{0, 1, 1});
 }
 
+// Note [Unsupported safetensors dtypes]: a tensor of one of the format's dtypes that wick cannot
+// hold is checked like any other, refused when read (NotImplementedError naming it and its dtype)
+// or listed unread with UnsupportedDtypes::Skip; a name outside the format is a FormatError.
+TEST_CASE("safetensors: tensors of dtypes wick cannot hold are checked, then refused or skipped") {
+  // f32 [2] = {1, 2}, then F16 [2] = {1, 2}, then BF16 [1] = {1}.
+  const std::string data("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x3c\x00\x40\x80\x3f", 14);
+  const std::string header = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+                             R"("half":{"dtype":"F16","shape":[2],"data_offsets":[8,12]},)"
+                             R"("brain":{"dtype":"BF16","shape":[1],"data_offsets":[12,14]}})";
+  const std::string file = image(header, data);
+
+  // Read in full (the default): refused, naming every such tensor, its dtype and wick's dtypes.
+  CHECK_THROWS_AS(parse(file), NotImplementedError);
+  CHECK_THROWS_WITH(parse(file), Contains("safetensors: test.st:") && Contains("\"half\" (F16)") &&
+                                     Contains("\"brain\" (BF16)") && Contains("BOOL, I64, F32, F64"));
+  TempDir dir;
+  const std::string path = dir.file("mixed.safetensors");
+  std::ofstream(path, std::ios::binary) << file;
+  CHECK_THROWS_AS(load_safetensors(path), NotImplementedError);
+  CHECK_THROWS_WITH(load_safetensors(path), Contains(path) && Contains("\"half\" (F16)"));
+
+  // Skipped: the others load; the skipped ones are listed, and refused when asked for.
+  for (const SafetensorsData& d : {parse_safetensors(file.data(), file.size(), "test.st", UnsupportedDtypes::Skip),
+                                   load_safetensors(path, UnsupportedDtypes::Skip)}) {
+    REQUIRE(d.tensors.size() == 1);
+    CHECK(d.at("w").to_vector<float>() == std::vector<float>{1, 2});
+    REQUIRE(d.unsupported.size() == 2);
+    CHECK(d.unsupported[0].name == "half");
+    CHECK(d.unsupported[0].dtype == "F16");
+    CHECK(d.unsupported[0].shape == std::vector<int64_t>{2});
+    CHECK(d.unsupported[1].name == "brain");
+    CHECK(d.unsupported[1].dtype == "BF16");
+    CHECK(d.find("half") == nullptr);
+    CHECK(!d.contains("half"));
+    REQUIRE(d.find_unsupported("half") != nullptr);
+    CHECK(d.find_unsupported("w") == nullptr);
+    CHECK_THROWS_AS(d.at("half"), NotImplementedError);
+    CHECK_THROWS_WITH(d.at("half"), Contains("\"half\"") && Contains("F16") && Contains("BOOL, I64, F32, F64"));
+    CHECK_THROWS_AS(d.at("nothing"), IndexError);
+  }
+
+  // Every check runs on those entries too, whatever the mode: offsets that do not fit the shape
+  // at 2 bytes per F16 element, a range past the end, a hole, an overflowing shape.
+  const std::string f32 = R"("w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})";
+  struct Bad {
+    std::string bytes;
+    std::string expected;
+  };
+  const std::vector<Bad> bad = {
+      {image("{" + f32 + R"(,"half":{"dtype":"F16","shape":[2],"data_offsets":[8,14]}})", data),
+       "data_offsets [8, 14] span 6 bytes but dtype F16 and shape [2] need 4"},
+      {image("{" + f32 + R"(,"half":{"dtype":"F16","shape":[4],"data_offsets":[8,16]}})", data), "past the end"},
+      {image("{" + f32 + R"(,"half":{"dtype":"I32","shape":[1],"data_offsets":[10,14]}})", data), "hole"},
+      {image("{" + f32 + R"(,"half":{"dtype":"U8","shape":[6],"data_offsets":[8,14]}})", data + "x"), "trailing bytes"},
+      {image(R"({"half":{"dtype":"F16","shape":[4611686018427387904],"data_offsets":[0,8]}})", data), "overflows"},
+      {image(R"({"q":{"dtype":"F4","shape":[3],"data_offsets":[0,2]}})", "ab"), "whole number of bytes"},
+      // A name outside the format: the whole file, as before.
+      {image("{" + f32 + R"(,"half":{"dtype":"F17","shape":[2],"data_offsets":[8,12]}})", data.substr(0, 12)),
+       "\"F17\" is not a safetensors dtype"},
+  };
+  for (const Bad& b : bad) {
+    INFO("expected: " << b.expected);
+    for (UnsupportedDtypes mode : {UnsupportedDtypes::Refuse, UnsupportedDtypes::Skip}) {
+      CHECK_THROWS_AS(parse_safetensors(b.bytes.data(), b.bytes.size(), "test.st", mode), FormatError);
+      CHECK_THROWS_WITH(parse_safetensors(b.bytes.data(), b.bytes.size(), "test.st", mode),
+                        Contains("safetensors: test.st:") && Contains(b.expected));
+    }
+  }
+  // Sub-byte dtypes count bits: F4 [2] is one byte, F6_E2M3 [4] three.
+  const std::string packed = image(R"({"a":{"dtype":"F4","shape":[2],"data_offsets":[0,1]},)"
+                                   R"("b":{"dtype":"F6_E2M3","shape":[4],"data_offsets":[1,4]}})",
+                                   "abcd");
+  CHECK(parse_safetensors(packed.data(), packed.size(), "test.st", UnsupportedDtypes::Skip).unsupported.size() == 2);
+  // Every dtype of the format is known: none is a FormatError.
+  for (const char* name : {"BOOL", "F4",  "F6_E2M3", "F6_E3M2", "U8",  "I8",  "F8_E5M2", "F8_E4M3", "F8_E8M0", "I16",
+                           "U16",  "F16", "BF16",    "I32",     "U32", "F32", "C64",     "F64",     "I64",     "U64"}) {
+    INFO(name);
+    const std::string empty =
+        image(R"({"e":{"dtype":")" + std::string(name) + R"(","shape":[0],"data_offsets":[0,0]}})");
+    CHECK_NOTHROW(parse_safetensors(empty.data(), empty.size(), "test.st", UnsupportedDtypes::Skip));
+  }
+}
+
 TEST_CASE("safetensors: random corruption of the oracle's header never crashes") {
   const std::string bytes = read_bytes(oracle_file());
   uint64_t n = 0;

@@ -17,6 +17,15 @@
 //   nothing unless everything fits; every problem is named in one error that names the file. An
 //   error raised underneath keeps its class (Note [Typed errors]): IOError for a file that cannot
 //   be read, FormatError for a malformed one, IndexError/ValueError/TypeError from load_state_dict.
+// - A tensor of a safetensors dtype wick cannot hold (F16, BF16, I32, U8, ...: files written by
+//   PyTorch) is checked like the others but never read unless needed (Note [Unsupported
+//   safetensors dtypes] in safetensors.h): under a key the model does not have it is an
+//   unexpected key (skipped with strict = false, as PyTorch's load_state_dict(strict=False); an
+//   IndexError naming the key and its dtype with strict = true); under a key the model has, or as
+//   optimizer state, it is a TypeError naming the key, the dtype and wick's dtypes. The decision
+//   is made here, per key, because only the loader knows which keys the module needs;
+//   load_safetensors, which returns every tensor, refuses such a file (NotImplementedError) unless
+//   called with UnsupportedDtypes::Skip.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -31,8 +40,9 @@ namespace wick::nn {
 void save(const Module& m, const std::string& path, const std::map<std::string, std::string>& metadata = {});
 
 /// Loads `path` into `m` (Module::load_state_dict semantics: with strict, missing and unexpected
-/// keys are errors; without, they are returned). A training checkpoint's optimizer entries are
-/// ignored. Throws (a wick::Error subclass) naming the file and every problem; `m` is unchanged then.
+/// keys are errors; without, they are returned, tensors of dtypes wick cannot hold included). A
+/// training checkpoint's optimizer entries are ignored. Throws (a wick::Error subclass) naming the
+/// file and every problem; `m` is unchanged then.
 LoadStateDictResult load(Module& m, const std::string& path, bool strict = true);
 
 /// save and load for a module holder (`nn::save(net, "net.safetensors")`, as torch::save).

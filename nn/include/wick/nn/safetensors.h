@@ -11,16 +11,16 @@
 //
 // Note [safetensors validation]
 // The reader treats the file as untrusted input: every malformed header (not JSON, not an
-// object, missing or mistyped fields, negative or overflowing sizes, duplicate names), unknown
-// dtype, offset that does not match the shape, data range outside the file, overlapping ranges,
-// holes in the data section, or truncated file raises a wick::FormatError (NotImplementedError
-// for a safetensors dtype wick cannot hold, IOError for a file that cannot be opened) that names
-// the file and the problem. Nothing is read out of bounds and no size is trusted before it is checked against the
-// file size, so a corrupt file can never crash the process or make it allocate absurd amounts.
-// The header is read by a SAX handler straight into a list of entries, each value checked as
-// it arrives (Note [Loader limits]): an entry holds exactly dtype, shape and data_offsets (the
-// reference reader ignores other fields; wick refuses them, so that no value goes unchecked),
-// and the header may hold no NUL byte or leading byte-order mark.
+// object, missing or mistyped fields, negative or overflowing sizes, duplicate names), dtype
+// that is not one of the format's, offset that does not match the shape, data range outside the
+// file, overlapping ranges, holes in the data section, or truncated file raises a
+// wick::FormatError (IOError for a file that cannot be opened) that names the file and the
+// problem; a tensor of one of the format's dtypes that wick cannot hold is checked in full too
+// (Note [Unsupported safetensors dtypes]). Nothing is read out of bounds and no size is trusted before it is checked
+// against the file size, so a corrupt file can never crash the process or make it allocate absurd amounts. The header
+// is read by a SAX handler straight into a list of entries, each value checked as it arrives (Note [Loader limits]): an
+// entry holds exactly dtype, shape and data_offsets (the reference reader ignores other fields; wick refuses them, so
+// that no value goes unchecked), and the header may hold no NUL byte or leading byte-order mark.
 //
 // Note [Atomic save]
 // save_safetensors writes to a temporary file in the destination's directory, fsyncs it, then
@@ -40,8 +40,29 @@
 //   of each tensor on another device); a failed allocation is an OutOfMemoryError naming the
 //   file and the size.
 //
+// Note [Unsupported safetensors dtypes]
+// The format has 20 dtypes; wick holds 4 (BOOL, I64, F32, F64). Files written by PyTorch often
+// hold others (F16 or BF16 weights, I32 or U8 buffers) under keys a wick model may not even have,
+// so such a tensor is not an error in itself:
+// - every entry's dtype is looked up in the format's table (bits per element: F4 4; F6_E2M3,
+//   F6_E3M2 6; BOOL, U8, I8, F8_E5M2, F8_E4M3, F8_E8M0 8; I16, U16, F16, BF16 16; I32, U32, F32
+//   32; I64, U64, F64, C64 64), so the size, offset and tiling checks run on every entry,
+//   whatever its dtype (a sub-byte dtype's shape must fill whole bytes); a name outside the
+//   table ("F17") is a FormatError for the whole file, as before;
+// - such a tensor fails only when it would be materialized. load_safetensors and
+//   parse_safetensors materialize every tensor, so by default (UnsupportedDtypes::Refuse) they
+//   raise a NotImplementedError naming each such tensor, its dtype and wick's dtypes, after the
+//   whole header was checked and before any data is read. With UnsupportedDtypes::Skip they
+//   list them in SafetensorsData::unsupported, unread; at(name) then raises that error;
+// - the checkpoint loaders (nn::load of a module or an optimizer, load_checkpoint:
+//   checkpoint.h) read with Skip and decide per key, as PyTorch's load_state_dict does: a key
+//   the module does not have is an unexpected key (skipped and returned in unexpected_keys with
+//   strict = false; with strict = true an IndexError that names it and its dtype); a key the
+//   module has is a dtype mismatch, a TypeError naming the key, the dtype and wick's dtypes, and
+//   so is an optimizer's state tensor of such a dtype. Nothing is loaded then.
+//
 // Used by the oracle tests (tests/support/oracle.h) and by checkpoints (module and optimizer
-// state dicts). Supported dtypes: those of wick (F32, F64, I64, BOOL).
+// state dicts). Dtypes held: those of wick (F32, F64, I64, BOOL).
 #include <cstddef>
 #include <map>
 #include <string>
@@ -56,25 +77,51 @@ namespace wick::serialize {
 /// One named tensor, in file order.
 using NamedTensor = std::pair<std::string, Tensor>;
 
+/// The safetensors dtypes wick holds, as messages list them.
+inline constexpr const char* kSupportedSafetensorsDtypes = "BOOL, I64, F32, F64";
+
+/// A tensor of a file whose dtype is one of the format's that wick cannot hold (F16, BF16, I32,
+/// U8, ...): its entry was checked like every other, its data was not read (Note [Unsupported
+/// safetensors dtypes]).
+struct UnsupportedTensor {
+  std::string name;
+  std::string dtype;           ///< the safetensors name: "F16"
+  std::vector<int64_t> shape;  ///< as the header gives it
+};
+
+/// What load_safetensors / parse_safetensors do with tensors of dtypes wick cannot hold.
+enum class UnsupportedDtypes {
+  Refuse,  ///< a wick::NotImplementedError naming each one and its dtype (the file is not loaded)
+  Skip,    ///< list them in SafetensorsData::unsupported, unread
+};
+
 /// The contents of a safetensors file: tensors in the order of the header, and the metadata.
 struct SafetensorsData {
   std::vector<NamedTensor> tensors;
   std::map<std::string, std::string> metadata;
+  /// The tensors wick cannot hold, in header order (read with UnsupportedDtypes::Skip only).
+  std::vector<UnsupportedTensor> unsupported;
 
-  /// The tensor called `name`, or nullptr.
+  /// The tensor called `name`, or nullptr (also for a tensor in `unsupported`).
   const Tensor* find(std::string_view name) const;
-  /// The tensor called `name`; throws wick::IndexError listing a few of the names present.
+  /// The tensor called `name`; throws wick::NotImplementedError naming it and its dtype when it
+  /// is in `unsupported`, wick::IndexError listing a few of the names present when it is absent.
   const Tensor& at(std::string_view name) const;
   bool contains(std::string_view name) const { return find(name) != nullptr; }
+  /// The entry called `name` in `unsupported`, or nullptr.
+  const UnsupportedTensor* find_unsupported(std::string_view name) const;
 };
 
 /// Reads a safetensors file into CPU tensors (cpu:0, contiguous, owning their memory).
 /// Throws wick::IOError (missing, unreadable) or wick::FormatError (truncated, malformed) naming
-/// `path` and the problem (Note [safetensors validation]).
-SafetensorsData load_safetensors(const std::string& path);
+/// `path` and the problem (Note [safetensors validation]); a tensor of a dtype wick cannot hold
+/// is a wick::NotImplementedError naming it, or is listed in `unsupported` with
+/// UnsupportedDtypes::Skip (Note [Unsupported safetensors dtypes]).
+SafetensorsData load_safetensors(const std::string& path, UnsupportedDtypes unsupported = UnsupportedDtypes::Refuse);
 
 /// Parses a safetensors image held in memory; `what` names it in error messages.
-SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what = "<memory>");
+SafetensorsData parse_safetensors(const void* data, size_t size, const std::string& what = "<memory>",
+                                  UnsupportedDtypes unsupported = UnsupportedDtypes::Refuse);
 
 /// Writes `tensors` (any device, any layout; copied to the host as contiguous row-major data)
 /// and `metadata` to `path` atomically (Note [Atomic save]). Names must be non-empty, unique and
@@ -95,4 +142,6 @@ using serialize::parse_safetensors;
 using serialize::SafetensorsData;
 using serialize::save_safetensors;
 using serialize::serialize_safetensors;
+using serialize::UnsupportedDtypes;
+using serialize::UnsupportedTensor;
 }  // namespace wick::nn
