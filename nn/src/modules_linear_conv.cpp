@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "repr.h"
+#include "wick/core/checked_math.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
 #include "wick/nn/modules/conv.h"
@@ -57,9 +58,25 @@ Conv2dImpl::Conv2dImpl(const Conv2dOptions& options, TensorOptions tensor_option
   WICK_CHECK(groups > 0 && in_channels % groups == 0 && out_channels % groups == 0,
              "Conv2d: groups ({}) must be positive and divide in_channels ({}) and out_channels ({})", groups,
              in_channels, out_channels);
-  WICK_CHECK_NOT_IMPLEMENTED(padding_mode() != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
+  WICK_CHECK_NOT_IMPLEMENTED(named_padding() != PaddingMode::Same || (stride.h == 1 && stride.w == 1),
                              "Conv2d: padding=same needs stride 1 (as PyTorch), got stride {}",
                              detail::py_int2(stride, true));
+  WICK_CHECK(options.padding_mode() != PadMode::Constant,
+             "Conv2d: padding_mode must be one of zeros, reflect, replicate or circular (as PyTorch), got constant; "
+             "zero padding is kZeros");
+  if (options.padding_mode() != PadMode::Zeros) {
+    // PyTorch's _reversed_padding_repeated_twice: {left, right, top, bottom}.
+    if (named_padding() == PaddingMode::Same) {
+      int64_t total_h = 0, total_w = 0;
+      WICK_CHECK(!mul_overflow(dilation.h, kernel_size.h - 1, &total_h) &&
+                     !mul_overflow(dilation.w, kernel_size.w - 1, &total_w),
+                 "Conv2d: padding=same with dilation {} and kernel_size {} gives a total padding past int64",
+                 detail::py_int2(dilation, true), detail::py_int2(kernel_size, true));
+      mode_pads_ = {total_w / 2, total_w - total_w / 2, total_h / 2, total_h - total_h / 2};
+    } else {
+      mode_pads_ = {padding.w, padding.w, padding.h, padding.h};
+    }
+  }
   weight_ = register_parameter(
       "weight", wick::empty({out_channels, in_channels / groups, kernel_size.h, kernel_size.w}, plain(tensor_options)));
   bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels}, plain(tensor_options)) : Tensor());
@@ -71,7 +88,7 @@ Int2 Conv2dImpl::padding() const {
   return p ? *p : Int2(0);
 }
 
-std::optional<PaddingMode> Conv2dImpl::padding_mode() const {
+std::optional<PaddingMode> Conv2dImpl::named_padding() const {
   const PaddingMode* p = std::get_if<PaddingMode>(&options_.padding());
   return p ? std::optional<PaddingMode>(*p) : std::nullopt;
 }
@@ -79,7 +96,9 @@ std::optional<PaddingMode> Conv2dImpl::padding_mode() const {
 void Conv2dImpl::reset_parameters() { default_init(weight(), bias()); }
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
-  if (const auto mode = padding_mode())
+  if (padding_mode() != PadMode::Zeros)
+    return F::conv2d(F::pad(input, mode_pads_, padding_mode()), weight(), bias(), stride(), 0, dilation(), groups());
+  if (const auto mode = named_padding())
     return F::conv2d(input, weight(), bias(), stride(), *mode, dilation(), groups());
   return F::conv2d(input, weight(), bias(), stride(), padding(), dilation(), groups());
 }
@@ -87,13 +106,14 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
 std::string Conv2dImpl::extra_repr() const {
   std::string s = fmt::format("{}, {}, kernel_size={}, stride={}", in_channels(), out_channels(),
                               detail::py_int2(kernel_size(), true), detail::py_int2(stride(), true));
-  if (const auto mode = padding_mode())
+  if (const auto mode = named_padding())
     s += *mode == PaddingMode::Same ? ", padding=same" : ", padding=valid";
   else if (!(padding() == Int2(0)))
     s += ", padding=" + detail::py_int2(padding(), true);
   if (!(dilation() == Int2(1))) s += ", dilation=" + detail::py_int2(dilation(), true);
   if (groups() != 1) s += fmt::format(", groups={}", groups());
   if (!bias().defined()) s += ", bias=False";
+  if (padding_mode() != PadMode::Zeros) s += fmt::format(", padding_mode={}", pad_mode_name(padding_mode()));
   return s;
 }
 

@@ -152,7 +152,9 @@ const std::set<std::string>& nn_ops() {
                                             // generate.py's optim_cases, tests/nn/optim_rmsprop_adagrad_test.cpp
                                             "optim_rmsprop", "optim_adagrad",
                                             // generate.py's norm_more_cases, tests/nn/group_instance_norm_test.cpp
-                                            "group_norm", "instance_norm", "group_norm_module", "instance_norm_module"};
+                                            "group_norm", "instance_norm", "group_norm_module", "instance_norm_module",
+                                            // generate.py's pad_mode_cases, tests/nn/pad_mode_test.cpp
+                                            "pad_mode", "conv2d_padding_mode"};
   return ops;
 }
 

@@ -121,6 +121,42 @@ TEST_CASE("gradcheck: group_norm and instance_norm", "[nn][gradcheck]") {
   CHECK_GRADCHECK(in_eval, TL{rnd({2, 3, 4}), rnd({3}), rnd({3}), rnd({3}), pos({3})});
 }
 
+TEST_CASE("gradcheck: pad in modes reflect, replicate and circular, and a convolution of the padded input",
+          "[nn][gradcheck]") {
+  wick::manual_seed(4);
+  struct Case {
+    PadMode mode;
+    std::vector<int64_t> shape, pads;
+  };
+  // 1, 2 and 3 padded dims, unbatched where the mode takes it, pads as large as each mode allows
+  // and negative pads (cropping).
+  for (const Case& c :
+       {Case{kReflect, {2, 3, 5}, {4, 2}}, Case{kReflect, {3, 4, 5}, {2, -1, -2, 3}},
+        Case{kReflect, {1, 2, 3, 3, 2}, {1, 0, 2, 1, 0, 2}}, Case{kReplicate, {3, 4}, {5, 2}},
+        Case{kReplicate, {2, 2, 3, 4}, {-2, 3, 4, 1}}, Case{kReplicate, {1, 2, 2, 2, 3}, {2, 1, 1, 3, 2, 0}},
+        Case{kCircular, {2, 2, 5}, {5, 3}}, Case{kCircular, {1, 2, 4, 5}, {2, -1, -2, 1}},
+        Case{kCircular, {1, 1, 3, 2, 3}, {1, 2, 0, 2, 3, 1}}}) {
+    INFO(pad_mode_name(c.mode) << " with " << c.pads.size() << " pads");
+    auto f = [&](const TL& x) { return TL{F::pad(x[0], c.pads, c.mode)}; };
+    CHECK_GRADCHECK(f, TL{rnd(c.shape)});
+    // The pad is linear; squaring its output makes its backward depend on the input.
+    auto squared = [&](const TL& x) {
+      const Tensor y = F::pad(x[0], c.pads, c.mode);
+      return TL{mul(y, y)};
+    };
+    check_double_backward(squared, TL{rnd(c.shape)});
+  }
+  // Conv2d's padding_mode forward: F::pad, then a convolution with stride and dilation.
+  for (PadMode mode : {kReflect, kReplicate, kCircular}) {
+    INFO(pad_mode_name(mode));
+    auto f = [mode](const TL& x) {
+      return TL{F::conv2d(F::pad(x[0], {2, 1, 1, 2}, mode), x[1], x[2], {2, 1}, 0, {1, 2})};
+    };
+    CHECK_GRADCHECK(f, TL{rnd({2, 2, 5, 4}), rnd({3, 2, 3, 2}), rnd({3})});
+    check_double_backward(f, TL{rnd({1, 2, 4, 4}), rnd({2, 2, 2, 2}), rnd({2})});
+  }
+}
+
 TEST_CASE("gradcheck: embedding and dropout", "[nn][gradcheck]") {
   Tensor idx = wick::tensor(std::vector<int64_t>{0, 2, 2, 4, 1, 0}, {2, 3}, kInt64);
   CHECK_GRADCHECK([&](const TL& x) { return TL{F::embedding(idx, x[0])}; }, TL{rnd({5, 3})});

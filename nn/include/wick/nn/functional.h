@@ -33,6 +33,24 @@ enum class PaddingMode { Same, Valid };
 inline constexpr PaddingMode kSame = PaddingMode::Same;
 inline constexpr PaddingMode kValid = PaddingMode::Valid;
 
+/// How F::pad fills the border, and Conv2d's padding_mode (LibTorch's torch::kConstant, kZeros,
+/// kReflect, kReplicate, kCircular). Reflect mirrors the input about its edge without repeating
+/// the edge ([1, 2, 3] padded by 2 on the left: 3, 2, 1, 2, 3); replicate repeats the edge
+/// (1, 1, 1, 2, 3); circular wraps around (2, 3, 1, 2, 3). Constant is F::pad's fill value and
+/// Zeros Conv2d's zero padding: F::pad refuses Zeros and Conv2d refuses Constant, as PyTorch's
+/// strings "zeros" and "constant" are each refused by the other (one enum rather than LibTorch's
+/// two variants of tag types, so that kReflect is one constant in wick's enum style).
+enum class PadMode { Constant, Zeros, Reflect, Replicate, Circular };
+inline constexpr PadMode kConstant = PadMode::Constant;
+inline constexpr PadMode kZeros = PadMode::Zeros;
+inline constexpr PadMode kReflect = PadMode::Reflect;
+inline constexpr PadMode kReplicate = PadMode::Replicate;
+inline constexpr PadMode kCircular = PadMode::Circular;
+/// "constant", "zeros", "reflect", "replicate", "circular": PyTorch's spelling.
+const char* pad_mode_name(PadMode mode);
+/// Parses PyTorch's spelling (ValueError for any other string).
+PadMode pad_mode_from_string(const std::string& s);
+
 /// How a loss reduces its per-element values.
 enum class Reduction { None, Mean, Sum };
 /// Parses "none" / "mean" / "sum" (throws otherwise).
@@ -58,6 +76,23 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int
 /// negative amounts crop. Differentiable in input; an output that keeps nothing of the input (a
 /// dim cropped to nothing, or an empty input) is still in the graph, with a zero gradient.
 Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value = 0.0);
+/// torch.nn.functional.pad(input, pad, mode, value) of PyTorch 1.13. kConstant is the overload
+/// above (value defaults to 0). kReflect and kReplicate pad the last 1, 2 or 3 dims of a 2-d or
+/// 3-d, 3-d or 4-d, 4-d or 5-d input (the first dim a batch or the channels of an unbatched
+/// input); kCircular the same of a batched 3-d, 4-d or 5-d input only. Another count of pads for
+/// the rank is a NotImplementedError, as in PyTorch 1.13. Reflect needs each pad below the size
+/// of its dim; reflect and replicate crop with a negative pad after padding, and need every
+/// output size >= 0 and one >= 1; they refuse an empty dim other than the batch dim (reflect over
+/// 1 or 2 dims also takes an unbatched input's empty first dim), as PyTorch 1.13's kernels.
+/// Circular needs each pad <= the size: a negative pad crops first and a positive pad then wraps
+/// around what is left, which must be at least as long (PyTorch 1.13 returns memory it never
+/// wrote there, or fails in its copy). value must be unset or 0 for these modes; kZeros is
+/// Conv2d's and refused here. Every bad argument is a ValueError naming the mode, the pads and
+/// the input's shape. Zero pads give a copy, never the input. Composed of index_select, so
+/// differentiable twice on every device and for every dtype (PyTorch 1.13's reflect and replicate
+/// take floating inputs only). nn/src/functional_pad_modes.cpp.
+Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, PadMode mode,
+           std::optional<double> value = std::nullopt);
 
 // ---- pooling (input [N, C, H, W] or [C, H, W]) ----
 /// Max over each window; padding is implicit -inf. stride 0 (the default) means stride = kernel:

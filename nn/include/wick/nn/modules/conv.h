@@ -1,8 +1,9 @@
 #pragma once
-// Conv2d (torch.nn.Conv2d; padding_mode other than zeros is not supported).
+// Conv2d (torch.nn.Conv2d), with padding_mode zeros, reflect, replicate or circular.
 #include <optional>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
@@ -12,7 +13,9 @@
 namespace wick::nn {
 
 /// Conv2d's options, as LibTorch: `Conv2dOptions(in, out, 3).stride(2).padding(1)`.
-/// padding is a number (or {h, w}) or kSame / kValid.
+/// padding is a number (or {h, w}) or kSame / kValid. padding_mode says what the padding holds:
+/// kZeros (the default), kReflect, kReplicate or kCircular, as F::pad's modes; kConstant is
+/// refused when the layer is built (ValueError, as PyTorch's "padding_mode must be one of").
 struct Conv2dOptions {
   Conv2dOptions(int64_t in_channels, int64_t out_channels, Int2 kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
@@ -23,6 +26,7 @@ struct Conv2dOptions {
   WICK_ARG(Int2, dilation) = 1;
   WICK_ARG(int64_t, groups) = 1;
   WICK_ARG(bool, bias) = true;
+  WICK_ARG(PadMode, padding_mode) = kZeros;
 
  public:
   /// Zero padding on each side (LibTorch's padding_t: a size or kSame / kValid).
@@ -43,7 +47,12 @@ struct Conv2dOptions {
 /// 2-d convolution: [N, C_in, H, W] -> [N, C_out, oh, ow] (F::conv2d). weight
 /// [C_out, C_in / groups, kh, kw] ~ kaiming_uniform(a = sqrt(5)), bias ~ U(-1/sqrt(fan_in),
 /// 1/sqrt(fan_in)), fan_in = C_in / groups * kh * kw, as PyTorch. `tensor_options`: the
-/// parameters' dtype and device (see LinearImpl).
+/// parameters' dtype and device (see LinearImpl). With a padding_mode other than kZeros the
+/// forward is PyTorch's: F::pad(input, {w, w, h, h}, padding_mode) and then F::conv2d with no
+/// padding (for kSame, {left, total - left, top, total - top} with total = dilation * (k - 1) and
+/// left = total / 2; kValid pads 0). So the input has the rank F::pad's mode takes: circular
+/// needs a batched [N, C, H, W] input (NotImplementedError for [C, H, W], as PyTorch 1.13), and
+/// reflect a padding below the input's height and width (ValueError).
 class Conv2dImpl : public Cloneable<Conv2dImpl> {
  public:
   Conv2dImpl(int64_t in_channels, int64_t out_channels, Int2 kernel_size, TensorOptions tensor_options = {})
@@ -59,9 +68,12 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
   int64_t out_channels() const { return options_.out_channels(); }
   Int2 kernel_size() const { return options_.kernel_size(); }
   Int2 stride() const { return options_.stride(); }
-  /// The numeric padding (zero with a named padding, see padding_mode()).
+  /// The numeric padding (zero with a named padding, see named_padding()).
   Int2 padding() const;
-  std::optional<PaddingMode> padding_mode() const;
+  /// kSame or kValid when the padding is named, nullopt when it is numeric.
+  std::optional<PaddingMode> named_padding() const;
+  /// What the padding holds: kZeros, kReflect, kReplicate or kCircular.
+  PadMode padding_mode() const { return options_.padding_mode(); }
   Int2 dilation() const { return options_.dilation(); }
   int64_t groups() const { return options_.groups(); }
   const Conv2dOptions& options() const { return options_; }
@@ -69,6 +81,9 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
  private:
   Conv2dOptions options_;
   ParamSlot weight_, bias_;
+  // F::pad's pads for a padding_mode other than kZeros, {left, right, top, bottom} (PyTorch's
+  // _reversed_padding_repeated_twice), computed once when the layer is built.
+  std::vector<int64_t> mode_pads_;
 };
 WICK_MODULE(Conv2d);
 
