@@ -4,6 +4,7 @@
 // strings and state_dict keys as PyTorch 1.13's, default initialization bounds, option shapes,
 // and the typed errors, whose messages name the 1-d op, never the 2-d one it runs on. The
 // gradchecks are in functional_gradcheck_test.cpp.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <limits>
