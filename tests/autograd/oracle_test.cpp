@@ -134,27 +134,31 @@ std::map<std::string, OpFn> foundation_ops_only() {
 
 // Ops of the oracle that belong to nn/ and are checked by its tests (tests/nn/).
 const std::set<std::string>& nn_ops() {
-  static const std::set<std::string> ops = {"linear", "cross_entropy", "nll_loss", "mse_loss", "conv2d", "max_pool2d",
-                                            "avg_pool2d", "layer_norm", "batch_norm_train", "embedding", "dropout_eval",
-                                            // tests/nn/layers_oracle_test.cpp
-                                            "sdpa", "multihead_attention", "transformer_encoder_layer", "lstm", "gru",
-                                            "embedding_padding_idx", "gelu_tanh", "layer_norm_no_affine",
-                                            // generate.py's coverage_cases, tests/nn/functional_oracle_test.cpp
-                                            "batch_norm_eval", "l1_loss", "bce_with_logits", "nll_loss_weighted",
-                                            "cross_entropy_smoothing", "cross_entropy_ignore", "avg_pool2d_padded",
-                                            "adaptive_avg_pool2d", "max_pool2d_padded", "conv2d_groups", "pad",
-                                            // generate.py's cell_cases, tests/nn/layers_oracle_test.cpp
-                                            "rnn", "rnn_cell", "lstm_cell", "gru_cell",
-                                            // generate.py's conv_pool_cases, tests/nn/functional_oracle_test.cpp
-                                            "conv2d_same",
-                                            // generate.py's decoder_cases, tests/nn/layers_oracle_test.cpp
-                                            "transformer_decoder_layer", "transformer_decoder", "transformer",
-                                            // generate.py's optim_cases, tests/nn/optim_rmsprop_adagrad_test.cpp
-                                            "optim_rmsprop", "optim_adagrad",
-                                            // generate.py's norm_more_cases, tests/nn/group_instance_norm_test.cpp
-                                            "group_norm", "instance_norm", "group_norm_module", "instance_norm_module",
-                                            // generate.py's pad_mode_cases, tests/nn/pad_mode_test.cpp
-                                            "pad_mode", "conv2d_padding_mode"};
+  static const std::set<std::string> ops = {
+      "linear", "cross_entropy", "nll_loss", "mse_loss", "conv2d", "max_pool2d", "avg_pool2d", "layer_norm",
+      "batch_norm_train", "embedding", "dropout_eval",
+      // tests/nn/layers_oracle_test.cpp
+      "sdpa", "multihead_attention", "transformer_encoder_layer", "lstm", "gru", "embedding_padding_idx", "gelu_tanh",
+      "layer_norm_no_affine",
+      // generate.py's coverage_cases, tests/nn/functional_oracle_test.cpp
+      "batch_norm_eval", "l1_loss", "bce_with_logits", "nll_loss_weighted", "cross_entropy_smoothing",
+      "cross_entropy_ignore", "avg_pool2d_padded", "adaptive_avg_pool2d", "max_pool2d_padded", "conv2d_groups", "pad",
+      // generate.py's cell_cases, tests/nn/layers_oracle_test.cpp
+      "rnn", "rnn_cell", "lstm_cell", "gru_cell",
+      // generate.py's conv_pool_cases, tests/nn/functional_oracle_test.cpp
+      "conv2d_same",
+      // generate.py's decoder_cases, tests/nn/layers_oracle_test.cpp
+      "transformer_decoder_layer", "transformer_decoder", "transformer",
+      // generate.py's optim_cases, tests/nn/optim_rmsprop_adagrad_test.cpp
+      "optim_rmsprop", "optim_adagrad",
+      // generate.py's norm_more_cases, tests/nn/group_instance_norm_test.cpp
+      "group_norm", "instance_norm", "group_norm_module", "instance_norm_module",
+      // generate.py's one_d_cases, tests/nn/one_d_oracle_test.cpp
+      "conv1d", "max_pool1d", "max_pool1d_indices", "avg_pool1d", "adaptive_avg_pool1d",
+      // their layers
+      "conv1d_module", "max_pool1d_module", "avg_pool1d_module", "adaptive_avg_pool1d_module",
+      // generate.py's pad_mode_cases, tests/nn/pad_mode_test.cpp
+      "pad_mode", "conv2d_padding_mode"};
   return ops;
 }
 

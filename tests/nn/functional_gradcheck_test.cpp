@@ -81,6 +81,48 @@ TEST_CASE("gradcheck: pooling", "[nn][gradcheck]") {
   CHECK_GRADCHECK([](const TL& x) { return TL{F::adaptive_avg_pool2d(x[0], 1)}; }, TL{rnd({2, 3, 4, 4})});
 }
 
+TEST_CASE("gradcheck: conv1d and the 1-d pooling functions", "[nn][gradcheck]") {
+  wick::manual_seed(5);
+  SECTION("conv1d: stride, padding, dilation, groups, bias, same, unbatched") {
+    auto f = [](const TL& x) { return TL{F::conv1d(x[0], x[1], x[2], 2, 1, 2, 2)}; };
+    CHECK_GRADCHECK(f, TL{rnd({2, 4, 9}), rnd({6, 2, 3}), rnd({6})});
+    check_double_backward(f, TL{rnd({1, 4, 7}), rnd({2, 2, 3}), rnd({2})});
+    auto same = [](const TL& x) { return TL{F::conv1d(x[0], x[1], {}, 1, kSame, 3)}; };
+    CHECK_GRADCHECK(same, TL{rnd({2, 3, 7}), rnd({2, 3, 2})});
+    check_double_backward(same, TL{rnd({1, 2, 5}), rnd({2, 2, 4})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::conv1d(x[0], x[1], x[2])}; },
+                    TL{rnd({3, 6}), rnd({2, 3, 3}), rnd({2})});
+  }
+  SECTION("max_pool1d, avg_pool1d, adaptive_avg_pool1d") {
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::max_pool1d(x[0], 2)}; }, TL{rnd({2, 3, 8})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::max_pool1d(x[0], 3, 2, 1, 2, true)}; }, TL{rnd({2, 2, 9})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{std::get<0>(F::max_pool1d_with_indices(x[0], 3, 1))}; },
+                    TL{rnd({3, 7})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::avg_pool1d(x[0], 3, 2, 1)}; }, TL{rnd({2, 2, 8})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::avg_pool1d(x[0], 3, 2, 1, true, false)}; }, TL{rnd({1, 2, 8})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::adaptive_avg_pool1d(x[0], 3)}; }, TL{rnd({2, 2, 7})});
+    CHECK_GRADCHECK([](const TL& x) { return TL{F::adaptive_avg_pool1d(x[0], 5)}; }, TL{rnd({2, 3})});
+  }
+  SECTION("the pooling backward is differentiable in the output gradient") {
+    // The pools are piecewise linear, so their second derivative in the input is zero and
+    // check_double_backward would compare nothing; their backward (input, gout) -> grad_input is
+    // checked instead, as PyTorch's gradgradcheck does.
+    auto backward_of = [](Tensor (*pool)(const Tensor&)) {
+      return [pool](const TL& x) {
+        AutoGradMode on(true);
+        const Tensor in = x[0].requires_grad() ? x[0] : x[0].detach().requires_grad_(true);
+        return wick::autograd::grad({pool(in)}, {in}, {x[1]}, true, /*create_graph=*/true);
+      };
+    };
+    CHECK_GRADCHECK(backward_of([](const Tensor& x) { return F::max_pool1d(x, 3, 2, 1); }),
+                    TL{rnd({2, 2, 7}), rnd({2, 2, 4})});
+    CHECK_GRADCHECK(backward_of([](const Tensor& x) { return F::avg_pool1d(x, 3, 2, 1, true, false); }),
+                    TL{rnd({2, 2, 7}), rnd({2, 2, 4})});
+    CHECK_GRADCHECK(backward_of([](const Tensor& x) { return F::adaptive_avg_pool1d(x, 3); }),
+                    TL{rnd({2, 5}), rnd({2, 3})});
+  }
+}
+
 TEST_CASE("gradcheck: batch_norm and layer_norm", "[nn][gradcheck]") {
   auto bn = [](const TL& x) { return TL{F::batch_norm(x[0], {}, {}, x[1], x[2], true, 0.1, 1e-5)}; };
   CHECK_GRADCHECK(bn, TL{rnd({4, 3, 2, 2}), rnd({3}), rnd({3})});

@@ -1,0 +1,86 @@
+#pragma once
+// Conv1d (torch.nn.Conv1d; padding_mode other than zeros is not supported, as Conv2d's).
+//
+// LibTorch declares Conv1d beside Conv2d in torch/nn/modules/conv.h (ConvNdImpl<1, ...>); wick
+// keeps one concept per file, and gives the 1-d layers their own headers, so that a change to one
+// convolution does not touch the other. wick/nn/nn.h includes both.
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "wick/core/tensor_options.h"
+#include "wick/nn/arg.h"
+#include "wick/nn/cloneable.h"
+#include "wick/nn/functional.h"
+
+namespace wick::nn {
+
+/// Conv1d's options, as LibTorch: `Conv1dOptions(in, out, 3).stride(2).padding(1)`. padding is a
+/// number or kSame / kValid.
+struct Conv1dOptions {
+  Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  WICK_ARG(int64_t, in_channels);
+  WICK_ARG(int64_t, out_channels);
+  WICK_ARG(int64_t, kernel_size);
+  WICK_ARG(int64_t, stride) = 1;
+  WICK_ARG(int64_t, dilation) = 1;
+  WICK_ARG(int64_t, groups) = 1;
+  WICK_ARG(bool, bias) = true;
+
+ public:
+  /// Zero padding on each side (LibTorch's padding_t: a size or kSame / kValid).
+  Conv1dOptions& padding(int64_t p) {
+    padding_ = p;
+    return *this;
+  }
+  Conv1dOptions& padding(PaddingMode p) {
+    padding_ = p;
+    return *this;
+  }
+  const std::variant<int64_t, PaddingMode>& padding() const noexcept { return padding_; }
+
+ private:
+  std::variant<int64_t, PaddingMode> padding_ = int64_t{0};
+};
+
+/// 1-d convolution: [N, C_in, L] (or [C_in, L]) -> [N, C_out, L_out] (F::conv1d). weight
+/// [C_out, C_in / groups, kernel_size] ~ kaiming_uniform(a = sqrt(5)), bias ~
+/// U(-1/sqrt(fan_in), 1/sqrt(fan_in)), fan_in = C_in / groups * kernel_size, as PyTorch; state_dict
+/// keys "weight" and "bias". The constructor refuses (ValueError) channels or a kernel_size below
+/// 1, stride or dilation below 1, negative padding, and groups that do not divide both channel
+/// counts; padding=same with a stride other than 1 is a NotImplementedError, as Conv2d's. PyTorch
+/// builds a layer with 0 channels or a kernel of 0 (and fails at forward); wick refuses it when
+/// built, as Conv2d does. `tensor_options`: the parameters' dtype and device (see LinearImpl).
+class Conv1dImpl : public Cloneable<Conv1dImpl> {
+ public:
+  Conv1dImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_size, TensorOptions tensor_options = {})
+      : Conv1dImpl(Conv1dOptions(in_channels, out_channels, kernel_size), tensor_options) {}
+  explicit Conv1dImpl(const Conv1dOptions& options, TensorOptions tensor_options = {});
+  Tensor forward(const Tensor& input);
+  /// Redraws weight and bias with PyTorch's rule (above), from the global generator.
+  void reset_parameters();
+  /// PyTorch's: "4, 6, kernel_size=(3,), stride=(1,)", then padding, dilation, groups and bias
+  /// where they differ from the defaults.
+  std::string extra_repr() const override;
+
+  const Tensor& weight() const { return param(weight_); }
+  const Tensor& bias() const { return param(bias_); }
+  int64_t in_channels() const { return options_.in_channels(); }
+  int64_t out_channels() const { return options_.out_channels(); }
+  int64_t kernel_size() const { return options_.kernel_size(); }
+  int64_t stride() const { return options_.stride(); }
+  /// The numeric padding (zero with a named padding, see padding_mode()).
+  int64_t padding() const;
+  std::optional<PaddingMode> padding_mode() const;
+  int64_t dilation() const { return options_.dilation(); }
+  int64_t groups() const { return options_.groups(); }
+  const Conv1dOptions& options() const { return options_; }
+
+ private:
+  Conv1dOptions options_;
+  ParamSlot weight_, bias_;
+};
+WICK_MODULE(Conv1d);
+
+}  // namespace wick::nn

@@ -1,0 +1,79 @@
+// Conv1d: the layer around F::conv1d, with PyTorch's initialization and print.
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "wick/core/error.h"
+#include "wick/nn/functional.h"
+#include "wick/nn/init.h"
+#include "wick/nn/modules/conv1d.h"
+
+namespace wick::nn {
+
+namespace {
+// PyTorch's _ConvNd.reset_parameters, as Conv2d's (modules_linear_conv.cpp): weight ~
+// kaiming_uniform(a = sqrt(5)), i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same
+// bound, fan_in = in_channels / groups * kernel_size.
+void conv_default_init(const Tensor& weight, const Tensor& bias) {
+  init::kaiming_uniform_(weight, std::sqrt(5.0));
+  if (bias.defined()) {
+    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).fan_in;
+    const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
+    init::uniform_(bias, -bound, bound);
+  }
+}
+}  // namespace
+
+Conv1dImpl::Conv1dImpl(const Conv1dOptions& options, TensorOptions tensor_options) : options_(options) {
+  const int64_t in_channels = options.in_channels(), out_channels = options.out_channels(), groups = options.groups();
+  const int64_t kernel_size = options.kernel_size(), stride = options.stride(), dilation = options.dilation();
+  const int64_t padding = this->padding();
+  WICK_CHECK(in_channels > 0 && out_channels > 0, "Conv1d: in_channels ({}) and out_channels ({}) must be positive",
+             in_channels, out_channels);
+  WICK_CHECK(kernel_size > 0 && stride > 0 && dilation > 0 && padding >= 0,
+             "Conv1d: kernel_size ({}), stride ({}) and dilation ({}) must be positive and padding ({}) non-negative",
+             kernel_size, stride, dilation, padding);
+  WICK_CHECK(groups > 0 && in_channels % groups == 0 && out_channels % groups == 0,
+             "Conv1d: groups ({}) must be positive and divide in_channels ({}) and out_channels ({})", groups,
+             in_channels, out_channels);
+  WICK_CHECK_NOT_IMPLEMENTED(padding_mode() != PaddingMode::Same || stride == 1,
+                             "Conv1d: padding=same needs stride 1 (as PyTorch), got stride {}", stride);
+  const TensorOptions plain = tensor_options.requires_grad(false);
+  weight_ = register_parameter("weight", wick::empty({out_channels, in_channels / groups, kernel_size}, plain));
+  bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels}, plain) : Tensor());
+  reset_parameters();
+}
+
+int64_t Conv1dImpl::padding() const {
+  const int64_t* p = std::get_if<int64_t>(&options_.padding());
+  return p ? *p : 0;
+}
+
+std::optional<PaddingMode> Conv1dImpl::padding_mode() const {
+  const PaddingMode* p = std::get_if<PaddingMode>(&options_.padding());
+  return p ? std::optional<PaddingMode>(*p) : std::nullopt;
+}
+
+void Conv1dImpl::reset_parameters() { conv_default_init(weight(), bias()); }
+
+Tensor Conv1dImpl::forward(const Tensor& input) {
+  if (const auto mode = padding_mode())
+    return F::conv1d(input, weight(), bias(), stride(), *mode, dilation(), groups());
+  return F::conv1d(input, weight(), bias(), stride(), padding(), dilation(), groups());
+}
+
+// PyTorch stores Conv1d's sizes as 1-tuples and prints them so: "(3,)".
+std::string Conv1dImpl::extra_repr() const {
+  std::string s =
+      fmt::format("{}, {}, kernel_size=({},), stride=({},)", in_channels(), out_channels(), kernel_size(), stride());
+  if (const auto mode = padding_mode())
+    s += *mode == PaddingMode::Same ? ", padding=same" : ", padding=valid";
+  else if (padding() != 0)
+    s += fmt::format(", padding=({},)", padding());
+  if (dilation() != 1) s += fmt::format(", dilation=({},)", dilation());
+  if (groups() != 1) s += fmt::format(", groups={}", groups());
+  if (!bias().defined()) s += ", bias=False";
+  return s;
+}
+
+}  // namespace wick::nn
