@@ -3,26 +3,13 @@
 
 #include <cmath>
 
+#include "default_init.h"
 #include "wick/core/error.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
 #include "wick/nn/modules/conv1d.h"
 
 namespace wick::nn {
-
-namespace {
-// PyTorch's _ConvNd.reset_parameters, as Conv2d's (modules_linear_conv.cpp): weight ~
-// kaiming_uniform(a = sqrt(5)), i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and the bias from the same
-// bound, fan_in = in_channels / groups * kernel_size.
-void conv_default_init(const Tensor& weight, const Tensor& bias) {
-  init::kaiming_uniform_(weight, std::sqrt(5.0));
-  if (bias.defined()) {
-    const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).fan_in;
-    const double bound = fan_in > 0 ? 1.0 / std::sqrt(static_cast<double>(fan_in)) : 0.0;
-    init::uniform_(bias, -bound, bound);
-  }
-}
-}  // namespace
 
 Conv1dImpl::Conv1dImpl(const Conv1dOptions& options, TensorOptions tensor_options) : options_(options) {
   const int64_t in_channels = options.in_channels(), out_channels = options.out_channels(), groups = options.groups();
@@ -54,7 +41,7 @@ std::optional<PaddingMode> Conv1dImpl::padding_mode() const {
   return p ? std::optional<PaddingMode>(*p) : std::nullopt;
 }
 
-void Conv1dImpl::reset_parameters() { conv_default_init(weight(), bias()); }
+void Conv1dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
 
 Tensor Conv1dImpl::forward(const Tensor& input) {
   if (const auto mode = padding_mode())

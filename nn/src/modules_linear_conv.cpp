@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "default_init.h"
 #include "repr.h"
 #include "wick/core/checked_math.h"
 #include "wick/nn/functional.h"
@@ -14,10 +15,10 @@ namespace wick::nn {
 
 namespace {
 TensorOptions plain(TensorOptions o) { return o.requires_grad(false); }
+}  // namespace
 
-// PyTorch's reset_parameters for Linear and Conv: kaiming_uniform(a = sqrt(5)) weight,
-// U(-1/sqrt(fan_in), 1/sqrt(fan_in)) bias.
-void default_init(const Tensor& weight, const Tensor& bias) {
+// PyTorch's reset_parameters for Linear and Conv (default_init.h).
+void detail::kaiming_default_init(const Tensor& weight, const Tensor& bias) {
   init::kaiming_uniform_(weight, std::sqrt(5.0));
   if (bias.defined()) {
     const int64_t fan_in = init::calculate_fan_in_and_fan_out(weight).fan_in;
@@ -25,7 +26,6 @@ void default_init(const Tensor& weight, const Tensor& bias) {
     init::uniform_(bias, -bound, bound);
   }
 }
-}  // namespace
 
 LinearImpl::LinearImpl(const LinearOptions& options, TensorOptions tensor_options) : options_(options) {
   const int64_t in = options.in_features(), out = options.out_features();
@@ -35,7 +35,7 @@ LinearImpl::LinearImpl(const LinearOptions& options, TensorOptions tensor_option
   reset_parameters();
 }
 
-void LinearImpl::reset_parameters() { default_init(weight(), bias()); }
+void LinearImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
 
 Tensor LinearImpl::forward(const Tensor& input) { return F::linear(input, weight(), bias()); }
 
@@ -93,7 +93,7 @@ std::optional<PaddingMode> Conv2dImpl::named_padding() const {
   return p ? std::optional<PaddingMode>(*p) : std::nullopt;
 }
 
-void Conv2dImpl::reset_parameters() { default_init(weight(), bias()); }
+void Conv2dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
 
 Tensor Conv2dImpl::forward(const Tensor& input) {
   if (padding_mode() != PadMode::Zeros)

@@ -1,5 +1,5 @@
 #pragma once
-// Conv1d (torch.nn.Conv1d; padding_mode other than zeros is not supported, as Conv2d's).
+// Conv1d (torch.nn.Conv1d; padding_mode other than zeros is not supported yet: Conv2d has it).
 //
 // LibTorch declares Conv1d beside Conv2d in torch/nn/modules/conv.h (ConvNdImpl<1, ...>); wick
 // keeps one concept per file, and gives the 1-d layers their own headers, so that a change to one

@@ -1,0 +1,11 @@
+#pragma once
+// The default initialization of Linear, Conv1d and Conv2d (PyTorch's reset_parameters).
+#include "wick/core/tensor.h"
+
+namespace wick::nn::detail {
+
+/// weight ~ kaiming_uniform(a = sqrt(5)), i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and, when
+/// defined, the bias from the same bound (0 when fan_in is 0). Defined in modules_linear_conv.cpp.
+void kaiming_default_init(const Tensor& weight, const Tensor& bias);
+
+}  // namespace wick::nn::detail
