@@ -108,7 +108,7 @@ class IdxStream {
   size_t read_plain(void* dst, size_t n) {
     auto* out = static_cast<uint8_t*>(dst);
     size_t done = std::min(n, end_ - start_);
-    std::memcpy(out, buf_.get() + start_, done);
+    if (done > 0) std::memcpy(out, buf_.get() + start_, done);  // out may be null when n is 0
     start_ += done;
     while (done < n) {  // the buffer is empty now: read straight into dst
       const ssize_t r = ::read(fd_.fd, out + done, std::min<size_t>(n - done, size_t{1} << 30));
