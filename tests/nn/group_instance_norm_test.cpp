@@ -11,6 +11,7 @@
 #include "support/allclose.h"
 #include "support/devices.h"
 #include "support/oracle.h"
+#include "support/oracle_checks.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/nn.h"
@@ -34,21 +35,7 @@ Tensor flat(const Tensor& out, const std::vector<Tensor>& more = {}) {
 // Compares the output and the gradients of `wrt[j]` (undefined where input j is not
 // differentiable) with the case's.
 void check_against(const OracleCase& c, const Tensor& out, const std::vector<Tensor>& wrt, Device dev) {
-  CHECK(out.device() == dev);
-  CHECK_ALLCLOSE(out, c.out, kOutRtol, kAtol);
-  std::vector<Tensor> diff;
-  for (size_t j = 0; j < wrt.size(); ++j)
-    if (c.differentiable[j]) diff.push_back(wrt[j]);
-  const auto grads = autograd::grad({out}, diff, {c.gout.to(dev)}, std::nullopt, false, /*allow_unused=*/true);
-  size_t k = 0;
-  for (size_t j = 0; j < wrt.size(); ++j) {
-    if (!c.differentiable[j]) continue;
-    INFO("gradient of input " << j);
-    REQUIRE(grads[k].defined());
-    CHECK(grads[k].device() == dev);
-    CHECK_ALLCLOSE(grads[k], c.gin[j], kGradRtol, kAtol);
-    ++k;
-  }
+  wick::test::check_oracle_case(c, out, wrt, dev, kOutRtol, kGradRtol, kAtol);
 }
 
 Tensor input_or_none(const std::vector<Tensor>& x, size_t j) { return j < x.size() ? x[j] : Tensor(); }
