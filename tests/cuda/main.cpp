@@ -2,10 +2,10 @@
 // (WICK_TEST_MIN_GPUS: 1 for test_cuda, 2 for test_cuda_two_gpus) it prints why and exits 77,
 // which ctest reports as *skipped* (SKIP_RETURN_CODE 77), never as passed. Failures exit 1,
 // never 77 (support/exit_code.h).
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+// Catch2 itself is compiled once, in support/catch_runner.cpp.
 #include <cstdio>
 
+#include "support/catch_runner.h"
 #include "support/exit_code.h"
 #include "wick/cuda/runtime.h"
 
@@ -28,5 +28,5 @@ int main(int argc, char* argv[]) {
   std::printf("%s: %d CUDA device(s); cuda:0 is %s (sm_%d%d, %d SMs)\n", name, count, p.name.c_str(), p.major, p.minor,
               p.multi_processor_count);
   // Catch2 returns the failure count (capped at 255): map it so that a failure never reads as a skip.
-  return wick::test::exit_code_from_catch(Catch::Session().run(argc, argv));
+  return wick::test::exit_code_from_catch(wick::test::run_catch_session(argc, argv));
 }
