@@ -1,4 +1,4 @@
-// StepLR and CosineAnnealingLR: PyTorch 1.13's recursive get_lr and closed forms.
+// LRScheduler, StepLR and CosineAnnealingLR: PyTorch 1.13's step, recursive get_lr and closed forms.
 #include "wick/nn/optim/lr_scheduler.h"
 
 #include <cmath>
@@ -14,41 +14,67 @@ LRScheduler::LRScheduler(Optimizer& optimizer) : optimizer_(optimizer) {
 
 void LRScheduler::initial_step() { step(); }
 
+void LRScheduler::check_groups(const char* op) const {
+  const size_t groups = optimizer_.param_groups().size();
+  WICK_CHECK_STATE(groups == base_lrs_.size(),
+                   "{}.{}: the optimizer has {} parameter groups but the scheduler was made for {}; make the "
+                   "scheduler after adding every group",
+                   name(), op, groups, base_lrs_.size());
+}
+
 void LRScheduler::step() {
-  auto& groups = optimizer_.param_groups();
-  WICK_CHECK_STATE(groups.size() == base_lrs_.size(),
-                   "lr scheduler: the optimizer has {} parameter groups but the scheduler "
-                   "was made for {}; make the scheduler after adding every group",
-                   groups.size(), base_lrs_.size());
+  check_groups("step");
+  step_to(last_epoch_ + 1);
+}
+
+void LRScheduler::step_to(int64_t epoch) {
   // A refused step changes nothing: the epoch moves only with the learning rates.
-  ++last_epoch_;
+  const int64_t before = last_epoch_;
+  last_epoch_ = epoch;
   std::vector<double> lrs;
   try {
     lrs = get_lr();
   } catch (...) {
-    --last_epoch_;
+    last_epoch_ = before;
     throw;
   }
+  commit(epoch, std::move(lrs));
+}
+
+void LRScheduler::commit(int64_t epoch, std::vector<double> lrs) {
+  auto& groups = optimizer_.param_groups();
   for (size_t i = 0; i < groups.size(); ++i) groups[i].options().set_lr(lrs[i]);
+  last_epoch_ = epoch;
   last_lr_ = std::move(lrs);
 }
 
-void LRScheduler::resume(int64_t last_epoch, const std::vector<double>& base_lrs) {
-  auto& groups = optimizer_.param_groups();
-  WICK_CHECK(base_lrs.size() == groups.size() && last_epoch >= 0,
+void LRScheduler::restart() {
+  check_groups("restart");
+  std::vector<double> lrs;
+  for (size_t i = 0; i < base_lrs_.size(); ++i) lrs.push_back(closed_form_lr(i, 0));
+  commit(0, std::move(lrs));
+}
+
+void LRScheduler::check_resume(int64_t last_epoch, const std::vector<double>& base_lrs) const {
+  const size_t groups = optimizer_.param_groups().size();
+  WICK_CHECK(base_lrs.size() == groups && last_epoch >= 0,
              "{}.resume: needs one base lr per group ({}) and a last_epoch >= 0, got {} base lrs and last_epoch {}",
-             name(), groups.size(), base_lrs.size(), last_epoch);
+             name(), groups, base_lrs.size(), last_epoch);
   for (size_t i = 0; i < base_lrs.size(); ++i)
     WICK_CHECK(std::isfinite(base_lrs[i]) && base_lrs[i] >= 0,
                "{}.resume: base lr {} is {}; pass the finite, non-negative lrs the groups had when the "
                "scheduler was made",
                name(), i, base_lrs[i]);
+}
+
+void LRScheduler::resume(int64_t last_epoch, const std::vector<double>& base_lrs) {
+  check_resume(last_epoch, base_lrs);
   // The groups keep the lrs the checkpoint restored: the closed form for last_epoch can differ from
   // the recursive form the run followed in the last bit (PyTorch keeps the optimizer's lrs too).
   base_lrs_ = base_lrs;
   last_epoch_ = last_epoch;
   last_lr_.clear();
-  for (const auto& g : groups) last_lr_.push_back(g.options().get_lr());
+  for (const auto& g : optimizer_.param_groups()) last_lr_.push_back(g.options().get_lr());
 }
 
 double LRScheduler::base_lr(size_t group) const {

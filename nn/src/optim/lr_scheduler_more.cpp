@@ -143,6 +143,11 @@ std::vector<double> LambdaLR::get_lr() const {
   return out;
 }
 
+void LambdaLR::restart() {
+  check_groups("restart");
+  step_to(0);
+}
+
 double LambdaLR::closed_form_lr(size_t group, int64_t epoch) const {
   const double base = base_lr(group);
   WICK_CHECK_INDEX(group < lr_lambdas_.size(),

@@ -1,8 +1,11 @@
 #pragma once
 // Learning-rate schedulers, as PyTorch 1.13's torch.optim.lr_scheduler: StepLR,
-// CosineAnnealingLR, ExponentialLR, MultiStepLR, LinearLR and LambdaLR (below, on the base class
-// LRScheduler), and ReduceLROnPlateau (reduce_lr_on_plateau.h, included here: it is stepped with a
-// metric and is no LRScheduler, as in PyTorch). See docs/training.md.
+// CosineAnnealingLR, ExponentialLR, MultiStepLR, LinearLR, LambdaLR, ConstantLR and PolynomialLR
+// (below, on the base class LRScheduler), and ReduceLROnPlateau (reduce_lr_on_plateau.h, included
+// here: it is stepped with a metric and is no LRScheduler, as in PyTorch). More LRSchedulers have
+// headers of their own: SequentialLR (sequential_lr.h), CosineAnnealingWarmRestarts
+// (cosine_warm_restarts.h), OneCycleLR (one_cycle_lr.h) and CyclicLR (cyclic_lr.h); optim.h
+// includes them all. See docs/training.md.
 //
 // A scheduler remembers each group's base lr (its lr when the scheduler was made) and an epoch
 // counter last_epoch; construction counts as the first step (last_epoch = 0, lrs unchanged).
@@ -23,8 +26,9 @@ namespace wick::optim {
 class LRScheduler {
  public:
   virtual ~LRScheduler() = default;
-  /// Advances one epoch and sets every group's lr.
-  void step();
+  /// Advances one epoch and sets every group's lr. wick::StateError, changing nothing, when the
+  /// optimizer's group count is not the one the scheduler was made for.
+  virtual void step();
   /// The lrs set by the last step (one per group).
   const std::vector<double>& get_last_lr() const { return last_lr_; }
   int64_t last_epoch() const { return last_epoch_; }
@@ -40,8 +44,9 @@ class LRScheduler {
   /// lrs and get_last_lr() (the groups' current lrs) and leaves the groups' lrs as they are, as
   /// PyTorch's scheduler.load_state_dict next to optimizer.load_state_dict. The next step()
   /// continues bit for bit as the uninterrupted run would. wick::ValueError, changing nothing,
-  /// unless there is one finite base lr >= 0 per group and last_epoch >= 0.
-  void resume(int64_t last_epoch, const std::vector<double>& base_lrs);
+  /// unless there is one finite base lr >= 0 per group and last_epoch >= 0 (and what a subclass
+  /// adds: OneCycleLR's last_epoch <= total_steps, ...).
+  virtual void resume(int64_t last_epoch, const std::vector<double>& base_lrs);
 
  protected:
   explicit LRScheduler(Optimizer& optimizer);
@@ -49,12 +54,32 @@ class LRScheduler {
   void initial_step();
   /// The new lrs for last_epoch_ (already advanced), from the groups' current lrs.
   virtual std::vector<double> get_lr() const = 0;
+  /// PyTorch's step(0), which SequentialLR takes at a milestone: last_epoch 0 and every group's lr
+  /// by the closed form at epoch 0 (PyTorch's _get_closed_form_lr; the schedulers whose PyTorch
+  /// class has none override it). StateError, changing nothing, when the group count changed.
+  virtual void restart();
+  /// What SequentialLR does to the schedulers it is given: PyTorch's schedulers take each group's
+  /// initial_lr (its lr when the first scheduler was made) as their base lr, so the base class takes
+  /// `lrs`; CyclicLR and OneCycleLR, whose base lrs come from their options, keep theirs.
+  virtual void take_initial_lrs(const std::vector<double>& lrs) { base_lrs_ = lrs; }
+  /// wick::StateError naming the scheduler and `op` unless the optimizer has one group per base lr.
+  void check_groups(const char* op) const;
+  /// resume()'s checks of its arguments (wick::ValueError).
+  void check_resume(int64_t last_epoch, const std::vector<double>& base_lrs) const;
+  /// Moves to `epoch` by get_lr() and commits; when get_lr() throws, last_epoch_ is restored and
+  /// nothing changes. step() is check_groups() then step_to(last_epoch_ + 1).
+  void step_to(int64_t epoch);
+  /// Ends a step: last_epoch_ = epoch, every group's lr = lrs[group], get_last_lr() = lrs.
+  void commit(int64_t epoch, std::vector<double> lrs);
   /// base_lrs_[group] for closed_form_lr; wick::IndexError naming the scheduler when out of range.
   double base_lr(size_t group) const;
   Optimizer& optimizer_;
   std::vector<double> base_lrs_;
   int64_t last_epoch_ = -1;
   std::vector<double> last_lr_;
+
+ private:
+  friend class SequentialLR;  // restarts the schedulers it holds and sets their epochs, as PyTorch's
 };
 
 /// lr = base_lr * gamma^(epoch / step_size) (integer division): every step_size epochs the lr is
@@ -147,6 +172,40 @@ class LinearLR : public LRScheduler {
   int64_t total_iters_;
 };
 
+/// lr = base_lr * factor for epochs 0 .. total_iters - 1, then base_lr, followed recursively as
+/// PyTorch (the step to total_iters multiplies the lr by 1 / factor).
+class ConstantLR : public LRScheduler {
+ public:
+  /// wick::ValueError unless factor is in (0, 1] and total_iters >= 1.
+  explicit ConstantLR(Optimizer& optimizer, double factor = 1.0 / 3, int64_t total_iters = 5);
+  std::string name() const override { return "ConstantLR"; }
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  double factor_;
+  int64_t total_iters_;
+};
+
+/// lr = base_lr * (1 - min(epoch, total_iters) / total_iters)^power, followed recursively as
+/// PyTorch: a polynomial decay to 0 over total_iters steps, then 0.
+class PolynomialLR : public LRScheduler {
+ public:
+  /// wick::ValueError unless total_iters >= 1 and power is finite and >= 0.
+  explicit PolynomialLR(Optimizer& optimizer, int64_t total_iters = 5, double power = 1.0);
+  std::string name() const override { return "PolynomialLR"; }
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  std::vector<double> get_lr() const override;
+
+ private:
+  int64_t total_iters_;
+  double power_;
+};
+
 /// A function of the epoch giving the factor LambdaLR multiplies the base lr by.
 using LrLambda = std::function<double(int64_t epoch)>;
 
@@ -169,6 +228,8 @@ class LambdaLR : public LRScheduler {
   /// negative or not finite (or the lr overflows); an exception a lambda throws propagates, and
   /// the step changes nothing either.
   std::vector<double> get_lr() const override;
+  /// PyTorch's LambdaLR has no closed form: its step(0) calls the lambdas, checked as get_lr().
+  void restart() override;
 
  private:
   std::vector<LrLambda> lr_lambdas_;  // one per group
