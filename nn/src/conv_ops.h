@@ -3,7 +3,9 @@
 //
 // Note [conv2d as three closed functions]
 // y = conv(x, w) is bilinear, so its gradients are bilinear functions of the same geometry:
-//   gx = input_grad(gy, w)   (a transposed convolution: W^T @ gy per image, then col2im)
+//   gx = input_grad(gy, w)   (a transposed convolution: W^T @ gy per image, then col2im; it is
+//                             F::conv_transpose2d, Note [Transposed convolution] in
+//                             functional_conv_transpose.cpp)
 //   gw = weight_grad(x, gy)  (sum over images of gy @ im2col(x)^T)
 // and each of the three is the others' backward:
 //   input_grad:  d/d gy = conv(gg, w),        d/d w = weight_grad(gg, gy)
@@ -27,8 +29,13 @@ struct ConvGeom {
   int64_t L() const { return oh * ow; }
   int64_t Cg() const { return C / G; }  ///< input channels per group
   int64_t Og() const { return O / G; }  ///< output channels per group
-  /// True when im2col is the identity (1x1 kernel, stride 1, no padding).
-  bool pointwise() const { return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0; }
+  /// True when im2col is the identity (1x1 kernel, stride 1, no padding, and every image position
+  /// an output position). The last condition holds for every conv2d; a transposed convolution's
+  /// geometry may have an image larger than its windows cover (output_padding at or past the
+  /// stride, Note [Transposed convolution] in functional_conv_transpose.cpp).
+  bool pointwise() const {
+    return kh == 1 && kw == 1 && sh == 1 && sw == 1 && ph == 0 && pw == 0 && oh == H && ow == W;
+  }
 };
 
 /// The backend's description of g's windows over `channels` planes of g.H x g.W (g.C for a

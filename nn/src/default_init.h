@@ -1,5 +1,7 @@
 #pragma once
-// The default initialization of Linear, Conv1d and Conv2d (PyTorch's reset_parameters).
+// The default initialization of Linear, Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d
+// (PyTorch's reset_parameters; a transposed convolution reads fan_in from its weight [in, out /
+// groups, k...] as any other, weight.size(1) * k..., as PyTorch does).
 #include "wick/core/tensor.h"
 
 namespace wick::nn::detail {

@@ -158,7 +158,9 @@ const std::set<std::string>& nn_ops() {
       // their layers
       "conv1d_module", "max_pool1d_module", "avg_pool1d_module", "adaptive_avg_pool1d_module",
       // generate.py's pad_mode_cases, tests/nn/pad_mode_test.cpp
-      "pad_mode", "conv2d_padding_mode"};
+      "pad_mode", "conv2d_padding_mode",
+      // generate.py's conv_transpose_cases, tests/nn/conv_transpose_test.cpp
+      "conv_transpose2d", "conv_transpose1d", "conv_transpose2d_module", "conv_transpose1d_module"};
   return ops;
 }
 

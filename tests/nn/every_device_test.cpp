@@ -88,6 +88,16 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"Linear", layer<Linear>([] { return Linear(LinearOptions(5, 3), f64()); }, {4, 5})},
       {"Conv2d",
        layer<Conv2d>([] { return Conv2d(Conv2dOptions(2, 4, 3).stride(2).padding(1), f64()); }, {2, 2, 7, 6})},
+      {"ConvTranspose2d", layer<ConvTranspose2d>(
+                              [] {
+                                return ConvTranspose2d(
+                                    ConvTranspose2dOptions(4, 2, 3).stride(2).padding(1).output_padding(1).groups(2),
+                                    f64());
+                              },
+                              {2, 4, 5, 4})},
+      {"ConvTranspose1d",
+       layer<ConvTranspose1d>(
+           [] { return ConvTranspose1d(ConvTranspose1dOptions(3, 4, 3).stride(2).dilation(2), f64()); }, {2, 3, 6})},
       {"BatchNorm1d", layer<BatchNorm1d>([] { return BatchNorm1d(BatchNorm1dOptions(3), f64()); }, {5, 3})},
       {"BatchNorm2d", layer<BatchNorm2d>([] { return BatchNorm2d(BatchNorm2dOptions(3), f64()); }, {2, 3, 4, 4})},
       {"LayerNorm", layer<LayerNorm>([] { return LayerNorm(LayerNormOptions({4}), f64()); }, {3, 4})},

@@ -207,4 +207,5 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 namespace F = functional;
 
 }  // namespace wick::nn
-#include "wick/nn/functional_1d.h"  // conv1d and the 1-d pooling functions
+#include "wick/nn/functional_1d.h"              // conv1d and the 1-d pooling functions
+#include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d and conv_transpose2d

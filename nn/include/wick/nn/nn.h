@@ -14,6 +14,7 @@
 #include "wick/nn/modules/container.h"
 #include "wick/nn/modules/conv.h"
 #include "wick/nn/modules/conv1d.h"
+#include "wick/nn/modules/conv_transpose.h"
 #include "wick/nn/modules/dropout.h"
 #include "wick/nn/modules/embedding.h"
 #include "wick/nn/modules/instancenorm.h"
