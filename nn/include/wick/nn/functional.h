@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wick/autograd/functions.h"
+#include "wick/nn/arg.h"
 
 namespace wick::nn {
 
@@ -157,6 +158,36 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training;
 /// the identity otherwise. Seeded by wick::manual_seed.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// The options of the dropout functions, as LibTorch's F::DropoutFuncOptions:
+/// `F::dropout2d(x, F::Dropout2dFuncOptions().p(0.2).training(false))`. With inplace the input
+/// itself is multiplied by the mask and returned (Tensor::mul_: recorded in the graph, refused
+/// on a leaf that requires grad, as PyTorch).
+struct DropoutFuncOptions {
+  /// The probability of zeroing an element (dropout) or a channel (dropoutNd), in [0, 1].
+  WICK_ARG(double, p) = 0.5;
+  /// Dropout applies only when training; otherwise the input is returned as it is.
+  WICK_ARG(bool, training) = true;
+  WICK_ARG(bool, inplace) = false;
+};
+using Dropout1dFuncOptions = DropoutFuncOptions;
+using Dropout2dFuncOptions = DropoutFuncOptions;
+using Dropout3dFuncOptions = DropoutFuncOptions;
+/// dropout(input, p, training) with LibTorch's options, and inplace.
+Tensor dropout(const Tensor& input, const DropoutFuncOptions& options);
+/// Channel dropout (Note [Channel dropout], nn/src/functional_dropout.cpp): zeroes each channel
+/// (all of input[n, c]) with probability p and scales the other channels by 1 / (1 - p) when
+/// training; the identity otherwise. Input [N, C, L] or unbatched [C, L], as PyTorch 1.13
+/// (ValueError for another rank). Differentiable: the gradient is the same mask times
+/// 1 / (1 - p). Seeded by wick::manual_seed, the same mask on every device.
+Tensor dropout1d(const Tensor& input, const Dropout1dFuncOptions& options = {});
+/// Channel dropout of input [N, C, H, W] only. A 3-d input is a ValueError: PyTorch 1.13 reads
+/// it as [N, C, L] (with a warning that this will change) and LibTorch as an unbatched
+/// [C, H, W]; call dropout1d for the first, or unsqueeze(0) the second. Other ranks, which
+/// PyTorch 1.13 takes with a deprecation warning, are ValueErrors too.
+Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options = {});
+/// Channel dropout of input [N, C, D, H, W] or unbatched [C, D, H, W] (ValueError for another
+/// rank, which PyTorch 1.13 takes with a deprecation warning).
+Tensor dropout3d(const Tensor& input, const Dropout3dFuncOptions& options = {});
 Tensor relu(const Tensor& input);
 /// approximate: "none" (erf, default) or "tanh".
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");
