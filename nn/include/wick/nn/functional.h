@@ -27,6 +27,17 @@ struct Int2 {
   friend bool operator==(Int2 a, Int2 b) { return a.h == b.h && a.w == b.w; }
 };
 
+/// A 2-d output size whose entries may be left out (std::nullopt: that dim keeps the input's
+/// size), as LibTorch's ExpandingArrayWithOptionalElem<2> and PyTorch's `(None, 3)`: `3` means
+/// {3, 3}, `{std::nullopt, 3}` keeps the height and pools the width to 3.
+struct OptionalInt2 {
+  std::optional<int64_t> h, w;
+  OptionalInt2(int64_t v) : h(v), w(v) {}   // NOLINT
+  OptionalInt2(Int2 v) : h(v.h), w(v.w) {}  // NOLINT
+  OptionalInt2(std::optional<int64_t> h_, std::optional<int64_t> w_) : h(h_), w(w_) {}
+  friend bool operator==(const OptionalInt2& a, const OptionalInt2& b) { return a.h == b.h && a.w == b.w; }
+};
+
 /// conv2d's named paddings, as torch::kSame / torch::kValid. Same pads so that the output has the
 /// input's spatial size (stride 1 only); when the total padding d * (k - 1) is odd, the extra row
 /// or column goes at the bottom or right, as in PyTorch. Valid is no padding.
@@ -112,6 +123,20 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 p
                   bool count_include_pad = true);
 /// Mean over PyTorch's adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) -> [.., oh, ow].
 Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
+/// Max over PyTorch's adaptive windows: output [.., oh, ow] of input [N, C, H, W] (or [C, H, W]),
+/// window (i, j) rows [floor(i H / oh), ceil((i + 1) H / oh)) and columns likewise; windows
+/// overlap where a size does not divide, and oh, ow may exceed H, W. An output_size entry left
+/// out (std::nullopt) keeps that input size. Ties keep the first maximum in row-major order; a
+/// NaN wins its window (the last NaN, as PyTorch). The gradient goes to each window's maximum
+/// (summed where windows overlap); twice differentiable, on every device
+/// (nn/src/functional_adaptive_max_pool.cpp). ValueError for another rank, an empty H or W, or
+/// an output size below 1 (PyTorch 1.13 returns an empty tensor for 0); TypeError for a
+/// non-float input.
+Tensor adaptive_max_pool2d(const Tensor& input, OptionalInt2 output_size);
+/// adaptive_max_pool2d and, for each output, the flat position h * W + w of its maximum in the
+/// input plane (int64, the output's shape), as LibTorch's adaptive_max_pool2d_with_indices. Not
+/// differentiable in the indices.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, OptionalInt2 output_size);
 
 // ---- normalization ----
 /// Batch normalization over dim 1 of input [N, C, *]. In training mode it normalizes with the
