@@ -216,4 +216,19 @@ Tensor adaptive_avg_pool1d(const Tensor& input, int64_t output_size) {
                         [&] { return without_height(adaptive_avg_pool2d(with_height(input), Int2(1, output_size))); });
 }
 
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input, int64_t output_size) {
+  check_input("adaptive_max_pool1d", "adaptive_max_pool2d", input);
+  WICK_CHECK(output_size > 0, "adaptive_max_pool1d: output_size must be positive, got {}", output_size);
+  WICK_CHECK(input.size(-1) > 0, "adaptive_max_pool1d: input {} has length 0, so a window would have no position",
+             shape_str(input));
+  return on_unit_height("adaptive_max_pool1d", "adaptive_max_pool2d", [&] {
+    auto [values, indices] = adaptive_max_pool2d_with_indices(with_height(input), OptionalInt2(1, output_size));
+    return std::make_tuple(without_height(values), without_height(indices));
+  });
+}
+
+Tensor adaptive_max_pool1d(const Tensor& input, int64_t output_size) {
+  return std::get<0>(adaptive_max_pool1d_with_indices(input, output_size));
+}
+
 }  // namespace wick::nn::functional

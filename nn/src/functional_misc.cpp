@@ -1,4 +1,4 @@
-// F::embedding, F::dropout and the activations.
+// F::embedding and the activations (the dropout functions: functional_dropout.cpp).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -37,17 +37,6 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
   DimVector shape(indices.sizes());
   shape.push_back(dim);
   return view(rows, shape);
-}
-
-Tensor dropout(const Tensor& input, double p, bool training) {
-  WICK_CHECK(p >= 0.0 && p <= 1.0, "dropout: probability p must be in [0, 1], got {}", p);
-  WICK_CHECK(input.defined(), "dropout: input is undefined");
-  if (!training || p == 0.0) return input;
-  WICK_CHECK_TYPE(input.is_floating_point(), "dropout: input must be float32 or float64, got {}", input.dtype());
-  if (p == 1.0) return mul(input, zeros_like(input));
-  Tensor mask = native::bernoulli(input, 1.0 - p);  // 0/1 in input's dtype, seeded
-  native::binary_(BinaryOp::Mul, mask, native::scalar_tensor(1.0 / (1.0 - p), mask.dtype(), mask.device()));
-  return mul(input, mask);
 }
 
 Tensor relu(const Tensor& input) { return wick::relu(input); }

@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "adaptive_bins.h"
 #include "conv_ops.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -219,8 +220,8 @@ struct AdaptiveWindows {
   Tensor index, mask, inv_len;
 };
 AdaptiveWindows adaptive_windows(int64_t in, int64_t out, const Tensor& like) {
-  const auto start = [&](int64_t i) { return static_cast<int64_t>((static_cast<__int128>(i) * in) / out); };
-  const auto end = [&](int64_t i) { return static_cast<int64_t>((static_cast<__int128>(i + 1) * in + out - 1) / out); };
+  const auto start = [&](int64_t i) { return detail::adaptive_start(i, in, out); };
+  const auto end = [&](int64_t i) { return detail::adaptive_end(i, in, out); };
   AdaptiveWindows w;
   // No window is longer than ceil(in / out) + 1 (nor than in); the slots past a window's end
   // are masked, so a bound serves.

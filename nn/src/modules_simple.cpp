@@ -1,11 +1,10 @@
-// The parameter-free layers: pooling, dropout, activations, flatten.
+// The parameter-free layers: pooling, activations, flatten (the dropout layers: modules_dropout.cpp).
 #include <fmt/format.h>
 
 #include "repr.h"
 #include "wick/core/error.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/modules/activation.h"
-#include "wick/nn/modules/dropout.h"
 #include "wick/nn/modules/pooling.h"
 
 namespace wick::nn {
@@ -64,14 +63,6 @@ Tensor AdaptiveAvgPool2dImpl::forward(const Tensor& input) {
 std::string AdaptiveAvgPool2dImpl::extra_repr() const {
   return fmt::format("output_size={}", detail::py_int2(options_.output_size()));
 }
-
-DropoutImpl::DropoutImpl(const DropoutOptions& options) : options_(options) {
-  WICK_CHECK(p() >= 0.0 && p() <= 1.0, "Dropout: probability p must be in [0, 1], got {}", p());
-}
-
-Tensor DropoutImpl::forward(const Tensor& input) { return F::dropout(input, p(), is_training()); }
-
-std::string DropoutImpl::extra_repr() const { return fmt::format("p={}, inplace=False", detail::py_float(p())); }
 
 Tensor ReLUImpl::forward(const Tensor& input) { return F::relu(input); }
 

@@ -160,7 +160,10 @@ const std::set<std::string>& nn_ops() {
       // generate.py's pad_mode_cases, tests/nn/pad_mode_test.cpp
       "pad_mode", "conv2d_padding_mode",
       // generate.py's conv_transpose_cases, tests/nn/conv_transpose_test.cpp
-      "conv_transpose2d", "conv_transpose1d", "conv_transpose2d_module", "conv_transpose1d_module"};
+      "conv_transpose2d", "conv_transpose1d", "conv_transpose2d_module", "conv_transpose1d_module",
+      // generate.py's adaptive_max_cases, tests/nn/adaptive_max_pool_test.cpp
+      "adaptive_max_pool2d", "adaptive_max_pool2d_indices", "adaptive_max_pool1d", "adaptive_max_pool1d_indices",
+      "adaptive_max_pool2d_module", "adaptive_max_pool1d_module"};
   return ops;
 }
 

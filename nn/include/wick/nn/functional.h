@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wick/autograd/functions.h"
+#include "wick/nn/arg.h"
 
 namespace wick::nn {
 
@@ -24,6 +25,17 @@ struct Int2 {
   Int2(int64_t v) : h(v), w(v) {}  // NOLINT
   Int2(int64_t h_, int64_t w_) : h(h_), w(w_) {}
   friend bool operator==(Int2 a, Int2 b) { return a.h == b.h && a.w == b.w; }
+};
+
+/// A 2-d output size whose entries may be left out (std::nullopt: that dim keeps the input's
+/// size), as LibTorch's ExpandingArrayWithOptionalElem<2> and PyTorch's `(None, 3)`: `3` means
+/// {3, 3}, `{std::nullopt, 3}` keeps the height and pools the width to 3.
+struct OptionalInt2 {
+  std::optional<int64_t> h, w;
+  OptionalInt2(int64_t v) : h(v), w(v) {}   // NOLINT
+  OptionalInt2(Int2 v) : h(v.h), w(v.w) {}  // NOLINT
+  OptionalInt2(std::optional<int64_t> h_, std::optional<int64_t> w_) : h(h_), w(w_) {}
+  friend bool operator==(const OptionalInt2& a, const OptionalInt2& b) { return a.h == b.h && a.w == b.w; }
 };
 
 /// conv2d's named paddings, as torch::kSame / torch::kValid. Same pads so that the output has the
@@ -111,6 +123,20 @@ Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 p
                   bool count_include_pad = true);
 /// Mean over PyTorch's adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) -> [.., oh, ow].
 Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
+/// Max over PyTorch's adaptive windows: output [.., oh, ow] of input [N, C, H, W] (or [C, H, W]),
+/// window (i, j) rows [floor(i H / oh), ceil((i + 1) H / oh)) and columns likewise; windows
+/// overlap where a size does not divide, and oh, ow may exceed H, W. An output_size entry left
+/// out (std::nullopt) keeps that input size. Ties keep the first maximum in row-major order; a
+/// NaN wins its window (the last NaN, as PyTorch). The gradient goes to each window's maximum
+/// (summed where windows overlap); twice differentiable, on every device
+/// (nn/src/functional_adaptive_max_pool.cpp). ValueError for another rank, an empty H or W, or
+/// an output size below 1 (PyTorch 1.13 returns an empty tensor for 0); TypeError for a
+/// non-float input.
+Tensor adaptive_max_pool2d(const Tensor& input, OptionalInt2 output_size);
+/// adaptive_max_pool2d and, for each output, the flat position h * W + w of its maximum in the
+/// input plane (int64, the output's shape), as LibTorch's adaptive_max_pool2d_with_indices. Not
+/// differentiable in the indices.
+std::tuple<Tensor, Tensor> adaptive_max_pool2d_with_indices(const Tensor& input, OptionalInt2 output_size);
 
 // ---- normalization ----
 /// Batch normalization over dim 1 of input [N, C, *]. In training mode it normalizes with the
@@ -157,6 +183,36 @@ Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int6
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training;
 /// the identity otherwise. Seeded by wick::manual_seed.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
+/// The options of the dropout functions, as LibTorch's F::DropoutFuncOptions:
+/// `F::dropout2d(x, F::Dropout2dFuncOptions().p(0.2).training(false))`. With inplace the input
+/// itself is multiplied by the mask and returned (Tensor::mul_: recorded in the graph, refused
+/// on a leaf that requires grad, as PyTorch).
+struct DropoutFuncOptions {
+  /// The probability of zeroing an element (dropout) or a channel (dropoutNd), in [0, 1].
+  WICK_ARG(double, p) = 0.5;
+  /// Dropout applies only when training; otherwise the input is returned as it is.
+  WICK_ARG(bool, training) = true;
+  WICK_ARG(bool, inplace) = false;
+};
+using Dropout1dFuncOptions = DropoutFuncOptions;
+using Dropout2dFuncOptions = DropoutFuncOptions;
+using Dropout3dFuncOptions = DropoutFuncOptions;
+/// dropout(input, p, training) with LibTorch's options, and inplace.
+Tensor dropout(const Tensor& input, const DropoutFuncOptions& options);
+/// Channel dropout (Note [Channel dropout], nn/src/functional_dropout.cpp): zeroes each channel
+/// (all of input[n, c]) with probability p and scales the other channels by 1 / (1 - p) when
+/// training; the identity otherwise. Input [N, C, L] or unbatched [C, L], as PyTorch 1.13
+/// (ValueError for another rank). Differentiable: the gradient is the same mask times
+/// 1 / (1 - p). Seeded by wick::manual_seed, the same mask on every device.
+Tensor dropout1d(const Tensor& input, const Dropout1dFuncOptions& options = {});
+/// Channel dropout of input [N, C, H, W] only. A 3-d input is a ValueError: PyTorch 1.13 reads
+/// it as [N, C, L] (with a warning that this will change) and LibTorch as an unbatched
+/// [C, H, W]; call dropout1d for the first, or unsqueeze(0) the second. Other ranks, which
+/// PyTorch 1.13 takes with a deprecation warning, are ValueErrors too.
+Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options = {});
+/// Channel dropout of input [N, C, D, H, W] or unbatched [C, D, H, W] (ValueError for another
+/// rank, which PyTorch 1.13 takes with a deprecation warning).
+Tensor dropout3d(const Tensor& input, const Dropout3dFuncOptions& options = {});
 Tensor relu(const Tensor& input);
 /// approximate: "none" (erf, default) or "tanh".
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");

@@ -1,7 +1,8 @@
 #pragma once
 // The 1-d convolution and pooling functions of wick::nn::functional (alias F): conv1d,
-// max_pool1d, max_pool1d_with_indices, avg_pool1d, adaptive_avg_pool1d, with
-// torch.nn.functional's names, argument order and PyTorch 1.13's semantics. Included by
+// max_pool1d, max_pool1d_with_indices, avg_pool1d, adaptive_avg_pool1d, adaptive_max_pool1d,
+// adaptive_max_pool1d_with_indices, with torch.nn.functional's names, argument order and
+// PyTorch 1.13's semantics. Included by
 // wick/nn/functional.h; the modules are in wick/nn/modules/conv1d.h and pooling1d.h.
 //
 // Each runs its 2-d counterpart on a unit height: input [N, C, L] (or an unbatched [C, L]) is
@@ -56,5 +57,14 @@ Tensor avg_pool1d(const Tensor& input, int64_t kernel_size, int64_t stride = 0, 
 /// [N, C, L] (or [C, L]) -> [N, C, output_size]; output_size may exceed L (windows overlap).
 /// output_size 0 is a ValueError (PyTorch returns an empty tensor), as adaptive_avg_pool2d's.
 Tensor adaptive_avg_pool1d(const Tensor& input, int64_t output_size);
+/// Max over PyTorch's adaptive windows [floor(i L / out), ceil((i + 1) L / out)) of input
+/// [N, C, L] (or [C, L]) -> [N, C, output_size]; output_size may exceed L. Ties keep the first
+/// maximum, a NaN wins its window (the last NaN), the gradient goes to each window's maximum, as
+/// adaptive_max_pool2d on a unit height. output_size 0 is a ValueError (PyTorch returns an empty
+/// tensor), as are a length of 0 and another rank; TypeError for a non-float input.
+Tensor adaptive_max_pool1d(const Tensor& input, int64_t output_size);
+/// adaptive_max_pool1d and, for each output, the position l in [0, L) of its maximum (int64, the
+/// output's shape), as torch::adaptive_max_pool1d. Not differentiable in the indices.
+std::tuple<Tensor, Tensor> adaptive_max_pool1d_with_indices(const Tensor& input, int64_t output_size);
 
 }  // namespace wick::nn::functional

@@ -1,5 +1,8 @@
 #pragma once
-// MaxPool2d, AvgPool2d, AdaptiveAvgPool2d (torch.nn's).
+// MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d (torch.nn's).
+#include <string>
+#include <tuple>
+
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
@@ -79,5 +82,33 @@ class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
   AdaptiveAvgPool2dOptions options_;
 };
 WICK_MODULE(AdaptiveAvgPool2d);
+
+/// AdaptiveMaxPool2d's options, as LibTorch: `AdaptiveMaxPool2dOptions(3)`,
+/// `AdaptiveMaxPool2dOptions({2, 3})`, or `AdaptiveMaxPool2dOptions({std::nullopt, 3})` to keep
+/// the input's height (LibTorch's ExpandingArrayWithOptionalElem<2>, PyTorch's `(None, 3)`).
+struct AdaptiveMaxPool2dOptions {
+  /* implicit */ AdaptiveMaxPool2dOptions(OptionalInt2 output_size) : output_size_(output_size) {}  // NOLINT
+  WICK_ARG(OptionalInt2, output_size);
+};
+
+/// F::adaptive_max_pool2d to a fixed output size; prints as PyTorch's
+/// "AdaptiveMaxPool2d(output_size=(None, 3))". An output_size entry below 1 is refused when
+/// built (ValueError), as F::adaptive_max_pool2d would refuse it at every forward.
+class AdaptiveMaxPool2dImpl : public Cloneable<AdaptiveMaxPool2dImpl> {
+ public:
+  explicit AdaptiveMaxPool2dImpl(OptionalInt2 output_size)
+      : AdaptiveMaxPool2dImpl(AdaptiveMaxPool2dOptions(output_size)) {}
+  explicit AdaptiveMaxPool2dImpl(const AdaptiveMaxPool2dOptions& options);
+  Tensor forward(const Tensor& input);
+  /// The output and the flat h * W + w position of each maximum (PyTorch's return_indices=True),
+  /// as LibTorch's forward_with_indices.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string extra_repr() const override;
+  const AdaptiveMaxPool2dOptions& options() const { return options_; }
+
+ private:
+  AdaptiveMaxPool2dOptions options_;
+};
+WICK_MODULE(AdaptiveMaxPool2d);
 
 }  // namespace wick::nn

@@ -1,11 +1,13 @@
 #pragma once
-// MaxPool1d, AvgPool1d, AdaptiveAvgPool1d (torch.nn's), on F::max_pool1d, F::avg_pool1d and
-// F::adaptive_avg_pool1d. Each takes [N, C, L] or an unbatched [C, L].
+// MaxPool1d, AvgPool1d, AdaptiveAvgPool1d, AdaptiveMaxPool1d (torch.nn's), on F::max_pool1d,
+// F::avg_pool1d, F::adaptive_avg_pool1d and F::adaptive_max_pool1d. Each takes [N, C, L] or an
+// unbatched [C, L].
 //
 // LibTorch declares these beside the 2-d pooling layers in torch/nn/modules/pooling.h
 // (MaxPoolImpl<1, ...>); wick keeps one concept per file, and gives the 1-d layers their own
 // header. wick/nn/nn.h includes both.
 #include <string>
+#include <tuple>
 
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
@@ -90,5 +92,30 @@ class AdaptiveAvgPool1dImpl : public Cloneable<AdaptiveAvgPool1dImpl> {
   AdaptiveAvgPool1dOptions options_;
 };
 WICK_MODULE(AdaptiveAvgPool1d);
+
+/// AdaptiveMaxPool1d's options, as LibTorch: `AdaptiveMaxPool1dOptions(5)`.
+struct AdaptiveMaxPool1dOptions {
+  /* implicit */ AdaptiveMaxPool1dOptions(int64_t output_size) : output_size_(output_size) {}  // NOLINT
+  WICK_ARG(int64_t, output_size);
+};
+
+/// F::adaptive_max_pool1d to a fixed output length; prints as PyTorch's
+/// "AdaptiveMaxPool1d(output_size=5)". An output_size below 1 is refused when built
+/// (ValueError).
+class AdaptiveMaxPool1dImpl : public Cloneable<AdaptiveMaxPool1dImpl> {
+ public:
+  explicit AdaptiveMaxPool1dImpl(int64_t output_size) : AdaptiveMaxPool1dImpl(AdaptiveMaxPool1dOptions(output_size)) {}
+  explicit AdaptiveMaxPool1dImpl(const AdaptiveMaxPool1dOptions& options);
+  Tensor forward(const Tensor& input);
+  /// The output and the position l of each maximum (PyTorch's return_indices=True), as
+  /// LibTorch's forward_with_indices.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string extra_repr() const override;
+  const AdaptiveMaxPool1dOptions& options() const { return options_; }
+
+ private:
+  AdaptiveMaxPool1dOptions options_;
+};
+WICK_MODULE(AdaptiveMaxPool1d);
 
 }  // namespace wick::nn
