@@ -438,7 +438,7 @@ std::vector<Row> nn_rows() {
                             optim::ParamGroup(std::vector<Tensor>{wick::zeros({2}, f64()).requires_grad_()}));
                         sched.step();
                       },
-                      {"lr scheduler", "2 parameter groups", "made for 1"}),
+                      {"StepLR.step", "2 parameter groups", "made for 1"}),
       row<ValueError>("an optimizer state dict for another optimizer",
                       [=] {
                         optim::SGD opt(lin->parameters(), optim::SGDOptions(0.1));
