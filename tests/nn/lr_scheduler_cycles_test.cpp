@@ -1,7 +1,7 @@
 // wick::optim's ConstantLR, PolynomialLR, CosineAnnealingWarmRestarts, SequentialLR, OneCycleLR and
-// CyclicLR against PyTorch 1.13's lr and momentum sequences (lr_scheduler_cycles_torch.h, made by
-// tests/data/lr_scheduler_cycles.py), bit for bit, with two parameter groups over every phase and
-// restart; runs stopped after every step and resumed from the optimizer's checkpointed state;
+// CyclicLR against PyTorch 1.13's lr and momentum sequences (lr_scheduler_cycles_torch.h and
+// lr_scheduler_restarts_torch.h, made by tests/data/lr_scheduler_cycles.py), bit for bit, with two parameter groups
+// over every phase and restart; runs stopped after every step and resumed from the optimizer's checkpointed state;
 // their closed forms; and the options, steps and resumes they refuse.
 #include <algorithm>
 #include <catch2/catch.hpp>
@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lr_scheduler_cycles_torch.h"
+#include "lr_scheduler_restarts_torch.h"
 #include "lr_scheduler_runs.h"
 #include "wick/autograd/functions.h"
 #include "wick/nn/optim/optim.h"
