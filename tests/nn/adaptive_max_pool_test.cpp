@@ -71,23 +71,7 @@ Tensor distinct(IntArrayRef shape, unsigned seed) {
   return tensor(v, shape, kF64).requires_grad_(true);
 }
 
-// gradcheck of x -> grad(fn(x), x, gout, create_graph): the backward is differentiable too (as
-// functional_gradcheck_test.cpp's check_double_backward).
-void check_double_backward(const std::function<TL(const TL&)>& fn, const TL& inputs) {
-  TL gouts;
-  for (const Tensor& o : fn(inputs)) gouts.push_back(wick::randn(o.sizes(), kF64.device(o.device())));
-  auto first = [&](const TL& x) {
-    AutoGradMode on(true);
-    TL leaves;
-    for (const Tensor& t : x) leaves.push_back(t.requires_grad() ? t : t.detach().requires_grad_(true));
-    TL out;
-    for (const Tensor& g : wick::autograd::grad(fn(leaves), leaves, gouts, true, /*create_graph=*/true,
-                                                /*allow_unused=*/true))
-      if (g.defined() && g.requires_grad()) out.push_back(g);
-    return out;
-  };
-  CHECK_GRADCHECK(first, inputs);
-}
+using wick::test::check_double_backward;
 }  // namespace
 
 TEST_CASE("adaptive_max_pool2d matches PyTorch 1.13: dividing, overlapping, larger, None sizes, unbatched, NaN",

@@ -127,23 +127,7 @@ double worst_difference(const std::vector<double>& a, const std::vector<double>&
   return worst;
 }
 
-// Double backward: gradcheck of x -> grad(fn(x), x, gout, create_graph), as
-// functional_gradcheck_test.cpp's (autograd::gradgradcheck's numerical pass is not used there).
-void check_double_backward(const std::function<TL(const TL&)>& fn, const TL& inputs) {
-  TL gouts;
-  for (const Tensor& o : fn(inputs)) gouts.push_back(wick::randn(o.sizes(), kF64));
-  auto first = [&](const TL& x) {
-    AutoGradMode on(true);
-    TL leaves;
-    for (const Tensor& t : x) leaves.push_back(t.requires_grad() ? t : t.detach().requires_grad_(true));
-    TL out;
-    for (const Tensor& g : wick::autograd::grad(fn(leaves), leaves, gouts, true, /*create_graph=*/true,
-                                                /*allow_unused=*/true))
-      if (g.defined() && g.requires_grad()) out.push_back(g);
-    return out;
-  };
-  CHECK_GRADCHECK(first, inputs);
-}
+using wick::test::check_double_backward;
 
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, kF64.requires_grad(true)); }
 }  // namespace

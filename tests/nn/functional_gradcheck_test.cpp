@@ -14,24 +14,7 @@ using namespace wick::nn;
 using TL = std::vector<Tensor>;
 
 namespace {
-// Double backward: gradcheck of x -> grad(fn(x), x, gout, create_graph). (Written here rather
-// than with autograd::gradgradcheck, whose numerical pass currently fails on every op; see the
-// nn report.) In the numerical pass the inputs do not require grad, so fresh leaves are made.
-void check_double_backward(const std::function<TL(const TL&)>& fn, const TL& inputs) {
-  TL gouts;
-  for (const Tensor& o : fn(inputs)) gouts.push_back(wick::randn(o.sizes(), TensorOptions(kFloat64)));
-  auto first = [&](const TL& x) {
-    AutoGradMode on(true);
-    TL leaves;
-    for (const Tensor& t : x) leaves.push_back(t.requires_grad() ? t : t.detach().requires_grad_(true));
-    TL out;  // gradients that depend on the inputs (a bias gradient may not)
-    for (const Tensor& g : wick::autograd::grad(fn(leaves), leaves, gouts, true, /*create_graph=*/true,
-                                                /*allow_unused=*/true))
-      if (g.defined() && g.requires_grad()) out.push_back(g);
-    return out;
-  };
-  CHECK_GRADCHECK(first, inputs);
-}
+using wick::test::check_double_backward;
 
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, TensorOptions(kFloat64).requires_grad()); }
 Tensor pos(IntArrayRef shape) {
