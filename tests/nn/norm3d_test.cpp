@@ -73,7 +73,7 @@ std::optional<double> momentum_of(const OracleCase& c) {
 }
 }  // namespace
 
-TEST_CASE("BatchNorm3d matches PyTorch 1.13: train with momentum and the cumulative average, eval, no affine",
+TEST_CASE("BatchNorm3d matches PyTorch 1.13: train with momentum and the cumulative average and eval and no affine",
           "[nn][oracle][norm][norm3d_test]") {
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
@@ -105,7 +105,7 @@ TEST_CASE("BatchNorm3d matches PyTorch 1.13: train with momentum and the cumulat
   }
 }
 
-TEST_CASE("InstanceNorm3d matches PyTorch 1.13: affine or not, unbatched, tracking in train and eval mode",
+TEST_CASE("InstanceNorm3d matches PyTorch 1.13: affine or not and unbatched and tracking in train and eval mode",
           "[nn][oracle][norm][norm3d_test]") {
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
@@ -136,7 +136,7 @@ TEST_CASE("InstanceNorm3d matches PyTorch 1.13: affine or not, unbatched, tracki
   }
 }
 
-TEST_CASE("MaxPool1d forward_with_indices, avg_pool divisor_override and Conv1d padding_mode match PyTorch 1.13",
+TEST_CASE("MaxPool1d forward_with_indices and avg_pool divisor_override and Conv1d padding_mode match PyTorch 1.13",
           "[nn][oracle][pool][norm3d_test]") {
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
@@ -222,7 +222,7 @@ TEST_CASE("MaxPool1d forward_with_indices, avg_pool divisor_override and Conv1d 
   }
 }
 
-TEST_CASE("BatchNorm3d and InstanceNorm3d by hand: statistics, the cumulative average, eval, unbatched",
+TEST_CASE("BatchNorm3d and InstanceNorm3d by hand: statistics and the cumulative average and eval and unbatched",
           "[nn][norm][norm3d_test]") {
   const double eps = 1e-5;
   for (Device dev : wick::test::test_devices()) {
@@ -271,6 +271,10 @@ TEST_CASE("divisor_override and Conv1d padding modes by hand", "[nn][pool][norm3
     CHECK_ALLCLOSE(AvgPool1d(AvgPool1dOptions(2).divisor_override(2))(f64({1, 2, 3, 4}, {1, 1, 4}, dev)),
                    f64({1.5, 3.5}, {1, 1, 2}), 1e-15, 0);
 
+    // MaxPool2d's indices are flat h * W + w positions: the 4 of [[1, 4], [3, 2]] is at 1.
+    const auto [values, indices] = MaxPool2d(2)->forward_with_indices(f64({1, 4, 3, 2}, {1, 1, 2, 2}, dev));
+    CHECK_VALUES(values, {4});
+    CHECK_VALUES(indices, {1});
     // [1, 2, 3, 4] padded by 1 and read by a kernel [1, 0, 0] (the left neighbour) or [0, 0, 1].
     struct Expect {
       PadMode mode;
@@ -304,7 +308,7 @@ TEST_CASE("divisor_override and Conv1d padding modes by hand", "[nn][pool][norm3
   }
 }
 
-TEST_CASE("gradcheck: BatchNorm3d, InstanceNorm3d, divisor_override and Conv1d padding modes",
+TEST_CASE("gradcheck: BatchNorm3d and InstanceNorm3d and divisor_override and Conv1d padding modes",
           "[nn][gradcheck][norm3d_test]") {
   wick::manual_seed(11);
   const auto rnd = [](IntArrayRef shape) { return wick::randn(shape, TensorOptions(kFloat64).requires_grad()); };
@@ -327,7 +331,7 @@ TEST_CASE("gradcheck: BatchNorm3d, InstanceNorm3d, divisor_override and Conv1d p
   }
 }
 
-TEST_CASE("BatchNorm3d, InstanceNorm3d, MaxPool1d, AvgPool and Conv1d: prints, state and errors as PyTorch 1.13",
+TEST_CASE("3-d norms and the pooling and Conv1d options print and name state and refuse input as PyTorch 1.13",
           "[nn][norm3d_test]") {
   // print(nn.BatchNorm3d(3, momentum=None)), print(nn.InstanceNorm3d(3, affine=True)), ...
   CHECK(BatchNorm3d(BatchNorm3dOptions(3).momentum(std::nullopt))->to_string() ==
