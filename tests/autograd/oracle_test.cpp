@@ -166,7 +166,10 @@ const std::set<std::string>& nn_ops() {
       "adaptive_max_pool2d_module", "adaptive_max_pool1d_module",
       // generate.py's norm3d_cases, tests/nn/norm3d_test.cpp
       "batch_norm3d_module", "instance_norm3d_module", "max_pool1d_module_indices", "avg_pool2d_divisor",
-      "avg_pool1d_divisor", "conv1d_padding_mode"};
+      "avg_pool1d_divisor", "conv1d_padding_mode",
+      // generate.py's activation_cases, tests/nn/activation_test.cpp
+      "leaky_relu", "elu", "selu", "celu", "softplus", "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish",
+      "softsign", "tanhshrink", "threshold", "logsigmoid", "glu", "softmin", "prelu"};
   return ops;
 }
 
