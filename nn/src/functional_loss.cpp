@@ -1,5 +1,6 @@
 // Losses: nll_loss, cross_entropy (with label smoothing), mse_loss, l1_loss,
-// binary_cross_entropy_with_logits; PyTorch's semantics, composed of differentiable ops.
+// binary_cross_entropy_with_logits; PyTorch's semantics, composed of differentiable ops. The
+// others are in functional_loss_more.cpp.
 #include <fmt/format.h>
 
 #include <vector>
@@ -17,7 +18,8 @@ Reduction reduction_from_string(const std::string& s) {
   if (s == "none") return Reduction::None;
   if (s == "mean") return Reduction::Mean;
   if (s == "sum") return Reduction::Sum;
-  WICK_FAIL("unknown reduction '{}': expected 'none', 'mean' or 'sum'", s);
+  if (s == "batchmean") return Reduction::BatchMean;
+  WICK_FAIL("unknown reduction '{}': expected 'none', 'mean', 'sum' or (kl_div only) 'batchmean'", s);
 }
 
 const char* reduction_name(Reduction r) {
@@ -28,6 +30,8 @@ const char* reduction_name(Reduction r) {
       return "mean";
     case Reduction::Sum:
       return "sum";
+    case Reduction::BatchMean:
+      return "batchmean";
   }
   return "?";
 }
@@ -45,6 +49,8 @@ Tensor reduce(const Tensor& loss, Reduction r) {
       return sum(loss);
     case Reduction::Mean:
       return mean(loss);
+    case Reduction::BatchMean:  // kl_div's only: refused by detail::check_reduction
+      break;
   }
   return loss;
 }
@@ -141,6 +147,8 @@ Tensor nll_rows(const Rows& r, const RowWeights& rw, Reduction reduction) {
       return sum(losses);
     case Reduction::Mean:
       return div(sum(losses), sum(rw.w));
+    case Reduction::BatchMean:  // refused by detail::check_reduction
+      break;
   }
   return losses;
 }
@@ -190,6 +198,7 @@ Tensor fused_cross_entropy(const Tensor& x, const RowWeights& rw, Reduction redu
 
 Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                 int64_t ignore_index) {
+  detail::check_reduction("nll_loss", reduction);
   Rows r = as_rows("nll_loss", input, target, ignore_index);
   check_class_weight("nll_loss", weight, r);
   return nll_rows(r, row_weights(r, weight, ignore_index), reduction);
@@ -197,6 +206,7 @@ Tensor nll_loss(const Tensor& input, const Tensor& target, const Tensor& weight,
 
 Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& weight, Reduction reduction,
                      int64_t ignore_index, double label_smoothing) {
+  detail::check_reduction("cross_entropy", reduction);
   WICK_CHECK(label_smoothing >= 0.0 && label_smoothing <= 1.0,
              "cross_entropy: label_smoothing must be in [0, 1], got {}", label_smoothing);
   Rows r = as_rows("cross_entropy", input, target, ignore_index);
@@ -223,6 +233,8 @@ Tensor cross_entropy(const Tensor& input, const Tensor& target, const Tensor& we
     case Reduction::Mean:
       smooth_red = div(sum(smooth), sum(rw.w));
       break;
+    case Reduction::BatchMean:  // refused by detail::check_reduction
+      break;
   }
   return nll * (1.0 - label_smoothing) + smooth_red * (label_smoothing / static_cast<double>(C));
 }
@@ -242,17 +254,20 @@ void check_elementwise_loss(const char* op, const Tensor& input, const Tensor& t
 }  // namespace
 
 Tensor mse_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  detail::check_reduction("mse_loss", reduction);
   check_elementwise_loss("mse_loss", input, target);
   return reduce(square(sub(input, target)), reduction);
 }
 
 Tensor l1_loss(const Tensor& input, const Tensor& target, Reduction reduction) {
+  detail::check_reduction("l1_loss", reduction);
   check_elementwise_loss("l1_loss", input, target);
   return reduce(abs(sub(input, target)), reduction);
 }
 
 Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& target, const Tensor& weight,
                                         Reduction reduction, const Tensor& pos_weight) {
+  detail::check_reduction("binary_cross_entropy_with_logits", reduction);
   WICK_CHECK(input.defined() && target.defined(), "binary_cross_entropy_with_logits: input and target must be defined");
   WICK_CHECK(input.sizes() == target.sizes(),
              "binary_cross_entropy_with_logits: target size {} must be the same as input size {}", shape_of(target),

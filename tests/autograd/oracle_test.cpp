@@ -169,7 +169,10 @@ const std::set<std::string>& nn_ops() {
       "avg_pool1d_divisor", "conv1d_padding_mode",
       // generate.py's activation_cases, tests/nn/activation_test.cpp
       "leaky_relu", "elu", "selu", "celu", "softplus", "hardtanh", "relu6", "hardsigmoid", "hardswish", "mish",
-      "softsign", "tanhshrink", "threshold", "logsigmoid", "glu", "softmin", "prelu"};
+      "softsign", "tanhshrink", "threshold", "logsigmoid", "glu", "softmin", "prelu",
+      // generate.py's loss_cases, tests/nn/loss_test.cpp
+      "binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
+      "hinge_embedding_loss", "cosine_embedding_loss"};
   return ops;
 }
 

@@ -63,9 +63,16 @@ const char* pad_mode_name(PadMode mode);
 /// Parses PyTorch's spelling (ValueError for any other string).
 PadMode pad_mode_from_string(const std::string& s);
 
-/// How a loss reduces its per-element values.
-enum class Reduction { None, Mean, Sum };
-/// Parses "none" / "mean" / "sum" (throws otherwise).
+/// How a loss reduces its per-element values. BatchMean (the sum divided by the input's first
+/// size) is kl_div's only; every other loss refuses it with a ValueError naming the loss, where
+/// LibTorch's per-loss reduction variants refuse it at compile time.
+enum class Reduction { None, Mean, Sum, BatchMean };
+/// LibTorch's spellings: `MSELossOptions().reduction(kSum)` as `torch::kSum`.
+inline constexpr Reduction kNone = Reduction::None;
+inline constexpr Reduction kMean = Reduction::Mean;
+inline constexpr Reduction kSum = Reduction::Sum;
+inline constexpr Reduction kBatchMean = Reduction::BatchMean;
+/// Parses "none" / "mean" / "sum" / "batchmean" (ValueError otherwise).
 Reduction reduction_from_string(const std::string& s);
 const char* reduction_name(Reduction r);
 
@@ -269,3 +276,4 @@ namespace F = functional;
 #include "wick/nn/functional_1d.h"              // conv1d and the 1-d pooling functions
 #include "wick/nn/functional_activation.h"      // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
 #include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d and conv_transpose2d
+#include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
