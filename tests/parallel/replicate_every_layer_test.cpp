@@ -380,7 +380,7 @@ void check_layer(const Layer& layer, const std::vector<Device>& ds) {
 
 }  // namespace
 
-TEST_CASE("every layer replicates: outputs, gradients and fresh copies on every device group",
+TEST_CASE("every layer replicates through replicate and DataParallel as fresh copies on every device group",
           "[parallel][replicate_every_layer]") {
   for (const Layer& layer : layers()) {
     for (const std::vector<Device>& ds : device_groups()) {
