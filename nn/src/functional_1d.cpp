@@ -199,11 +199,14 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, int64_t 
 }
 
 Tensor avg_pool1d(const Tensor& input, int64_t kernel_size, int64_t stride, int64_t padding, bool ceil_mode,
-                  bool count_include_pad) {
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
   check_pool1d("avg_pool1d", "avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode);
+  WICK_CHECK(divisor_override != 0,
+             "avg_pool1d: divisor_override must not be zero (PyTorch: divisor must be not "
+             "zero); leave it unset to divide by each window's size");
   return on_unit_height("avg_pool1d", "avg_pool2d", [&] {
     return without_height(avg_pool2d(with_height(input), Int2(1, kernel_size), Int2(1, stride), Int2(0, padding),
-                                     ceil_mode, count_include_pad));
+                                     ceil_mode, count_include_pad, divisor_override));
   });
 }
 

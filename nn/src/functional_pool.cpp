@@ -183,12 +183,21 @@ Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 paddi
 }
 
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride, Int2 padding, bool ceil_mode,
-                  bool count_include_pad) {
+                  bool count_include_pad, std::optional<int64_t> divisor_override) {
   const detail::ConvGeom g = pool_geometry("avg_pool2d", input, kernel_size, stride, padding, 1, ceil_mode);
+  WICK_CHECK(divisor_override != 0,
+             "avg_pool2d: divisor_override must not be zero (PyTorch: divisor must be not "
+             "zero); leave it unset to divide by each window's size");
   // The output's size is checked first (a typed error, never a wrapped product), and an empty
   // output needs no divisors.
   if (checked_numel({g.N, g.C, g.oh, g.ow}, "avg_pool2d") == 0)
     return restore(native::empty({g.N, g.C, g.oh, g.ow}, input.dtype(), input.device()), input);
+  if (divisor_override) {  // one divisor for every window
+    Tensor cols = detail::unfold2d(as4d(input), g, 0.0);
+    Tensor sums = sum(view(cols, {g.N, g.C, g.kk(), g.L()}), {2});
+    Tensor div_t = native::scalar_tensor(static_cast<double>(*divisor_override), input.dtype(), input.device());
+    return restore(view(div(sums, div_t), {g.N, g.C, g.oh, g.ow}), input);
+  }
   // PyTorch's divisor per output position (windows clipped at H + pad; padding counted or not).
   Tensor divisor_t = native::empty({g.L()}, kFloat64, kCPU);
   double* divisor = divisor_t.data_ptr<double>();

@@ -1,9 +1,10 @@
-// Conv1d: the layer around F::conv1d, with PyTorch's initialization and print.
+// Conv1d: the layer around F::conv1d (and F::pad for a padding_mode), with PyTorch's initialization and print.
 #include <fmt/format.h>
 
 #include <cmath>
 
 #include "default_init.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
@@ -23,8 +24,23 @@ Conv1dImpl::Conv1dImpl(const Conv1dOptions& options, TensorOptions tensor_option
   WICK_CHECK(groups > 0 && in_channels % groups == 0 && out_channels % groups == 0,
              "Conv1d: groups ({}) must be positive and divide in_channels ({}) and out_channels ({})", groups,
              in_channels, out_channels);
-  WICK_CHECK_NOT_IMPLEMENTED(padding_mode() != PaddingMode::Same || stride == 1,
+  WICK_CHECK_NOT_IMPLEMENTED(named_padding() != PaddingMode::Same || stride == 1,
                              "Conv1d: padding=same needs stride 1 (as PyTorch), got stride {}", stride);
+  WICK_CHECK(options.padding_mode() != PadMode::Constant,
+             "Conv1d: padding_mode must be one of zeros, reflect, replicate or circular (as PyTorch), got constant; "
+             "zero padding is kZeros");
+  if (options.padding_mode() != PadMode::Zeros) {
+    // PyTorch's _reversed_padding_repeated_twice: {left, right}.
+    if (named_padding() == PaddingMode::Same) {
+      int64_t total = 0;
+      WICK_CHECK(!mul_overflow(dilation, kernel_size - 1, &total),
+                 "Conv1d: padding=same with dilation {} and kernel_size {} gives a total padding past int64", dilation,
+                 kernel_size);
+      mode_pads_ = {total / 2, total - total / 2};
+    } else {
+      mode_pads_ = {padding, padding};
+    }
+  }
   const TensorOptions plain = tensor_options.requires_grad(false);
   weight_ = register_parameter("weight", wick::empty({out_channels, in_channels / groups, kernel_size}, plain));
   bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels}, plain) : Tensor());
@@ -36,7 +52,7 @@ int64_t Conv1dImpl::padding() const {
   return p ? *p : 0;
 }
 
-std::optional<PaddingMode> Conv1dImpl::padding_mode() const {
+std::optional<PaddingMode> Conv1dImpl::named_padding() const {
   const PaddingMode* p = std::get_if<PaddingMode>(&options_.padding());
   return p ? std::optional<PaddingMode>(*p) : std::nullopt;
 }
@@ -44,7 +60,9 @@ std::optional<PaddingMode> Conv1dImpl::padding_mode() const {
 void Conv1dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
 
 Tensor Conv1dImpl::forward(const Tensor& input) {
-  if (const auto mode = padding_mode())
+  if (padding_mode() != PadMode::Zeros)
+    return F::conv1d(F::pad(input, mode_pads_, padding_mode()), weight(), bias(), stride(), 0, dilation(), groups());
+  if (const auto mode = named_padding())
     return F::conv1d(input, weight(), bias(), stride(), *mode, dilation(), groups());
   return F::conv1d(input, weight(), bias(), stride(), padding(), dilation(), groups());
 }
@@ -53,13 +71,14 @@ Tensor Conv1dImpl::forward(const Tensor& input) {
 std::string Conv1dImpl::extra_repr() const {
   std::string s =
       fmt::format("{}, {}, kernel_size=({},), stride=({},)", in_channels(), out_channels(), kernel_size(), stride());
-  if (const auto mode = padding_mode())
+  if (const auto mode = named_padding())
     s += *mode == PaddingMode::Same ? ", padding=same" : ", padding=valid";
   else if (padding() != 0)
     s += fmt::format(", padding=({},)", padding());
   if (dilation() != 1) s += fmt::format(", dilation=({},)", dilation());
   if (groups() != 1) s += fmt::format(", groups={}", groups());
   if (!bias().defined()) s += ", bias=False";
+  if (padding_mode() != PadMode::Zeros) s += fmt::format(", padding_mode={}", pad_mode_name(padding_mode()));
   return s;
 }
 

@@ -1,4 +1,4 @@
-// InstanceNorm1d/2d's forward (their state is NormBase's, modules_norm.cpp).
+// InstanceNorm1d/2d/3d's forward (their state is NormBase's, modules_norm.cpp).
 #include <fmt/format.h>
 
 #include "shape_text.h"
@@ -11,11 +11,13 @@ namespace wick::nn {
 template <class Derived>
 void InstanceNormBase<Derived>::check_input(const Tensor& input) const {
   const int64_t d = unbatched_dim();
-  const char* layout = d == 2 ? "[C, L] or [N, C, L]" : "[C, H, W] or [N, C, H, W]";
+  const char* layout = d == 2   ? "[C, L] or [N, C, L]"
+                       : d == 3 ? "[C, H, W] or [N, C, H, W]"
+                                : "[C, D, H, W] or [N, C, D, H, W]";
   WICK_CHECK(input.defined() && (input.dim() == d || input.dim() == d + 1),
-             "{}: expected {}-d or {}-d input {}, got {}", this->name(), d, d + 1, layout,
-             input.defined() ? fmt::format("{}-d input {}", input.dim(), detail::shape_str(input))
-                             : std::string("an undefined tensor"));
+             "{}: expected {}D or {}D input (got {}D input); it takes {} ({}-d or {}-d), got {}", this->name(), d,
+             d + 1, input.defined() ? input.dim() : 0, layout, d, d + 1,
+             input.defined() ? fmt::format("input {}", detail::shape_str(input)) : std::string("an undefined tensor"));
 }
 
 template <class Derived>
@@ -39,5 +41,6 @@ Tensor InstanceNormBase<Derived>::forward(const Tensor& input) {
 
 template class InstanceNormBase<InstanceNorm1dImpl>;
 template class InstanceNormBase<InstanceNorm2dImpl>;
+template class InstanceNormBase<InstanceNorm3dImpl>;
 
 }  // namespace wick::nn

@@ -1,8 +1,9 @@
-// NormBase (BatchNorm's and InstanceNorm's state), BatchNorm1d/2d, LayerNorm, GroupNorm and Embedding:
+// NormBase (BatchNorm's and InstanceNorm's state), BatchNorm1d/2d/3d, LayerNorm, GroupNorm and Embedding:
 // the layers with state beyond a weight and a bias. InstanceNorm's forward: modules_instance_norm.cpp.
 #include <fmt/format.h>
 
 #include "repr.h"
+#include "shape_text.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/native.h"
 #include "wick/nn/functional.h"
@@ -69,8 +70,10 @@ std::string NormBase<Derived, Options>::extra_repr() const {
 
 template class NormBase<BatchNorm1dImpl, BatchNormOptions>;
 template class NormBase<BatchNorm2dImpl, BatchNormOptions>;
+template class NormBase<BatchNorm3dImpl, BatchNormOptions>;
 template class NormBase<InstanceNorm1dImpl, InstanceNormOptions>;
 template class NormBase<InstanceNorm2dImpl, InstanceNormOptions>;
+template class NormBase<InstanceNorm3dImpl, InstanceNormOptions>;
 
 // ---- BatchNorm ----
 
@@ -102,6 +105,7 @@ Tensor BatchNormBase<Derived>::forward(const Tensor& input) {
 
 template class BatchNormBase<BatchNorm1dImpl>;
 template class BatchNormBase<BatchNorm2dImpl>;
+template class BatchNormBase<BatchNorm3dImpl>;
 
 void BatchNorm1dImpl::check_input(const Tensor& input) const {
   WICK_CHECK(input.defined() && (input.dim() == 2 || input.dim() == 3),
@@ -111,6 +115,13 @@ void BatchNorm1dImpl::check_input(const Tensor& input) const {
 void BatchNorm2dImpl::check_input(const Tensor& input) const {
   WICK_CHECK(input.defined() && input.dim() == 4, "BatchNorm2d: expected 4-d input [N, C, H, W], got {}-d input",
              input.defined() ? input.dim() : 0);
+}
+
+// PyTorch's words, then the layout and the shape.
+void BatchNorm3dImpl::check_input(const Tensor& input) const {
+  WICK_CHECK(input.defined() && input.dim() == 5,
+             "BatchNorm3d: expected 5D input (got {}D input); it takes [N, C, D, H, W], got {}",
+             input.defined() ? input.dim() : 0, detail::shape_str(input));
 }
 
 // ---- LayerNorm ----

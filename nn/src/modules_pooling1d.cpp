@@ -1,4 +1,5 @@
-// MaxPool1d, AvgPool1d, AdaptiveAvgPool1d: the layers around the 1-d pooling functions.
+// MaxPool1d (with indices), AvgPool1d (with divisor_override), AdaptiveAvgPool1d: the layers around the 1-d pooling
+// functions.
 #include <fmt/format.h>
 
 #include "repr.h"
@@ -29,6 +30,11 @@ Tensor MaxPool1dImpl::forward(const Tensor& input) {
   return F::max_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
 }
 
+std::tuple<Tensor, Tensor> MaxPool1dImpl::forward_with_indices(const Tensor& input) {
+  const auto& o = options_;
+  return F::max_pool1d_with_indices(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+
 // PyTorch's _MaxPoolNd.extra_repr prints the arguments as given: ints for MaxPool1d.
 std::string MaxPool1dImpl::extra_repr() const {
   const auto& o = options_;
@@ -38,11 +44,14 @@ std::string MaxPool1dImpl::extra_repr() const {
 
 AvgPool1dImpl::AvgPool1dImpl(const AvgPool1dOptions& options) : options_(options) {
   check_kernel_and_stride("AvgPool1d", options.kernel_size(), options.stride());
+  WICK_CHECK(options.divisor_override() != 0,
+             "AvgPool1d: divisor_override must not be zero; leave it unset to divide by each window's size");
 }
 
 Tensor AvgPool1dImpl::forward(const Tensor& input) {
   const auto& o = options_;
-  return F::avg_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad());
+  return F::avg_pool1d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad(),
+                       o.divisor_override());
 }
 
 // PyTorch's AvgPool1d stores its sizes as 1-tuples (_single) and prints them so; ceil_mode and

@@ -32,6 +32,11 @@ Tensor MaxPool2dImpl::forward(const Tensor& input) {
   return F::max_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
 }
 
+std::tuple<Tensor, Tensor> MaxPool2dImpl::forward_with_indices(const Tensor& input) {
+  const auto& o = options_;
+  return F::max_pool2d_with_indices(input, o.kernel_size(), o.stride(), o.padding(), o.dilation(), o.ceil_mode());
+}
+
 std::string MaxPool2dImpl::extra_repr() const {
   const auto& o = options_;
   return fmt::format("kernel_size={}, stride={}, padding={}, dilation={}, ceil_mode={}",
@@ -41,11 +46,14 @@ std::string MaxPool2dImpl::extra_repr() const {
 
 AvgPool2dImpl::AvgPool2dImpl(const AvgPool2dOptions& options) : options_(options) {
   check_kernel_and_stride("AvgPool2d", options.kernel_size(), options.stride());
+  WICK_CHECK(options.divisor_override() != 0,
+             "AvgPool2d: divisor_override must not be zero; leave it unset to divide by each window's size");
 }
 
 Tensor AvgPool2dImpl::forward(const Tensor& input) {
   const auto& o = options_;
-  return F::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad());
+  return F::avg_pool2d(input, o.kernel_size(), o.stride(), o.padding(), o.ceil_mode(), o.count_include_pad(),
+                       o.divisor_override());
 }
 
 std::string AvgPool2dImpl::extra_repr() const {

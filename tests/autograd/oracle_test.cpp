@@ -163,7 +163,10 @@ const std::set<std::string>& nn_ops() {
       "conv_transpose2d", "conv_transpose1d", "conv_transpose2d_module", "conv_transpose1d_module",
       // generate.py's adaptive_max_cases, tests/nn/adaptive_max_pool_test.cpp
       "adaptive_max_pool2d", "adaptive_max_pool2d_indices", "adaptive_max_pool1d", "adaptive_max_pool1d_indices",
-      "adaptive_max_pool2d_module", "adaptive_max_pool1d_module"};
+      "adaptive_max_pool2d_module", "adaptive_max_pool1d_module",
+      // generate.py's norm3d_cases, tests/nn/norm3d_test.cpp
+      "batch_norm3d_module", "instance_norm3d_module", "max_pool1d_module_indices", "avg_pool2d_divisor",
+      "avg_pool1d_divisor", "conv1d_padding_mode"};
   return ops;
 }
 

@@ -201,11 +201,11 @@ TEST_CASE("Conv1dOptions and the 1-d pooling options reach the layer: PyTorch's 
   CHECK(c->kernel_size() == 3);
   CHECK(c->stride() == 2);
   CHECK(c->padding() == 1);
-  CHECK_FALSE(c->padding_mode().has_value());
+  CHECK_FALSE(c->named_padding().has_value());
   CHECK(c->dilation() == 2);
   CHECK(c->groups() == 2);
   CHECK_FALSE(c->bias().defined());
-  CHECK(Conv1d(Conv1dOptions(4, 6, 3).padding(kSame))->padding_mode() == kSame);
+  CHECK(Conv1d(Conv1dOptions(4, 6, 3).padding(kSame))->named_padding() == kSame);
   CHECK(MaxPool1d(2)(x).sizes() == IntArrayRef({2, 4, 4}));  // stride = kernel_size
   CHECK(MaxPool1d(MaxPool1dOptions(2).ceil_mode(true))(x).sizes() == IntArrayRef({2, 4, 5}));
   CHECK(MaxPool1d(MaxPool1dOptions(3).stride(1).dilation(2).padding(1))(x).sizes() == IntArrayRef({2, 4, 7}));

@@ -118,9 +118,12 @@ Tensor max_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 p
 std::tuple<Tensor, Tensor> max_pool2d_with_indices(const Tensor& input, Int2 kernel_size, Int2 stride = 0,
                                                    Int2 padding = 0, Int2 dilation = 1, bool ceil_mode = false);
 /// Mean over each window; padding is zeros, counted in the divisor when count_include_pad. stride 0
-/// (the default) means stride = kernel, as in max_pool2d.
+/// (the default) means stride = kernel, as in max_pool2d. divisor_override, when given, is every
+/// window's divisor instead (the window's sum / divisor_override, whatever its size and
+/// count_include_pad, as PyTorch); 0 is a ValueError (PyTorch: "divisor must be not zero"), a
+/// negative one divides as given, as PyTorch.
 Tensor avg_pool2d(const Tensor& input, Int2 kernel_size, Int2 stride = 0, Int2 padding = 0, bool ceil_mode = false,
-                  bool count_include_pad = true);
+                  bool count_include_pad = true, std::optional<int64_t> divisor_override = std::nullopt);
 /// Mean over PyTorch's adaptive windows [floor(i*H/oh), ceil((i+1)*H/oh)) -> [.., oh, ow].
 Tensor adaptive_avg_pool2d(const Tensor& input, Int2 output_size);
 /// Max over PyTorch's adaptive windows: output [.., oh, ow] of input [N, C, H, W] (or [C, H, W]),

@@ -15,6 +15,7 @@
 // LibTorch declares these beside the 2-d ones (torch/nn/functional/conv.h, pooling.h); wick keeps
 // one concept per file, and the 1-d family is one.
 #include <cstdint>
+#include <optional>
 #include <tuple>
 
 #include "wick/autograd/functions.h"
@@ -50,9 +51,13 @@ std::tuple<Tensor, Tensor> max_pool1d_with_indices(const Tensor& input, int64_t 
                                                    int64_t padding = 0, int64_t dilation = 1, bool ceil_mode = false);
 /// Mean over each window of input [N, C, L] (or [C, L]); padding is zeros, counted in the divisor
 /// when count_include_pad; with ceil_mode the last window is clipped at L + padding, as PyTorch.
-/// stride 0 (the default) means stride = kernel_size.
+/// stride 0 (the default) means stride = kernel_size. divisor_override, when given, is every
+/// window's divisor, as avg_pool2d's (0 is a ValueError). PyTorch 1.13's F.avg_pool1d has no
+/// divisor_override; wick's is avg_pool2d's on the unit height, as LibTorch's AvgPool1dOptions
+/// carries one.
 Tensor avg_pool1d(const Tensor& input, int64_t kernel_size, int64_t stride = 0, int64_t padding = 0,
-                  bool ceil_mode = false, bool count_include_pad = true);
+                  bool ceil_mode = false, bool count_include_pad = true,
+                  std::optional<int64_t> divisor_override = std::nullopt);
 /// Mean over PyTorch's adaptive windows [floor(i L / out), ceil((i + 1) L / out)) of input
 /// [N, C, L] (or [C, L]) -> [N, C, output_size]; output_size may exceed L (windows overlap).
 /// output_size 0 is a ValueError (PyTorch returns an empty tensor), as adaptive_avg_pool2d's.

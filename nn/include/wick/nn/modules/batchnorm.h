@@ -1,5 +1,5 @@
 #pragma once
-// BatchNorm1d and BatchNorm2d (torch.nn's), on F::batch_norm.
+// BatchNorm1d, BatchNorm2d and BatchNorm3d (torch.nn's), on F::batch_norm.
 #include <optional>
 
 #include "wick/core/tensor_options.h"
@@ -22,6 +22,7 @@ struct BatchNormOptions {
 };
 using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
 
 /// The shared implementation; the parameters and buffers are NormBase's. In training mode each
 /// forward increments num_batches_tracked and updates the running statistics with `momentum`
@@ -57,12 +58,26 @@ class BatchNorm2dImpl : public BatchNormBase<BatchNorm2dImpl> {
   void check_input(const Tensor& input) const override;
 };
 
+/// Input [N, C, D, H, W]. `BatchNorm3d(n)` or `BatchNorm3d(BatchNorm3dOptions(n).momentum(std::nullopt))`.
+/// Another rank is a ValueError with PyTorch's words, "expected 5D input (got 4D input)".
+class BatchNorm3dImpl : public BatchNormBase<BatchNorm3dImpl> {
+ public:
+  explicit BatchNorm3dImpl(const BatchNorm3dOptions& options, TensorOptions tensor_options = {})
+      : BatchNormBase(options, tensor_options) {}
+
+ protected:
+  void check_input(const Tensor& input) const override;
+};
+
 WICK_MODULE(BatchNorm1d);
 WICK_MODULE(BatchNorm2d);
+WICK_MODULE(BatchNorm3d);
 
 extern template class NormBase<BatchNorm1dImpl, BatchNormOptions>;
 extern template class NormBase<BatchNorm2dImpl, BatchNormOptions>;
+extern template class NormBase<BatchNorm3dImpl, BatchNormOptions>;
 extern template class BatchNormBase<BatchNorm1dImpl>;
 extern template class BatchNormBase<BatchNorm2dImpl>;
+extern template class BatchNormBase<BatchNorm3dImpl>;
 
 }  // namespace wick::nn

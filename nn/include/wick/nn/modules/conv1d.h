@@ -1,5 +1,5 @@
 #pragma once
-// Conv1d (torch.nn.Conv1d; padding_mode other than zeros is not supported yet: Conv2d has it).
+// Conv1d (torch.nn.Conv1d), with padding_mode zeros, reflect, replicate or circular, as Conv2d.
 //
 // LibTorch declares Conv1d beside Conv2d in torch/nn/modules/conv.h (ConvNdImpl<1, ...>); wick
 // keeps one concept per file, and gives the 1-d layers their own headers, so that a change to one
@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
@@ -16,7 +17,9 @@
 namespace wick::nn {
 
 /// Conv1d's options, as LibTorch: `Conv1dOptions(in, out, 3).stride(2).padding(1)`. padding is a
-/// number or kSame / kValid.
+/// number or kSame / kValid. padding_mode says what the padding holds: kZeros (the default),
+/// kReflect, kReplicate or kCircular, as Conv2dOptions'; kConstant is refused when the layer is
+/// built (ValueError, as PyTorch's "padding_mode must be one of").
 struct Conv1dOptions {
   Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
       : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
@@ -27,9 +30,10 @@ struct Conv1dOptions {
   WICK_ARG(int64_t, dilation) = 1;
   WICK_ARG(int64_t, groups) = 1;
   WICK_ARG(bool, bias) = true;
+  WICK_ARG(PadMode, padding_mode) = kZeros;
 
  public:
-  /// Zero padding on each side (LibTorch's padding_t: a size or kSame / kValid).
+  /// Padding on each side (LibTorch's padding_t: a size or kSame / kValid).
   Conv1dOptions& padding(int64_t p) {
     padding_ = p;
     return *this;
@@ -52,6 +56,11 @@ struct Conv1dOptions {
 /// counts; padding=same with a stride other than 1 is a NotImplementedError, as Conv2d's. PyTorch
 /// builds a layer with 0 channels or a kernel of 0 (and fails at forward); wick refuses it when
 /// built, as Conv2d does. `tensor_options`: the parameters' dtype and device (see LinearImpl).
+/// With a padding_mode other than kZeros the forward is PyTorch's, as Conv2d's: F::pad(input,
+/// {p, p}, padding_mode) and then F::conv1d with no padding (for kSame, {left, total - left} with
+/// total = dilation * (kernel_size - 1) and left = total / 2; kValid pads 0). So circular needs a
+/// batched [N, C, L] input (NotImplementedError for [C, L], as PyTorch 1.13 refuses it too) and
+/// reflect a padding below the input's length (ValueError).
 class Conv1dImpl : public Cloneable<Conv1dImpl> {
  public:
   Conv1dImpl(int64_t in_channels, int64_t out_channels, int64_t kernel_size, TensorOptions tensor_options = {})
@@ -70,9 +79,12 @@ class Conv1dImpl : public Cloneable<Conv1dImpl> {
   int64_t out_channels() const { return options_.out_channels(); }
   int64_t kernel_size() const { return options_.kernel_size(); }
   int64_t stride() const { return options_.stride(); }
-  /// The numeric padding (zero with a named padding, see padding_mode()).
+  /// The numeric padding (zero with a named padding, see named_padding()).
   int64_t padding() const;
-  std::optional<PaddingMode> padding_mode() const;
+  /// kSame or kValid when the padding is named, nullopt when it is numeric (as Conv2d's).
+  std::optional<PaddingMode> named_padding() const;
+  /// What the padding holds: kZeros, kReflect, kReplicate or kCircular.
+  PadMode padding_mode() const { return options_.padding_mode(); }
   int64_t dilation() const { return options_.dilation(); }
   int64_t groups() const { return options_.groups(); }
   const Conv1dOptions& options() const { return options_; }
@@ -80,6 +92,9 @@ class Conv1dImpl : public Cloneable<Conv1dImpl> {
  private:
   Conv1dOptions options_;
   ParamSlot weight_, bias_;
+  // F::pad's pads {left, right} for a padding_mode other than kZeros (PyTorch's
+  // _reversed_padding_repeated_twice), computed once when the layer is built.
+  std::vector<int64_t> mode_pads_;
 };
 WICK_MODULE(Conv1d);
 

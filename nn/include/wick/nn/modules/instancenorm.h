@@ -1,5 +1,5 @@
 #pragma once
-// InstanceNorm1d and InstanceNorm2d (torch.nn's), on F::instance_norm.
+// InstanceNorm1d, InstanceNorm2d and InstanceNorm3d (torch.nn's), on F::instance_norm.
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
 #include "wick/nn/modules/norm_base.h"
@@ -21,6 +21,7 @@ struct InstanceNormOptions {
 };
 using InstanceNorm1dOptions = InstanceNormOptions;
 using InstanceNorm2dOptions = InstanceNormOptions;
+using InstanceNorm3dOptions = InstanceNormOptions;
 
 /// The shared implementation; the parameters and buffers are NormBase's. forward normalizes with
 /// each instance's own statistics in training mode or when not tracking running statistics, and
@@ -39,7 +40,9 @@ class InstanceNormBase : public NormBase<Derived, InstanceNormOptions> {
   Tensor forward(const Tensor& input);
 
  protected:
-  /// The rank of an unbatched input ([C, L]: 2, [C, H, W]: 3); a batched one has one more.
+  /// The rank of an unbatched input ([C, L]: 2, [C, H, W]: 3, [C, D, H, W]: 4); a batched one has
+  /// one more. Another rank is a ValueError with PyTorch's words ("expected 4D or 5D input (got
+  /// 3D input)") and the layouts.
   virtual int64_t unbatched_dim() const = 0;
   void check_input(const Tensor& input) const override;
 };
@@ -66,12 +69,26 @@ class InstanceNorm2dImpl : public InstanceNormBase<InstanceNorm2dImpl> {
   int64_t unbatched_dim() const override { return 3; }
 };
 
+/// Input [N, C, D, H, W] or unbatched [C, D, H, W]. `InstanceNorm3d(n)` or
+/// `InstanceNorm3d(InstanceNorm3dOptions(n).affine(true))`.
+class InstanceNorm3dImpl : public InstanceNormBase<InstanceNorm3dImpl> {
+ public:
+  explicit InstanceNorm3dImpl(const InstanceNorm3dOptions& options, TensorOptions tensor_options = {})
+      : InstanceNormBase(options, tensor_options) {}
+
+ protected:
+  int64_t unbatched_dim() const override { return 4; }
+};
+
 WICK_MODULE(InstanceNorm1d);
 WICK_MODULE(InstanceNorm2d);
+WICK_MODULE(InstanceNorm3d);
 
 extern template class NormBase<InstanceNorm1dImpl, InstanceNormOptions>;
 extern template class NormBase<InstanceNorm2dImpl, InstanceNormOptions>;
+extern template class NormBase<InstanceNorm3dImpl, InstanceNormOptions>;
 extern template class InstanceNormBase<InstanceNorm1dImpl>;
 extern template class InstanceNormBase<InstanceNorm2dImpl>;
+extern template class InstanceNormBase<InstanceNorm3dImpl>;
 
 }  // namespace wick::nn

@@ -1,5 +1,6 @@
 #pragma once
 // MaxPool2d, AvgPool2d, AdaptiveAvgPool2d, AdaptiveMaxPool2d (torch.nn's).
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -29,6 +30,9 @@ class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
   /// ValueError for a kernel_size or a stride with a zero.
   explicit MaxPool2dImpl(const MaxPool2dOptions& options);
   Tensor forward(const Tensor& input);
+  /// The output and the flat h * W + w position of each maximum (PyTorch's return_indices=True,
+  /// F::max_pool2d_with_indices), as LibTorch's forward_with_indices.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
   std::string extra_repr() const override;
   const MaxPool2dOptions& options() const { return options_; }
 
@@ -46,13 +50,16 @@ struct AvgPool2dOptions {
   WICK_ARG(Int2, padding) = 0;
   WICK_ARG(bool, ceil_mode) = false;
   WICK_ARG(bool, count_include_pad) = true;
+  /// Every window's divisor, when set (F::avg_pool2d); 0 is refused by the constructor (PyTorch
+  /// refuses it at forward). Not printed, as PyTorch's AvgPool2d does not print it.
+  WICK_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
 
 /// F::avg_pool2d with fixed geometry.
 class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
  public:
   explicit AvgPool2dImpl(Int2 kernel_size) : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
-  /// ValueError for a kernel_size or a stride with a zero.
+  /// ValueError for a kernel_size or a stride with a zero, or a divisor_override of 0.
   explicit AvgPool2dImpl(const AvgPool2dOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;

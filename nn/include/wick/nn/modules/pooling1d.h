@@ -6,6 +6,7 @@
 // LibTorch declares these beside the 2-d pooling layers in torch/nn/modules/pooling.h
 // (MaxPoolImpl<1, ...>); wick keeps one concept per file, and gives the 1-d layers their own
 // header. wick/nn/nn.h includes both.
+#include <optional>
 #include <string>
 #include <tuple>
 
@@ -36,6 +37,9 @@ class MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
   /// ValueError for a kernel_size below 1 or a stride of 0 or below.
   explicit MaxPool1dImpl(const MaxPool1dOptions& options);
   Tensor forward(const Tensor& input);
+  /// The output and the position l of each maximum (PyTorch's return_indices=True,
+  /// F::max_pool1d_with_indices), as LibTorch's forward_with_indices.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
   std::string extra_repr() const override;
   const MaxPool1dOptions& options() const { return options_; }
 
@@ -53,6 +57,9 @@ struct AvgPool1dOptions {
   WICK_ARG(int64_t, padding) = 0;
   WICK_ARG(bool, ceil_mode) = false;
   WICK_ARG(bool, count_include_pad) = true;
+  /// Every window's divisor, when set (F::avg_pool1d); 0 is refused by the constructor. PyTorch
+  /// 1.13's AvgPool1d has no such argument; LibTorch's options carry one.
+  WICK_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
 
 /// F::avg_pool1d with fixed geometry; prints as PyTorch's
@@ -60,7 +67,7 @@ struct AvgPool1dOptions {
 class AvgPool1dImpl : public Cloneable<AvgPool1dImpl> {
  public:
   explicit AvgPool1dImpl(int64_t kernel_size) : AvgPool1dImpl(AvgPool1dOptions(kernel_size)) {}
-  /// ValueError for a kernel_size below 1 or a stride of 0 or below.
+  /// ValueError for a kernel_size below 1, a stride of 0 or below, or a divisor_override of 0.
   explicit AvgPool1dImpl(const AvgPool1dOptions& options);
   Tensor forward(const Tensor& input);
   std::string extra_repr() const override;
