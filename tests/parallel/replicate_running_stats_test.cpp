@@ -1,11 +1,12 @@
 // What a training-mode DataParallel forward leaves in the running statistics of the original
-// BatchNorm and InstanceNorm (track_running_stats) layers (docs/parallel.md, "DataParallel: what
-// it promises and what it does not"): replica 0's buffers are the original's own tensors, so the
-// original gets exactly replica 0's update, the statistics of the first chunk of the batch; the
-// other replicas update copies that are dropped. This is PyTorch's DataParallel's rule (replicate
-// hands devices[0] the original buffer objects; no SyncBatchNorm). Each call's replicas start
-// from the original's statistics as they are then (fresh copies), so two calls equal the plain
-// module run on the first chunk twice. On cpu:0,cpu:1 and on a mirror and a CUDA pair, in float64.
+// BatchNorm1d/2d/3d and InstanceNorm1d/2d/3d (track_running_stats) layers (docs/parallel.md,
+// "DataParallel: what it promises and what it does not"): replica 0's buffers are the original's
+// own tensors, so the original gets exactly replica 0's update, the statistics of the first chunk
+// of the batch; the other replicas update copies that are dropped. This is PyTorch's
+// DataParallel's rule (replicate hands devices[0] the original buffer objects; no SyncBatchNorm).
+// InstanceNorm's num_batches_tracked stays 0, as PyTorch's. Each call's replicas start from the
+// original's statistics as they are then (fresh copies), so two calls equal the plain module run
+// on the first chunk twice. On cpu:0,cpu:1 and on a mirror and a CUDA pair, in float64.
 #include <wick/nn/nn.h>
 
 #include <catch2/catch.hpp>
@@ -47,6 +48,10 @@ std::vector<Norm> norms() {
        [] { return BatchNorm1d(BatchNorm1dOptions(3).momentum(std::nullopt)).ptr(); },
        {5, 3, 4}},
       {"BatchNorm2d", [] { return BatchNorm2d(3).ptr(); }, {5, 3, 2, 2}},
+      {"BatchNorm3d", [] { return BatchNorm3d(2).ptr(); }, {5, 2, 2, 2, 2}},
+      {"InstanceNorm3d",
+       [] { return InstanceNorm3d(InstanceNormOptions(2).affine(true).track_running_stats(true)).ptr(); },
+       {5, 2, 2, 1, 3}},
       {"InstanceNorm1d",
        [] { return InstanceNorm1d(InstanceNormOptions(3).affine(true).track_running_stats(true)).ptr(); },
        {5, 3, 4}},
