@@ -1,5 +1,6 @@
 // libFuzzer harness: the checkpoint loaders (a model, an optimizer, a training checkpoint) through
-// a real file; whatever loads is then trained for one step (Note [Fuzzing] in fuzz_util.h).
+// a real file, for every optimizer of wick::optim (fuzz::Model::optimizer); whatever loads is then
+// trained for one step (Note [Fuzzing] in fuzz_util.h).
 #include <wick/wick.h>
 
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 namespace {
 
-// One SGD or Adam step of `m` with `opt` on a fixed batch.
+// One step of `m` with `opt` on a fixed batch.
 void train_step(wick::fuzz::Model& m, wick::optim::Optimizer& opt) {
   opt.zero_grad();
   wick::Tensor x = wick::ones({2, 3}, wick::TensorOptions(wick::kFloat32));
@@ -23,7 +24,7 @@ void train_step(wick::fuzz::Model& m, wick::optim::Optimizer& opt) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static wick::fuzz::ScratchFile file("-checkpoint.safetensors");
   const std::string& path = file.write(data, size);
-  for (int kind = 0; kind < 2; ++kind) {  // SGD with momentum, then Adam with amsgrad
+  for (int kind = 0; kind < wick::fuzz::Model::kOptimizers; ++kind) {
     wick::fuzz::Model m;
     auto opt = m.optimizer(kind);
     try {

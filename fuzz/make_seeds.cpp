@@ -95,9 +95,9 @@ int main(int argc, char** argv) {
       std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x3c\x00\x40\x80\x3f\x21", 15));
   write_file(st / "seed-unsupported-dtypes", foreign);
 
-  // checkpoints of the harness's model, before and after a training step, for both optimizers.
+  // checkpoints of the harness's model, before and after a training step, for every optimizer.
   const fs::path ck = root / "checkpoint";
-  for (int kind = 0; kind < 2; ++kind) {
+  for (int kind = 0; kind < fuzz::Model::kOptimizers; ++kind) {
     fuzz::Model m;
     auto opt = m.optimizer(kind);
     const std::string k = std::to_string(kind);

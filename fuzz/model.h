@@ -3,17 +3,36 @@
 #include <wick/wick.h>
 
 #include <memory>
+#include <vector>
 
 namespace wick::fuzz {
 
 struct Model {
   nn::Sequential net{
       {"fc1", nn::Linear(3, 4)}, {"bn", nn::BatchNorm1d(4)}, {"fc2", nn::Linear(nn::LinearOptions(4, 2).bias(false))}};
-  /// kind 0: SGD with momentum and Nesterov; kind 1: Adam with amsgrad.
+  /// How many optimizers optimizer() makes: every optimizer of wick::optim, with the options
+  /// that give each its full state (so a hostile file meets every state name and option value).
+  static constexpr int kOptimizers = 6;
+  /// 0: SGD with momentum and Nesterov; 1: Adam with amsgrad; 2: AdamW with amsgrad; 3: RMSprop
+  /// with momentum, centered; 4: plain RMSprop (no optional state); 5: Adagrad with lr_decay and
+  /// an initial accumulator value.
   std::unique_ptr<optim::Optimizer> optimizer(int kind) const {
-    if (kind == 0)
-      return std::make_unique<optim::SGD>(net->parameters(), optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
-    return std::make_unique<optim::Adam>(net->parameters(), optim::AdamOptions(0.01).amsgrad(true));
+    const std::vector<Tensor> p = net->parameters();
+    switch (kind) {
+      case 0:
+        return std::make_unique<optim::SGD>(p, optim::SGDOptions(0.1).momentum(0.9).nesterov(true));
+      case 1:
+        return std::make_unique<optim::Adam>(p, optim::AdamOptions(0.01).amsgrad(true));
+      case 2:
+        return std::make_unique<optim::AdamW>(p, optim::AdamWOptions(0.01).amsgrad(true));
+      case 3:
+        return std::make_unique<optim::RMSprop>(p, optim::RMSpropOptions(0.01).momentum(0.5).centered(true));
+      case 4:
+        return std::make_unique<optim::RMSprop>(p, optim::RMSpropOptions(0.01));
+      default:
+        return std::make_unique<optim::Adagrad>(
+            p, optim::AdagradOptions(0.1).lr_decay(0.01).initial_accumulator_value(0.1));
+    }
   }
 };
 
