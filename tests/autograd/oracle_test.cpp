@@ -163,7 +163,9 @@ const std::set<std::string>& nn_ops() {
       "conv_transpose2d", "conv_transpose1d", "conv_transpose2d_module", "conv_transpose1d_module",
       // generate.py's adaptive_max_cases, tests/nn/adaptive_max_pool_test.cpp
       "adaptive_max_pool2d", "adaptive_max_pool2d_indices", "adaptive_max_pool1d", "adaptive_max_pool1d_indices",
-      "adaptive_max_pool2d_module", "adaptive_max_pool1d_module"};
+      "adaptive_max_pool2d_module", "adaptive_max_pool1d_module",
+      // generate.py's embedding_cases, tests/nn/embedding_test.cpp
+      "embedding_options", "embedding_bag"};
   return ops;
 }
 
