@@ -1,4 +1,4 @@
-// NormBase (BatchNorm's and InstanceNorm's state), BatchNorm1d/2d/3d, LayerNorm, GroupNorm and Embedding:
+// NormBase (BatchNorm's and InstanceNorm's state), BatchNorm1d/2d/3d, LayerNorm and GroupNorm:
 // the layers with state beyond a weight and a bias. InstanceNorm's forward: modules_instance_norm.cpp.
 #include <fmt/format.h>
 
@@ -9,7 +9,6 @@
 #include "wick/nn/functional.h"
 #include "wick/nn/init.h"
 #include "wick/nn/modules/batchnorm.h"
-#include "wick/nn/modules/embedding.h"
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/normalization.h"
 
@@ -176,38 +175,6 @@ Tensor GroupNormImpl::forward(const Tensor& input) {
 std::string GroupNormImpl::extra_repr() const {
   return fmt::format("{}, {}, eps={}, affine={}", options_.num_groups(), options_.num_channels(),
                      detail::py_float(options_.eps()), detail::py_bool(options_.affine()));
-}
-
-// ---- Embedding ----
-
-EmbeddingImpl::EmbeddingImpl(const EmbeddingOptions& options, TensorOptions tensor_options) : options_(options) {
-  const int64_t num_embeddings = options.num_embeddings(), embedding_dim = options.embedding_dim();
-  WICK_CHECK(num_embeddings > 0 && embedding_dim >= 0,
-             "Embedding: num_embeddings ({}) must be positive and embedding_dim ({}) non-negative", num_embeddings,
-             embedding_dim);
-  if (const auto padding_idx = options.padding_idx()) {
-    WICK_CHECK_INDEX(*padding_idx < num_embeddings && *padding_idx >= -num_embeddings,
-                     "Embedding: padding_idx {} must be within num_embeddings ({})", *padding_idx, num_embeddings);
-    if (*padding_idx < 0) options_.padding_idx(*padding_idx + num_embeddings);
-  }
-  weight_ = register_parameter("weight", wick::empty({num_embeddings, embedding_dim}, plain(tensor_options)));
-  reset_parameters();
-}
-
-void EmbeddingImpl::reset_parameters() {
-  init::normal_(weight());
-  if (const auto padding_idx = options_.padding_idx()) {
-    NoGradGuard no_grad;
-    native::fill_(native::select(weight(), 0, *padding_idx), 0);
-  }
-}
-
-Tensor EmbeddingImpl::forward(const Tensor& indices) { return F::embedding(indices, weight(), options_.padding_idx()); }
-
-std::string EmbeddingImpl::extra_repr() const {
-  std::string s = fmt::format("{}, {}", options_.num_embeddings(), options_.embedding_dim());
-  if (const auto padding_idx = options_.padding_idx()) s += fmt::format(", padding_idx={}", *padding_idx);
-  return s;
 }
 
 }  // namespace wick::nn

@@ -186,10 +186,7 @@ Tensor instance_norm(const Tensor& input, const Tensor& running_mean = {}, const
                      const Tensor& weight = {}, const Tensor& bias = {}, bool use_input_stats = true,
                      double momentum = 0.1, double eps = 1e-5);
 
-// ---- embedding, dropout, activations ----
-/// weight[indices]: indices int64 of any shape -> [*indices.shape, dim]. Rows at padding_idx get
-/// no gradient.
-Tensor embedding(const Tensor& indices, const Tensor& weight, std::optional<int64_t> padding_idx = std::nullopt);
+// ---- dropout, activations (embedding: wick/nn/functional_embedding.h) ----
 /// Zeroes each element with probability p and scales the rest by 1 / (1 - p) when training;
 /// the identity otherwise. Seeded by wick::manual_seed.
 Tensor dropout(const Tensor& input, double p = 0.5, bool training = true);
@@ -276,4 +273,5 @@ namespace F = functional;
 #include "wick/nn/functional_1d.h"              // conv1d and the 1-d pooling functions
 #include "wick/nn/functional_activation.h"      // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
 #include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d and conv_transpose2d
+#include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...

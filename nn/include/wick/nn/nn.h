@@ -17,6 +17,7 @@
 #include "wick/nn/modules/conv_transpose.h"
 #include "wick/nn/modules/dropout.h"
 #include "wick/nn/modules/embedding.h"
+#include "wick/nn/modules/embedding_bag.h"
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/loss.h"
