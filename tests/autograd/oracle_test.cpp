@@ -172,7 +172,9 @@ const std::set<std::string>& nn_ops() {
       "softsign", "tanhshrink", "threshold", "logsigmoid", "glu", "softmin", "prelu",
       // generate.py's loss_cases, tests/nn/loss_test.cpp
       "binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
-      "hinge_embedding_loss", "cosine_embedding_loss"};
+      "hinge_embedding_loss", "cosine_embedding_loss",
+      // generate.py's three_d_cases, tests/nn/three_d_test.cpp
+      "conv3d", "conv3d_module", "max_pool3d", "max_pool3d_indices", "avg_pool3d", "adaptive_avg_pool3d"};
   return ops;
 }
 
