@@ -23,4 +23,10 @@ inline std::string py_int2(Int2 v, bool as_tuple = false) {
   return fmt::format("({}, {})", v.h, v.w);
 }
 
+/// "3" when all three are equal (as PyTorch prints an int argument), "(3, 2, 2)" otherwise.
+inline std::string py_int3(Int3 v, bool as_tuple = false) {
+  if (v.d == v.h && v.h == v.w && !as_tuple) return fmt::format("{}", v.d);
+  return fmt::format("({}, {}, {})", v.d, v.h, v.w);
+}
+
 }  // namespace wick::nn::detail

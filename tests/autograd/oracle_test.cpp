@@ -174,7 +174,9 @@ const std::set<std::string>& nn_ops() {
       "binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
       "hinge_embedding_loss", "cosine_embedding_loss",
       // generate.py's embedding_cases, tests/nn/embedding_test.cpp
-      "embedding_options", "embedding_bag"};
+      "embedding_options", "embedding_bag",
+      // generate.py's three_d_cases, tests/nn/three_d_test.cpp
+      "conv3d", "conv3d_module", "max_pool3d", "max_pool3d_indices", "avg_pool3d", "adaptive_avg_pool3d"};
   return ops;
 }
 
