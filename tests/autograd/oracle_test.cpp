@@ -172,7 +172,9 @@ const std::set<std::string>& nn_ops() {
       "softsign", "tanhshrink", "threshold", "logsigmoid", "glu", "softmin", "prelu",
       // generate.py's loss_cases, tests/nn/loss_test.cpp
       "binary_cross_entropy", "smooth_l1_loss", "huber_loss", "kl_div", "soft_margin_loss", "margin_ranking_loss",
-      "hinge_embedding_loss", "cosine_embedding_loss"};
+      "hinge_embedding_loss", "cosine_embedding_loss",
+      // generate.py's optim_more_cases, tests/nn/optim_more_test.cpp
+      "optim_adamax", "optim_nadam", "optim_radam", "optim_rprop"};
   return ops;
 }
 
