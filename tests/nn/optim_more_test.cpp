@@ -19,7 +19,9 @@
 #include "support/allclose.h"
 #include "support/devices.h"
 #include "support/oracle.h"
+#include "support/temp_dir.h"
 #include "wick/autograd/functions.h"
+#include "wick/nn/checkpoint.h"
 #include "wick/nn/optim/optim.h"
 
 using namespace wick;
@@ -214,6 +216,27 @@ TEST_CASE("optim: the new optimizers' state dicts have PyTorch's names and round
           CHECK(host(ps[1]) == host(qs[1]));
         }
       }
+    }
+  }
+}
+
+TEST_CASE("optim: the new optimizers' state saved to a file loads and continues bit-identically", "[optim_more]") {
+  test::TempDir dir("wick-optim-more-test");
+  for (const auto& kind : kKinds) {
+    INFO(kind);
+    auto [opt, ps] = trained(kind, kCPU, kFloat32);
+    const std::string path = dir.file(kind + ".safetensors");
+    nn::save(*opt, path);
+    std::vector<Tensor> qs = {ps[0].detach().clone().requires_grad_(true), ps[1].detach().clone().requires_grad_(true)};
+    auto opt2 = make(kind, qs);
+    nn::load(*opt2, path);
+    for (int s = 2; s < 5; ++s) {
+      set_grads(ps, s);
+      opt->step();
+      set_grads(qs, s);
+      opt2->step();
+      CHECK(host(ps[0]) == host(qs[0]));
+      CHECK(host(ps[1]) == host(qs[1]));
     }
   }
 }
