@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdlib>
 #include <exception>
-#include <nlohmann/json.hpp>
 #include <typeinfo>
 #include <unordered_set>
 
@@ -76,12 +75,11 @@ void Optimizer::add_param_group(ParamGroup group) {
   // read as AdamOptions. A group's options are complete, as LibTorch's: fields it does not set
   // keep their class's defaults, not this optimizer's (PyTorch's dict-based groups do inherit).
   if (group.has_options())
-    WICK_CHECK_TYPE(
-        group.options().read_as() == defaults_->read_as(),
-        "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
-        "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions or "
-        "AdagradOptions)",
-        type_name(typeid(group.options())), type_name(typeid(*defaults_)));
+    WICK_CHECK_TYPE(group.options().read_as() == defaults_->read_as(),
+                    "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
+                    "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions, "
+                    "AdagradOptions, AdamaxOptions, NAdamOptions, RAdamOptions or RpropOptions)",
+                    type_name(typeid(group.options())), type_name(typeid(*defaults_)));
   else
     group.set_options(defaults_->clone());
   check_group_options(group.options());
@@ -179,6 +177,8 @@ OptimizerStateDict Optimizer::state_dict() const {
           d.state.insert(fmt::format("state.{}.step", id),
                          wick::scalar_tensor(static_cast<double>(it->second.step), TensorOptions(kFloat32)));
         for (const auto& [n, t] : it->second.buffers) d.state.insert(fmt::format("state.{}.{}", id, n), t);
+        for (const auto& [n, v] : it->second.scalars)
+          d.state.insert(fmt::format("state.{}.{}", id, n), wick::scalar_tensor(v, TensorOptions(kFloat32)));
       }
       ++id;
     }
@@ -225,6 +225,7 @@ std::vector<std::string> Optimizer::required_state_names(const OptimizerOptions&
   for (auto& n : state_names(options))
     if (std::find(optional.begin(), optional.end(), n) == optional.end()) names.push_back(std::move(n));
   if (has_step()) names.emplace_back("step");
+  for (auto& n : scalar_state_names()) names.push_back(std::move(n));
   return names;
 }
 
@@ -304,6 +305,18 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
       names_seen[id].push_back(sname);
       continue;
     }
+    const auto scalars = scalar_state_names();
+    if (std::find(scalars.begin(), scalars.end(), sname) != scalars.end()) {
+      // Kept as float32, as PyTorch's 0-dim float32 tensor; a bad file must not give 1 / 0 later.
+      double v = 0;
+      if (t.numel() != 1 || !t.is_floating_point() || !(v = t.item<double>(), v >= 0 && v <= 1)) {
+        problems.push_back(fmt::format("key \"{}\" should hold one floating-point number in [0, 1]", brief(key)));
+        continue;
+      }
+      new_state[p.impl()].scalars.insert_or_assign(sname, static_cast<double>(static_cast<float>(v)));
+      names_seen[id].push_back(sname);
+      continue;
+    }
     const auto allowed = allowed_state_names(*new_options[gi]);
     if (std::find(allowed.begin(), allowed.end(), sname) == allowed.end()) {
       problems.push_back(
@@ -348,52 +361,6 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
   pending.options = std::move(new_options);
   pending.state = std::move(new_state);
   return pending;
-}
-
-// ---- JSON (for checkpoint metadata) ----
-
-std::string OptimizerStateDict::groups_json() const {
-  nlohmann::ordered_json j;
-  j["optimizer"] = optimizer;
-  j["param_groups"] = nlohmann::ordered_json::array();
-  for (const auto& g : param_groups) {
-    nlohmann::ordered_json gj;
-    gj["params"] = g.params;
-    for (const auto& [k, v] : g.options) gj[k] = v;
-    j["param_groups"].push_back(gj);
-  }
-  return j.dump();
-}
-
-void OptimizerStateDict::set_groups_json(const std::string& text) {
-  // Depth-limited: this JSON comes from a file (Note [Loader limits]).
-  const nlohmann::ordered_json j = serialize::detail::parse_json_limited(text, "optimizer state: the parameter groups");
-  WICK_CHECK_FORMAT(j.is_object() && j.contains("optimizer") && j["optimizer"].is_string() &&
-                        j.contains("param_groups") && j["param_groups"].is_array(),
-                    "optimizer state: expected {{\"optimizer\": <name>, \"param_groups\": [...]}}, got {}",
-                    serialize::detail::json_preview(j));
-  std::vector<ParamGroupState> groups;
-  for (const auto& gj : j["param_groups"]) {
-    WICK_CHECK_FORMAT(gj.is_object() && gj.contains("params") && gj["params"].is_array(),
-                      "optimizer state: each parameter group must be an object with a \"params\" list");
-    ParamGroupState g;
-    for (const auto& id : gj["params"]) {
-      WICK_CHECK_FORMAT(
-          id.is_number_integer() && !(id.is_number_unsigned() && id.get<uint64_t>() > uint64_t{INT64_MAX}),
-          "optimizer state: parameter numbers must be integers that fit in int64");
-      g.params.push_back(id.get<int64_t>());
-    }
-    for (const auto& [k, v] : gj.items()) {
-      if (k == "params") continue;
-      WICK_CHECK_FORMAT(v.is_number() || v.is_boolean(), "optimizer state: option \"{}\" must be a number, got {}",
-                        serialize::detail::quote_prefix(k, serialize::kMaxQuotedChars),
-                        serialize::detail::json_preview(v));
-      g.options.emplace_back(k, v.is_boolean() ? (v.get<bool>() ? 1.0 : 0.0) : v.get<double>());
-    }
-    groups.push_back(std::move(g));
-  }
-  optimizer = j["optimizer"].get<std::string>();
-  param_groups = std::move(groups);
 }
 
 }  // namespace wick::optim

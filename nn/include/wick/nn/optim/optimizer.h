@@ -26,8 +26,9 @@
 // the optimizer unchanged when anything is wrong. It requires the state tensors that every update
 // with the loaded options makes (exp_avg and exp_avg_sq for Adam), accepts the ones a step makes
 // lazily whatever the options (max_exp_avg_sq, momentum_buffer, grad_avg), and refuses other
-// names. As PyTorch, it converts each state tensor to its parameter's dtype and device (never
-// "step"), so a state saved before Module::to(kFloat64) loads after it.
+// names. A scalar state (NAdam's "mu_product") must hold one finite number in [0, 1] and stays
+// float32, as "step". As PyTorch, it converts each state tensor to its parameter's dtype and
+// device (never "step" or a scalar), so a state saved before Module::to(kFloat64) loads after it.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -103,11 +104,14 @@ class ParamGroup {
   std::unique_ptr<OptimizerOptions> options_;
 };
 
-/// One parameter's optimizer state: a step count and named tensors (momentum_buffer, exp_avg,
-/// exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum).
+/// One parameter's optimizer state: a step count, named tensors of the parameter's shape
+/// (momentum_buffer, exp_avg, exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum, exp_inf,
+/// prev, step_size) and named scalars (NAdam's mu_product), which PyTorch keeps as 0-dim float32
+/// CPU tensors: each holds a float32 value, and state dicts write it as a 0-dim float32 tensor.
 struct ParamState {
   int64_t step = 0;
   nn::OrderedDict<Tensor> buffers;
+  nn::OrderedDict<double> scalars;
 };
 
 /// One group as stored in a state dict: its parameters' numbers and its options.
@@ -118,7 +122,7 @@ struct ParamGroupState {
 
 /// An optimizer's whole state (Note [Optimizer state dicts]).
 struct OptimizerStateDict {
-  std::string optimizer;  ///< "SGD", "Adam", "AdamW", "RMSprop", "Adagrad"
+  std::string optimizer;  ///< "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Rprop"
   nn::OrderedDict<Tensor> state;
   std::vector<ParamGroupState> param_groups;
 
@@ -136,7 +140,7 @@ class Optimizer {
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
-  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad".
+  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Rprop".
   virtual std::string name() const = 0;
   /// Updates every parameter that has a gradient (under NoGradGuard, in place).
   virtual void step() = 0;
@@ -189,6 +193,9 @@ class Optimizer {
   /// longer do (max_exp_avg_sq, momentum_buffer): load_state_dict accepts them whatever the
   /// options and never requires them.
   virtual std::vector<std::string> optional_state_names() const = 0;
+  /// The scalar state every parameter with state has (ParamState::scalars; NAdam's mu_product):
+  /// load_state_dict requires them, each one finite number in [0, 1]. The base's has none.
+  virtual std::vector<std::string> scalar_state_names() const { return {}; }
   /// Throws wick::ValueError naming the option when `options` (of this optimizer's class) are
   /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
   /// add their groups before the subclass exists, check them themselves.
