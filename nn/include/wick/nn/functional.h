@@ -276,3 +276,4 @@ namespace F = functional;
 #include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d and conv_transpose2d
 #include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
+#include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle

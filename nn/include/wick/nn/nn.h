@@ -27,6 +27,7 @@
 #include "wick/nn/modules/pooling.h"
 #include "wick/nn/modules/pooling1d.h"
 #include "wick/nn/modules/pooling3d.h"
+#include "wick/nn/modules/resize.h"
 #include "wick/nn/modules/rnn.h"
 #include "wick/nn/modules/rnn_cell.h"
 #include "wick/nn/modules/transformer.h"
