@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "repr.h"
+#include "shape_text.h"
 #include "wick/core/error.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/modules/resize.h"
@@ -47,6 +48,43 @@ Tensor PixelUnshuffleImpl::forward(const Tensor& input) {
 }
 std::string PixelUnshuffleImpl::extra_repr() const {
   return fmt::format("downscale_factor={}", options_.downscale_factor());
+}
+
+UnflattenImpl::UnflattenImpl(const UnflattenOptions& options) : options_(options) {
+  const auto& s = options.sizes();
+  WICK_CHECK(!s.empty(), "Unflatten: unflattened_size must not be empty");
+  int64_t inferred = 0;
+  for (int64_t v : s) {
+    WICK_CHECK(v >= -1, "Unflatten: sizes must be >= 0 or -1 (inferred), got ({})", fmt::join(s, ", "));
+    inferred += v == -1;
+  }
+  WICK_CHECK(inferred <= 1, "Unflatten: at most one size may be -1, got ({})", fmt::join(s, ", "));
+}
+
+Tensor UnflattenImpl::forward(const Tensor& input) {
+  WICK_CHECK(input.defined(), "Unflatten: input is undefined");
+  const int64_t r = input.dim();
+  int64_t dim = options_.dim();
+  WICK_CHECK(dim >= -r && dim < r, "Unflatten: dim {} is out of range for the {}-d input {}", dim, r,
+             detail::shape_str(input));
+  if (dim < 0) dim += r;
+  const auto& s = options_.sizes();
+  int64_t known = 1;
+  bool infer = false;
+  for (int64_t v : s) v == -1 ? (void)(infer = true) : (void)(known *= v);
+  const int64_t n = input.size(dim);
+  WICK_CHECK(infer ? (known > 0 && n % known == 0) : known == n,
+             "Unflatten: sizes ({}) do not multiply to the size {} of dim {} of input {}", fmt::join(s, ", "), n, dim,
+             detail::shape_str(input));
+  std::vector<int64_t> shape(input.sizes().begin(), input.sizes().begin() + dim);
+  shape.insert(shape.end(), s.begin(), s.end());
+  shape.insert(shape.end(), input.sizes().begin() + dim + 1, input.sizes().end());
+  return reshape(input, shape);
+}
+
+std::string UnflattenImpl::extra_repr() const {
+  const auto& s = options_.sizes();
+  return fmt::format("dim={}, unflattened_size=({}{})", options_.dim(), fmt::join(s, ", "), s.size() == 1 ? "," : "");
 }
 
 PadLayer::PadLayer(const char* name, int dims, std::vector<int64_t> padding, PadMode mode, double value)

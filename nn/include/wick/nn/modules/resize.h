@@ -1,5 +1,5 @@
 #pragma once
-// Upsample, PixelShuffle, PixelUnshuffle and the padding layers (ZeroPad2d, ConstantPad1d/2d/3d,
+// Upsample, PixelShuffle, PixelUnshuffle, Unflatten and the padding layers (ZeroPad2d, ConstantPad1d/2d/3d,
 // ReflectionPad1d/2d, ReplicationPad1d/2d), torch.nn's, on F::interpolate, F::pixel_shuffle,
 // F::pixel_unshuffle and F::pad. None has parameters or buffers.
 #include <optional>
@@ -74,6 +74,29 @@ class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
   PixelUnshuffleOptions options_;
 };
 WICK_MODULE(PixelUnshuffle);
+
+/// Unflatten's options, as LibTorch: `UnflattenOptions(1, {2, 3})` (one size may be -1).
+struct UnflattenOptions {
+  UnflattenOptions(int64_t dim, std::vector<int64_t> sizes) : dim_(dim), sizes_(std::move(sizes)) {}
+  WICK_ARG(int64_t, dim);
+  WICK_ARG(std::vector<int64_t>, sizes);
+};
+
+/// Splits dim `dim` into `sizes` (a reshape), Flatten's inverse; prints as PyTorch's
+/// "Unflatten(dim=1, unflattened_size=(2, 3))". ValueError for a dim out of range or sizes whose
+/// product is not the dim's size (at forward), and for no sizes or two -1 (when built).
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
+ public:
+  UnflattenImpl(int64_t dim, std::vector<int64_t> sizes) : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
+  explicit UnflattenImpl(const UnflattenOptions& options);
+  Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  const UnflattenOptions& options() const { return options_; }
+
+ private:
+  UnflattenOptions options_;
+};
+WICK_MODULE(Unflatten);
 
 /// A D-d padding layer's pads, as LibTorch's ReflectionPad2dOptions etc.: one int for every side
 /// or 2 D ints (left, right, top, bottom, front, back); the layer's constructor checks the count
