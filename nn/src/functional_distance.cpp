@@ -33,9 +33,14 @@ Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilar
              detail::shape_str(x2));
   if (dim < 0) dim += r;
   const double eps = options.eps();
-  const Tensor n1 = clamp(norm(a, 2.0, {dim}, true), eps, std::nullopt);
-  const Tensor n2 = clamp(norm(b, 2.0, {dim}, true), eps, std::nullopt);
-  return sum(mul(div(a, n1), div(b, n2)), {dim});
+  // PyTorch 1.13 clamps each squared norm at eps^2 in place under no_grad, then divides by its
+  // root: the value is max(|x|, eps), but the gradient reaches x through the unclamped sum of
+  // squares. A detached correction gives both.
+  auto clamped_norm = [&](const Tensor& t) {
+    const Tensor s = sum(mul(t, t), {dim}, true);
+    return sqrt(add(s, sub(clamp(s, eps * eps, std::nullopt), s).detach()));
+  };
+  return sum(mul(div(a, clamped_norm(a)), div(b, clamped_norm(b))), {dim});
 }
 
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options) {

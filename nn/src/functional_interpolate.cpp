@@ -47,22 +47,24 @@ std::string list_str(const std::vector<T>& v) {
   return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
-// PyTorch's nearest index. Its 1-d CPU kernel computes the position in double for float64
-// input and in float for float32 (compute_indices_nearest in the input's type); its 2-d kernel
-// in float (nearest_idx), reading dst when out == in and dst / 2 when out == 2 in.
-Tensor nearest_index(const Axis& a, bool exact, bool two_d, bool f64) {
+// PyTorch's nearest index. Its CPU kernels differ: the generic one (3-d inputs, and 4-d inputs
+// with several channels) computes the position in the input's type (double for float64, float
+// for float32); the channels-last one, which PyTorch takes for a 4-d input with one channel
+// (contiguous in both formats), computes it in float (nearest_idx) and reads dst when
+// out == in and dst / 2 when out == 2 in (nearest only). Both clamp to in - 1.
+Tensor nearest_index(const Axis& a, bool exact, bool channels_last, bool f64) {
   Tensor index = native::empty({a.out}, kInt64, kCPU);
   int64_t* ix = index.data_ptr<int64_t>();
-  const bool shortcut = two_d && !exact && (a.out == a.in || a.out == 2 * a.in);
+  const bool shortcut = channels_last && !exact && (a.out == a.in || a.out == 2 * a.in);
   const double sd = a.scale && *a.scale > 0 ? 1.0 / *a.scale : static_cast<double>(a.in) / a.out;
   const float sf = a.scale && *a.scale > 0 ? static_cast<float>(1.0 / *a.scale)
                                            : static_cast<float>(a.in) / static_cast<float>(a.out);
   for (int64_t j = 0; j < a.out; ++j) {
     float pos;
     if (exact)
-      pos = static_cast<float>((static_cast<double>(j) + 0.5) * (two_d || !f64 ? static_cast<double>(sf) : sd));
+      pos = static_cast<float>((static_cast<double>(j) + 0.5) * (channels_last || !f64 ? static_cast<double>(sf) : sd));
     else
-      pos = two_d || !f64 ? static_cast<float>(j) * sf : static_cast<float>(static_cast<double>(j) * sd);
+      pos = channels_last || !f64 ? static_cast<float>(j) * sf : static_cast<float>(static_cast<double>(j) * sd);
     int64_t src = static_cast<int64_t>(std::floor(pos));
     if (shortcut) src = a.out == a.in ? j : j >> 1;
     ix[j] = std::min(src, a.in - 1);
@@ -165,7 +167,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   for (const Axis& a : axes) {
     if (nearest)
       out = index_select(out, a.dim,
-                         native::to(nearest_index(a, mode == kNearestExact, rank == 4, input.dtype() == kFloat64),
+                         native::to(nearest_index(a, mode == kNearestExact, rank == 4 && input.size(1) == 1,
+                                                  input.dtype() == kFloat64),
                                     input.device(), kInt64));
     else if (a.out != a.in)  // PyTorch copies a dim whose size does not change
       out = resize_linear(out, a, options.align_corners().value_or(false));

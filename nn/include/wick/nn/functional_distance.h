@@ -15,7 +15,9 @@ struct CosineSimilarityFuncOptions {
 };
 /// sum(x1 * x2, dim) / (max(|x1|, eps) max(|x2|, eps)) with the 2-norms taken along dim, as
 /// PyTorch 1.13 (each norm is clamped on its own: later versions' rule too; the 1.13 docs'
-/// max(|x1| |x2|, eps) is not what it computes). x1 and x2 broadcast; the result drops dim.
+/// max(|x1| |x2|, eps) is not what it computes). As in 1.13 the clamp is not differentiated:
+/// below eps the gradient goes through the unclamped sum of squares (1.13 clamps it at eps^2 in
+/// place under no_grad), so it is not the derivative of the value there. x1 and x2 broadcast; the result drops dim.
 /// ValueError for shapes that do not broadcast or a dim out of range; TypeError for non-float
 /// inputs or two dtypes.
 Tensor cosine_similarity(const Tensor& x1, const Tensor& x2, const CosineSimilarityFuncOptions& options = {});

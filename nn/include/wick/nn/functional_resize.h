@@ -45,8 +45,9 @@ struct InterpolateFuncOptions {
 /// Output size: `size`, or floor(in * scale_factor) per dim. Source positions, per dim, as
 /// PyTorch's CPU kernels: with scale s = 1 / scale_factor when a scale factor is used (and not
 /// recomputed), else in / out; nearest reads floor(dst * s), nearest-exact floor((dst + 0.5) s),
-/// both clamped to in - 1 (a 2-d input reads dst when out == in and dst / 2 when out == 2 in, as
-/// PyTorch's 2-d kernel); linear reads x = s (dst + 0.5) - 0.5 clamped at 0 (align_corners:
+/// both clamped to in - 1, computed in the input's type (a 4-d input with one channel: in float,
+/// reading dst when out == in and dst / 2 when out == 2 in, as PyTorch's channels-last kernel,
+/// which it takes for such an input); linear reads x = s (dst + 0.5) - 0.5 clamped at 0 (align_corners:
 /// x = dst (in - 1) / (out - 1)) and mixes floor(x) and the next position with weights 1 - frac
 /// and frac, and copies a dim whose size does not change. ValueError for both or neither of
 /// size and scale_factor, a count of them that is neither 1 nor the spatial rank, a
