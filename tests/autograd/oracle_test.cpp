@@ -178,7 +178,10 @@ const std::set<std::string>& nn_ops() {
       // generate.py's three_d_cases, tests/nn/three_d_test.cpp
       "conv3d", "conv3d_module", "max_pool3d", "max_pool3d_indices", "avg_pool3d", "adaptive_avg_pool3d",
       // generate.py's optim_more_cases, tests/nn/optim_more_test.cpp
-      "optim_adamax", "optim_nadam", "optim_radam", "optim_rprop"};
+      "optim_adamax", "optim_nadam", "optim_radam", "optim_rprop",
+      // generate.py's tensor_ops_more_cases, tests/autograd/tensor_ops_more_test.cpp
+      "kthvalue", "median", "median_all", "prod", "prod_all", "cumprod", "floor", "ceil", "round", "trunc", "frac",
+      "remainder", "fmod", "atan2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
   return ops;
 }
 
