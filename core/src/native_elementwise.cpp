@@ -12,15 +12,17 @@ namespace wick::native {
 
 namespace {
 const char* unary_name(UnaryOp op) {
-  static const char* names[] = {"neg",   "abs",   "exp",   "log", "sqrt",      "rsqrt",      "tanh",       "sigmoid",
-                                "relu",  "gelu",  "sin",   "cos", "sign",      "reciprocal", "square",     "erf",
-                                "log1p", "expm1", "floor", "pow", "clamp_min", "clamp_max",  "logical_not"};
+  static const char* names[] = {"neg",       "abs",         "exp",   "log",   "sqrt",  "rsqrt", "tanh",
+                                "sigmoid",   "relu",        "gelu",  "sin",   "cos",   "sign",  "reciprocal",
+                                "square",    "erf",         "log1p", "expm1", "floor", "pow",   "clamp_min",
+                                "clamp_max", "logical_not", "ceil",  "round", "trunc", "tan",   "asin",
+                                "acos",      "atan",        "sinh",  "cosh",  "asinh", "acosh", "atanh"};
   return names[static_cast<int>(op)];
 }
 const char* binary_name(BinaryOp op) {
-  static const char* names[] = {"add",           "sub", "mul", "div", "pow", "maximum", "minimum", "relu_backward",
-                                "gelu_backward", "eq",  "ne",  "lt",  "le",  "gt",      "ge",      "logical_and",
-                                "logical_or"};
+  static const char* names[] = {
+      "add", "sub", "mul", "div", "pow", "maximum",     "minimum",    "relu_backward", "gelu_backward", "eq",
+      "ne",  "lt",  "le",  "gt",  "ge",  "logical_and", "logical_or", "remainder",     "fmod",          "atan2"};
   return names[static_cast<int>(op)];
 }
 // Ops whose integer inputs produce floats (torch's int-to-float unary ops).
@@ -39,11 +41,22 @@ bool unary_needs_float(UnaryOp op) {
     case UnaryOp::Erf:
     case UnaryOp::Log1p:
     case UnaryOp::Expm1:
+    case UnaryOp::Tan:
+    case UnaryOp::Asin:
+    case UnaryOp::Acos:
+    case UnaryOp::Atan:
+    case UnaryOp::Sinh:
+    case UnaryOp::Cosh:
+    case UnaryOp::Asinh:
+    case UnaryOp::Acosh:
+    case UnaryOp::Atanh:
       return true;
     default:
       return false;
   }
 }
+// Ops whose integer operands produce floats (true division, atan2).
+bool binary_promotes_to_float(BinaryOp op) { return op == BinaryOp::Div || op == BinaryOp::Atan2; }
 // Whether `v` is an integer that int64 holds (an integral exponent keeps pow integral).
 bool double_is_int64(double v) { return double_fits_int64(v) && v == std::trunc(v); }
 
@@ -107,7 +120,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = binary_name(op);
   check_same_device(name, {&a, &b});
   DType common = result_type(a, b);
-  if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;  // true division
+  if (binary_promotes_to_float(op) && !is_floating(common)) common = kFloat32;  // true division, atan2
   WICK_CHECK_TYPE(!(common == kBool && (op == BinaryOp::Sub)),
                   "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
   const Device dev = a.device();
@@ -139,8 +152,8 @@ namespace {
 // conversions]): it takes the 0-d tensor, which full() writes exactly.
 bool takes_scalar_kernel(BinaryOp op, const Tensor& a, Scalar b, DType common) {
   return stubs::binary_scalar.find(a.device().type) && a.dtype() == common &&
-         (b.is_floating() || int64_fits_double(b.to_int())) && !(op == BinaryOp::Div && !is_floating(common)) &&
-         !(common == kBool && op == BinaryOp::Sub);
+         (b.is_floating() || int64_fits_double(b.to_int())) &&
+         !(binary_promotes_to_float(op) && !is_floating(common)) && !(common == kBool && op == BinaryOp::Sub);
 }
 }  // namespace
 
@@ -162,7 +175,7 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_same_device(name, {&a, &b});
   WICK_CHECK_NOT_IMPLEMENTED(!binary_op_returns_bool(op), "{}_: comparison results cannot be written in place", name);
   DType common = result_type(a, b);
-  if (op == BinaryOp::Div && !is_floating(common)) common = kFloat32;
+  if (binary_promotes_to_float(op) && !is_floating(common)) common = kFloat32;
   // torch.can_cast, not "common == promote(common, a)": float32.add_(float64) is legal.
   WICK_CHECK_TYPE(can_cast(common, a.dtype()),
                   "{}_: the result type {} cannot be written in place into a {} tensor (operands {} and {})", name,

@@ -27,7 +27,10 @@ inline constexpr bool kFloatOnly =
     std::is_same_v<Fn, math::Rsqrt> || std::is_same_v<Fn, math::Tanh> || std::is_same_v<Fn, math::Sigmoid> ||
     std::is_same_v<Fn, math::Gelu> || std::is_same_v<Fn, math::Sin> || std::is_same_v<Fn, math::Cos> ||
     std::is_same_v<Fn, math::Reciprocal> || std::is_same_v<Fn, math::Erf> || std::is_same_v<Fn, math::Log1p> ||
-    std::is_same_v<Fn, math::Expm1>;
+    std::is_same_v<Fn, math::Expm1> || std::is_same_v<Fn, math::Tan> || std::is_same_v<Fn, math::Asin> ||
+    std::is_same_v<Fn, math::Acos> || std::is_same_v<Fn, math::Atan> || std::is_same_v<Fn, math::Sinh> ||
+    std::is_same_v<Fn, math::Cosh> || std::is_same_v<Fn, math::Asinh> || std::is_same_v<Fn, math::Acosh> ||
+    std::is_same_v<Fn, math::Atanh>;
 
 /// out = op(in) for element type T (every op of UnaryOp; float-only ops need a floating T).
 template <typename T>

@@ -180,7 +180,10 @@ const std::set<std::string>& nn_ops() {
       // generate.py's optim_more_cases, tests/nn/optim_more_test.cpp
       "optim_adamax", "optim_nadam", "optim_radam", "optim_rprop",
       // generate.py's resize_cases, tests/nn/resize_test.cpp
-      "interpolate", "pixel_shuffle", "pixel_unshuffle", "pad_layer", "cosine_similarity", "pairwise_distance"};
+      "interpolate", "pixel_shuffle", "pixel_unshuffle", "pad_layer", "cosine_similarity", "pairwise_distance",
+      // generate.py's tensor_ops_more_cases, tests/autograd/tensor_ops_more_test.cpp
+      "kthvalue", "median", "median_all", "prod", "prod_all", "cumprod", "floor", "ceil", "round", "trunc", "frac",
+      "remainder", "fmod", "atan2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
   return ops;
 }
 

@@ -225,6 +225,53 @@ Tensor argsort(const Tensor& a, int64_t dim = -1, bool descending = false);
 /// The k largest (smallest) elements along dim and their indices, in sorted order; ties keep
 /// the lower index first. 0 <= k <= size(dim).
 std::tuple<Tensor, Tensor> topk(const Tensor& a, int64_t k, int64_t dim = -1, bool largest = true, bool sorted = true);
+/// The k-th smallest element along dim (1 <= k <= size(dim)) and its index, as torch.kthvalue;
+/// ties give the lower index (PyTorch leaves which one unspecified).
+std::tuple<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim = -1, bool keepdim = false);
+/// The lower median along dim and its index, as torch.median(input, dim); a slice holding NaN
+/// gives NaN (the index of its last NaN). Differentiable in the values.
+std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = false);
+/// The lower median of all elements (0-dim); NaN if any element is NaN.
+Tensor median(const Tensor& a);
+
+// Products (docs/tensors.md, "Products and rounding"). The gradients are exact with zeros, as
+// PyTorch's: prod's goes only to a lone zero (the product of the others), and is 0 everywhere
+// when two or more elements are zero. Integers and bool multiply in int64.
+/// The product of all elements (0-dim; 1 for an empty tensor).
+Tensor prod(const Tensor& a);
+/// The product along dim.
+Tensor prod(const Tensor& a, int64_t dim, bool keepdim = false);
+/// Running products along dim.
+Tensor cumprod(const Tensor& a, int64_t dim);
+
+// Rounding (zero gradient, as PyTorch's; the identity on integer tensors).
+Tensor floor(const Tensor& a);
+Tensor ceil(const Tensor& a);
+/// Round half to even (2.5 -> 2, 3.5 -> 4), as torch.round.
+Tensor round(const Tensor& a);
+Tensor trunc(const Tensor& a);
+/// a - trunc(a) (the sign of a); floating tensors only. Gradient 1, as PyTorch's.
+Tensor frac(const Tensor& a);
+/// a - floor(a / b) * b: the result has b's sign (Python's %). Integer operands with a zero
+/// divisor raise ValueError (bool: TypeError). Gradients: g and -g * floor(a / b).
+Tensor remainder(const Tensor& a, const Tensor& b);
+Tensor remainder(const Tensor& a, Scalar b);
+/// C's fmod: the result has a's sign. Zero divisors as remainder. Gradients: g and -g * trunc(a / b).
+Tensor fmod(const Tensor& a, const Tensor& b);
+Tensor fmod(const Tensor& a, Scalar b);
+
+// Trigonometric and hyperbolic (integer inputs give float32, as PyTorch's).
+Tensor tan(const Tensor& a);
+Tensor asin(const Tensor& a);
+Tensor acos(const Tensor& a);
+Tensor atan(const Tensor& a);
+/// The angle of (b, a) in (-pi, pi], broadcast; integers give float32.
+Tensor atan2(const Tensor& a, const Tensor& b);
+Tensor sinh(const Tensor& a);
+Tensor cosh(const Tensor& a);
+Tensor asinh(const Tensor& a);
+Tensor acosh(const Tensor& a);
+Tensor atanh(const Tensor& a);
 
 // Rearranging (copies, as PyTorch's; differentiable).
 /// a tiled `repeats[i]` times along each dim (repeats may have more dims than a).

@@ -45,7 +45,19 @@ enum class UnaryOp : int8_t {
   PowScalar,
   ClampMin,
   ClampMax,
-  LogicalNot
+  LogicalNot,
+  Ceil,
+  Round,
+  Trunc,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh
 };
 enum class BinaryOp : int8_t {
   Add,
@@ -64,11 +76,14 @@ enum class BinaryOp : int8_t {
   Gt,
   Ge,
   LogicalAnd,
-  LogicalOr
+  LogicalOr,
+  Remainder,
+  Fmod,
+  Atan2
 };
 
 /// True for comparisons and logical ops, whose output is bool.
-constexpr bool binary_op_returns_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
+constexpr bool binary_op_returns_bool(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr; }
 
 /// A strided operand as kernels see it.
 struct KernelTensor {

@@ -82,6 +82,64 @@ WICK_HOST_DEVICE T floor_of(T x) {
   }
 }
 
+// ceil, round (half to even, as PyTorch's nearbyint) and trunc: the identity on integers too.
+template <typename T>
+WICK_HOST_DEVICE T ceil_of(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::ceil(x));
+  } else {
+    return x;
+  }
+}
+template <typename T>
+WICK_HOST_DEVICE T round_of(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::nearbyint(x));  // the default rounding mode: to nearest, ties to even
+  } else {
+    return x;
+  }
+}
+template <typename T>
+WICK_HOST_DEVICE T trunc_of(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::trunc(x));
+  } else {
+    return x;
+  }
+}
+
+// fmod (the sign of a, as C's) and remainder (the sign of b, as Python's %). Integers: a zero
+// divisor gives 0 here (the front-end refuses it first) and b == -1 gives 0, so INT64_MIN % -1
+// never runs (undefined in C++).
+template <typename T>
+WICK_HOST_DEVICE T fmod_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::fmod(a, b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return false;  // a % true is 0
+  } else {
+    return (b == T(0) || b == T(-1)) ? T(0) : static_cast<T>(a % b);
+  }
+}
+template <typename T>
+WICK_HOST_DEVICE T remainder_of(T a, T b) {
+  T m = fmod_of(a, b);
+  if constexpr (std::is_same_v<T, bool>) {
+    return m;
+  } else {
+    return (m != T(0) && ((b < T(0)) != (m < T(0)))) ? static_cast<T>(m + b) : m;
+  }
+}
+// atan2 of floats; integer operands are promoted by the front-end (never called with them).
+template <typename T>
+WICK_HOST_DEVICE T atan2_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(std::atan2(a, b));
+  } else {
+    return T(0);
+  }
+}
+
 /// Unary functors: operator()(x, p0, p1) with two optional double parameters.
 #define WICK_UNARY(NAME, EXPR)                                       \
   struct NAME {                                                      \
@@ -118,6 +176,18 @@ WICK_UNARY(PowScalar, pow_of(x, p0))
 WICK_UNARY(ClampMin, static_cast<T>(x < convert<T>(p0) ? convert<T>(p0) : x))
 WICK_UNARY(ClampMax, static_cast<T>(x > convert<T>(p0) ? convert<T>(p0) : x))
 WICK_UNARY(LogicalNot, static_cast<T>(!x))
+WICK_UNARY(Ceil, ceil_of(x))
+WICK_UNARY(Round, round_of(x))
+WICK_UNARY(Trunc, trunc_of(x))
+WICK_UNARY(Tan, static_cast<T>(std::tan(x)))
+WICK_UNARY(Asin, static_cast<T>(std::asin(x)))
+WICK_UNARY(Acos, static_cast<T>(std::acos(x)))
+WICK_UNARY(Atan, static_cast<T>(std::atan(x)))
+WICK_UNARY(Sinh, static_cast<T>(std::sinh(x)))
+WICK_UNARY(Cosh, static_cast<T>(std::cosh(x)))
+WICK_UNARY(Asinh, static_cast<T>(std::asinh(x)))
+WICK_UNARY(Acosh, static_cast<T>(std::acosh(x)))
+WICK_UNARY(Atanh, static_cast<T>(std::atanh(x)))
 #undef WICK_UNARY
 
 /// Binary functors: result type R (T, or bool for comparisons).
@@ -142,6 +212,9 @@ WICK_BINARY(Minimum, T, (a != a) ? a : ((b != b) ? b : (a < b ? a : b)))
 WICK_BINARY(ReluBackward, T, static_cast<T>(!(b <= T(0)) ? a : T(0)))
 // gelu's backward: the gradient a times gelu'(b) at the input b.
 WICK_BINARY(GeluBackward, T, gelu_backward(a, b))
+WICK_BINARY(Remainder, T, remainder_of(a, b))
+WICK_BINARY(Fmod, T, fmod_of(a, b))
+WICK_BINARY(Atan2, T, atan2_of(a, b))
 WICK_BINARY(Eq, bool, a == b)
 WICK_BINARY(Ne, bool, a != b)
 WICK_BINARY(Lt, bool, a < b)

@@ -56,6 +56,30 @@ decltype(auto) dispatch_unary_op(UnaryOp op, F&& f) {
       return f(ClampMax{});
     case UnaryOp::LogicalNot:
       return f(LogicalNot{});
+    case UnaryOp::Ceil:
+      return f(Ceil{});
+    case UnaryOp::Round:
+      return f(Round{});
+    case UnaryOp::Trunc:
+      return f(Trunc{});
+    case UnaryOp::Tan:
+      return f(Tan{});
+    case UnaryOp::Asin:
+      return f(Asin{});
+    case UnaryOp::Acos:
+      return f(Acos{});
+    case UnaryOp::Atan:
+      return f(Atan{});
+    case UnaryOp::Sinh:
+      return f(Sinh{});
+    case UnaryOp::Cosh:
+      return f(Cosh{});
+    case UnaryOp::Asinh:
+      return f(Asinh{});
+    case UnaryOp::Acosh:
+      return f(Acosh{});
+    case UnaryOp::Atanh:
+      return f(Atanh{});
   }
   return f(Neg{});
 }
@@ -82,6 +106,12 @@ decltype(auto) dispatch_binary_op(BinaryOp op, F&& f) {
       return f(ReluBackward{});
     case BinaryOp::GeluBackward:
       return f(GeluBackward{});
+    case BinaryOp::Remainder:
+      return f(Remainder{});
+    case BinaryOp::Fmod:
+      return f(Fmod{});
+    case BinaryOp::Atan2:
+      return f(Atan2{});
     case BinaryOp::Eq:
       return f(Eq{});
     case BinaryOp::Ne:
