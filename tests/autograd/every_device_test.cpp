@@ -159,6 +159,23 @@ const std::map<std::string, OpCase>& ops() {
       {"erf", unary([](const Tensor& a) { return erf(a); })},
       {"log1p", unary([](const Tensor& a) { return log1p(a); }, true)},
       {"expm1", unary([](const Tensor& a) { return expm1(a); })},
+      {"floor", unary([](const Tensor& a) { return floor(a); })},
+      {"ceil", unary([](const Tensor& a) { return ceil(a); })},
+      {"round", unary([](const Tensor& a) { return round(a); })},
+      {"trunc", unary([](const Tensor& a) { return trunc(a); })},
+      {"frac", unary([](const Tensor& a) { return frac(a); })},
+      {"remainder", binary([](const Tensor& a, const Tensor& b) { return add(remainder(a, b), remainder(a, 0.7)); })},
+      {"fmod", binary([](const Tensor& a, const Tensor& b) { return add(fmod(a, b), fmod(a, -0.7)); })},
+      {"atan2", binary([](const Tensor& a, const Tensor& b) { return atan2(a, b); })},
+      {"tan", unary([](const Tensor& a) { return tan(a); })},
+      {"asin", unary([](const Tensor& a) { return asin(tanh(a)); })},  // tanh: inside (-1, 1)
+      {"acos", unary([](const Tensor& a) { return acos(tanh(a)); })},
+      {"atan", unary([](const Tensor& a) { return atan(a); })},
+      {"sinh", unary([](const Tensor& a) { return sinh(a); })},
+      {"cosh", unary([](const Tensor& a) { return cosh(a); })},
+      {"asinh", unary([](const Tensor& a) { return asinh(a); })},
+      {"acosh", unary([](const Tensor& a) { return acosh(add(a, ones_like(a))); }, true)},  // above 1
+      {"atanh", unary([](const Tensor& a) { return atanh(tanh(a)); })},
       {"clamp", unary([](const Tensor& a) { return clamp(a, Scalar(-0.5), Scalar(0.7)); })},
       {"where",
        {[](Device d) {
@@ -329,6 +346,18 @@ const std::map<std::string, OpCase>& ops() {
          return cat({norm(a).reshape({1}), norm(a, 1.0, {1}).flatten(), norm(a, INFINITY, {2}, true).flatten()});
        })},
       {"cumsum", reduce([](const Tensor& a) { return cumsum(a, 1); })},
+      {"cumprod", reduce([](const Tensor& a) { return cumprod(a, 1); })},
+      {"prod", reduce([](const Tensor& a) {
+         return cat({prod(a).reshape({1}), prod(a, 1).flatten(), prod(a, 2, true).flatten()});
+       })},
+      {"kthvalue", reduce([](const Tensor& a) {
+         auto [v, i] = kthvalue(a, 2, 1);
+         return add(v, i.to(kFloat64));
+       })},
+      {"median", reduce([](const Tensor& a) {
+         auto [v, i] = median(a, 1);
+         return cat({v.flatten(), i.to(kFloat64).flatten(), median(a).reshape({1})});
+       })},
       {"masked_fill", reduce([](const Tensor& a) {
          return add(masked_fill(a, gt(a, zeros_like(a)), 0.5),
                     masked_fill(a, lt(a, zeros_like(a)), scalar_tensor(-2.0, on(a.device()))));
