@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <wick/wick.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstring>
@@ -258,16 +259,26 @@ TEST_CASE("safetensors: a truncated file is an error naming the file, at every c
   const std::string bytes = read_bytes(oracle_file());
   uint64_t n = 0;
   for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<size_t>(i)]);
-  // Every 64th byte of the length and the JSON header, where each cut ends the parse somewhere
-  // else; past the header every cut takes the same path (the whole header parses, then the data
-  // offsets overrun the buffer), so one cut per KiB there, and each boundary byte.
+  // Every 64th byte of the length and the first 4 KiB of the JSON header, then 512 cuts spread
+  // over the rest of the header at an odd stride, so that they land inside every kind of token
+  // while their number (and this test's time: each parse reads up to its cut) stays fixed as the
+  // oracle file grows. Past the header every cut takes the same path (the whole header parses,
+  // then the data offsets overrun the buffer), so 64 cuts spread over the data, and each boundary
+  // byte.
   std::vector<size_t> cuts;
-  for (size_t c = 0; c < 8 + n; c += 64) cuts.push_back(c);
-  for (size_t c = 8 + n; c < bytes.size(); c += 1024) cuts.push_back(c);
+  const size_t header_end = 8 + n;
+  for (size_t c = 0; c < std::min<size_t>(header_end, 4096); c += 64) cuts.push_back(c);
+  if (header_end > 4096) {
+    const size_t stride = ((header_end - 4096) / 512) | 1;
+    for (size_t c = 4096; c < header_end; c += stride) cuts.push_back(c);
+  }
+  for (size_t c = header_end, stride = ((bytes.size() - header_end) / 64) | 1; c < bytes.size(); c += stride)
+    cuts.push_back(c);
   for (size_t c :
        {size_t{7}, size_t{8}, size_t{9}, size_t(8 + n - 1), size_t(8 + n), size_t(8 + n + 1), bytes.size() - 1})
     cuts.push_back(c);
-  // One parse per cut: the file's header is 80 KB of JSON, and the sanitizer passes run this too.
+  // One parse per cut: the file's header is hundreds of KB of JSON, and the sanitizer passes run
+  // this too.
   const auto error_at = [&](size_t c) -> std::string {
     try {
       parse_safetensors(bytes.data(), c, "cut.st");
