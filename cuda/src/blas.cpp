@@ -4,8 +4,6 @@
 // wick's GemmArgs are row-major. cuBLAS is column-major, and a row-major matrix read as
 // column-major is its transpose, so C = op(A) op(B) is computed as C^T = op(B)^T op(A)^T:
 // swap the operands (B first), keep each one's transpose flag, and swap m and n.
-#include <cublas_v2.h>
-
 #include <limits>
 #include <map>
 #include <mutex>
@@ -14,12 +12,15 @@
 
 #include "caching_allocator.h"
 #include "cuda_backend.h"
+#include "cublas_api.h"
 #include "cuda_check.h"
 #include "stream_internal.h"
 #include "wick/core/error.h"
 #include "wick/cuda/runtime.h"
 
 namespace wick::cuda {
+
+using detail::cublas_api;  // Note [cuBLAS loaded on first use]
 
 namespace {
 // Handles released by finished threads, per device, for reuse (never destroyed: cuBLAS may be
@@ -62,7 +63,7 @@ cublasHandle_t handle_for(int device) {
   }
   CUDAGuard g(device);
   cublasHandle_t h = nullptr;
-  WICK_CUBLAS_CHECK(cublasCreate(&h));
+  WICK_CUBLAS_CHECK(cublas_api().create(&h));
   mine.handles[d] = h;
   return h;
 }
@@ -93,7 +94,7 @@ size_t workspace_bytes(int device) {
 
 // Binds `h` to `stream` and to that pair's workspace (the current stream of `device`).
 void bind(cublasHandle_t h, int device, cudaStream_t stream) {
-  WICK_CUBLAS_CHECK(cublasSetStream(h, stream));
+  WICK_CUBLAS_CHECK(cublas_api().set_stream(h, stream));
   Workspaces& w = workspaces();
   std::lock_guard<std::mutex> lock(w.mutex);
   auto key = std::make_pair(h, stream);
@@ -103,7 +104,7 @@ void bind(cublasHandle_t h, int device, cudaStream_t stream) {
     void* p = the_caching_allocator().allocate(bytes, Device(DeviceType::CUDA, device));
     it = w.by_handle_stream.emplace(key, std::make_pair(p, bytes)).first;
   }
-  WICK_CUBLAS_CHECK(cublasSetWorkspace(h, it->second.first, it->second.second));
+  WICK_CUBLAS_CHECK(cublas_api().set_workspace(h, it->second.first, it->second.second));
 }
 
 int to_int(int64_t v, const char* what) {
@@ -132,9 +133,9 @@ void cublas_gemm(const GemmArgs& g) {
     const auto* B = static_cast<const float*>(g.a);
     auto* C = static_cast<float*>(g.c);
     if (batch == 1) {
-      WICK_CUBLAS_CHECK(cublasSgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
+      WICK_CUBLAS_CHECK(cublas_api().sgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
     } else {
-      WICK_CUBLAS_CHECK(cublasSgemmStridedBatched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
+      WICK_CUBLAS_CHECK(cublas_api().sgemm_strided_batched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
                                                   g.stride_a, &beta, C, ldc, g.stride_c, batch));
     }
   } else {
@@ -143,9 +144,9 @@ void cublas_gemm(const GemmArgs& g) {
     const auto* B = static_cast<const double*>(g.a);
     auto* C = static_cast<double*>(g.c);
     if (batch == 1) {
-      WICK_CUBLAS_CHECK(cublasDgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
+      WICK_CUBLAS_CHECK(cublas_api().dgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
     } else {
-      WICK_CUBLAS_CHECK(cublasDgemmStridedBatched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
+      WICK_CUBLAS_CHECK(cublas_api().dgemm_strided_batched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
                                                   g.stride_a, &beta, C, ldc, g.stride_c, batch));
     }
   }

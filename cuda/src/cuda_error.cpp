@@ -1,9 +1,9 @@
 // Turning CUDA, cuBLAS and NCCL status codes into typed wick errors (Note [Typed errors]).
-#include <cublas_v2.h>
 #include <nccl.h>
 
 #include <cstring>
 
+#include "cublas_api.h"
 #include "cuda_check.h"
 #include "wick/core/error.h"
 
@@ -66,8 +66,10 @@ void throw_cublas_error(int status, const char* call, const char* file, int line
   const char* hint = st == CUBLAS_STATUS_ALLOC_FAILED      ? " The device is out of memory."
                      : st == CUBLAS_STATUS_NOT_INITIALIZED ? " cuBLAS could not initialise; check the driver."
                                                            : "";
-  const std::string msg = fmt::format("cuBLAS error {}: {} in {} at {}:{}.{}", cublasGetStatusName(st),
-                                      cublasGetStatusString(st), call, short_path(file), line, hint);
+  // A status comes from a call through the table, so cuBLAS is loaded (Note [cuBLAS loaded on first use]).
+  const CublasApi& api = cublas_api();
+  const std::string msg = fmt::format("cuBLAS error {}: {} in {} at {}:{}.{}", api.get_status_name(st),
+                                      api.get_status_string(st), call, short_path(file), line, hint);
   if (st == CUBLAS_STATUS_ALLOC_FAILED) throw OutOfMemoryError(msg);
   throw BackendError(msg);
 }
