@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "caching_allocator.h"
-#include "cuda_backend.h"
 #include "cublas_api.h"
+#include "cuda_backend.h"
 #include "cuda_check.h"
 #include "stream_internal.h"
 #include "wick/core/error.h"
@@ -136,7 +136,7 @@ void cublas_gemm(const GemmArgs& g) {
       WICK_CUBLAS_CHECK(cublas_api().sgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
     } else {
       WICK_CUBLAS_CHECK(cublas_api().sgemm_strided_batched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
-                                                  g.stride_a, &beta, C, ldc, g.stride_c, batch));
+                                                           g.stride_a, &beta, C, ldc, g.stride_c, batch));
     }
   } else {
     const double alpha = g.alpha, beta = g.beta;
@@ -147,7 +147,7 @@ void cublas_gemm(const GemmArgs& g) {
       WICK_CUBLAS_CHECK(cublas_api().dgemm(h, op_a, op_b, m, n, k, &alpha, A, lda, B, ldb, &beta, C, ldc));
     } else {
       WICK_CUBLAS_CHECK(cublas_api().dgemm_strided_batched(h, op_a, op_b, m, n, k, &alpha, A, lda, g.stride_b, B, ldb,
-                                                  g.stride_a, &beta, C, ldc, g.stride_c, batch));
+                                                           g.stride_a, &beta, C, ldc, g.stride_c, batch));
     }
   }
 }
