@@ -17,6 +17,13 @@
 // divisor_override the first pass sums (divisor 1) and the second divides. max_pool3d's index is
 // d H W + h W + w: the depth pass's index is d (Ho Wo) + j for output column j, and the first
 // pass's index at (d, j) is h W + w.
+//
+// Adaptive pooling: PyTorch's adaptive windows are per axis too, so adaptive_avg_pool3d and
+// adaptive_max_pool3d run the 2-d function on each depth slice to (oH, oW) and then on
+// [N, C, D, oH oW] to (oD, oH oW), whose width windows are single columns. adaptive_max_pool2d
+// keeps the first maximum or the last NaN in row-major order (Note [Adaptive max pooling]); the
+// two passes therefore keep the first maximum, or the last NaN, in (d, h, w) order, which is
+// PyTorch's adaptive_max_pool3d rule; its indices are combined as max_pool3d's.
 #include <fmt/format.h>
 
 #include <string>
@@ -176,6 +183,28 @@ Tensor depth_plane(const Tensor& y, const Tensor& x) {
 Tensor volume(const Tensor& z, const Tensor& slice_out) {
   return z.reshape({z.size(0), z.size(1), z.size(2), slice_out.size(2), slice_out.size(3)});
 }
+
+// The flat d H W + h W + w index of each maximum, from the per-slice pass's output y and indices
+// hw (h W + w, [N, C D, Ho, Wo]) and the depth pass's indices dj (d (Ho Wo) + j, [N, C, Do, Ho Wo])
+// over the batched input x; shaped as the output volume.
+Tensor volume_index(const Tensor& x, const Tensor& y, const Tensor& hw, const Tensor& dj) {
+  const int64_t N = x.size(0), C = x.size(1), H = x.size(3), W = x.size(4);
+  const int64_t plane = y.size(2) * y.size(3);
+  const Tensor h_w = gather(hw.reshape({N, C, -1}), 2, dj.reshape({N, C, -1})).reshape(dj.sizes());
+  const Tensor j = arange(0, plane, 1, TensorOptions(kInt64).device(dj.device()));
+  const Tensor d = (dj - j).to(kFloat64) / static_cast<double>(plane);  // exact: a multiple of plane
+  return volume((d * static_cast<double>(H * W)).to(kInt64) + h_w, y);
+}
+
+// The adaptive 3-d functions' checks.
+void check_adaptive3d(const char* op, const Tensor& input, Int3 output_size) {
+  check_input(op, input);
+  WICK_CHECK(output_size.d > 0 && output_size.h > 0 && output_size.w > 0,
+             "{}: output_size must be positive, got {}; input shape {}", op, int3_str(output_size), shape_str(input));
+  const int64_t n = input.dim();
+  WICK_CHECK(input.size(n - 3) > 0 && input.size(n - 2) > 0 && input.size(n - 1) > 0,
+             "{}: input {} has an empty spatial dim, so a window would have no position", op, shape_str(input));
+}
 }  // namespace
 
 Tensor conv3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int3 stride, Int3 padding, Int3 dilation,
@@ -243,19 +272,12 @@ std::tuple<Tensor, Tensor> max_pool3d_with_indices(const Tensor& input, Int3 ker
   check_pool3d("max_pool3d_with_indices", input, kernel_size, stride, padding, dilation, ceil_mode);
   return composed("max_pool3d_with_indices", "max_pool2d_with_indices", [&] {
     const Tensor x = batched(input);
-    const int64_t N = x.size(0), C = x.size(1), H = x.size(3), W = x.size(4);
     auto [y, hw] =
         max_pool2d_with_indices(slices_as_batch(x), Int2(kernel_size.h, kernel_size.w), Int2(stride.h, stride.w),
                                 Int2(padding.h, padding.w), Int2(dilation.h, dilation.w), ceil_mode);
     auto [z, dj] = max_pool2d_with_indices(depth_plane(y, x), Int2(kernel_size.d, 1), Int2(stride.d, 1),
                                            Int2(padding.d, 0), Int2(dilation.d, 1), ceil_mode);
-    // dj = d (Ho Wo) + j; the per-slice index of that (d, j) is h W + w.
-    const int64_t plane = y.size(2) * y.size(3);
-    const Tensor h_w = gather(hw.reshape({N, C, -1}), 2, dj.reshape({N, C, -1})).reshape(dj.sizes());
-    const Tensor j = arange(0, plane, 1, TensorOptions(kInt64).device(dj.device()));
-    const Tensor d = (dj - j).to(kFloat64) / static_cast<double>(plane);  // exact: a multiple of plane
-    const Tensor index = (d * static_cast<double>(H * W)).to(kInt64) + h_w;
-    return std::make_tuple(unbatched_like(volume(z, y), input), unbatched_like(volume(index, y), input));
+    return std::make_tuple(unbatched_like(volume(z, y), input), unbatched_like(volume_index(x, y, hw, dj), input));
   });
 }
 
@@ -277,19 +299,27 @@ Tensor avg_pool3d(const Tensor& input, Int3 kernel_size, Int3 stride, Int3 paddi
 }
 
 Tensor adaptive_avg_pool3d(const Tensor& input, Int3 output_size) {
-  check_input("adaptive_avg_pool3d", input);
-  WICK_CHECK(output_size.d > 0 && output_size.h > 0 && output_size.w > 0,
-             "adaptive_avg_pool3d: output_size must be positive, got {}", int3_str(output_size));
-  const int64_t n = input.dim();
-  WICK_CHECK(input.size(n - 3) > 0 && input.size(n - 2) > 0 && input.size(n - 1) > 0,
-             "adaptive_avg_pool3d: input {} has an empty spatial dim, so there is nothing to average",
-             shape_str(input));
+  check_adaptive3d("adaptive_avg_pool3d", input, output_size);
   return composed("adaptive_avg_pool3d", "adaptive_avg_pool2d", [&] {
     const Tensor x = batched(input);
     const Tensor y = adaptive_avg_pool2d(slices_as_batch(x), Int2(output_size.h, output_size.w));
     const Tensor z = adaptive_avg_pool2d(depth_plane(y, x), Int2(output_size.d, y.size(2) * y.size(3)));
     return unbatched_like(volume(z, y), input);
   });
+}
+
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input, Int3 output_size) {
+  check_adaptive3d("adaptive_max_pool3d", input, output_size);
+  return composed("adaptive_max_pool3d", "adaptive_max_pool2d", [&] {
+    const Tensor x = batched(input);
+    auto [y, hw] = adaptive_max_pool2d_with_indices(slices_as_batch(x), Int2(output_size.h, output_size.w));
+    auto [z, dj] = adaptive_max_pool2d_with_indices(depth_plane(y, x), Int2(output_size.d, y.size(2) * y.size(3)));
+    return std::make_tuple(unbatched_like(volume(z, y), input), unbatched_like(volume_index(x, y, hw, dj), input));
+  });
+}
+
+Tensor adaptive_max_pool3d(const Tensor& input, Int3 output_size) {
+  return std::get<0>(adaptive_max_pool3d_with_indices(input, output_size));
 }
 
 }  // namespace wick::nn::functional

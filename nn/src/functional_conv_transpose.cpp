@@ -1,5 +1,6 @@
-// F::conv_transpose2d and F::conv_transpose1d: their arguments checked (in the caller's number of
-// spatial axes), then conv2d's input gradient run on the matching conv2d geometry.
+// F::conv_transpose3d, F::conv_transpose2d and F::conv_transpose1d: their arguments checked (in the
+// caller's number of spatial axes), then conv2d's input gradient run on the matching conv2d
+// geometry (twice for 3-d).
 //
 // Note [Transposed convolution]
 // conv_transpose2d(x, w) is conv2d's input gradient, detail::conv2d_input_grad(x, w, g) (Note
@@ -23,6 +24,18 @@
 // A 1-d transposed convolution is the 2-d one on a unit height (Note [1-d on a unit height] in
 // functional_1d.cpp): both go through conv_transpose() below, which checks every argument in the
 // caller's terms (1 or 2 spatial axes) before the unit height is added.
+//
+// Note [3-d transposed convolution]
+// Output depth o receives input depth d through kernel depth kd where o = d sD - pD + kd dD, and
+// that contribution is the 2-d transposed convolution of depth slice d with weight[:, :, kd]. So
+// one conv_transpose2d over the height and width, with the depth folded into the batch and the
+// kernel depth into the output channels (weight [C_in, kD C_out / groups, kh, kw], the same
+// groups), gives every (d, kd) contribution; those are then placed and summed along the depth by a
+// second conv_transpose2d over [depth, Ho Wo] with kD input channels, one output channel, kernel
+// (kD, 1), the depth's stride, padding, output_padding and dilation, and the constant one-hot
+// weight route[kd, 0, k, 0] = (k == kd). Both are differentiable to any order and run on every
+// device, so conv_transpose3d needs no kernel or node of its own. Every argument is checked first,
+// in 3-d terms, so neither 2-d pass can refuse what the 3-d one accepts.
 #include <fmt/format.h>
 
 #include <array>
@@ -40,10 +53,10 @@ namespace wick::nn::functional {
 namespace {
 using detail::shape_str;
 
-// One value per spatial axis: {h, w} for 2-d, {l, unused} for 1-d.
-using Axes = std::array<int64_t, 2>;
+// One value per spatial axis: {d, h, w} for 3-d, {h, w, unused} for 2-d, {l, unused, unused} for 1-d.
+using Axes = std::array<int64_t, 3>;
 
-// The arguments of a transposed convolution over `dims` (1 or 2) spatial axes.
+// The arguments of a transposed convolution over `dims` (1, 2 or 3) spatial axes.
 struct TransposeArgs {
   const char* op;
   int dims;
@@ -51,10 +64,15 @@ struct TransposeArgs {
   int64_t groups;
 };
 
-// "3" for one axis, "(3, 2)" for two, as PyTorch prints a 1-tuple's value and a pair.
+// "3" for one axis, "(3, 2)" for two, "(3, 2, 2)" for three, as PyTorch prints a 1-tuple's value
+// and a tuple.
 std::string axes_str(const TransposeArgs& a, const Axes& v) {
-  return a.dims == 1 ? fmt::format("{}", v[0]) : fmt::format("({}, {})", v[0], v[1]);
+  if (a.dims == 1) return fmt::format("{}", v[0]);
+  return a.dims == 2 ? fmt::format("({}, {})", v[0], v[1]) : fmt::format("({}, {}, {})", v[0], v[1], v[2]);
 }
+
+// The spatial dims' names in a shape: "L", "H, W" or "D, H, W".
+const char* spatial_names(int dims) { return dims == 1 ? "L" : dims == 2 ? "H, W" : "D, H, W"; }
 
 bool all_of(const TransposeArgs& a, const Axes& v, bool (*pred)(int64_t)) {
   for (int i = 0; i < a.dims; ++i)
@@ -66,16 +84,18 @@ bool all_of(const TransposeArgs& a, const Axes& v, bool (*pred)(int64_t)) {
 // spatial sizes.
 Axes check_conv_transpose(const TransposeArgs& a, const Tensor& input, const Tensor& weight, const Tensor& bias) {
   const char* op = a.op;
-  const bool one_d = a.dims == 1;
   WICK_CHECK(input.defined() && weight.defined(), "{}: input and weight must be defined", op);
   WICK_CHECK(input.dim() == a.dims + 1 || input.dim() == a.dims + 2,
-             "{}: expected a {}-d {} (unbatched) or {}-d {} input, got shape {}", op, a.dims + 1,
-             one_d ? "[C_in, L]" : "[C_in, H, W]", a.dims + 2, one_d ? "[N, C_in, L]" : "[N, C_in, H, W]",
-             shape_str(input));
+             "{}: expected a {}-d [C_in, {}] (unbatched) or {}-d [N, C_in, {}] input, got shape {}", op, a.dims + 1,
+             spatial_names(a.dims), a.dims + 2, spatial_names(a.dims), shape_str(input));
   WICK_CHECK(weight.dim() == a.dims + 2,
              "{}: weight must be {}-d [in_channels, out_channels / groups, {}] (a transposed convolution's weight "
              "is input channels first, as PyTorch's), got shape {}",
-             op, a.dims + 2, one_d ? "kernel_size" : "kh, kw", shape_str(weight));
+             op, a.dims + 2,
+             a.dims == 1   ? "kernel_size"
+             : a.dims == 2 ? "kh, kw"
+                           : "kd, kh, kw",
+             shape_str(weight));
   WICK_CHECK_TYPE(input.is_floating_point(), "{}: input must be float32 or float64, got {}", op, input.dtype());
   WICK_CHECK_TYPE(input.dtype() == weight.dtype(), "{}: input is {} but weight is {}; convert one with .to(dtype)", op,
                   input.dtype(), weight.dtype());
@@ -123,7 +143,7 @@ Axes check_conv_transpose(const TransposeArgs& a, const Tensor& input, const Ten
     WICK_CHECK(bias.device() == weight.device(), "{}: bias is on {} but weight is on {}", op, bias.device(),
                weight.device());
   }
-  Axes out{1, 1};
+  Axes out{1, 1, 1};
   for (int i = 0; i < a.dims; ++i) {
     const int64_t size = input.size(input.dim() - a.dims + i), k = weight.size(2 + i);
     WICK_CHECK(size > 0, "{}: input {} has an empty spatial dim; only an empty batch is supported (as PyTorch)", op,
@@ -144,10 +164,10 @@ Axes check_conv_transpose(const TransposeArgs& a, const Tensor& input, const Ten
                "output of {} positions per channel, which is too small; reduce the padding",
                op, shape_str(input), shape_str(weight), axes_str(a, a.stride), axes_str(a, a.padding),
                axes_str(a, a.dilation), axes_str(a, a.output_padding),
-               one_d ? fmt::format("{}", out[0]) : fmt::format("{} x {}", out[0], out[1]));
+               fmt::join(out.begin(), out.begin() + a.dims, " x "));
   int64_t positions = 0;
-  WICK_CHECK(!mul_overflow(out[0], out[1], &positions), "{}: an output of {} x {} positions is past int64", op, out[0],
-             out[1]);
+  WICK_CHECK(!mul_overflow(out[0], out[1], &positions) && !mul_overflow(positions, out[2], &positions),
+             "{}: an output of {} positions is past int64", op, fmt::join(out.begin(), out.begin() + a.dims, " x "));
   return out;
 }
 
@@ -163,7 +183,7 @@ Tensor conv_transpose(const TransposeArgs& a, const Tensor& input, const Tensor&
     w = unsqueeze(w, 2);
   }
   // The 2-d geometry's axes: a 1-d convolution's axis is the width, under a unit height.
-  const auto two_d = [&](const Axes& v, int64_t unit) { return one_d ? Axes{unit, v[0]} : v; };
+  const auto two_d = [&](const Axes& v, int64_t unit) { return one_d ? Axes{unit, v[0], 1} : v; };
   const Axes size = two_d(out, 1), s = two_d(a.stride, 1), p = two_d(a.padding, 0), d = two_d(a.dilation, 1);
   detail::ConvGeom g;
   g.N = x.size(0);
@@ -187,6 +207,40 @@ Tensor conv_transpose(const TransposeArgs& a, const Tensor& input, const Tensor&
   if (one_d) y = squeeze(y, 2);
   return batched ? y : squeeze(y, 0);
 }
+
+// Note [3-d transposed convolution]: a checked 3-d transposed convolution as two 2-d ones.
+Tensor conv_transpose_3d(const TransposeArgs& a, const Tensor& input, const Tensor& weight, const Tensor& bias) {
+  check_conv_transpose(a, input, weight, bias);
+  const bool batched = input.dim() == 5;
+  const Tensor x = batched ? input : unsqueeze(input, 0);
+  const int64_t N = x.size(0), C_in = x.size(1), D = x.size(2), H = x.size(3), W = x.size(4);
+  const int64_t G = a.groups, Cg = weight.size(1), kD = weight.size(2), C_out = Cg * G;
+  // Every depth slice through every depth tap: [N D, G kD Cg, Ho, Wo], channels in (group, kd, c) order.
+  const Tensor slices = permute(x, {0, 2, 1, 3, 4}).reshape({N * D, C_in, H, W});
+  const Tensor taps_w = permute(weight, {0, 2, 1, 3, 4}).reshape({C_in, kD * Cg, weight.size(3), weight.size(4)});
+  const TransposeArgs hw{a.op,
+                         2,
+                         {a.stride[1], a.stride[2]},
+                         {a.padding[1], a.padding[2]},
+                         {a.output_padding[1], a.output_padding[2]},
+                         {a.dilation[1], a.dilation[2]},
+                         G};
+  const Tensor y = conv_transpose(hw, slices, taps_w, {});
+  const int64_t Ho = y.size(2), Wo = y.size(3);
+  // [N, D, G, kD, Cg, Ho, Wo] -> [N C_out, kD, D, Ho Wo]: one image per (n, output channel), a
+  // channel per depth tap.
+  const Tensor taps =
+      permute(y.reshape({N, D, G, kD, Cg, Ho, Wo}), {0, 2, 4, 3, 1, 5, 6}).reshape({N * C_out, kD, D, Ho * Wo});
+  // Tap kd of input depth d lands on output depth d stride - padding + kd dilation: a transposed
+  // convolution along the depth whose constant weight routes channel kd to kernel row kd.
+  const Tensor route = eye(kD, TensorOptions(x.dtype()).device(x.device())).reshape({kD, 1, kD, 1});
+  const TransposeArgs depth{a.op, 2, {a.stride[0], 1}, {a.padding[0], 0}, {a.output_padding[0], 0}, {a.dilation[0], 1},
+                            1};
+  const Tensor z = conv_transpose(depth, taps, route, {});  // [N C_out, 1, Do, Ho Wo]
+  Tensor out = z.reshape({N, C_out, z.size(2), Ho, Wo});
+  if (bias.defined()) out = add(out, view(bias, {1, C_out, 1, 1, 1}));
+  return batched ? out : squeeze(out, 0);
+}
 }  // namespace
 
 Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int2 stride, Int2 padding,
@@ -205,6 +259,18 @@ Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor&
                         int64_t output_padding, int64_t groups, int64_t dilation) {
   const TransposeArgs a{"conv_transpose1d", 1, {stride, 1}, {padding, 0}, {output_padding, 0}, {dilation, 1}, groups};
   return conv_transpose(a, input, weight, bias);
+}
+
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias, Int3 stride, Int3 padding,
+                        Int3 output_padding, int64_t groups, Int3 dilation) {
+  const TransposeArgs a{"conv_transpose3d",
+                        3,
+                        {stride.d, stride.h, stride.w},
+                        {padding.d, padding.h, padding.w},
+                        {output_padding.d, output_padding.h, output_padding.w},
+                        {dilation.d, dilation.h, dilation.w},
+                        groups};
+  return conv_transpose_3d(a, input, weight, bias);
 }
 
 }  // namespace wick::nn::functional

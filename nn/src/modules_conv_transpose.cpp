@@ -1,6 +1,6 @@
-// ConvTranspose1d and ConvTranspose2d: the layers around F::conv_transpose1d / 2d, with PyTorch's
-// checks, initialization, print and forward(input, output_size). The two share every rule, written
-// once over 1 or 2 spatial axes (Layer below).
+// ConvTranspose1d, ConvTranspose2d and ConvTranspose3d: the layers around F::conv_transpose1d /
+// 2d / 3d, with PyTorch's checks, initialization, print and forward(input, output_size). The three
+// share every rule, written once over 1, 2 or 3 spatial axes (Layer below).
 #include <fmt/format.h>
 
 #include <array>
@@ -17,7 +17,7 @@
 namespace wick::nn {
 
 namespace {
-using Axes = std::array<int64_t, 2>;  // {h, w}, or {l, unused} for one axis
+using Axes = std::array<int64_t, 3>;  // {d, h, w}, {h, w, unused}, or {l, unused, unused} for one axis
 
 // A transposed convolution layer's options over `dims` spatial axes.
 struct Layer {
@@ -43,6 +43,21 @@ Layer layer_of(const ConvTranspose2dOptions& o) {
           o.padding_mode()};
 }
 
+Layer layer_of(const ConvTranspose3dOptions& o) {
+  const auto axes = [](Int3 v) { return Axes{v.d, v.h, v.w}; };
+  return {"ConvTranspose3d",
+          3,
+          o.in_channels(),
+          o.out_channels(),
+          o.groups(),
+          axes(o.kernel_size()),
+          axes(o.stride()),
+          axes(o.padding()),
+          axes(o.output_padding()),
+          axes(o.dilation()),
+          o.padding_mode()};
+}
+
 Layer layer_of(const ConvTranspose1dOptions& o) {
   return {"ConvTranspose1d",
           1,
@@ -57,14 +72,12 @@ Layer layer_of(const ConvTranspose1dOptions& o) {
           o.padding_mode()};
 }
 
-// PyTorch's tuple: "(3,)" for one axis, "(3, 2)" for two.
+// PyTorch's tuple: "(3,)" for one axis, "(3, 2)" for two, "(3, 2, 2)" for three.
 std::string tuple_str(const Layer& l, const Axes& v) {
-  return l.dims == 1 ? fmt::format("({},)", v[0]) : fmt::format("({}, {})", v[0], v[1]);
+  return l.dims == 1 ? fmt::format("({},)", v[0]) : fmt::format("({})", fmt::join(v.begin(), v.begin() + l.dims, ", "));
 }
 // A Python list of the first `n` values: "[11, 11]".
-std::string list_str(const Axes& v, int n) {
-  return n == 1 ? fmt::format("[{}]", v[0]) : fmt::format("[{}, {}]", v[0], v[1]);
-}
+std::string list_str(const Axes& v, int n) { return fmt::format("[{}]", fmt::join(v.begin(), v.begin() + n, ", ")); }
 
 bool every(const Layer& l, const Axes& v, bool (*pred)(int64_t)) {
   for (int i = 0; i < l.dims; ++i)
@@ -112,7 +125,7 @@ Axes output_padding_for(const Layer& l, const Tensor& input, const std::optional
              "{}: for a {}-d input, output_size must have {} or {} elements (the output's spatial sizes, or its whole "
              "shape), got {} ([{}])",
              l.name, input.dim(), l.dims, non_spatial + l.dims, output_size->size(), fmt::join(*output_size, ", "));
-  Axes lo{0, 0}, hi{0, 0}, in{0, 0}, want{0, 0};
+  Axes lo{0, 0, 0}, hi{0, 0, 0}, in{0, 0, 0}, want{0, 0, 0};
   for (int i = 0; i < l.dims; ++i) {
     in[i] = input.size(non_spatial + i);
     want[i] = sizes[static_cast<size_t>(i)];
@@ -129,14 +142,14 @@ Axes output_padding_for(const Layer& l, const Tensor& input, const std::optional
              "{}: requested an output size of {}, but valid sizes range from {} to {} (for an input of {}); "
              "sizes in that range differ only in the output_padding they take",
              l.name, list_str(want, l.dims), list_str(lo, l.dims), list_str(hi, l.dims), list_str(in, l.dims));
-  Axes pad{0, 0};
+  Axes pad{0, 0, 0};
   for (int i = 0; i < l.dims; ++i) pad[i] = want[i] - lo[i];
   return pad;
 }
 
 // PyTorch's _ConvNd.extra_repr.
 std::string layer_repr(const Layer& l, bool bias) {
-  const Axes zeros{0, 0}, ones{1, 1};
+  const Axes zeros{0, 0, 0}, ones{1, 1, 1};
   const auto differs = [&](const Axes& v, const Axes& d) {
     for (int i = 0; i < l.dims; ++i)
       if (v[i] != d[i]) return true;
@@ -215,5 +228,30 @@ Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<Int
 Value ConvTranspose1dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
 
 std::string ConvTranspose1dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
+
+// ---- ConvTranspose3d ----
+
+ConvTranspose3dImpl::ConvTranspose3dImpl(const ConvTranspose3dOptions& options, TensorOptions tensor_options)
+    : options_(options) {
+  check_layer(layer_of(options));
+  const Int3 k = options.kernel_size();
+  weight_ = register_parameter(
+      "weight", wick::empty({in_channels(), out_channels() / groups(), k.d, k.h, k.w}, plain(tensor_options)));
+  bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels()}, plain(tensor_options)) : Tensor());
+  reset_parameters();
+}
+
+// fan_in = weight.size(1) * kd * kh * kw, as PyTorch reads it.
+void ConvTranspose3dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
+
+Tensor ConvTranspose3dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  const Axes op = output_padding_for(layer_of(options_), input, output_size);
+  return F::conv_transpose3d(input, weight(), bias(), stride(), padding(), Int3(op[0], op[1], op[2]), groups(),
+                             dilation());
+}
+
+Value ConvTranspose3dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
+
+std::string ConvTranspose3dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
 
 }  // namespace wick::nn

@@ -1,5 +1,5 @@
-// MaxPool3d (with indices), AvgPool3d (with divisor_override), AdaptiveAvgPool3d: the layers around the 3-d pooling
-// functions.
+// MaxPool3d (with indices), AvgPool3d (with divisor_override), AdaptiveAvgPool3d, AdaptiveMaxPool3d (with
+// indices): the layers around the 3-d pooling functions.
 #include <fmt/format.h>
 
 #include "repr.h"
@@ -75,6 +75,24 @@ Tensor AdaptiveAvgPool3dImpl::forward(const Tensor& input) {
 }
 
 std::string AdaptiveAvgPool3dImpl::extra_repr() const {
+  return fmt::format("output_size={}", detail::py_int3(options_.output_size()));
+}
+
+AdaptiveMaxPool3dImpl::AdaptiveMaxPool3dImpl(const AdaptiveMaxPool3dOptions& options) : options_(options) {
+  const Int3 s = options.output_size();
+  WICK_CHECK(s.d > 0 && s.h > 0 && s.w > 0, "AdaptiveMaxPool3d: output_size should be greater than zero, got {}",
+             detail::py_int3(s, true));
+}
+
+Tensor AdaptiveMaxPool3dImpl::forward(const Tensor& input) {
+  return F::adaptive_max_pool3d(input, options_.output_size());
+}
+
+std::tuple<Tensor, Tensor> AdaptiveMaxPool3dImpl::forward_with_indices(const Tensor& input) {
+  return F::adaptive_max_pool3d_with_indices(input, options_.output_size());
+}
+
+std::string AdaptiveMaxPool3dImpl::extra_repr() const {
   return fmt::format("output_size={}", detail::py_int3(options_.output_size()));
 }
 

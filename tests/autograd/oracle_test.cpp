@@ -183,7 +183,10 @@ const std::set<std::string>& nn_ops() {
       "interpolate", "pixel_shuffle", "pixel_unshuffle", "pad_layer", "cosine_similarity", "pairwise_distance",
       // generate.py's tensor_ops_more_cases, tests/autograd/tensor_ops_more_test.cpp
       "kthvalue", "median", "median_all", "prod", "prod_all", "cumprod", "floor", "ceil", "round", "trunc", "frac",
-      "remainder", "fmod", "atan2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"};
+      "remainder", "fmod", "atan2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
+      // generate.py's three_d_more_cases, tests/nn/three_d_more_test.cpp
+      "conv_transpose3d", "conv_transpose3d_module", "adaptive_max_pool3d", "adaptive_max_pool3d_indices",
+      "adaptive_max_pool3d_module"};
   return ops;
 }
 

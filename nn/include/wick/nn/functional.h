@@ -273,7 +273,7 @@ namespace F = functional;
 #include "wick/nn/functional_1d.h"              // conv1d and the 1-d pooling functions
 #include "wick/nn/functional_3d.h"              // Int3, conv3d and the 3-d pooling functions
 #include "wick/nn/functional_activation.h"      // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
-#include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d and conv_transpose2d
+#include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d, conv_transpose2d and conv_transpose3d
 #include "wick/nn/functional_distance.h"        // cosine_similarity, pairwise_distance
 #include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...

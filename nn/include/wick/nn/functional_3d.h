@@ -1,8 +1,9 @@
 #pragma once
 // The 3-d convolution and pooling functions of wick::nn::functional (alias F): conv3d,
-// max_pool3d, max_pool3d_with_indices, avg_pool3d, adaptive_avg_pool3d, with
-// torch.nn.functional's names, argument order and PyTorch 1.13's semantics. Included by
-// wick/nn/functional.h; the modules are in wick/nn/modules/conv3d.h and pooling3d.h.
+// max_pool3d, max_pool3d_with_indices, avg_pool3d, adaptive_avg_pool3d, adaptive_max_pool3d,
+// adaptive_max_pool3d_with_indices, with torch.nn.functional's names, argument order and PyTorch
+// 1.13's semantics. Included by wick/nn/functional.h; the modules are in
+// wick/nn/modules/conv3d.h and pooling3d.h (conv_transpose3d is in functional_conv_transpose.h).
 //
 // Each is composed of its 2-d counterpart and views (nn/src/functional_3d.cpp): conv3d folds the
 // output depth into the batch and the kernel depth into the channels and runs one conv2d; the
@@ -68,6 +69,16 @@ Tensor avg_pool3d(const Tensor& input, Int3 kernel_size, Int3 stride = 0, Int3 p
 /// An output size below 1 or an empty spatial dim is a ValueError. LibTorch's output size may
 /// leave entries out (None); wick's takes three numbers.
 Tensor adaptive_avg_pool3d(const Tensor& input, Int3 output_size);
+/// Max over the same adaptive windows as adaptive_avg_pool3d: input [N, C, D, H, W] (or
+/// [C, D, H, W]) -> [N, C, oD, oH, oW]; a NaN in a window is its maximum (the last NaN in (d, h, w)
+/// order takes the gradient), as PyTorch. An output size below 1 (PyTorch returns an empty tensor
+/// for 0) or an empty spatial dim is a ValueError; wick's output size takes three numbers
+/// (LibTorch's may leave entries out).
+Tensor adaptive_max_pool3d(const Tensor& input, Int3 output_size);
+/// adaptive_max_pool3d and, for each output, the flat position d H W + h W + w of its maximum in
+/// the input volume (int64, the output's shape), as torch::adaptive_max_pool3d_with_indices. Ties
+/// keep the first position in (d, h, w) order. Not differentiable in the indices.
+std::tuple<Tensor, Tensor> adaptive_max_pool3d_with_indices(const Tensor& input, Int3 output_size);
 
 }  // namespace functional
 }  // namespace wick::nn

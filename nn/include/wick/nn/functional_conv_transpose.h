@@ -1,6 +1,6 @@
 #pragma once
-// The transposed convolutions of wick::nn::functional (alias F): conv_transpose2d and
-// conv_transpose1d, with torch.nn.functional's names, argument order (groups before dilation, as
+// The transposed convolutions of wick::nn::functional (alias F): conv_transpose2d,
+// conv_transpose1d and conv_transpose3d, with torch.nn.functional's names, argument order (groups before dilation, as
 // PyTorch's) and PyTorch 1.13's semantics. Included by wick/nn/functional.h; the layers are in
 // wick/nn/modules/conv_transpose.h.
 //
@@ -9,14 +9,15 @@
 // gradient function of conv2d, so its backward is conv2d itself (and conv2d's weight gradient),
 // it is differentiable twice, and it runs on every device conv2d runs on (Note [Transposed
 // convolution] in nn/src/functional_conv_transpose.cpp). conv_transpose1d runs it on a unit
-// height, as conv1d runs conv2d.
+// height, as conv1d runs conv2d; conv_transpose3d is two conv_transpose2d passes (Note [3-d
+// transposed convolution]).
 //
 // LibTorch takes ConvTranspose2dFuncOptions here; wick's functions take torch.nn.functional's
 // positional arguments, as F::conv2d does (docs/modules.md).
 #include <cstdint>
 
 #include "wick/autograd/functions.h"
-#include "wick/nn/functional.h"  // Int2; it includes this file at its end (both #pragma once)
+#include "wick/nn/functional.h"  // Int2, Int3; it includes this file at its end (both #pragma once)
 
 namespace wick::nn::functional {
 
@@ -42,5 +43,14 @@ Tensor conv_transpose2d(const Tensor& input, const Tensor& weight, const Tensor&
 /// axis, checked and reported in 1-d terms.
 Tensor conv_transpose1d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, int64_t stride = 1,
                         int64_t padding = 0, int64_t output_padding = 0, int64_t groups = 1, int64_t dilation = 1);
+
+/// 3-d transposed convolution: input [N, C_in, D, H, W] (or [C_in, D, H, W]), weight
+/// [C_in, C_out / groups, kd, kh, kw], bias [C_out] or undefined -> [N, C_out, D_out, H_out, W_out]
+/// with D_out = (D - 1) stride.d - 2 padding.d + dilation.d (kd - 1) + output_padding.d + 1 (H_out
+/// and W_out likewise), as torch::conv_transpose3d; the rules and errors are conv_transpose2d's
+/// along three axes, checked and reported in 3-d terms. Composed of two conv_transpose2d passes,
+/// so differentiable to any order on every device (nn/src/functional_conv_transpose.cpp).
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight, const Tensor& bias = {}, Int3 stride = 1,
+                        Int3 padding = 0, Int3 output_padding = 0, int64_t groups = 1, Int3 dilation = 1);
 
 }  // namespace wick::nn::functional

@@ -1,6 +1,6 @@
 #pragma once
-// ConvTranspose1d and ConvTranspose2d (torch.nn.ConvTranspose1d / ConvTranspose2d), the layers
-// around F::conv_transpose1d / F::conv_transpose2d (wick/nn/functional_conv_transpose.h).
+// ConvTranspose1d, ConvTranspose2d and ConvTranspose3d (torch.nn's), the layers around
+// F::conv_transpose1d / 2d / 3d (wick/nn/functional_conv_transpose.h).
 //
 // LibTorch declares them in torch/nn/modules/conv.h beside the convolutions; wick keeps the
 // transposed convolutions, one concept, in their own header. wick/nn/nn.h includes it.
@@ -131,5 +131,58 @@ class ConvTranspose1dImpl : public Cloneable<ConvTranspose1dImpl> {
   ParamSlot weight_, bias_;
 };
 WICK_MODULE(ConvTranspose1d);
+
+/// ConvTranspose3d's options, as LibTorch's: `ConvTranspose3dOptions(in, out, 4).stride(2).padding(1)`;
+/// sizes are Int3 ({d, h, w}, or one number for all three). padding_mode must be kZeros.
+struct ConvTranspose3dOptions {
+  ConvTranspose3dOptions(int64_t in_channels, int64_t out_channels, Int3 kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  WICK_ARG(int64_t, in_channels);
+  WICK_ARG(int64_t, out_channels);
+  WICK_ARG(Int3, kernel_size);
+  WICK_ARG(Int3, stride) = 1;
+  WICK_ARG(Int3, padding) = 0;
+  WICK_ARG(Int3, output_padding) = 0;
+  WICK_ARG(int64_t, groups) = 1;
+  WICK_ARG(bool, bias) = true;
+  WICK_ARG(Int3, dilation) = 1;
+  WICK_ARG(PadMode, padding_mode) = kZeros;
+};
+
+/// 3-d transposed convolution: [N, C_in, D, H, W] (or [C_in, D, H, W]) -> [N, C_out, D_out, H_out,
+/// W_out] (F::conv_transpose3d). weight [C_in, C_out / groups, kd, kh, kw], bias [C_out],
+/// initialized and checked as ConvTranspose2d's (fan_in = C_out / groups * kd * kh * kw).
+class ConvTranspose3dImpl : public Cloneable<ConvTranspose3dImpl> {
+ public:
+  ConvTranspose3dImpl(int64_t in_channels, int64_t out_channels, Int3 kernel_size, TensorOptions tensor_options = {})
+      : ConvTranspose3dImpl(ConvTranspose3dOptions(in_channels, out_channels, kernel_size), tensor_options) {}
+  explicit ConvTranspose3dImpl(const ConvTranspose3dOptions& options, TensorOptions tensor_options = {});
+  /// As ConvTranspose2d's: `output_size` is {D_out, H_out, W_out}, or the whole output shape.
+  Tensor forward(const Tensor& input, const std::optional<IntArrayRef>& output_size = std::nullopt);
+  /// forward_value({input}) or ({input, output_size}), output_size None or a list of ints.
+  Value forward_value(const std::vector<Value>& args) override;
+  void reset_parameters();
+  /// PyTorch's: "4, 6, kernel_size=(3, 3, 3), stride=(1, 1, 1)", then padding, dilation,
+  /// output_padding, groups and bias where they differ from the defaults.
+  std::string extra_repr() const override;
+
+  const Tensor& weight() const { return param(weight_); }
+  const Tensor& bias() const { return param(bias_); }
+  int64_t in_channels() const { return options_.in_channels(); }
+  int64_t out_channels() const { return options_.out_channels(); }
+  Int3 kernel_size() const { return options_.kernel_size(); }
+  Int3 stride() const { return options_.stride(); }
+  Int3 padding() const { return options_.padding(); }
+  Int3 output_padding() const { return options_.output_padding(); }
+  int64_t groups() const { return options_.groups(); }
+  Int3 dilation() const { return options_.dilation(); }
+  PadMode padding_mode() const { return options_.padding_mode(); }
+  const ConvTranspose3dOptions& options() const { return options_; }
+
+ private:
+  ConvTranspose3dOptions options_;
+  ParamSlot weight_, bias_;
+};
+WICK_MODULE(ConvTranspose3d);
 
 }  // namespace wick::nn

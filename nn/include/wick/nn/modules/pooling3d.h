@@ -1,6 +1,7 @@
 #pragma once
-// MaxPool3d, AvgPool3d, AdaptiveAvgPool3d (torch.nn's), on F::max_pool3d, F::avg_pool3d and
-// F::adaptive_avg_pool3d. Each takes [N, C, D, H, W] or an unbatched [C, D, H, W].
+// MaxPool3d, AvgPool3d, AdaptiveAvgPool3d, AdaptiveMaxPool3d (torch.nn's), on F::max_pool3d,
+// F::avg_pool3d, F::adaptive_avg_pool3d and F::adaptive_max_pool3d. Each takes [N, C, D, H, W] or an unbatched [C, D,
+// H, W].
 //
 // LibTorch declares these beside the 2-d pooling layers in torch/nn/modules/pooling.h; wick keeps
 // one concept per file, as for the 1-d layers. wick/nn/nn.h includes it.
@@ -90,5 +91,29 @@ class AdaptiveAvgPool3dImpl : public Cloneable<AdaptiveAvgPool3dImpl> {
   AdaptiveAvgPool3dOptions options_;
 };
 WICK_MODULE(AdaptiveAvgPool3d);
+
+/// AdaptiveMaxPool3d's options, as LibTorch: `AdaptiveMaxPool3dOptions({2, 3, 4})`. (LibTorch's
+/// may leave entries out; wick's takes three sizes, as AdaptiveAvgPool3dOptions.)
+struct AdaptiveMaxPool3dOptions {
+  /* implicit */ AdaptiveMaxPool3dOptions(Int3 output_size) : output_size_(output_size) {}  // NOLINT
+  WICK_ARG(Int3, output_size);
+};
+
+/// F::adaptive_max_pool3d to a fixed output size; prints as PyTorch's
+/// "AdaptiveMaxPool3d(output_size=(2, 3, 4))". A size below 1 is refused when built (ValueError).
+class AdaptiveMaxPool3dImpl : public Cloneable<AdaptiveMaxPool3dImpl> {
+ public:
+  explicit AdaptiveMaxPool3dImpl(const AdaptiveMaxPool3dOptions& options);
+  Tensor forward(const Tensor& input);
+  /// The output and the flat d H W + h W + w position of each maximum (PyTorch's
+  /// return_indices=True), as LibTorch's forward_with_indices.
+  std::tuple<Tensor, Tensor> forward_with_indices(const Tensor& input);
+  std::string extra_repr() const override;
+  const AdaptiveMaxPool3dOptions& options() const { return options_; }
+
+ private:
+  AdaptiveMaxPool3dOptions options_;
+};
+WICK_MODULE(AdaptiveMaxPool3d);
 
 }  // namespace wick::nn
