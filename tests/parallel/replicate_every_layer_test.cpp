@@ -138,9 +138,15 @@ std::vector<Layer> layers() {
        one({5, 2, 5, 4})},
       {"MaxPool3d", [=] { return ptr(MaxPool3d(MaxPool3dOptions(2).stride(1))); }, one({5, 2, 3, 3, 3})},
       {"AvgPool3d", [=] { return ptr(AvgPool3d(AvgPool3dOptions(2).padding(1))); }, one({5, 2, 3, 3, 2})},
-      {"AdaptiveAvgPool3d", [=] { return ptr(AdaptiveAvgPool3d(AdaptiveAvgPool3dOptions({2, 1, 3}))); },
+      {"AdaptiveAvgPool3d",
+       [=] {
+         return ptr(AdaptiveAvgPool3d(AdaptiveAvgPool3dOptions({2, 1, 3})));
+       },
        one({5, 2, 3, 3, 4})},
-      {"AdaptiveMaxPool3d", [=] { return ptr(AdaptiveMaxPool3d(AdaptiveMaxPool3dOptions({2, 2, 3}))); },
+      {"AdaptiveMaxPool3d",
+       [=] {
+         return ptr(AdaptiveMaxPool3d(AdaptiveMaxPool3dOptions({2, 2, 3})));
+       },
        one({5, 2, 3, 4, 4})},
       {"Dropout, eval", [=] { return ptr(Dropout(0.5)); }, one({5, 4}), 0, false},
       {"Dropout1d, eval", [=] { return ptr(Dropout1d(0.5)); }, one({5, 2, 3}), 0, false},
