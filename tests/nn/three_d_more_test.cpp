@@ -22,6 +22,7 @@
 using namespace wick;
 using namespace wick::nn;
 using Catch::Matchers::Contains;
+using wick::test::kwarg_int3;
 using wick::test::OracleCase;
 using wick::test::values;
 using TL = std::vector<Tensor>;
@@ -29,14 +30,6 @@ using TL = std::vector<Tensor>;
 namespace {
 constexpr double kOutRtol = 1e-10, kGradRtol = 1e-9, kAtol = 1e-13;
 const TensorOptions kF64(kFloat64);
-
-// A [d, h, w] list of the case's kwargs (absent: `fallback`).
-Int3 int3(const OracleCase& c, const char* key, Int3 fallback) {
-  if (!c.kwargs.contains(key)) return fallback;
-  const auto v = c.kwargs[key].get<std::vector<int64_t>>();
-  REQUIRE(v.size() == 3);
-  return Int3(v[0], v[1], v[2]);
-}
 
 // 0..n-1 as float64 [1, 1, D, H, W], so that each position's value is its flat index.
 Tensor ramp(int64_t D, int64_t H, int64_t W, Device dev) {
@@ -65,8 +58,9 @@ TEST_CASE("conv_transpose3d matches PyTorch 1.13: stride and padding and output_
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
     if (c.op != "conv_transpose3d") continue;
-    const Int3 stride = int3(c, "stride", 1), padding = int3(c, "padding", 0), dilation = int3(c, "dilation", 1);
-    const Int3 output_padding = int3(c, "output_padding", 0);
+    const Int3 stride = kwarg_int3(c, "stride", 1), padding = kwarg_int3(c, "padding", 0),
+               dilation = kwarg_int3(c, "dilation", 1);
+    const Int3 output_padding = kwarg_int3(c, "output_padding", 0);
     const int64_t groups = c.kw<int64_t>("groups", 1);
     for (Device dev : wick::test::test_devices()) {
       INFO(c.label() << " on " << dev.str());
@@ -94,14 +88,15 @@ TEST_CASE("ConvTranspose3d matches PyTorch 1.13 with its parameters and forward 
     if (c.op != "conv_transpose3d_module") continue;
     std::optional<std::vector<int64_t>> output_size;
     if (!c.kwargs.at("output_size").is_null()) output_size = c.kwargs.at("output_size").get<std::vector<int64_t>>();
-    const auto options = ConvTranspose3dOptions(c.kwargs.at("in_channels").get<int64_t>(),
-                                                c.kwargs.at("out_channels").get<int64_t>(), int3(c, "kernel_size", 1))
-                             .stride(int3(c, "stride", 1))
-                             .padding(int3(c, "padding", 0))
-                             .output_padding(int3(c, "output_padding", 0))
-                             .groups(c.kw<int64_t>("groups", 1))
-                             .bias(c.kw<bool>("bias", true))
-                             .dilation(int3(c, "dilation", 1));
+    const auto options =
+        ConvTranspose3dOptions(c.kwargs.at("in_channels").get<int64_t>(), c.kwargs.at("out_channels").get<int64_t>(),
+                               kwarg_int3(c, "kernel_size", 1))
+            .stride(kwarg_int3(c, "stride", 1))
+            .padding(kwarg_int3(c, "padding", 0))
+            .output_padding(kwarg_int3(c, "output_padding", 0))
+            .groups(c.kw<int64_t>("groups", 1))
+            .bias(c.kw<bool>("bias", true))
+            .dilation(kwarg_int3(c, "dilation", 1));
     for (Device dev : wick::test::test_devices()) {
       INFO(c.label() << " on " << dev.str());
       ConvTranspose3d m(options, kF64);
@@ -129,7 +124,7 @@ TEST_CASE("adaptive_max_pool3d matches PyTorch 1.13: values and gradients and in
     const bool layer = c.op == "adaptive_max_pool3d_module";
     if (!pool && !indices && !layer) continue;
     ++seen[c.op];
-    const Int3 size = int3(c, "output_size", 1);
+    const Int3 size = kwarg_int3(c, "output_size", 1);
     for (Device dev : wick::test::test_devices()) {
       INFO(c.label() << " on " << dev.str());
       const TL x = c.leaves(dev);

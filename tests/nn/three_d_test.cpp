@@ -20,6 +20,7 @@
 using namespace wick;
 using namespace wick::nn;
 using Catch::Matchers::Contains;
+using wick::test::kwarg_int3;
 using wick::test::OracleCase;
 using wick::test::values;
 using TL = std::vector<Tensor>;
@@ -27,14 +28,6 @@ using TL = std::vector<Tensor>;
 namespace {
 constexpr double kOutRtol = 1e-10, kGradRtol = 1e-9, kAtol = 1e-13;
 const TensorOptions kF64(kFloat64);
-
-// A [d, h, w] list of the case's kwargs (absent: `fallback`).
-Int3 int3(const OracleCase& c, const char* key, Int3 fallback) {
-  if (!c.kwargs.contains(key)) return fallback;
-  const auto v = c.kwargs[key].get<std::vector<int64_t>>();
-  REQUIRE(v.size() == 3);
-  return Int3(v[0], v[1], v[2]);
-}
 
 bool named_padding(const OracleCase& c) { return c.kwargs.at("padding").is_string(); }
 PaddingMode padding_mode_of(const OracleCase& c) {
@@ -52,14 +45,15 @@ TEST_CASE("conv3d matches PyTorch 1.13: stride and padding and same and valid an
   std::map<std::string, int> seen;
   for (const OracleCase& c : wick::test::oracle_cases()) {
     if (c.op != "conv3d") continue;
-    const Int3 stride = int3(c, "stride", 1), dilation = int3(c, "dilation", 1);
+    const Int3 stride = kwarg_int3(c, "stride", 1), dilation = kwarg_int3(c, "dilation", 1);
     const int64_t groups = c.kw<int64_t>("groups", 1);
     for (Device dev : wick::test::test_devices()) {
       INFO(c.label() << " on " << dev.str());
       const TL x = c.leaves(dev);
       const Tensor b = x.size() == 3 ? x[2] : Tensor();
-      const Tensor y = named_padding(c) ? F::conv3d(x[0], x[1], b, stride, padding_mode_of(c), dilation, groups)
-                                        : F::conv3d(x[0], x[1], b, stride, int3(c, "padding", 0), dilation, groups);
+      const Tensor y = named_padding(c)
+                           ? F::conv3d(x[0], x[1], b, stride, padding_mode_of(c), dilation, groups)
+                           : F::conv3d(x[0], x[1], b, stride, kwarg_int3(c, "padding", 0), dilation, groups);
       wick::test::check_oracle_case(c, y, x, dev, kOutRtol, kGradRtol, kAtol);
     }
     if (named_padding(c)) ++seen[c.kwargs.at("padding").get<std::string>()];
@@ -80,16 +74,16 @@ TEST_CASE("Conv3d matches PyTorch 1.13 with its parameters: options and each pad
   for (const OracleCase& c : wick::test::oracle_cases()) {
     if (c.op != "conv3d_module") continue;
     auto options = Conv3dOptions(c.kwargs.at("in_channels").get<int64_t>(), c.kwargs.at("out_channels").get<int64_t>(),
-                                 int3(c, "kernel_size", 1))
-                       .stride(int3(c, "stride", 1))
-                       .dilation(int3(c, "dilation", 1))
+                                 kwarg_int3(c, "kernel_size", 1))
+                       .stride(kwarg_int3(c, "stride", 1))
+                       .dilation(kwarg_int3(c, "dilation", 1))
                        .groups(c.kw<int64_t>("groups", 1))
                        .bias(c.kw<bool>("bias", true))
                        .padding_mode(pad_mode_from_string(c.kw<std::string>("padding_mode", "zeros")));
     if (named_padding(c))
       options.padding(padding_mode_of(c));
     else
-      options.padding(int3(c, "padding", 0));
+      options.padding(kwarg_int3(c, "padding", 0));
     const auto names = c.kwargs.at("inputs").get<std::vector<std::string>>();
     for (Device dev : wick::test::test_devices()) {
       INFO(c.label() << " on " << dev.str());
@@ -129,12 +123,12 @@ TEST_CASE("3-d pooling matches PyTorch 1.13: max with indices and avg and adapti
       INFO(c.label() << " on " << dev.str());
       const TL x = c.leaves(dev);
       if (adaptive) {
-        const Int3 size = int3(c, "output_size", 1);
+        const Int3 size = kwarg_int3(c, "output_size", 1);
         wick::test::check_oracle_case(c, F::adaptive_avg_pool3d(x[0], size), x, dev, kOutRtol, kGradRtol, kAtol);
         CHECK_ALLCLOSE(AdaptiveAvgPool3d(size)(x[0]), c.out, kOutRtol, kAtol);
         continue;
       }
-      const Int3 k = int3(c, "kernel_size", 1), s = int3(c, "stride", k), p = int3(c, "padding", 0);
+      const Int3 k = kwarg_int3(c, "kernel_size", 1), s = kwarg_int3(c, "stride", k), p = kwarg_int3(c, "padding", 0);
       const bool ceil_mode = c.kw<bool>("ceil_mode", false);
       if (avg) {
         const bool cip = c.kw<bool>("count_include_pad", true);
@@ -150,7 +144,7 @@ TEST_CASE("3-d pooling matches PyTorch 1.13: max with indices and avg and adapti
         CHECK_ALLCLOSE(m(x[0]), c.out, kOutRtol, kAtol);
         continue;
       }
-      const Int3 d = int3(c, "dilation", 1);
+      const Int3 d = kwarg_int3(c, "dilation", 1);
       MaxPool3d m(MaxPool3dOptions(k).stride(s).padding(p).dilation(d).ceil_mode(ceil_mode));
       if (max) {
         wick::test::check_oracle_case(c, F::max_pool3d(x[0], k, s, p, d, ceil_mode), x, dev, kOutRtol, kGradRtol,

@@ -5,6 +5,7 @@
 
 #include "support/allclose.h"
 #include "support/oracle.h"
+#include "wick/nn/functional_3d.h"
 
 namespace wick::test {
 
@@ -23,6 +24,14 @@ inline void check_oracle_case(const OracleCase& c, const Tensor& out, const std:
     CHECK(grads[j].device() == dev);
     CHECK_ALLCLOSE(grads[j], c.gin[j], grad_rtol, atol);
   }
+}
+
+/// A [d, h, w] list in the case's kwargs as an Int3 (absent: `fallback`); REQUIREs three entries.
+inline nn::Int3 kwarg_int3(const OracleCase& c, const char* key, nn::Int3 fallback) {
+  if (!c.kwargs.contains(key)) return fallback;
+  const auto v = c.kwargs[key].get<std::vector<int64_t>>();
+  REQUIRE(v.size() == 3);
+  return nn::Int3(v[0], v[1], v[2]);
 }
 
 }  // namespace wick::test

@@ -18,18 +18,9 @@
 
 #include "wick/autograd/functions.h"
 #include "wick/nn/functional.h"  // Int2, PaddingMode; it includes this file at its end (both #pragma once)
+#include "wick/nn/int3.h"
 
 namespace wick::nn {
-
-/// A triple of ints for 3-d geometry (depth, height, width), as LibTorch's ExpandingArray<3>:
-/// `3` means {3, 3, 3}.
-struct Int3 {
-  int64_t d = 0, h = 0, w = 0;
-  Int3() = default;
-  Int3(int64_t v) : d(v), h(v), w(v) {}  // NOLINT
-  Int3(int64_t d_, int64_t h_, int64_t w_) : d(d_), h(h_), w(w_) {}
-  friend bool operator==(Int3 a, Int3 b) { return a.d == b.d && a.h == b.h && a.w == b.w; }
-};
 
 namespace functional {
 

@@ -17,7 +17,8 @@
 #include <cstdint>
 
 #include "wick/autograd/functions.h"
-#include "wick/nn/functional.h"  // Int2, Int3; it includes this file at its end (both #pragma once)
+#include "wick/nn/functional.h"  // Int2; it includes this file at its end (both #pragma once)
+#include "wick/nn/int3.h"
 
 namespace wick::nn::functional {
 
