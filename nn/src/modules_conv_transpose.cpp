@@ -28,49 +28,28 @@ struct Layer {
   PadMode padding_mode;
 };
 
-Layer layer_of(const ConvTranspose2dOptions& o) {
-  const auto axes = [](Int2 v) { return Axes{v.h, v.w}; };
-  return {"ConvTranspose2d",
-          2,
-          o.in_channels(),
-          o.out_channels(),
-          o.groups(),
-          axes(o.kernel_size()),
-          axes(o.stride()),
-          axes(o.padding()),
-          axes(o.output_padding()),
-          axes(o.dilation()),
-          o.padding_mode()};
-}
+// One option as Axes; `fill` stands for the axis a 1-d layer lacks.
+Axes axes(int64_t v, int64_t fill) { return {v, fill, 0}; }
+Axes axes(Int2 v, int64_t /*fill*/) { return {v.h, v.w, 0}; }
+Axes axes(Int3 v, int64_t /*fill*/) { return {v.d, v.h, v.w}; }
 
-Layer layer_of(const ConvTranspose3dOptions& o) {
-  const auto axes = [](Int3 v) { return Axes{v.d, v.h, v.w}; };
-  return {"ConvTranspose3d",
-          3,
+template <class Options>
+Layer layer_of(const char* name, int dims, const Options& o) {
+  return {name,
+          dims,
           o.in_channels(),
           o.out_channels(),
           o.groups(),
-          axes(o.kernel_size()),
-          axes(o.stride()),
-          axes(o.padding()),
-          axes(o.output_padding()),
-          axes(o.dilation()),
+          axes(o.kernel_size(), 1),
+          axes(o.stride(), 1),
+          axes(o.padding(), 0),
+          axes(o.output_padding(), 0),
+          axes(o.dilation(), 1),
           o.padding_mode()};
 }
-
-Layer layer_of(const ConvTranspose1dOptions& o) {
-  return {"ConvTranspose1d",
-          1,
-          o.in_channels(),
-          o.out_channels(),
-          o.groups(),
-          {o.kernel_size(), 1},
-          {o.stride(), 1},
-          {o.padding(), 0},
-          {o.output_padding(), 0},
-          {o.dilation(), 1},
-          o.padding_mode()};
-}
+Layer layer_of(const ConvTranspose1dOptions& o) { return layer_of("ConvTranspose1d", 1, o); }
+Layer layer_of(const ConvTranspose2dOptions& o) { return layer_of("ConvTranspose2d", 2, o); }
+Layer layer_of(const ConvTranspose3dOptions& o) { return layer_of("ConvTranspose3d", 3, o); }
 
 // PyTorch's tuple: "(3,)" for one axis, "(3, 2)" for two, "(3, 2, 2)" for three.
 std::string tuple_str(const Layer& l, const Axes& v) {
