@@ -45,6 +45,7 @@
 #include "wick/core/device_threads.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
+#include "wick/core/openblas.h"
 #include "wick/core/trace.h"
 #include "wick/nn/optim/optim.h"
 #include "wick/parallel/data_parallel.h"
@@ -183,6 +184,7 @@ int main(int argc, char** argv) {
                                   {"mlp", "MLP (784-512-512-10)", make_mlp}};
   std::printf("batch %lld, Adam, %d rounds of %d steps (median round), load average %s at start\n",
               static_cast<long long>(g_batch), rounds, steps, loadavg().c_str());
+  std::printf("%s\n", wick::openblas_summary().c_str());  // Note [OpenBLAS's kernels]
   if (const double handoff = wick_bench::cache_line_handoff_ns(); handoff >= 0)
     std::printf(
         "a cache line moves between CPUs 0 and 1 in %.0f ns (tens: a shared cache; 150 or more: none, and "

@@ -40,6 +40,7 @@
 #include "wick/core/cpu_threads.h"
 #include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
+#include "wick/core/openblas.h"
 #include "wick/distributed/distributed.h"
 #include "wick/nn/optim/optim.h"
 #include "wick/parallel/data_parallel.h"
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
         "%d processes, %lld images per worker per step, Adam, %d rounds of %d steps (median round), load "
         "average %s at start\n",
         world, static_cast<long long>(kBatch), rounds, steps, loadavg().c_str());
+  if (lead) std::printf("%s\n", wick::openblas_summary().c_str());  // Note [OpenBLAS's kernels]
   std::string out = "{\"world\": " + std::to_string(world) + ", \"models\": [";
   for (size_t mi = 0; mi < models.size(); ++mi) {
     const Model& m = models[mi];
