@@ -43,29 +43,9 @@ Int2 int2_kw(const OracleCase& c, const char* key) {
   return Int2(v[0], v[1]);
 }
 
-// A layer case: copies PyTorch's parameters into `m` by name (which must be the layer's, in
-// order), runs it on the data input and compares the flattened output and every gradient.
+// A layer case, checked at this file's tolerances (wick::test::check_oracle_layer).
 void check_layer(const OracleCase& c, Module& m, const std::function<Tensor(const Tensor&)>& forward, Device dev) {
-  INFO(c.label() << " on " << dev.str());
-  const auto names = c.kwargs.at("inputs").get<std::vector<std::string>>();
-  REQUIRE(names.size() == c.inputs.size());
-  REQUIRE(names.at(0) == "input");
-  std::vector<Tensor> leaves = c.leaves(dev);
-  m.to(dev);
-  const OrderedDict<Tensor> params = m.named_parameters();
-  REQUIRE(params.keys() == std::vector<std::string>(names.begin() + 1, names.end()));
-  std::vector<Tensor> wrt(leaves.size());
-  wrt[0] = leaves[0];
-  {
-    NoGradGuard no_grad;
-    for (size_t j = 1; j < names.size(); ++j) {
-      Tensor p = params[names[j]];
-      REQUIRE(p.sizes() == leaves[j].sizes());
-      p.copy_(leaves[j]);
-      wrt[j] = p;
-    }
-  }
-  wick::test::check_oracle_case(c, forward(leaves[0]).reshape({-1}), wrt, dev, kOutRtol, kGradRtol, kAtol);
+  wick::test::check_oracle_layer(c, m, forward, dev, kOutRtol, kGradRtol, kAtol);
 }
 
 // The case's output_size: null, or a list of ints.

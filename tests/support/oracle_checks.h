@@ -1,11 +1,15 @@
 #pragma once
 // Checking an output computed by wick, and its gradients, against an oracle case (oracle.h).
 #include <catch2/catch.hpp>
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "support/allclose.h"
 #include "support/oracle.h"
+#include "wick/autograd/grad_mode.h"
 #include "wick/nn/functional_3d.h"
+#include "wick/nn/module.h"
 
 namespace wick::test {
 
@@ -32,6 +36,33 @@ inline nn::Int3 kwarg_int3(const OracleCase& c, const char* key, nn::Int3 fallba
   const auto v = c.kwargs[key].get<std::vector<int64_t>>();
   REQUIRE(v.size() == 3);
   return nn::Int3(v[0], v[1], v[2]);
+}
+
+/// A layer case: copies PyTorch's parameters into `m` by name (the case's "inputs" kwarg: "input",
+/// then the layer's parameter names in order), runs `forward` on the data input and checks the
+/// flattened output and the gradients of the input and every parameter (check_oracle_case).
+inline void check_oracle_layer(const OracleCase& c, nn::Module& m, const std::function<Tensor(const Tensor&)>& forward,
+                               Device dev, double out_rtol, double grad_rtol, double atol) {
+  INFO(c.label() << " on " << dev.str());
+  const auto names = c.kwargs.at("inputs").get<std::vector<std::string>>();
+  REQUIRE(names.size() == c.inputs.size());
+  REQUIRE(names.at(0) == "input");
+  std::vector<Tensor> leaves = c.leaves(dev);
+  m.to(dev);
+  const nn::OrderedDict<Tensor> params = m.named_parameters();
+  REQUIRE(params.keys() == std::vector<std::string>(names.begin() + 1, names.end()));
+  std::vector<Tensor> wrt(leaves.size());
+  wrt[0] = leaves[0];
+  {
+    NoGradGuard no_grad;
+    for (size_t j = 1; j < names.size(); ++j) {
+      Tensor p = params[names[j]];
+      REQUIRE(p.sizes() == leaves[j].sizes());
+      p.copy_(leaves[j]);
+      wrt[j] = p;
+    }
+  }
+  check_oracle_case(c, forward(leaves[0]).reshape({-1}), wrt, dev, out_rtol, grad_rtol, atol);
 }
 
 }  // namespace wick::test
