@@ -187,7 +187,7 @@ TEST_CASE("ReflectionPad3d and ReplicationPad3d print as PyTorch 1.13 and have L
         "  (0): ReflectionPad3d((1, 1, 1, 1, 1, 1))\n"
         "  (1): ReplicationPad3d((0, 1, 0, 1, 0, 1))\n"
         ")");
-  ReplicationPad3d m(ReplicationPad3dOptions(std::vector<int64_t>{1, 2, 3, 4, 5, 6}));
+  ReplicationPad3d m(ReplicationPad3dOptions({1, 2, 3, 4, 5, 6}));
   CHECK(m->options().padding() == std::vector<int64_t>{1, 2, 3, 4, 5, 6});
   CHECK(ReflectionPad3dOptions(3).padding() == std::vector<int64_t>(6, 3));
   CHECK(m->named_parameters().size() == 0u);
