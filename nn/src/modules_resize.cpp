@@ -88,7 +88,8 @@ std::string UnflattenImpl::extra_repr() const {
 }
 
 PadLayer::PadLayer(const char* name, int dims, std::vector<int64_t> padding, PadMode mode, double value)
-    : padding_(std::move(padding)),
+    : name_(name),
+      padding_(std::move(padding)),
       mode_(mode),
       value_(value),
       with_value_(std::string(name).starts_with("ConstantPad")) {
@@ -98,7 +99,11 @@ PadLayer::PadLayer(const char* name, int dims, std::vector<int64_t> padding, Pad
 }
 
 Tensor PadLayer::pad(const Tensor& input) const {
-  return mode_ == kConstant ? F::pad(input, padding_, value_) : F::pad(input, padding_, mode_);
+  try {
+    return mode_ == kConstant ? F::pad(input, padding_, value_) : F::pad(input, padding_, mode_);
+  } catch (const Error& e) {  // same class, the layer named: "ReflectionPad3d((1, 1, 1, 1, 1, 1)): pad: ..."
+    rethrow_with_context(e, fmt::format("{}({}): ", name_, repr()));
+  }
 }
 
 std::string PadLayer::repr() const {

@@ -186,7 +186,9 @@ const std::set<std::string>& nn_ops() {
       "remainder", "fmod", "atan2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
       // generate.py's three_d_more_cases, tests/nn/three_d_more_test.cpp
       "conv_transpose3d", "conv_transpose3d_module", "adaptive_max_pool3d", "adaptive_max_pool3d_indices",
-      "adaptive_max_pool3d_module"};
+      "adaptive_max_pool3d_module",
+      // generate.py's pad3d_cases, tests/nn/pad3d_test.cpp
+      "reflection_pad3d", "replication_pad3d", "circular_pad3d"};
   return ops;
 }
 

@@ -148,6 +148,12 @@ std::vector<Layer> layers() {
          return ptr(AdaptiveMaxPool3d(AdaptiveMaxPool3dOptions({2, 2, 3})));
        },
        one({5, 2, 3, 4, 4})},
+      {"ReflectionPad3d",
+       [=] {
+         return ptr(ReflectionPad3d(std::vector<int64_t>{1, 2, 0, 1, 2, 1}));
+       },
+       one({5, 2, 3, 2, 3})},
+      {"ReplicationPad3d", [=] { return ptr(ReplicationPad3d(2)); }, one({5, 2, 2, 3, 2})},
       {"Dropout, eval", [=] { return ptr(Dropout(0.5)); }, one({5, 4}), 0, false},
       {"Dropout1d, eval", [=] { return ptr(Dropout1d(0.5)); }, one({5, 2, 3}), 0, false},
       {"Dropout2d, eval", [=] { return ptr(Dropout2d(0.5)); }, one({5, 2, 3, 3}), 0, false},

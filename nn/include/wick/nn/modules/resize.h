@@ -1,6 +1,6 @@
 #pragma once
 // Upsample, PixelShuffle, PixelUnshuffle, Unflatten and the padding layers (ZeroPad2d, ConstantPad1d/2d/3d,
-// ReflectionPad1d/2d, ReplicationPad1d/2d), torch.nn's, on F::interpolate, F::pixel_shuffle,
+// ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d), torch.nn's, on F::interpolate, F::pixel_shuffle,
 // F::pixel_unshuffle and F::pad. None has parameters or buffers.
 #include <optional>
 #include <string>
@@ -120,6 +120,7 @@ struct ConstantPadOptions {
 class PadLayer {
  public:
   PadLayer(const char* name, int dims, std::vector<int64_t> padding, PadMode mode, double value);
+  /// F::pad's result; its errors keep their class and start with the layer's print string.
   Tensor pad(const Tensor& input) const;
   /// "(1, 2, 3, 4)" (ZeroPad2d, ReflectionPad, ReplicationPad) or "padding=(1, 1), value=3.5"
   /// (ConstantPad; PyTorch prints the value as given, wick as a float).
@@ -127,6 +128,7 @@ class PadLayer {
   const std::vector<int64_t>& padding() const { return padding_; }
 
  private:
+  const char* name_;  // "ReflectionPad3d", for errors
   std::vector<int64_t> padding_;
   PadMode mode_;
   double value_;
@@ -156,6 +158,8 @@ WICK_PAD_LAYER(ReflectionPad1d, 1, PadOptions<1>, kReflect, 0.0);
 WICK_PAD_LAYER(ReflectionPad2d, 2, PadOptions<2>, kReflect, 0.0);
 WICK_PAD_LAYER(ReplicationPad1d, 1, PadOptions<1>, kReplicate, 0.0);
 WICK_PAD_LAYER(ReplicationPad2d, 2, PadOptions<2>, kReplicate, 0.0);
+WICK_PAD_LAYER(ReflectionPad3d, 3, PadOptions<3>, kReflect, 0.0);
+WICK_PAD_LAYER(ReplicationPad3d, 3, PadOptions<3>, kReplicate, 0.0);
 #undef WICK_PAD_LAYER
 
 }  // namespace wick::nn
