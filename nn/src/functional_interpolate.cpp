@@ -1,13 +1,15 @@
-// F::interpolate (nearest, nearest-exact, linear, bilinear) and F::pixel_shuffle /
-// F::pixel_unshuffle, with PyTorch 1.13's rules (torch/nn/functional.py's interpolate, ATen's
-// UpSample.h source-index helpers and its CPU kernels).
+// F::interpolate (nearest, nearest-exact, linear, bilinear, trilinear, bicubic, area) and
+// F::pixel_shuffle / F::pixel_unshuffle, with PyTorch 1.13's rules (torch/nn/functional.py's
+// interpolate, ATen's UpSample.h source-index helpers and its CPU kernels).
 //
 // Each resized dim is index_select with an index computed on the host (nearest), or the sum of
-// two index_selects weighted per output position (linear); the gradient is then those ops'
-// (an input position read twice gets both contributions), twice differentiable, the same on
-// every device, with no kernel of its own.
+// two (linear) or four (bicubic) index_selects weighted per output position; area is adaptive
+// average pooling, as PyTorch computes it. The gradient is then those ops' (an input position
+// read twice gets both contributions), twice differentiable, the same on every device, with no
+// kernel of its own.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -30,6 +32,12 @@ const char* interpolate_mode_name(InterpolateMode mode) {
       return "linear";
     case InterpolateMode::Bilinear:
       return "bilinear";
+    case InterpolateMode::Trilinear:
+      return "trilinear";
+    case InterpolateMode::Bicubic:
+      return "bicubic";
+    case InterpolateMode::Area:
+      return "area";
   }
   return "?";
 }
@@ -72,44 +80,95 @@ Tensor nearest_index(const Axis& a, bool exact, bool channels_last, bool f64) {
   return index;
 }
 
-// PyTorch's linear source positions (area_pixel_compute_scale / _source_index, in the input's
-// type T): the two positions each output reads and the weight of the second.
+// PyTorch's source scale and position (area_pixel_compute_scale / _source_index, in the input's
+// type T). (dst + 0.5) is a double in PyTorch's expression, so the product is a double before
+// the cast. The linear modes clamp a negative position at 0, bicubic does not.
 template <typename T>
-void linear_positions(const Axis& a, bool align_corners, Tensor& i0, Tensor& i1, Tensor& w0, Tensor& w1) {
-  i0 = native::empty({a.out}, kInt64, kCPU);
-  i1 = native::empty({a.out}, kInt64, kCPU);
-  const DType dt = std::is_same_v<T, double> ? kFloat64 : kFloat32;
-  w0 = native::empty({a.out}, dt, kCPU);
-  w1 = native::empty({a.out}, dt, kCPU);
-  T scale;
-  if (align_corners)
-    scale = a.out > 1 ? static_cast<T>(a.in - 1) / static_cast<T>(a.out - 1) : T(0);
-  else
-    scale = a.scale && *a.scale > 0 ? static_cast<T>(1.0 / *a.scale) : static_cast<T>(a.in) / static_cast<T>(a.out);
+T source_scale(const Axis& a, bool align_corners) {
+  if (align_corners) return a.out > 1 ? static_cast<T>(a.in - 1) / static_cast<T>(a.out - 1) : T(0);
+  return a.scale && *a.scale > 0 ? static_cast<T>(1.0 / *a.scale) : static_cast<T>(a.in) / static_cast<T>(a.out);
+}
+template <typename T>
+T source_position(T scale, int64_t j, bool align_corners, bool cubic) {
+  if (align_corners) return scale * static_cast<T>(j);
+  const T x = static_cast<T>(static_cast<double>(scale) * (static_cast<double>(j) + 0.5) - 0.5);
+  return !cubic && x < 0 ? T(0) : x;
+}
+
+// The taps of one resized dim: for each k, the input position output j reads (index[k][j]) and
+// its weight (weight[k][j], in the input's dtype), both on the host.
+struct Taps {
+  std::vector<Tensor> index, weight;
+  Taps(int64_t n, int64_t out, DType dt) {
+    for (int64_t k = 0; k < n; ++k) {
+      index.push_back(native::empty({out}, kInt64, kCPU));
+      weight.push_back(native::empty({out}, dt, kCPU));
+    }
+  }
+  template <typename T>
+  void set(size_t k, int64_t j, int64_t src, T w) {
+    index[k].data_ptr<int64_t>()[j] = src;
+    weight[k].data_ptr<T>()[j] = w;
+  }
+};
+
+// Linear: floor(x) and the next position (itself at the end) with weights 1 - frac and frac,
+// as compute_source_index_and_lambda (which the caller skips when out == in: a copy).
+template <typename T>
+void linear_taps(const Axis& a, bool align_corners, Taps& taps) {
+  const T scale = source_scale<T>(a, align_corners);
   for (int64_t j = 0; j < a.out; ++j) {
-    // (dst + 0.5) is a double in PyTorch's expression, so the product is a double before the cast.
-    T x = align_corners ? scale * static_cast<T>(j) : static_cast<T>(static_cast<double>(scale) * (j + 0.5) - 0.5);
-    if (x < 0) x = 0;
+    const T x = source_position<T>(scale, j, align_corners, false);
     const int64_t p = static_cast<int64_t>(x);
     const T lambda = std::min(std::max(x - static_cast<T>(p), T(0)), T(1));
-    i0.data_ptr<int64_t>()[j] = p;
-    i1.data_ptr<int64_t>()[j] = p + (p < a.in - 1 ? 1 : 0);
-    w0.data_ptr<T>()[j] = T(1) - lambda;
-    w1.data_ptr<T>()[j] = lambda;
+    taps.set<T>(0, j, p, T(1) - lambda);
+    taps.set<T>(1, j, p + (p < a.in - 1 ? 1 : 0), lambda);
   }
 }
 
-Tensor resize_linear(const Tensor& x, const Axis& a, bool align_corners) {
-  Tensor i0, i1, w0, w1;
-  dispatch_floating(x.dtype(), "interpolate",
-                    [&]<typename T>() { linear_positions<T>(a, align_corners, i0, i1, w0, w1); });
+// Bicubic: positions floor(x) - 1 .. floor(x) + 2 clamped into [0, in - 1], weighted by Keys'
+// cubic convolution with A = -0.75 (get_cubic_upsample_coefficients); PyTorch floors with floorf,
+// i.e. in float even for a double x.
+template <typename T>
+void cubic_taps(const Axis& a, bool align_corners, Taps& taps) {
+  const T A = T(-0.75);
+  auto near = [A](T x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
+  auto far = [A](T x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
+  const T scale = source_scale<T>(a, align_corners);
+  for (int64_t j = 0; j < a.out; ++j) {
+    const T x = source_position<T>(scale, j, align_corners, true);
+    const int64_t p = static_cast<int64_t>(std::floor(static_cast<float>(x)));
+    const T t = x - static_cast<T>(p);
+    const T w[4] = {far(t + T(1)), near(t), near(T(1) - t), far(T(2) - t)};
+    for (int64_t k = 0; k < 4; ++k)
+      taps.set<T>(static_cast<size_t>(k), j, std::clamp(p + k - 1, int64_t{0}, a.in - 1), w[k]);
+  }
+}
+
+// Resizes dim a.dim of x: sum over taps k of index_select(x, a.dim, index[k]) * weight[k], the
+// weights broadcast over the dims after a.dim; summed in tap order, as PyTorch's kernel.
+Tensor resize_taps(const Tensor& x, const Axis& a, bool align_corners, bool cubic) {
+  Taps taps(cubic ? 4 : 2, a.out, x.dtype());
+  dispatch_floating(x.dtype(), "interpolate", [&]<typename T>() {
+    cubic ? cubic_taps<T>(a, align_corners, taps) : linear_taps<T>(a, align_corners, taps);
+  });
   const Device dev = x.device();
   std::vector<int64_t> wshape(static_cast<size_t>(x.dim() - a.dim), 1);
-  wshape[0] = a.out;  // broadcasts over the dims after a.dim
-  const Tensor lo = index_select(x, a.dim, native::to(i0, dev, kInt64));
-  const Tensor hi = index_select(x, a.dim, native::to(i1, dev, kInt64));
-  return add(mul(lo, reshape(native::to(w0, dev, x.dtype()), wshape)),
-             mul(hi, reshape(native::to(w1, dev, x.dtype()), wshape)));
+  wshape[0] = a.out;
+  Tensor out;
+  for (size_t k = 0; k < taps.index.size(); ++k) {
+    const Tensor term = mul(index_select(x, a.dim, native::to(taps.index[k], dev, kInt64)),
+                            reshape(native::to(taps.weight[k], dev, x.dtype()), wshape));
+    out = k == 0 ? term : add(out, term);
+  }
+  return out;
+}
+
+// Area: adaptive average pooling to the output sizes, as PyTorch's interpolate.
+Tensor resize_area(const Tensor& x, const std::vector<Axis>& axes) {
+  if (axes.size() == 1) return adaptive_avg_pool1d(x, axes[0].out);
+  if (axes.size() == 2) return adaptive_avg_pool2d(x, Int2(axes[0].out, axes[1].out));
+  return adaptive_avg_pool3d(x, Int3(axes[0].out, axes[1].out, axes[2].out));
 }
 }  // namespace
 
@@ -119,16 +178,23 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   const char* name = interpolate_mode_name(mode);
   const std::string shape = detail::shape_str(input);
   const bool nearest = mode == kNearest || mode == kNearestExact;
-  WICK_CHECK(!(nearest && options.align_corners()),
-             "interpolate: align_corners can only be set with the interpolating modes (linear, bilinear); mode {} "
-             "takes none (leave it unset)",
+  WICK_CHECK(!((nearest || mode == kArea) && options.align_corners()),
+             "interpolate: align_corners can only be set with the interpolating modes (linear, bilinear, bicubic, "
+             "trilinear); mode {} takes none (leave it unset)",
              name);
   const int64_t rank = input.dim();
-  WICK_CHECK_NOT_IMPLEMENTED(
-      (nearest && (rank == 3 || rank == 4)) || (mode == kLinear && rank == 3) || (mode == kBilinear && rank == 4),
-      "interpolate: mode {} takes a {} input, got the {}-d input {}", name,
-      nearest ? "3-d [N, C, W] or 4-d [N, C, H, W]" : (mode == kLinear ? "3-d [N, C, W]" : "4-d [N, C, H, W]"), rank,
-      shape);
+  const char* takes = mode == kLinear                         ? "3-d [N, C, W]"
+                      : mode == kBilinear || mode == kBicubic ? "4-d [N, C, H, W]"
+                      : mode == kTrilinear                    ? "5-d [N, C, D, H, W]"
+                      : mode == kArea                         ? "3-d [N, C, W], 4-d [N, C, H, W] or 5-d [N, C, D, H, W]"
+                                                              : "3-d [N, C, W] or 4-d [N, C, H, W]";
+  const bool rank_ok = mode == kLinear                         ? rank == 3
+                       : mode == kBilinear || mode == kBicubic ? rank == 4
+                       : mode == kTrilinear                    ? rank == 5
+                       : mode == kArea                         ? rank >= 3 && rank <= 5
+                                                               : rank == 3 || rank == 4;
+  WICK_CHECK_NOT_IMPLEMENTED(rank_ok, "interpolate: mode {} takes a {} input, got the {}-d input {}", name, takes, rank,
+                             shape);
   const auto& size = options.size();
   const auto& factor = options.scale_factor();
   WICK_CHECK(!(size && factor), "interpolate: only one of size and scale_factor should be set (input {})", shape);
@@ -140,7 +206,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
              spatial, size ? "size" : "scale_factor", given);
   WICK_CHECK(!(size && options.recompute_scale_factor().value_or(false)),
              "interpolate: recompute_scale_factor is not meaningful with an explicit size (input {})", shape);
-  const bool recompute = options.recompute_scale_factor().value_or(false);
+  // area always works from an output size (PyTorch recomputes a scale factor into one)
+  const bool recompute = options.recompute_scale_factor().value_or(false) || mode == kArea;
   std::vector<Axis> axes(spatial);
   for (size_t i = 0; i < spatial; ++i) {
     Axis& a = axes[i];
@@ -163,6 +230,8 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
                shape, a.out, a.dim, name);
   }
   dispatch_floating(input.dtype(), "interpolate", []<typename T>() {});
+  if (mode == kArea) return resize_area(input, axes);
+  const bool align_corners = options.align_corners().value_or(false);
   Tensor out = input;
   for (const Axis& a : axes) {
     if (nearest)
@@ -170,8 +239,10 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
                          native::to(nearest_index(a, mode == kNearestExact, rank == 4 && input.size(1) == 1,
                                                   input.dtype() == kFloat64),
                                     input.device(), kInt64));
-    else if (a.out != a.in)  // PyTorch copies a dim whose size does not change
-      out = resize_linear(out, a, options.align_corners().value_or(false));
+    else if (mode == kBicubic)
+      out = resize_taps(out, a, align_corners, true);
+    else if (a.out != a.in)  // the linear modes copy a dim whose size does not change, as PyTorch
+      out = resize_taps(out, a, align_corners, false);
   }
   return out.is_same(input) ? clone(input) : out;
 }

@@ -188,7 +188,9 @@ const std::set<std::string>& nn_ops() {
       "conv_transpose3d", "conv_transpose3d_module", "adaptive_max_pool3d", "adaptive_max_pool3d_indices",
       "adaptive_max_pool3d_module",
       // generate.py's pad3d_cases, tests/nn/pad3d_test.cpp
-      "reflection_pad3d", "replication_pad3d", "circular_pad3d"};
+      "reflection_pad3d", "replication_pad3d", "circular_pad3d",
+      // generate.py's interp_modes_cases, tests/nn/interpolate_modes_test.cpp
+      "interpolate_trilinear", "interpolate_bicubic", "interpolate_area"};
   return ops;
 }
 
