@@ -186,7 +186,9 @@ const std::set<std::string>& nn_ops() {
       "remainder", "fmod", "atan2", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh",
       // generate.py's three_d_more_cases, tests/nn/three_d_more_test.cpp
       "conv_transpose3d", "conv_transpose3d_module", "adaptive_max_pool3d", "adaptive_max_pool3d_indices",
-      "adaptive_max_pool3d_module"};
+      "adaptive_max_pool3d_module",
+      // generate.py's tensor_methods_cases, tests/autograd/tensor_methods_more_test.cpp
+      "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod"};
   return ops;
 }
 
