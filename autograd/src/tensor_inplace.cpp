@@ -115,6 +115,41 @@ Tensor& inplace_with_grad(Tensor& self, const char* op, F&& fn) {
   autograd::detail::follow_retained_grad(self, m, old);
   return self;
 }
+
+// floor_, tan_, remainder_, ...: f(self, other)'s result written into self, recorded as above.
+// Refused before anything is written: an operand that would broadcast self to another shape,
+// and a result dtype self cannot hold (tan_ of an integer tensor), as PyTorch.
+template <typename F>
+Tensor& inplace_op(Tensor& self, const Tensor* other, const char* op, F&& f) {
+  WICK_CHECK(self.defined() && (!other || other->defined()), "{}: an operand is an undefined tensor", op);
+  if (other) {
+    const DimVector shape = native::broadcast_shapes(self.sizes(), other->sizes(), op);
+    WICK_CHECK(IntArrayRef(shape) == self.sizes(),
+               "{}: the operand of shape [{}] would broadcast the tensor of shape [{}] to [{}], and an in-place op "
+               "keeps the tensor's shape; use the out-of-place op",
+               op, fmt::join(other->sizes(), ", "), fmt::join(self.sizes(), ", "), fmt::join(shape, ", "));
+  }
+  if (check_inplace(self, other, op)) {
+    const Tensor o2 = other ? unaliased(*other, self) : Tensor();
+    return inplace_with_grad(self, op, [&](const Tensor& s) { return f(s, o2); });
+  }
+  const Tensor r = f(self, other ? *other : Tensor());
+  check_result_fits(op, self, r);
+  native::copy_(self, r);
+  return self;
+}
+template <Tensor (*Fn)(const Tensor&)>
+Tensor& inplace_unary(Tensor& self, const char* op) {
+  return inplace_op(self, nullptr, op, [](const Tensor& s, const Tensor&) { return Fn(s); });
+}
+template <Tensor (*Fn)(const Tensor&, const Tensor&)>
+Tensor& inplace_binary(Tensor& self, const Tensor& o, const char* op) {
+  return inplace_op(self, &o, op, [](const Tensor& s, const Tensor& b) { return Fn(s, b); });
+}
+template <Tensor (*Fn)(const Tensor&, Scalar)>
+Tensor& inplace_scalar(Tensor& self, Scalar o, const char* op) {
+  return inplace_op(self, nullptr, op, [o](const Tensor& s, const Tensor&) { return Fn(s, o); });
+}
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
@@ -229,6 +264,30 @@ Tensor& Tensor::copy_(const Tensor& src) {
   }
   native::copy_(*this, src);
   return *this;
+}
+
+Tensor& Tensor::relu_() { return inplace_unary<wick::relu>(*this, "relu_"); }
+Tensor& Tensor::floor_() { return inplace_unary<wick::floor>(*this, "floor_"); }
+Tensor& Tensor::ceil_() { return inplace_unary<wick::ceil>(*this, "ceil_"); }
+Tensor& Tensor::round_() { return inplace_unary<wick::round>(*this, "round_"); }
+Tensor& Tensor::trunc_() { return inplace_unary<wick::trunc>(*this, "trunc_"); }
+Tensor& Tensor::frac_() { return inplace_unary<wick::frac>(*this, "frac_"); }
+Tensor& Tensor::remainder_(const Tensor& o) { return inplace_binary<wick::remainder>(*this, o, "remainder_"); }
+Tensor& Tensor::remainder_(Scalar o) { return inplace_scalar<wick::remainder>(*this, o, "remainder_"); }
+Tensor& Tensor::fmod_(const Tensor& o) { return inplace_binary<wick::fmod>(*this, o, "fmod_"); }
+Tensor& Tensor::fmod_(Scalar o) { return inplace_scalar<wick::fmod>(*this, o, "fmod_"); }
+Tensor& Tensor::tan_() { return inplace_unary<wick::tan>(*this, "tan_"); }
+Tensor& Tensor::asin_() { return inplace_unary<wick::asin>(*this, "asin_"); }
+Tensor& Tensor::acos_() { return inplace_unary<wick::acos>(*this, "acos_"); }
+Tensor& Tensor::atan_() { return inplace_unary<wick::atan>(*this, "atan_"); }
+Tensor& Tensor::atan2_(const Tensor& o) { return inplace_binary<wick::atan2>(*this, o, "atan2_"); }
+Tensor& Tensor::sinh_() { return inplace_unary<wick::sinh>(*this, "sinh_"); }
+Tensor& Tensor::cosh_() { return inplace_unary<wick::cosh>(*this, "cosh_"); }
+Tensor& Tensor::asinh_() { return inplace_unary<wick::asinh>(*this, "asinh_"); }
+Tensor& Tensor::acosh_() { return inplace_unary<wick::acosh>(*this, "acosh_"); }
+Tensor& Tensor::atanh_() { return inplace_unary<wick::atanh>(*this, "atanh_"); }
+Tensor& Tensor::cumprod_(int64_t d) {
+  return inplace_op(*this, nullptr, "cumprod_", [d](const Tensor& s, const Tensor&) { return wick::cumprod(s, d); });
 }
 
 }  // namespace wick

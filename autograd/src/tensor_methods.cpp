@@ -153,4 +153,33 @@ Tensor Tensor::roll(IntArrayRef s, IntArrayRef d) const { return wick::roll(*thi
 Tensor Tensor::diag(int64_t k) const { return wick::diag(*this, k); }
 std::vector<Tensor> Tensor::unbind(int64_t d) const { return wick::unbind(*this, d); }
 
+Tensor Tensor::prod() const { return wick::prod(*this); }
+Tensor Tensor::prod(int64_t d, bool keepdim) const { return wick::prod(*this, d, keepdim); }
+Tensor Tensor::cumprod(int64_t d) const { return wick::cumprod(*this, d); }
+std::tuple<Tensor, Tensor> Tensor::kthvalue(int64_t k, int64_t d, bool keepdim) const {
+  return wick::kthvalue(*this, k, d, keepdim);
+}
+Tensor Tensor::median() const { return wick::median(*this); }
+std::tuple<Tensor, Tensor> Tensor::median(int64_t d, bool keepdim) const { return wick::median(*this, d, keepdim); }
+std::tuple<Tensor, Tensor> Tensor::mode(int64_t d, bool keepdim) const { return wick::mode(*this, d, keepdim); }
+Tensor Tensor::floor() const { return wick::floor(*this); }
+Tensor Tensor::ceil() const { return wick::ceil(*this); }
+Tensor Tensor::round() const { return wick::round(*this); }
+Tensor Tensor::trunc() const { return wick::trunc(*this); }
+Tensor Tensor::frac() const { return wick::frac(*this); }
+Tensor Tensor::remainder(const Tensor& o) const { return wick::remainder(*this, o); }
+Tensor Tensor::remainder(Scalar o) const { return wick::remainder(*this, o); }
+Tensor Tensor::fmod(const Tensor& o) const { return wick::fmod(*this, o); }
+Tensor Tensor::fmod(Scalar o) const { return wick::fmod(*this, o); }
+Tensor Tensor::tan() const { return wick::tan(*this); }
+Tensor Tensor::asin() const { return wick::asin(*this); }
+Tensor Tensor::acos() const { return wick::acos(*this); }
+Tensor Tensor::atan() const { return wick::atan(*this); }
+Tensor Tensor::atan2(const Tensor& o) const { return wick::atan2(*this, o); }
+Tensor Tensor::sinh() const { return wick::sinh(*this); }
+Tensor Tensor::cosh() const { return wick::cosh(*this); }
+Tensor Tensor::asinh() const { return wick::asinh(*this); }
+Tensor Tensor::acosh() const { return wick::acosh(*this); }
+Tensor Tensor::atanh() const { return wick::atanh(*this); }
+
 }  // namespace wick

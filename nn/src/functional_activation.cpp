@@ -1,4 +1,4 @@
-// F::leaky_relu, elu, selu, celu, softplus, hardtanh, relu6, hardsigmoid, hardswish, mish,
+// F::relu, silu, leaky_relu, elu, selu, celu, softplus, hardtanh, relu6, hardsigmoid, hardswish, mish,
 // softsign, tanhshrink, threshold, glu, logsigmoid, softmin and prelu.
 //
 // Note [Activation composites]
@@ -25,6 +25,7 @@
 
 #include <cmath>
 #include <optional>
+#include <utility>
 
 #include "shape_text.h"
 #include "wick/autograd/functions.h"
@@ -44,11 +45,9 @@ void check_input(const char* op, const Tensor& input) {
                   input.dtype(), shape_str(input));
 }
 
-// fn(input), or with inplace fn's result written into the input, which is returned.
+// fn's result written into the input, which is returned.
 template <typename Fn>
-Tensor apply(const char* op, const Tensor& input, bool inplace, Fn&& fn) {
-  check_input(op, input);
-  if (!inplace) return fn(input);
+Tensor write_back(const char* op, const Tensor& input, Fn&& fn) {
   const bool recorded = GradMode::is_enabled() && input.requires_grad();
   WICK_CHECK_STATE(!(recorded && input.is_leaf()),
                    "{}: inplace=true on a leaf tensor of shape {} that requires grad (PyTorch refuses it too); use "
@@ -58,6 +57,13 @@ Tensor apply(const char* op, const Tensor& input, bool inplace, Fn&& fn) {
   Tensor out = input;  // the same tensor: copy_ writes into the caller's input
   out.copy_(result);
   return out;
+}
+
+// fn(input), or with inplace fn's result written into the input, which is returned.
+template <typename Fn>
+Tensor apply(const char* op, const Tensor& input, bool inplace, Fn&& fn) {
+  check_input(op, input);
+  return inplace ? write_back(op, input, std::forward<Fn>(fn)) : fn(input);
 }
 
 // x > 0 ? scale * x : alpha * scale * expm1(input_scale * x): PyTorch's elu kernel, which serves
@@ -82,6 +88,17 @@ Tensor hardtanh_composite(const Tensor& x, double lo, double hi) {
   return where(inside, x, native::clamp(x, Scalar(lo), Scalar(hi)));
 }
 }  // namespace
+
+Tensor relu(const Tensor& input, const ReLUFuncOptions& options) {
+  if (!options.inplace()) return wick::relu(input);
+  Tensor out = input;  // the same tensor
+  return out.relu_();
+}
+
+Tensor silu(const Tensor& input, const SiLUFuncOptions& options) {
+  if (!options.inplace()) return wick::silu(input);
+  return apply("silu", input, true, [](const Tensor& x) { return wick::silu(x); });
+}
 
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options) {
   const double slope = options.negative_slope();

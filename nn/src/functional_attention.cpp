@@ -1,4 +1,4 @@
-// F::scaled_dot_product_attention and F::silu.
+// F::scaled_dot_product_attention.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -103,8 +103,6 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   return detail::attention("scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal, scale)
       .output;
 }
-
-Tensor silu(const Tensor& input) { return wick::silu(input); }
 
 }  // namespace functional
 }  // namespace wick::nn

@@ -1,4 +1,5 @@
-// The activations (dropout: functional_dropout.cpp; F::embedding: functional_embedding.cpp).
+// gelu, tanh, sigmoid, softmax, log_softmax (relu, silu: functional_activation.cpp; dropout: functional_dropout.cpp;
+// F::embedding: functional_embedding.cpp).
 #include <fmt/format.h>
 
 #include <cmath>
@@ -9,8 +10,6 @@
 #include "wick/nn/functional.h"
 
 namespace wick::nn::functional {
-
-Tensor relu(const Tensor& input) { return wick::relu(input); }
 
 Tensor gelu(const Tensor& input, const std::string& approximate) {
   if (approximate == "none") return wick::gelu(input);

@@ -15,9 +15,15 @@ namespace wick::nn {
 namespace {
 // PyTorch's ", inplace=True" suffix (nothing when false).
 std::string inplace_suffix(bool inplace) { return inplace ? ", inplace=True" : ""; }
-// The repr of a layer whose only option is inplace (SELU, ReLU6, Mish).
+// The repr of a layer whose only option is inplace (ReLU, SiLU, SELU, ReLU6, Mish).
 std::string inplace_only(bool inplace) { return inplace ? "inplace=True" : ""; }
 }  // namespace
+
+Tensor ReLUImpl::forward(const Tensor& input) { return F::relu(input, options_); }
+std::string ReLUImpl::extra_repr() const { return inplace_only(options_.inplace()); }
+
+Tensor SiLUImpl::forward(const Tensor& input) { return F::silu(input, options_); }
+std::string SiLUImpl::extra_repr() const { return inplace_only(options_.inplace()); }
 
 Tensor LeakyReLUImpl::forward(const Tensor& input) { return F::leaky_relu(input, options_); }
 std::string LeakyReLUImpl::extra_repr() const {

@@ -72,10 +72,6 @@ std::string AdaptiveAvgPool2dImpl::extra_repr() const {
   return fmt::format("output_size={}", detail::py_int2(options_.output_size()));
 }
 
-Tensor ReLUImpl::forward(const Tensor& input) { return F::relu(input); }
-
-Tensor SiLUImpl::forward(const Tensor& input) { return F::silu(input); }
-
 GELUImpl::GELUImpl(GELUOptions options) : options_(std::move(options)) {
   const std::string& a = options_.approximate();
   WICK_CHECK(a == "none" || a == "tanh", "GELU: approximate must be 'none' or 'tanh', got '{}'", a);

@@ -358,6 +358,17 @@ const std::map<std::string, OpCase>& ops() {
          auto [v, i] = median(a, 1);
          return cat({v.flatten(), i.to(kFloat64).flatten(), median(a).reshape({1})});
        })},
+      {"mode",
+       {[](Device d) {
+          // Halves (randn rounded to 0.5), so each slice has repeats; the gradient goes to the index.
+          return std::vector<Tensor>{round(data({3, 5, 2}, 3, d) * 2.0) * 0.5};
+        },
+        [](const std::vector<Tensor>& x) {
+          auto [v, i] = mode(x[0], 1);
+          auto [v2, i2] = mode(x[0], 0, true);
+          return cat({v.flatten(), i.to(kFloat64).flatten(), v2.flatten(), i2.to(kFloat64).flatten()});
+        },
+        {true}}},
       {"masked_fill", reduce([](const Tensor& a) {
          return add(masked_fill(a, gt(a, zeros_like(a)), 0.5),
                     masked_fill(a, lt(a, zeros_like(a)), scalar_tensor(-2.0, on(a.device()))));

@@ -190,7 +190,9 @@ const std::set<std::string>& nn_ops() {
       // generate.py's pad3d_cases, tests/nn/pad3d_test.cpp
       "reflection_pad3d", "replication_pad3d", "circular_pad3d",
       // generate.py's interp_modes_cases, tests/nn/interpolate_modes_test.cpp
-      "interpolate_trilinear", "interpolate_bicubic", "interpolate_area"};
+      "interpolate_trilinear", "interpolate_bicubic", "interpolate_area",
+      // generate.py's tensor_methods_cases, tests/autograd/tensor_methods_more_test.cpp
+      "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod"};
   return ops;
 }
 

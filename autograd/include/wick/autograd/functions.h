@@ -233,6 +233,11 @@ std::tuple<Tensor, Tensor> kthvalue(const Tensor& a, int64_t k, int64_t dim = -1
 std::tuple<Tensor, Tensor> median(const Tensor& a, int64_t dim, bool keepdim = false);
 /// The lower median of all elements (0-dim); NaN if any element is NaN.
 Tensor median(const Tensor& a);
+/// The most frequent value along dim and its index, as torch.mode (Note [mode] in
+/// autograd/src/ops_mode.cpp): among equally frequent values the smallest; the index of its last
+/// occurrence; each NaN counts once (NaN != NaN), so NaN wins only a slice of NaNs. The gradient
+/// goes to that index. IndexError for an empty dim.
+std::tuple<Tensor, Tensor> mode(const Tensor& a, int64_t dim = -1, bool keepdim = false);
 
 // Products (docs/tensors.md, "Products and rounding"). The gradients are exact with zeros, as
 // PyTorch's: prod's goes only to a lone zero (the product of the others), and is 0 everywhere

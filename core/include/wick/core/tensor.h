@@ -254,6 +254,35 @@ class Tensor {
   Tensor index_select(int64_t dim, const Tensor& index) const;
   Tensor gather(int64_t dim, const Tensor& index) const;
   Tensor scatter_add(int64_t dim, const Tensor& index, const Tensor& src) const;
+  // Products, order statistics, rounding and trigonometry (the free functions of the same names;
+  // autograd/src/tensor_methods.cpp).
+  Tensor prod() const;
+  Tensor prod(int64_t dim, bool keepdim = false) const;
+  Tensor cumprod(int64_t dim) const;
+  std::tuple<Tensor, Tensor> kthvalue(int64_t k, int64_t dim = -1, bool keepdim = false) const;
+  Tensor median() const;
+  std::tuple<Tensor, Tensor> median(int64_t dim, bool keepdim = false) const;
+  /// The most frequent value along dim and its index (wick::mode).
+  std::tuple<Tensor, Tensor> mode(int64_t dim = -1, bool keepdim = false) const;
+  Tensor floor() const;
+  Tensor ceil() const;
+  Tensor round() const;
+  Tensor trunc() const;
+  Tensor frac() const;
+  Tensor remainder(const Tensor& o) const;
+  Tensor remainder(Scalar o) const;
+  Tensor fmod(const Tensor& o) const;
+  Tensor fmod(Scalar o) const;
+  Tensor tan() const;
+  Tensor asin() const;
+  Tensor acos() const;
+  Tensor atan() const;
+  Tensor atan2(const Tensor& o) const;
+  Tensor sinh() const;
+  Tensor cosh() const;
+  Tensor asinh() const;
+  Tensor acosh() const;
+  Tensor atanh() const;
 
   // ---- in place (defined in autograd/); each bumps the version counter ----
   Tensor& add_(const Tensor& o, Scalar alpha = 1);
@@ -270,6 +299,29 @@ class Tensor {
   Tensor& masked_fill_(const Tensor& mask, Scalar value);
   /// The same with a 0-dim tensor value (differentiable in it).
   Tensor& masked_fill_(const Tensor& mask, const Tensor& value);
+  // The out-of-place op's result written into this tensor (its shape and a dtype it can hold:
+  // TypeError for tan_ of an integer tensor; ValueError when `o` would broadcast this tensor).
+  Tensor& relu_();
+  Tensor& floor_();
+  Tensor& ceil_();
+  Tensor& round_();
+  Tensor& trunc_();
+  Tensor& frac_();
+  Tensor& remainder_(const Tensor& o);
+  Tensor& remainder_(Scalar o);
+  Tensor& fmod_(const Tensor& o);
+  Tensor& fmod_(Scalar o);
+  Tensor& tan_();
+  Tensor& asin_();
+  Tensor& acos_();
+  Tensor& atan_();
+  Tensor& atan2_(const Tensor& o);
+  Tensor& sinh_();
+  Tensor& cosh_();
+  Tensor& asinh_();
+  Tensor& acosh_();
+  Tensor& atanh_();
+  Tensor& cumprod_(int64_t dim);
 
  private:
   void check_dtype_for_access(DType requested, const char* what) const;

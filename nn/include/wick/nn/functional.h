@@ -220,15 +220,13 @@ Tensor dropout2d(const Tensor& input, const Dropout2dFuncOptions& options = {});
 /// Channel dropout of input [N, C, D, H, W] or unbatched [C, D, H, W] (ValueError for another
 /// rank, which PyTorch 1.13 takes with a deprecation warning).
 Tensor dropout3d(const Tensor& input, const Dropout3dFuncOptions& options = {});
-Tensor relu(const Tensor& input);
+// relu and silu (with their inplace options): wick/nn/functional_activation.h.
 /// approximate: "none" (erf, default) or "tanh".
 Tensor gelu(const Tensor& input, const std::string& approximate = "none");
 Tensor tanh(const Tensor& input);
 Tensor sigmoid(const Tensor& input);
 Tensor softmax(const Tensor& input, int64_t dim);
 Tensor log_softmax(const Tensor& input, int64_t dim);
-/// x * sigmoid(x) (torch.nn.functional.silu).
-Tensor silu(const Tensor& input);
 
 // ---- attention ----
 /// PyTorch 2's torch.nn.functional.scaled_dot_product_attention: query [..., L, E], key

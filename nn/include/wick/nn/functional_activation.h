@@ -1,6 +1,7 @@
 #pragma once
-// The activations beyond relu, gelu, tanh, sigmoid, softmax, log_softmax and silu, with
-// torch.nn.functional's names and semantics and LibTorch's options structs:
+// relu and silu with their options, and the activations beyond relu, gelu, tanh, sigmoid,
+// softmax, log_softmax and silu, with torch.nn.functional's names and semantics and LibTorch's
+// options structs:
 // `F::leaky_relu(x, F::LeakyReLUFuncOptions().negative_slope(0.2))`. The options structs serve
 // the layers too (LeakyReLU(LeakyReLUOptions(0.2)), wick/nn/modules/activation.h); as in LibTorch
 // F::XFuncOptions is XOptions.
@@ -23,6 +24,19 @@
 #include "wick/nn/arg.h"
 
 namespace wick::nn {
+
+/// ReLU's options, as LibTorch: `ReLUOptions(true)` or `ReLUOptions().inplace(true)` is in place
+/// (Tensor::relu_: any dtype, as PyTorch's relu_).
+struct ReLUOptions {
+  /* implicit */ ReLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  WICK_ARG(bool, inplace);
+};
+
+/// SiLU's options: PyTorch's `inplace` argument (LibTorch's SiLU and F::silu have none).
+struct SiLUOptions {
+  /* implicit */ SiLUOptions(bool inplace = false) : inplace_(inplace) {}  // NOLINT
+  WICK_ARG(bool, inplace);
+};
 
 /// LeakyReLU's options: x for x > 0, negative_slope * x otherwise.
 struct LeakyReLUOptions {
@@ -115,6 +129,8 @@ struct PReLUOptions {
 
 namespace functional {
 
+using ReLUFuncOptions = ReLUOptions;
+using SiLUFuncOptions = SiLUOptions;
 using LeakyReLUFuncOptions = LeakyReLUOptions;
 using ELUFuncOptions = ELUOptions;
 using SELUFuncOptions = SELUOptions;
@@ -129,6 +145,11 @@ using ThresholdFuncOptions = ThresholdOptions;
 using GLUFuncOptions = GLUOptions;
 using SoftminFuncOptions = SoftminOptions;
 
+/// max(x, 0), as wick::relu (NaN kept); inplace writes it into the input with Tensor::relu_ and
+/// returns the input (any dtype, as PyTorch's relu_).
+Tensor relu(const Tensor& input, const ReLUFuncOptions& options = {});
+/// x * sigmoid(x) (torch.nn.functional.silu); inplace as the others (float32 or float64 only).
+Tensor silu(const Tensor& input, const SiLUFuncOptions& options = {});
 /// x > 0 ? x : negative_slope * x; the gradient at 0 is negative_slope.
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options = {});
 /// x > 0 ? x : alpha * expm1(x) (PyTorch 1.13 computes exp(x) - 1, less accurate near 0); the

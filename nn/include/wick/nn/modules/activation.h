@@ -13,10 +13,17 @@
 
 namespace wick::nn {
 
+/// F::relu. `ReLU(ReLUOptions().inplace(true))` (or `ReLU(true)`) writes into its input and
+/// prints "ReLU(inplace=True)".
 class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
-  ReLUImpl() = default;
+  explicit ReLUImpl(const ReLUOptions& options = {}) : options_(options) {}
   Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  const ReLUOptions& options() const { return options_; }
+
+ private:
+  ReLUOptions options_;
 };
 WICK_MODULE(ReLU);
 
@@ -38,11 +45,17 @@ class GELUImpl : public Cloneable<GELUImpl> {
 };
 WICK_MODULE(GELU);
 
-/// x * sigmoid(x) (torch.nn.SiLU).
+/// x * sigmoid(x) (torch.nn.SiLU); with SiLUOptions(true), PyTorch's inplace, it prints
+/// "SiLU(inplace=True)".
 class SiLUImpl : public Cloneable<SiLUImpl> {
  public:
-  SiLUImpl() = default;
+  explicit SiLUImpl(const SiLUOptions& options = {}) : options_(options) {}
   Tensor forward(const Tensor& input);
+  std::string extra_repr() const override;
+  const SiLUOptions& options() const { return options_; }
+
+ private:
+  SiLUOptions options_;
 };
 WICK_MODULE(SiLU);
 
