@@ -7,7 +7,7 @@
 namespace wick::nn::detail {
 
 /// weight ~ kaiming_uniform(a = sqrt(5)), i.e. U(-1/sqrt(fan_in), 1/sqrt(fan_in)), and, when
-/// defined, the bias from the same bound (0 when fan_in is 0). Defined in modules_linear_conv.cpp.
+/// defined, the bias from the same bound (0 when fan_in is 0). Defined in modules_linear.cpp.
 void kaiming_default_init(const Tensor& weight, const Tensor& bias);
 
 }  // namespace wick::nn::detail

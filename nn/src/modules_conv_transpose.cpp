@@ -3,10 +3,10 @@
 // share every rule, written once over 1, 2 or 3 spatial axes (Layer below).
 #include <fmt/format.h>
 
-#include <array>
 #include <string>
 #include <vector>
 
+#include "conv_axes.h"
 #include "default_init.h"
 #include "shape_text.h"
 #include "wick/core/checked_math.h"
@@ -17,7 +17,10 @@
 namespace wick::nn {
 
 namespace {
-using Axes = std::array<int64_t, 3>;  // {d, h, w}, {h, w, unused}, or {l, unused, unused} for one axis
+using detail::axes;
+using detail::Axes;
+using detail::every;
+using detail::py_list;
 
 // A transposed convolution layer's options over `dims` spatial axes.
 struct Layer {
@@ -27,11 +30,6 @@ struct Layer {
   Axes kernel, stride, padding, output_padding, dilation;
   PadMode padding_mode;
 };
-
-// One option as Axes; `fill` stands for the axis a 1-d layer lacks.
-Axes axes(int64_t v, int64_t fill) { return {v, fill, 0}; }
-Axes axes(Int2 v, int64_t /*fill*/) { return {v.h, v.w, 0}; }
-Axes axes(Int3 v, int64_t /*fill*/) { return {v.d, v.h, v.w}; }
 
 template <class Options>
 Layer layer_of(const char* name, int dims, const Options& o) {
@@ -51,26 +49,17 @@ Layer layer_of(const ConvTranspose1dOptions& o) { return layer_of("ConvTranspose
 Layer layer_of(const ConvTranspose2dOptions& o) { return layer_of("ConvTranspose2d", 2, o); }
 Layer layer_of(const ConvTranspose3dOptions& o) { return layer_of("ConvTranspose3d", 3, o); }
 
-// PyTorch's tuple: "(3,)" for one axis, "(3, 2)" for two, "(3, 2, 2)" for three.
-std::string tuple_str(const Layer& l, const Axes& v) {
-  return l.dims == 1 ? fmt::format("({},)", v[0]) : fmt::format("({})", fmt::join(v.begin(), v.begin() + l.dims, ", "));
-}
-// A Python list of the first `n` values: "[11, 11]".
-std::string list_str(const Axes& v, int n) { return fmt::format("[{}]", fmt::join(v.begin(), v.begin() + n, ", ")); }
-
-bool every(const Layer& l, const Axes& v, bool (*pred)(int64_t)) {
-  for (int i = 0; i < l.dims; ++i)
-    if (!pred(v[i])) return false;
-  return true;
-}
+// PyTorch's tuple of one of the layer's options: "(3,)", "(3, 2)" or "(3, 2, 2)".
+std::string tuple_str(const Layer& l, const Axes& v) { return detail::py_tuple(v, l.dims); }
 
 // The constructor's checks: everything F::conv_transpose would refuse at forward, and the mode.
 void check_layer(const Layer& l) {
   WICK_CHECK(l.in > 0 && l.out > 0, "{}: in_channels ({}) and out_channels ({}) must be positive", l.name, l.in, l.out);
   const auto positive = [](int64_t v) { return v > 0; };
   const auto non_negative = [](int64_t v) { return v >= 0; };
-  WICK_CHECK(every(l, l.kernel, positive) && every(l, l.stride, positive) && every(l, l.dilation, positive) &&
-                 every(l, l.padding, non_negative) && every(l, l.output_padding, non_negative),
+  WICK_CHECK(every(l.kernel, l.dims, positive) && every(l.stride, l.dims, positive) &&
+                 every(l.dilation, l.dims, positive) && every(l.padding, l.dims, non_negative) &&
+                 every(l.output_padding, l.dims, non_negative),
              "{}: kernel_size {}, stride {} and dilation {} must be positive and padding {} and output_padding {} "
              "non-negative",
              l.name, tuple_str(l, l.kernel), tuple_str(l, l.stride), tuple_str(l, l.dilation), tuple_str(l, l.padding),
@@ -120,7 +109,7 @@ Axes output_padding_for(const Layer& l, const Tensor& input, const std::optional
   WICK_CHECK(in_range,
              "{}: requested an output size of {}, but valid sizes range from {} to {} (for an input of {}); "
              "sizes in that range differ only in the output_padding they take",
-             l.name, list_str(want, l.dims), list_str(lo, l.dims), list_str(hi, l.dims), list_str(in, l.dims));
+             l.name, py_list(want, l.dims), py_list(lo, l.dims), py_list(hi, l.dims), py_list(in, l.dims));
   Axes pad{0, 0, 0};
   for (int i = 0; i < l.dims; ++i) pad[i] = want[i] - lo[i];
   return pad;
@@ -160,77 +149,74 @@ Value forward_value_of(Impl& m, const std::vector<Value>& args) {
 }
 
 TensorOptions plain(TensorOptions o) { return o.requires_grad(false); }
+
+// The layer's weight [C_in, C_out / groups, k...]; its bias [C_out] when it has one.
+Tensor weight_of(const Layer& l, TensorOptions o) {
+  return wick::empty(detail::weight_shape(l.in, l.out / l.groups, l.kernel, l.dims), plain(o));
+}
+Tensor bias_of(const Layer& l, bool bias, TensorOptions o) { return bias ? wick::empty({l.out}, plain(o)) : Tensor(); }
+
+// The output_padding forward uses, as the layer's option type.
+template <size_t D, class Options>
+conv_size_t<D> forward_output_padding(const Options& o, const Tensor& input,
+                                      const std::optional<IntArrayRef>& output_size) {
+  return detail::sizes_of<D>(output_padding_for(layer_of(o), input, output_size));
+}
 }  // namespace
 
-// ---- ConvTranspose2d ----
-
-ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options, TensorOptions tensor_options)
-    : options_(options) {
-  check_layer(layer_of(options));
-  const Int2 k = options.kernel_size();
-  weight_ = register_parameter(
-      "weight", wick::empty({in_channels(), out_channels() / groups(), k.h, k.w}, plain(tensor_options)));
-  bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels()}, plain(tensor_options)) : Tensor());
-  reset_parameters();
-}
-
-// kaiming_default_init reads fan_in from the weight as PyTorch does: weight.size(1) * kh * kw.
-void ConvTranspose2dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-
-Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
-  const Axes op = output_padding_for(layer_of(options_), input, output_size);
-  return F::conv_transpose2d(input, weight(), bias(), stride(), padding(), Int2(op[0], op[1]), groups(), dilation());
-}
-
-Value ConvTranspose2dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
-
-std::string ConvTranspose2dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
-
-// ---- ConvTranspose1d ----
+// The three layers differ only in F's function. kaiming_default_init reads fan_in from the weight
+// as PyTorch does: weight.size(1) * the kernel's sizes.
 
 ConvTranspose1dImpl::ConvTranspose1dImpl(const ConvTranspose1dOptions& options, TensorOptions tensor_options)
     : options_(options) {
-  check_layer(layer_of(options));
-  weight_ = register_parameter(
-      "weight", wick::empty({in_channels(), out_channels() / groups(), kernel_size()}, plain(tensor_options)));
-  bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels()}, plain(tensor_options)) : Tensor());
+  const Layer l = layer_of(options);
+  check_layer(l);
+  weight_ = register_parameter("weight", weight_of(l, tensor_options));
+  bias_ = register_parameter("bias", bias_of(l, options.bias(), tensor_options));
+  reset_parameters();
+}
+
+ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options, TensorOptions tensor_options)
+    : options_(options) {
+  const Layer l = layer_of(options);
+  check_layer(l);
+  weight_ = register_parameter("weight", weight_of(l, tensor_options));
+  bias_ = register_parameter("bias", bias_of(l, options.bias(), tensor_options));
+  reset_parameters();
+}
+
+ConvTranspose3dImpl::ConvTranspose3dImpl(const ConvTranspose3dOptions& options, TensorOptions tensor_options)
+    : options_(options) {
+  const Layer l = layer_of(options);
+  check_layer(l);
+  weight_ = register_parameter("weight", weight_of(l, tensor_options));
+  bias_ = register_parameter("bias", bias_of(l, options.bias(), tensor_options));
   reset_parameters();
 }
 
 void ConvTranspose1dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
+void ConvTranspose2dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
+void ConvTranspose3dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
 
 Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
-  const Axes op = output_padding_for(layer_of(options_), input, output_size);
-  return F::conv_transpose1d(input, weight(), bias(), stride(), padding(), op[0], groups(), dilation());
+  return F::conv_transpose1d(input, weight(), bias(), stride(), padding(),
+                             forward_output_padding<1>(options_, input, output_size), groups(), dilation());
+}
+Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  return F::conv_transpose2d(input, weight(), bias(), stride(), padding(),
+                             forward_output_padding<2>(options_, input, output_size), groups(), dilation());
+}
+Tensor ConvTranspose3dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  return F::conv_transpose3d(input, weight(), bias(), stride(), padding(),
+                             forward_output_padding<3>(options_, input, output_size), groups(), dilation());
 }
 
 Value ConvTranspose1dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
-
-std::string ConvTranspose1dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
-
-// ---- ConvTranspose3d ----
-
-ConvTranspose3dImpl::ConvTranspose3dImpl(const ConvTranspose3dOptions& options, TensorOptions tensor_options)
-    : options_(options) {
-  check_layer(layer_of(options));
-  const Int3 k = options.kernel_size();
-  weight_ = register_parameter(
-      "weight", wick::empty({in_channels(), out_channels() / groups(), k.d, k.h, k.w}, plain(tensor_options)));
-  bias_ = register_parameter("bias", options.bias() ? wick::empty({out_channels()}, plain(tensor_options)) : Tensor());
-  reset_parameters();
-}
-
-// fan_in = weight.size(1) * kd * kh * kw, as PyTorch reads it.
-void ConvTranspose3dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-
-Tensor ConvTranspose3dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
-  const Axes op = output_padding_for(layer_of(options_), input, output_size);
-  return F::conv_transpose3d(input, weight(), bias(), stride(), padding(), Int3(op[0], op[1], op[2]), groups(),
-                             dilation());
-}
-
+Value ConvTranspose2dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
 Value ConvTranspose3dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
 
+std::string ConvTranspose1dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
+std::string ConvTranspose2dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
 std::string ConvTranspose3dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
 
 }  // namespace wick::nn

@@ -2,47 +2,14 @@
 // Conv2d (torch.nn.Conv2d), with padding_mode zeros, reflect, replicate or circular.
 #include <optional>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "wick/core/tensor_options.h"
-#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/modules/conv_options.h"  // ConvOptions<D>, ConvTransposeOptions<D> and their aliases
 
 namespace wick::nn {
-
-/// Conv2d's options, as LibTorch: `Conv2dOptions(in, out, 3).stride(2).padding(1)`.
-/// padding is a number (or {h, w}) or kSame / kValid. padding_mode says what the padding holds:
-/// kZeros (the default), kReflect, kReplicate or kCircular, as F::pad's modes; kConstant is
-/// refused when the layer is built (ValueError, as PyTorch's "padding_mode must be one of").
-struct Conv2dOptions {
-  Conv2dOptions(int64_t in_channels, int64_t out_channels, Int2 kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  WICK_ARG(int64_t, in_channels);
-  WICK_ARG(int64_t, out_channels);
-  WICK_ARG(Int2, kernel_size);
-  WICK_ARG(Int2, stride) = 1;
-  WICK_ARG(Int2, dilation) = 1;
-  WICK_ARG(int64_t, groups) = 1;
-  WICK_ARG(bool, bias) = true;
-  WICK_ARG(PadMode, padding_mode) = kZeros;
-
- public:
-  /// Zero padding on each side (LibTorch's padding_t: a size or kSame / kValid).
-  Conv2dOptions& padding(Int2 p) {
-    padding_ = p;
-    return *this;
-  }
-  Conv2dOptions& padding(PaddingMode p) {
-    padding_ = p;
-    return *this;
-  }
-  const std::variant<Int2, PaddingMode>& padding() const noexcept { return padding_; }
-
- private:
-  std::variant<Int2, PaddingMode> padding_ = Int2(0);
-};
 
 /// 2-d convolution: [N, C_in, H, W] -> [N, C_out, oh, ow] (F::conv2d). weight
 /// [C_out, C_in / groups, kh, kw] ~ kaiming_uniform(a = sqrt(5)), bias ~ U(-1/sqrt(fan_in),

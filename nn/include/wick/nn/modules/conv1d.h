@@ -6,47 +6,14 @@
 // convolution does not touch the other. wick/nn/nn.h includes both.
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "wick/core/tensor_options.h"
-#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/modules/conv_options.h"  // ConvOptions<D>, ConvTransposeOptions<D> and their aliases
 
 namespace wick::nn {
-
-/// Conv1d's options, as LibTorch: `Conv1dOptions(in, out, 3).stride(2).padding(1)`. padding is a
-/// number or kSame / kValid. padding_mode says what the padding holds: kZeros (the default),
-/// kReflect, kReplicate or kCircular, as Conv2dOptions'; kConstant is refused when the layer is
-/// built (ValueError, as PyTorch's "padding_mode must be one of").
-struct Conv1dOptions {
-  Conv1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  WICK_ARG(int64_t, in_channels);
-  WICK_ARG(int64_t, out_channels);
-  WICK_ARG(int64_t, kernel_size);
-  WICK_ARG(int64_t, stride) = 1;
-  WICK_ARG(int64_t, dilation) = 1;
-  WICK_ARG(int64_t, groups) = 1;
-  WICK_ARG(bool, bias) = true;
-  WICK_ARG(PadMode, padding_mode) = kZeros;
-
- public:
-  /// Padding on each side (LibTorch's padding_t: a size or kSame / kValid).
-  Conv1dOptions& padding(int64_t p) {
-    padding_ = p;
-    return *this;
-  }
-  Conv1dOptions& padding(PaddingMode p) {
-    padding_ = p;
-    return *this;
-  }
-  const std::variant<int64_t, PaddingMode>& padding() const noexcept { return padding_; }
-
- private:
-  std::variant<int64_t, PaddingMode> padding_ = int64_t{0};
-};
 
 /// 1-d convolution: [N, C_in, L] (or [C_in, L]) -> [N, C_out, L_out] (F::conv1d). weight
 /// [C_out, C_in / groups, kernel_size] ~ kaiming_uniform(a = sqrt(5)), bias ~

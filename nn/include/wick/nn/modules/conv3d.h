@@ -5,48 +5,14 @@
 // file, as for Conv1d. wick/nn/nn.h includes it.
 #include <optional>
 #include <string>
-#include <variant>
 #include <vector>
 
 #include "wick/core/tensor_options.h"
-#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/modules/conv_options.h"  // ConvOptions<D>, ConvTransposeOptions<D> and their aliases
 
 namespace wick::nn {
-
-/// Conv3d's options, as LibTorch: `Conv3dOptions(in, out, 3).stride(2).padding(1)`; sizes are
-/// Int3 ({d, h, w}; `3` means {3, 3, 3}). padding is an Int3 or kSame / kValid; padding_mode
-/// kZeros (the default), kReflect, kReplicate or kCircular, as Conv2dOptions' (kConstant is
-/// refused when the layer is built).
-struct Conv3dOptions {
-  Conv3dOptions(int64_t in_channels, int64_t out_channels, Int3 kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  WICK_ARG(int64_t, in_channels);
-  WICK_ARG(int64_t, out_channels);
-  WICK_ARG(Int3, kernel_size);
-  WICK_ARG(Int3, stride) = 1;
-  WICK_ARG(Int3, dilation) = 1;
-  WICK_ARG(int64_t, groups) = 1;
-  WICK_ARG(bool, bias) = true;
-  WICK_ARG(PadMode, padding_mode) = kZeros;
-
- public:
-  /// Padding on each side (LibTorch's padding_t: sizes or kSame / kValid).
-  Conv3dOptions& padding(Int3 p) {
-    padding_ = p;
-    return *this;
-  }
-  Conv3dOptions& padding(int64_t p) { return padding(Int3(p)); }
-  Conv3dOptions& padding(PaddingMode p) {
-    padding_ = p;
-    return *this;
-  }
-  const std::variant<Int3, PaddingMode>& padding() const noexcept { return padding_; }
-
- private:
-  std::variant<Int3, PaddingMode> padding_ = Int3(0);
-};
 
 /// 3-d convolution: [N, C_in, D, H, W] (or [C_in, D, H, W]) -> [N, C_out, Do, Ho, Wo]
 /// (F::conv3d). weight [C_out, C_in / groups, kD, kH, kW] ~ kaiming_uniform(a = sqrt(5)), bias ~

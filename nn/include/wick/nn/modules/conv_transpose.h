@@ -9,45 +9,11 @@
 #include <vector>
 
 #include "wick/core/tensor_options.h"
-#include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/modules/conv_options.h"  // ConvOptions<D>, ConvTransposeOptions<D> and their aliases
 
 namespace wick::nn {
-
-/// ConvTranspose2d's options, as LibTorch's: `ConvTranspose2dOptions(in, out, 4).stride(2).padding(1)`.
-/// padding_mode must be kZeros (the default), the only mode PyTorch's transposed convolutions take.
-struct ConvTranspose2dOptions {
-  ConvTranspose2dOptions(int64_t in_channels, int64_t out_channels, Int2 kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  WICK_ARG(int64_t, in_channels);
-  WICK_ARG(int64_t, out_channels);
-  WICK_ARG(Int2, kernel_size);
-  WICK_ARG(Int2, stride) = 1;
-  WICK_ARG(Int2, padding) = 0;
-  WICK_ARG(Int2, output_padding) = 0;
-  WICK_ARG(int64_t, groups) = 1;
-  WICK_ARG(bool, bias) = true;
-  WICK_ARG(Int2, dilation) = 1;
-  WICK_ARG(PadMode, padding_mode) = kZeros;
-};
-
-/// ConvTranspose1d's options: `ConvTranspose1dOptions(in, out, 4).stride(2).padding(1)`; sizes are
-/// plain integers, as Conv1dOptions'.
-struct ConvTranspose1dOptions {
-  ConvTranspose1dOptions(int64_t in_channels, int64_t out_channels, int64_t kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  WICK_ARG(int64_t, in_channels);
-  WICK_ARG(int64_t, out_channels);
-  WICK_ARG(int64_t, kernel_size);
-  WICK_ARG(int64_t, stride) = 1;
-  WICK_ARG(int64_t, padding) = 0;
-  WICK_ARG(int64_t, output_padding) = 0;
-  WICK_ARG(int64_t, groups) = 1;
-  WICK_ARG(bool, bias) = true;
-  WICK_ARG(int64_t, dilation) = 1;
-  WICK_ARG(PadMode, padding_mode) = kZeros;
-};
 
 /// 2-d transposed convolution: [N, C_in, H, W] (or [C_in, H, W]) -> [N, C_out, H_out, W_out]
 /// (F::conv_transpose2d). weight [C_in, C_out / groups, kh, kw] (PyTorch's layout, input channels
@@ -131,23 +97,6 @@ class ConvTranspose1dImpl : public Cloneable<ConvTranspose1dImpl> {
   ParamSlot weight_, bias_;
 };
 WICK_MODULE(ConvTranspose1d);
-
-/// ConvTranspose3d's options, as LibTorch's: `ConvTranspose3dOptions(in, out, 4).stride(2).padding(1)`;
-/// sizes are Int3 ({d, h, w}, or one number for all three). padding_mode must be kZeros.
-struct ConvTranspose3dOptions {
-  ConvTranspose3dOptions(int64_t in_channels, int64_t out_channels, Int3 kernel_size)
-      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
-  WICK_ARG(int64_t, in_channels);
-  WICK_ARG(int64_t, out_channels);
-  WICK_ARG(Int3, kernel_size);
-  WICK_ARG(Int3, stride) = 1;
-  WICK_ARG(Int3, padding) = 0;
-  WICK_ARG(Int3, output_padding) = 0;
-  WICK_ARG(int64_t, groups) = 1;
-  WICK_ARG(bool, bias) = true;
-  WICK_ARG(Int3, dilation) = 1;
-  WICK_ARG(PadMode, padding_mode) = kZeros;
-};
 
 /// 3-d transposed convolution: [N, C_in, D, H, W] (or [C_in, D, H, W]) -> [N, C_out, D_out, H_out,
 /// W_out] (F::conv_transpose3d). weight [C_in, C_out / groups, kd, kh, kw], bias [C_out],
