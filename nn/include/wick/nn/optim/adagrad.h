@@ -21,13 +21,14 @@
 // Module::to() after the optimizer was made leaves "sum" on the old dtype or device: the step then
 // refuses it (a StateError, as for every optimizer's state) and asks for
 // load_state_dict(state_dict()), which converts it; build the optimizer after to().
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
 /// PyTorch 1.13's Adagrad defaults. PyTorch's foreach flag has no counterpart (wick has one
-/// tensor-op path).
-struct AdagradOptions : OptimizerOptions {
+/// tensor-op path). values() gives PyTorch's param_group keys, in its order: lr, lr_decay, eps,
+/// weight_decay, initial_accumulator_value, maximize (bools as 0 or 1).
+struct AdagradOptions : OptionsBase<AdagradOptions> {
   AdagradOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT(google-explicit-constructor): LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, lr_decay) = 0;
@@ -36,19 +37,12 @@ struct AdagradOptions : OptimizerOptions {
   WICK_OPTIM_ARG(double, eps) = 1e-10;
   WICK_OPTIM_ARG(bool, maximize) = false;
 
- public:
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdagradOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  /// PyTorch's param_group keys, in its order: lr, lr_decay, eps, weight_decay,
-  /// initial_accumulator_value, maximize (bools as 0 or 1).
-  OptionValues values() const override;
-  /// Sets every option from `v`, checked first (IndexError for missing or unknown names,
-  /// ValueError for a bad value; nothing changes then).
-  void set_values(const OptionValues& v) override;
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<AdagradOptions> table();  // in adagrad.cpp
 };
 
-class Adagrad : public Optimizer {
+class Adagrad : public OptimizerBase<AdagradOptions> {
  public:
   /// Throws wick::ValueError naming the option for an lr, lr_decay, weight_decay,
   /// initial_accumulator_value or eps that is negative or not finite (in the defaults or any
@@ -64,7 +58,6 @@ class Adagrad : public Optimizer {
  protected:
   std::vector<std::string> state_names(const OptimizerOptions& /*o*/) const override { return {"sum"}; }
   std::vector<std::string> optional_state_names() const override { return {}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
   /// Gives each parameter of `group` that has no state yet step 0 and a sum filled with the
   /// group's initial_accumulator_value.

@@ -9,11 +9,11 @@
 //   p -= step_size * m / denom
 #include <tuple>
 
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
-struct AdamOptions : OptimizerOptions {
+struct AdamOptions : OptionsBase<AdamOptions> {
   AdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT(google-explicit-constructor): LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, beta1) = 0.9;
@@ -32,12 +32,11 @@ struct AdamOptions : OptimizerOptions {
     return *this;
   }
   std::tuple<double, double> betas() const { return {beta1_, beta2_}; }
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  OptionValues values() const override;
-  void set_values(const OptionValues& v) override;
   const std::type_info& read_as() const override { return typeid(AdamOptions); }
+
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<AdamOptions> table();  // in adam.cpp
 };
 
 // Re-declares Base's chainable setter `name` in Derived so that a chain keeps the derived type:
@@ -67,7 +66,7 @@ struct AdamWOptions : AdamOptions {
   std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamWOptions>(*this); }
 };
 
-class Adam : public Optimizer {
+class Adam : public OptimizerBase<AdamOptions> {
  public:
   /// Throws for an lr, eps or weight decay that is negative or not finite, betas outside [0, 1)
   /// (in the defaults or any group), and parameters that are not floating-point leaves.
@@ -80,7 +79,6 @@ class Adam : public Optimizer {
   Adam(std::vector<ParamGroup> groups, const AdamOptions& defaults, bool decoupled);
   std::vector<std::string> state_names(const OptimizerOptions& o) const override;
   std::vector<std::string> optional_state_names() const override { return {"max_exp_avg_sq"}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 
  private:

@@ -13,12 +13,13 @@
 // the betas are stored as "beta1" and "beta2", as Adam's.
 #include <tuple>
 
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
-/// PyTorch 1.13's Adamax defaults. PyTorch's foreach flag has no counterpart.
-struct AdamaxOptions : OptimizerOptions {
+/// PyTorch 1.13's Adamax defaults. PyTorch's foreach flag has no counterpart. values(): lr, beta1,
+/// beta2, eps, weight_decay, maximize (bools as 0 or 1).
+struct AdamaxOptions : OptionsBase<AdamaxOptions> {
   AdamaxOptions(double lr = 2e-3) : lr_(lr) {}  // NOLINT(google-explicit-constructor): as LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, beta1) = 0.9;
@@ -35,17 +36,13 @@ struct AdamaxOptions : OptimizerOptions {
     return *this;
   }
   std::tuple<double, double> betas() const { return {beta1_, beta2_}; }
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<AdamaxOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  /// lr, beta1, beta2, eps, weight_decay, maximize (bools as 0 or 1).
-  OptionValues values() const override;
-  /// Sets every option from `v`, checked first (IndexError for missing or unknown names,
-  /// ValueError for a bad value; nothing changes then).
-  void set_values(const OptionValues& v) override;
+
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<AdamaxOptions> table();  // in adamax.cpp
 };
 
-class Adamax : public Optimizer {
+class Adamax : public OptimizerBase<AdamaxOptions> {
  public:
   /// Throws wick::ValueError naming the option for an lr, eps or weight_decay that is negative or
   /// not finite, or betas outside [0, 1) (in the defaults or any group), and for parameters that are
@@ -60,7 +57,6 @@ class Adamax : public Optimizer {
  protected:
   std::vector<std::string> state_names(const OptimizerOptions& /*o*/) const override { return {"exp_avg", "exp_inf"}; }
   std::vector<std::string> optional_state_names() const override { return {}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 };
 

@@ -20,12 +20,13 @@
 // decoupled_weight_decay); LibTorch has no NAdam.
 #include <tuple>
 
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
-/// PyTorch 1.13's NAdam defaults. PyTorch's foreach flag has no counterpart.
-struct NAdamOptions : OptimizerOptions {
+/// PyTorch 1.13's NAdam defaults. PyTorch's foreach flag has no counterpart. values(): lr, beta1,
+/// beta2, eps, weight_decay, momentum_decay.
+struct NAdamOptions : OptionsBase<NAdamOptions> {
   NAdamOptions(double lr = 2e-3) : lr_(lr) {}  // NOLINT(google-explicit-constructor): as LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, beta1) = 0.9;
@@ -42,17 +43,13 @@ struct NAdamOptions : OptimizerOptions {
     return *this;
   }
   std::tuple<double, double> betas() const { return {beta1_, beta2_}; }
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<NAdamOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  /// lr, beta1, beta2, eps, weight_decay, momentum_decay.
-  OptionValues values() const override;
-  /// Sets every option from `v`, checked first (IndexError for missing or unknown names,
-  /// ValueError for a bad value; nothing changes then).
-  void set_values(const OptionValues& v) override;
+
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<NAdamOptions> table();  // in nadam.cpp
 };
 
-class NAdam : public Optimizer {
+class NAdam : public OptimizerBase<NAdamOptions> {
  public:
   /// Throws wick::ValueError naming the option for an lr, eps, weight_decay or momentum_decay that
   /// is negative or not finite, or betas outside [0, 1) (in the defaults or any group), and for
@@ -70,7 +67,6 @@ class NAdam : public Optimizer {
   }
   std::vector<std::string> optional_state_names() const override { return {}; }
   std::vector<std::string> scalar_state_names() const override { return {"mu_product"}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 };
 

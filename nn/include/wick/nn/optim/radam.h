@@ -15,12 +15,13 @@
 // option (later versions add it, and decoupled_weight_decay); LibTorch has no RAdam.
 #include <tuple>
 
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
-/// PyTorch 1.13's RAdam defaults. PyTorch's foreach flag has no counterpart.
-struct RAdamOptions : OptimizerOptions {
+/// PyTorch 1.13's RAdam defaults. PyTorch's foreach flag has no counterpart. values(): lr, beta1,
+/// beta2, eps, weight_decay.
+struct RAdamOptions : OptionsBase<RAdamOptions> {
   RAdamOptions(double lr = 1e-3) : lr_(lr) {}  // NOLINT(google-explicit-constructor): as LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, beta1) = 0.9;
@@ -36,17 +37,13 @@ struct RAdamOptions : OptimizerOptions {
     return *this;
   }
   std::tuple<double, double> betas() const { return {beta1_, beta2_}; }
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RAdamOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  /// lr, beta1, beta2, eps, weight_decay.
-  OptionValues values() const override;
-  /// Sets every option from `v`, checked first (IndexError for missing or unknown names,
-  /// ValueError for a bad value; nothing changes then).
-  void set_values(const OptionValues& v) override;
+
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<RAdamOptions> table();  // in radam.cpp
 };
 
-class RAdam : public Optimizer {
+class RAdam : public OptimizerBase<RAdamOptions> {
  public:
   /// Throws wick::ValueError naming the option for an lr, eps or weight_decay that is negative or
   /// not finite, or betas outside [0, 1) (in the defaults or any group), and for parameters that are
@@ -63,7 +60,6 @@ class RAdam : public Optimizer {
     return {"exp_avg", "exp_avg_sq"};
   }
   std::vector<std::string> optional_state_names() const override { return {}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 };
 

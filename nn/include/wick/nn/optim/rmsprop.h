@@ -20,13 +20,15 @@
 // Adam's max_exp_avg_sq), so load_state_dict accepts them whatever the options and never requires
 // them. PyTorch 1.13 counts "step" as a Python int; wick's state dicts hold it as a 0-dim float32
 // tensor, as for every wick optimizer.
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
 /// PyTorch 1.13's RMSprop defaults. PyTorch's foreach and differentiable flags have no
-/// counterpart (wick has one tensor-op path, and steps run under NoGradGuard).
-struct RMSpropOptions : OptimizerOptions {
+/// counterpart (wick has one tensor-op path, and steps run under NoGradGuard). values() gives
+/// PyTorch's param_group keys, in its order: lr, momentum, alpha, eps, centered, weight_decay,
+/// maximize (bools as 0 or 1).
+struct RMSpropOptions : OptionsBase<RMSpropOptions> {
   RMSpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT(google-explicit-constructor): LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, alpha) = 0.99;
@@ -36,19 +38,12 @@ struct RMSpropOptions : OptimizerOptions {
   WICK_OPTIM_ARG(bool, centered) = false;
   WICK_OPTIM_ARG(bool, maximize) = false;
 
- public:
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RMSpropOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  /// PyTorch's param_group keys, in its order: lr, momentum, alpha, eps, centered, weight_decay,
-  /// maximize (bools as 0 or 1).
-  OptionValues values() const override;
-  /// Sets every option from `v`, checked first (IndexError for missing or unknown names,
-  /// ValueError for a bad value; nothing changes then).
-  void set_values(const OptionValues& v) override;
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<RMSpropOptions> table();  // in rmsprop.cpp
 };
 
-class RMSprop : public Optimizer {
+class RMSprop : public OptimizerBase<RMSpropOptions> {
  public:
   /// Throws wick::ValueError naming the option for an lr, alpha, eps, weight_decay or momentum that
   /// is negative or not finite (in the defaults or any group), and for parameters that are not
@@ -63,7 +58,6 @@ class RMSprop : public Optimizer {
  protected:
   std::vector<std::string> state_names(const OptimizerOptions& o) const override;
   std::vector<std::string> optional_state_names() const override { return {"momentum_buffer", "grad_avg"}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 };
 

@@ -17,12 +17,13 @@
 // uses). LibTorch has no Rprop.
 #include <tuple>
 
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
-/// PyTorch 1.13's Rprop defaults. PyTorch's foreach flag has no counterpart.
-struct RpropOptions : OptimizerOptions {
+/// PyTorch 1.13's Rprop defaults. PyTorch's foreach flag has no counterpart. values(): lr, etaminus,
+/// etaplus, step_size_min, step_size_max, maximize (bools as 0 or 1).
+struct RpropOptions : OptionsBase<RpropOptions> {
   RpropOptions(double lr = 1e-2) : lr_(lr) {}  // NOLINT(google-explicit-constructor): as LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, etaminus) = 0.5;
@@ -46,17 +47,13 @@ struct RpropOptions : OptimizerOptions {
     return *this;
   }
   std::tuple<double, double> step_sizes() const { return {step_size_min_, step_size_max_}; }
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<RpropOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  /// lr, etaminus, etaplus, step_size_min, step_size_max, maximize (bools as 0 or 1).
-  OptionValues values() const override;
-  /// Sets every option from `v`, checked first (IndexError for missing or unknown names,
-  /// ValueError for a bad value; nothing changes then).
-  void set_values(const OptionValues& v) override;
+
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<RpropOptions> table();  // in rprop.cpp
 };
 
-class Rprop : public Optimizer {
+class Rprop : public OptimizerBase<RpropOptions> {
  public:
   /// Throws wick::ValueError naming the option for an lr that is negative or not finite, etas
   /// outside 0 < etaminus < 1 < etaplus (etaplus finite), and step sizes outside
@@ -72,7 +69,6 @@ class Rprop : public Optimizer {
  protected:
   std::vector<std::string> state_names(const OptimizerOptions& /*o*/) const override { return {"prev", "step_size"}; }
   std::vector<std::string> optional_state_names() const override { return {}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return true; }
 };
 

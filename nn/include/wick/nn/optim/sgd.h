@@ -6,13 +6,13 @@
 //     buf = g on the first step, else buf = momentum * buf + (1 - dampening) * g
 //     g = nesterov ? g + momentum * buf : buf
 //   p -= lr * g
-#include "wick/nn/optim/optimizer.h"
+#include "wick/nn/optim/optimizer_base.h"
 
 namespace wick::optim {
 
 /// The lr has no default (as LibTorch's SGDOptions and PyTorch 1.13's SGD) and converts
 /// implicitly, so `SGD(params, 0.1)` reads as in LibTorch.
-struct SGDOptions : OptimizerOptions {
+struct SGDOptions : OptionsBase<SGDOptions> {
   SGDOptions(double lr) : lr_(lr) {}  // NOLINT(google-explicit-constructor): LibTorch's implicit lr
   WICK_OPTIM_ARG(double, lr);
   WICK_OPTIM_ARG(double, momentum) = 0;
@@ -21,15 +21,12 @@ struct SGDOptions : OptimizerOptions {
   WICK_OPTIM_ARG(bool, nesterov) = false;
   WICK_OPTIM_ARG(bool, maximize) = false;
 
- public:
-  std::unique_ptr<OptimizerOptions> clone() const override { return std::make_unique<SGDOptions>(*this); }
-  double get_lr() const override { return lr_; }
-  void set_lr(double lr) override { lr_ = lr; }
-  OptionValues values() const override;
-  void set_values(const OptionValues& v) override;
+ private:
+  friend OptionsBase;
+  static detail::OptionTable<SGDOptions> table();  // in sgd.cpp
 };
 
-class SGD : public Optimizer {
+class SGD : public OptimizerBase<SGDOptions> {
  public:
   /// Throws when nesterov is set without momentum or with dampening (as PyTorch), for a negative
   /// or non-finite lr, momentum or weight decay, a non-finite dampening (in the defaults or any
@@ -42,7 +39,6 @@ class SGD : public Optimizer {
  protected:
   std::vector<std::string> state_names(const OptimizerOptions& o) const override;
   std::vector<std::string> optional_state_names() const override { return {"momentum_buffer"}; }
-  void check_group_options(const OptimizerOptions& o) const override;
   bool has_step() const override { return false; }
 };
 
