@@ -18,4 +18,12 @@ bool sanitizer_build() {
 #endif
 }
 
+bool asan_build() {
+#if defined(__SANITIZE_ADDRESS__)
+  return true;
+#else
+  return false;
+#endif
+}
+
 }  // namespace wick::test
