@@ -24,7 +24,7 @@
 #include "wick/nn/safetensors.h"
 
 using namespace wick;
-using namespace wick::test::checkpoint;
+using namespace wick::test::checkpoint_nets;
 namespace fs = std::filesystem;
 
 namespace {

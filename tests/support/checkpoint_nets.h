@@ -10,7 +10,7 @@
 #include "wick/core/generator.h"
 #include "wick/nn/nn.h"
 
-namespace wick::test::checkpoint {
+namespace wick::test::checkpoint_nets {
 
 /// Conv2d(1, 4, 3, padding 1), BatchNorm2d, ReLU, MaxPool2d(2), Flatten, Linear(64, hidden), its
 /// parameters drawn after manual_seed(seed).
@@ -36,4 +36,4 @@ inline std::vector<std::pair<std::string, std::vector<double>>> values(const nn:
   return out;
 }
 
-}  // namespace wick::test::checkpoint
+}  // namespace wick::test::checkpoint_nets
