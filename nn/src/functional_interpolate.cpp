@@ -55,10 +55,10 @@ std::string list_str(const std::vector<T>& v) {
   return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
-// PyTorch's nearest index. Its CPU kernels differ: the generic one (3-d inputs, and 4-d inputs
-// with several channels) computes the position in the input's type (double for float64, float
-// for float32); the channels-last one, which PyTorch takes for a 4-d input with one channel
-// (contiguous in both formats), computes it in float (nearest_idx) and reads dst when
+// PyTorch's nearest index. Its CPU kernels differ: the generic one (3-d inputs, and 4-d and 5-d
+// inputs with several channels) computes the position in the input's type (double for float64,
+// float for float32); the channels-last one, which PyTorch takes for a 4-d or 5-d input with one
+// channel (contiguous in both formats), computes it in float (nearest_idx) and reads dst when
 // out == in and dst / 2 when out == 2 in (nearest only). Both clamp to in - 1.
 Tensor nearest_index(const Axis& a, bool exact, bool channels_last, bool f64) {
   Tensor index = native::empty({a.out}, kInt64, kCPU);
@@ -186,13 +186,11 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   const char* takes = mode == kLinear                         ? "3-d [N, C, W]"
                       : mode == kBilinear || mode == kBicubic ? "4-d [N, C, H, W]"
                       : mode == kTrilinear                    ? "5-d [N, C, D, H, W]"
-                      : mode == kArea                         ? "3-d [N, C, W], 4-d [N, C, H, W] or 5-d [N, C, D, H, W]"
-                                                              : "3-d [N, C, W] or 4-d [N, C, H, W]";
+                                           : "3-d [N, C, W], 4-d [N, C, H, W] or 5-d [N, C, D, H, W]";
   const bool rank_ok = mode == kLinear                         ? rank == 3
                        : mode == kBilinear || mode == kBicubic ? rank == 4
                        : mode == kTrilinear                    ? rank == 5
-                       : mode == kArea                         ? rank >= 3 && rank <= 5
-                                                               : rank == 3 || rank == 4;
+                                                               : rank >= 3 && rank <= 5;  // nearest, area
   WICK_CHECK_NOT_IMPLEMENTED(rank_ok, "interpolate: mode {} takes a {} input, got the {}-d input {}", name, takes, rank,
                              shape);
   const auto& size = options.size();
@@ -236,7 +234,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   for (const Axis& a : axes) {
     if (nearest)
       out = index_select(out, a.dim,
-                         native::to(nearest_index(a, mode == kNearestExact, rank == 4 && input.size(1) == 1,
+                         native::to(nearest_index(a, mode == kNearestExact, rank >= 4 && input.size(1) == 1,
                                                   input.dtype() == kFloat64),
                                     input.device(), kInt64));
     else if (mode == kBicubic)

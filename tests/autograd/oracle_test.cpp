@@ -192,7 +192,9 @@ const std::set<std::string>& nn_ops() {
       // generate.py's interp_modes_cases, tests/nn/interpolate_modes_test.cpp
       "interpolate_trilinear", "interpolate_bicubic", "interpolate_area",
       // generate.py's tensor_methods_cases, tests/autograd/tensor_methods_more_test.cpp
-      "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod"};
+      "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod",
+      // generate.py's nearest3d_cases, tests/nn/interpolate_nearest3d_test.cpp
+      "interpolate_nearest3d"};
   return ops;
 }
 

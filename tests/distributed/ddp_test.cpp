@@ -1,5 +1,7 @@
 // DistributedDataParallel on 2 and 3 ranks (mpirun), against single-process training on the
 // whole batch in float64: the independent truth is the same model trained in one process.
+// Buckets, no_sync, find_unused_parameters, join and buffers from rank 0. What DDP refuses:
+// ddp_refusals_test.cpp; gradient_as_bucket_view: ddp_bucket_view_test.cpp.
 #include <string>
 
 #include "ddp_test_util.h"
@@ -171,31 +173,6 @@ TEST_CASE("ddp: find_unused_parameters with no_sync, a parameter used only while
   }
 }
 
-TEST_CASE("ddp: a backward that failed after launching buckets makes every later forward a StateError", "[mpi]") {
-  // Every rank's backward throws in a hook on fc1.weight, after the buckets of fc3 and fc2 were
-  // launched (the same ones on every rank here, so nothing hangs). The ranks' collectives could
-  // no longer pair in general, so the next forward refuses, and keeps refusing.
-  auto& g = test::world();
-  manual_seed(6);
-  auto net = make_mlp();
-  DistributedDataParallel ddp(net, tiny_buckets());
-  const Tensor x = randn({2, 5}, kFloat64);
-  Tensor first_weight = net->parameters().front();
-  auto handle = first_weight.register_hook([](const Tensor&) -> Tensor { throw ValueError("a failing hook"); });
-  CHECK_THROWS_WITH(ddp.forward(x).sum().backward(), Catch::Contains("a failing hook"));
-  handle.remove();
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    try {
-      ddp.forward(x);
-      FAIL("expected a StateError");
-    } catch (const StateError& e) {
-      const std::string msg = e.what();
-      CHECK_THAT(msg, Catch::Contains(fmt::format("rank {} did not finish", g.rank())));
-      CHECK_THAT(msg, Catch::Contains("cannot go on"));
-    }
-  }
-}
-
 TEST_CASE("ddp: no_sync is decided by the forward, whatever holds at the backward", "[mpi]") {
   // PyTorch reads require_backward_grad_sync at forward. Each rank has its own rows, so an
   // averaged gradient is the same on every rank and a local one is not.
@@ -257,96 +234,6 @@ TEST_CASE("ddp: join shadows a forward without grad and an eval forward with gra
   Tensor one = ones({1}, kFloat64);  // the group is still in step
   g.all_reduce(one)->wait();
   CHECK(one.item<double>() == g.size());
-}
-
-TEST_CASE("ddp: a clone of a DistributedDataParallel refuses to run, the original goes on", "[mpi]") {
-  // The copy shared the original's reducer, whose hooks watch the original's parameters: its
-  // backward never synchronised, and its forwards drove the original's per-iteration state.
-  manual_seed(10);
-  auto net = make_mlp();
-  DistributedDataParallel ddp(net, tiny_buckets());
-  auto copy = std::dynamic_pointer_cast<DistributedDataParallel>(ddp.clone());
-  REQUIRE(copy != nullptr);
-  const Tensor x = randn({2, 5}, kFloat64) + test::world().rank();
-  CHECK_THROWS_WITH(copy->forward(x), Catch::Contains("clone or replica") && Catch::Contains("module_ptr()"));
-  CHECK_THROWS_AS(copy->no_sync(), StateError);
-  CHECK_THROWS_AS(copy->enable_join(), StateError);
-  CHECK_THAT(copy->extra_repr(), Catch::Contains("buckets=none"));
-  ddp.forward(x).sum().backward();
-  for (const Tensor& p : net->parameters()) CHECK(test::same_on_every_rank(p.grad()));
-}
-
-TEST_CASE("ddp: without find_unused_parameters an unused parameter is a StateError at every later forward with grad",
-          "[mpi]") {
-  // Its bucket and every later one were never reduced, so that step's gradients were this
-  // rank's own. The error used to be reported once, after which DDP trained on unsynchronised
-  // gradients; it is sticky now, as PyTorch's ensure_prior_reduction_finished.
-  auto& g = test::world();
-  manual_seed(4);
-  auto net = std::make_shared<Branchy>();
-  DistributedDataParallel ddp(net, tiny_buckets());
-  const Tensor x = randn({2, 4}, kFloat64);
-  call(ddp, x, true).sum().backward();  // fc3 gets no gradient on any rank
-  try {
-    call(ddp, x, true);
-    FAIL("expected a StateError");
-  } catch (const StateError& e) {
-    const std::string msg = e.what();
-    CHECK_THAT(msg, Catch::Contains("Expected to have finished reduction in the prior iteration"));
-    CHECK_THAT(msg, Catch::Contains("'fc3.weight'"));
-    CHECK_THAT(msg, Catch::Contains("'fc3.bias'"));
-    CHECK_THAT(msg, Catch::Contains("find_unused_parameters"));
-    CHECK_THAT(msg, Catch::Contains(fmt::format("rank {}", g.rank())));
-  }
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    INFO("attempt " << attempt);
-    CHECK_THROWS_WITH(call(ddp, x, true),
-                      Catch::Contains("Expected to have finished reduction in the prior iteration") &&
-                          Catch::Contains("'fc3.weight'") && Catch::Contains("cannot go on"));
-    auto guard = ddp.no_sync();  // a forward with grad inside no_sync raises too
-    CHECK_THROWS_AS(call(ddp, x, true), StateError);
-  }
-  NoGradGuard no_grad;  // a forward without grad prepares no reduction: it still runs
-  CHECK_NOTHROW(call(ddp, x, true));
-}
-
-TEST_CASE("ddp: mismatched parameters are a ValueError on every rank", "[mpi]") {
-  auto& g = test::world();
-  const bool last = g.rank() == g.size() - 1;
-  try {
-    DistributedDataParallel ddp(std::make_shared<nn::LinearImpl>(4, last ? 3 : 2, kF64));
-    FAIL("expected a ValueError");
-  } catch (const ValueError& e) {
-    const std::string msg = e.what();
-    CHECK_THAT(msg, Catch::Contains("weight"));
-    CHECK_THAT(msg, Catch::Contains("[2, 4]"));
-    CHECK_THAT(msg, Catch::Contains("[3, 4]"));
-    CHECK_THAT(msg, Catch::Contains(fmt::format("rank {}", g.size() - 1)));
-  }
-  CHECK_THROWS_AS(DistributedDataParallel(std::make_shared<nn::LinearImpl>(nn::LinearOptions(4, 2).bias(!last), kF64)),
-                  ValueError);
-}
-
-TEST_CASE("ddp: a buffer or frozen parameter that differs across ranks is a ValueError before anything is copied",
-          "[mpi]") {
-  // Only trainable parameters used to be compared; the rest was broadcast one by one, so a
-  // mismatch found midway left ranks other than 0 with part of rank 0's values.
-  struct Stats : nn::Module {
-    Stats(int64_t n, bool frozen_wide) {
-      (void)register_module("fc", std::make_shared<nn::LinearImpl>(4, 2, kF64));
-      Tensor frozen = zeros({frozen_wide ? 5 : 2}, kF64);
-      (void)register_parameter("frozen", frozen, /*requires_grad=*/false);
-      (void)register_buffer("stat", zeros({n}, kF64));
-    }
-  };
-  auto& g = test::world();
-  const bool last = g.rank() == g.size() - 1;
-  for (bool buffer_differs : {true, false}) {
-    CAPTURE(buffer_differs);
-    auto m = buffer_differs ? std::make_shared<Stats>(last ? 4 : 3, false) : std::make_shared<Stats>(3, last);
-    expect_refused_untouched(
-        m, [&](const std::string& msg) { CHECK_THAT(msg, Catch::Contains(buffer_differs ? "'stat'" : "'frozen'")); });
-  }
 }
 
 TEST_CASE("ddp: buffers come from rank 0 at construction and before a forward that follows a synchronised one",
@@ -423,115 +310,4 @@ TEST_CASE("ddp: join with uneven inputs, nothing hangs and every rank ends with 
   Tensor one = ones({1}, kFloat64);
   g.all_reduce(one)->wait();
   CHECK(one.item<double>() == g.size());
-}
-
-TEST_CASE("ddp: gradient_as_bucket_view gives the default mode's gradients bit for bit, as views of one bucket",
-          "[mpi]") {
-  // Two DDPs side by side from the same start on the same rows, one with each mode, through
-  // every way a step can start: zero_grad() (set_to_none), zero_grad(false) (the slot zeroed in
-  // place), and no_sync() accumulation into the slot before a synchronised backward.
-  auto& g = test::world();
-  const int64_t local = 2, global = local * g.size();
-  manual_seed(41);
-  auto plain_net = make_mlp();
-  manual_seed(41);
-  auto view_net = make_mlp();
-  DistributedDataParallel plain(plain_net);
-  DistributedDataParallelOptions o;
-  o.gradient_as_bucket_view = true;
-  DistributedDataParallel view(view_net, o);
-  CHECK_THAT(view.extra_repr(), Catch::Contains("gradient_as_bucket_view=true"));
-  REQUIRE(view.bucket_indices().size() == 1);
-  optim::SGD opt_plain(plain_net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
-  optim::SGD opt_view(view_net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
-  manual_seed(42);
-  const Tensor x = randn({6, global, 5}, kFloat64), y = randn({6, global, 3}, kFloat64);
-  auto backward = [&](DistributedDataParallel& ddp, int64_t k) {
-    nn::F::mse_loss(ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-  };
-  for (int64_t k = 0; k < 6; ++k) {
-    INFO("step " << k);
-    const bool set_to_none = k % 2 == 0;
-    opt_plain.zero_grad(set_to_none);
-    opt_view.zero_grad(set_to_none);
-    if (k >= 4) {  // one local backward first, then the synchronised one
-      auto guard_plain = plain.no_sync();
-      auto guard_view = view.no_sync();
-      backward(plain, k - 1);
-      backward(view, k - 1);
-    }
-    backward(plain, k);
-    backward(view, k);
-    const auto pp = plain_net->parameters(), vp = view_net->parameters();
-    for (size_t i = 0; i < pp.size(); ++i) {
-      REQUIRE(vp[i].grad().defined());
-      CHECK_ALLCLOSE(vp[i].grad(), pp[i].grad(), 0.0, 0.0);
-    }
-    // One bucket, filled in reverse parameter order: each gradient ends where the next begins.
-    for (size_t i = 1; i < vp.size(); ++i)
-      CHECK(static_cast<const char*>(vp[i - 1].grad().data_ptr()) ==
-            static_cast<const char*>(vp[i].grad().data_ptr()) + vp[i].grad().nbytes());
-    opt_plain.step();
-    opt_view.step();
-    for (size_t i = 0; i < pp.size(); ++i) {
-      CHECK_ALLCLOSE(vp[i], pp[i], 0.0, 0.0);
-      CHECK(test::same_on_every_rank(vp[i]));
-    }
-  }
-}
-
-TEST_CASE("ddp: gradient_as_bucket_view keeps a .grad's values when its parameter goes unused", "[mpi]") {
-  // Iteration 0: every rank uses fc2, so its .grad becomes its slot. Iteration 1, without
-  // zero_grad: only rank 0 uses fc2 (locally unused elsewhere: the average of rank 0's new
-  // gradient plus the accumulated ones). Iteration 2: no rank uses fc2, so its .grad must stay as
-  // it was, although its slot is zeroed for the all-reduce. The default mode is the truth.
-  auto& g = test::world();
-  manual_seed(51);
-  auto plain_net = std::make_shared<Branchy>();
-  manual_seed(51);
-  auto view_net = std::make_shared<Branchy>();
-  DistributedDataParallelOptions o = tiny_buckets();
-  o.find_unused_parameters = true;
-  DistributedDataParallel plain(plain_net, o);
-  o.gradient_as_bucket_view = true;
-  DistributedDataParallel view(view_net, o);
-  manual_seed(52);
-  const Tensor x = randn({3, 2 * g.size(), 4}, kFloat64);
-  for (int64_t it = 0; it < 3; ++it) {
-    INFO("iteration " << it);
-    const bool use_fc2 = it == 0 || (it == 1 && g.rank() == 0);
-    call(plain, mine(x[it], 2), use_fc2).sum().backward();
-    call(view, mine(x[it], 2), use_fc2).sum().backward();
-    for (const auto& [name, p] : view_net->named_parameters()) {
-      INFO(name);
-      const Tensor expected = plain_net->get_parameter(name).grad();
-      CHECK(p.grad().defined() == expected.defined());
-      if (expected.defined()) CHECK_ALLCLOSE(p.grad(), expected, 0.0, 0.0);
-    }
-  }
-}
-
-TEST_CASE("ddp: a buffer the backend cannot move fails every rank at construction, named, before anything is copied",
-          "[mpi]") {
-  // A buffer of 2^31 elements (an expanded view: 8 bytes of memory) is past MPI's count limit.
-  // It used to be found by the broadcast itself, after the parameters before it had been
-  // overwritten with rank 0's values, and its error did not name it.
-  struct Big : nn::Module {
-    explicit Big(bool big) {
-      (void)register_module("fc", std::make_shared<nn::LinearImpl>(4, 2, kF64));
-      (void)register_buffer("counts", big ? zeros({1}, kF64).expand({int64_t{1} << 31}) : zeros({1}, kF64));
-    }
-  };
-  auto& g = test::world();
-  const bool last = g.rank() == g.size() - 1;
-  for (bool everywhere : {true, false}) {
-    CAPTURE(everywhere);
-    expect_refused_untouched(std::make_shared<Big>(everywhere || last), [&](const std::string& msg) {
-      CHECK_THAT(msg, Catch::Contains("buffer 2 ('counts' here)"));
-      if (everywhere || last)
-        CHECK_THAT(msg, Catch::Contains("MPI's count limit"));
-      else
-        CHECK_THAT(msg, Catch::Contains(fmt::format("rank {} cannot broadcast", g.size() - 1)));
-    });
-  }
 }

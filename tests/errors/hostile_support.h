@@ -1,10 +1,11 @@
 #pragma once
-// Shared by the error tests (hostile_input_test.cpp, hostile_files_test.cpp, error_types_test.cpp):
+// Shared by the error tests (hostile_input*_test.cpp, hostile_files_test.cpp, error_types_test.cpp):
 // a catalogue row and its checker, the class of an error by name, safetensors images, and bounded
 // runs of one call in a forked child.
 #include <wick/wick.h>
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,19 @@ struct Row {
 /// Runs every row: each must raise a wick::Error of its class, with its words, in a message
 /// shorter than 1500 characters.
 void check_rows(const std::vector<Row>& rows);
+
+/// The catalogue's tables by name, each built for a temporary directory; the hostile_input*_test.cpp
+/// files add theirs at static initialisation (add_row_tables), so a test can count them all.
+using RowTable = std::function<std::vector<Row>(const TempDir&)>;
+inline std::map<std::string, RowTable>& row_tables() {
+  static std::map<std::string, RowTable> tables;
+  return tables;
+}
+/// Adds `tables`; returns true (for a namespace-scope `const bool` initialiser).
+inline bool add_row_tables(const std::map<std::string, RowTable>& tables) {
+  for (const auto& [name, t] : tables) row_tables().emplace(name, t);
+  return true;
+}
 
 /// A safetensors image with `header` and `data`.
 std::string safetensors_image(const std::string& header, const std::string& data = "");

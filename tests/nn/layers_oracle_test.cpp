@@ -1,15 +1,16 @@
-// The attention, transformer, recurrent and small layers of the PyTorch oracle
-// (tests/data/ops.safetensors, generate.py's layer_cases, cell_cases and decoder_cases), forward
-// and backward at relative error 1e-9 in float64, on every test device. A layer case's inputs are its data
-// tensors and then PyTorch's parameters, named in kwargs["inputs"]; the wick layer must have
-// parameters of exactly those names (so a PyTorch state_dict loads name for name). Its outputs
-// are compared flattened and concatenated.
+// The attention, transformer and small layers of the PyTorch oracle (tests/data/ops.safetensors,
+// generate.py's layer_cases and decoder_cases), forward and backward at relative error 1e-9 in
+// float64, on every test device. A layer case's inputs are its data tensors and then PyTorch's
+// parameters, named in kwargs["inputs"]; the wick layer must have parameters of exactly those
+// names (so a PyTorch state_dict loads name for name). Its outputs are compared flattened and
+// concatenated (support/layer_oracle.h). The recurrent layers: layers_oracle_recurrent_test.cpp.
 #include <catch2/catch.hpp>
 #include <functional>
 #include <map>
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/layer_oracle.h"
 #include "support/oracle.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"
@@ -17,67 +18,11 @@
 
 using namespace wick;
 using namespace wick::nn;
+using namespace wick::test::layer_oracle;
 using wick::test::OracleCase;
 
 namespace {
-// 1e-13 absolute covers gradients that cancel to ~1e-16 (as the op oracle's).
-constexpr double kRtol = 1e-9, kAtol = 1e-13;
-
-using Inputs = std::map<std::string, Tensor>;
-using Run = std::function<std::vector<Tensor>(Module&, const Inputs&)>;
 const TensorOptions kF64(kFloat64);
-
-Tensor flat_cat(const std::vector<Tensor>& outs) {
-  std::vector<Tensor> flat;
-  for (const Tensor& t : outs)
-    if (t.defined()) flat.push_back(t.reshape({-1}));
-  return cat(flat, 0);
-}
-
-// Loads the case's parameters into `m` (checking the names against PyTorch's), runs it and
-// compares the output and every gradient (data inputs and parameters).
-void check_layer(const OracleCase& c, Module& m, Device dev, const Run& run) {
-  INFO(c.label() << " on " << dev.str());
-  const auto names = c.kwargs.at("inputs").get<std::vector<std::string>>();
-  REQUIRE(names.size() == c.inputs.size());
-  std::vector<Tensor> leaves = c.leaves(dev);
-  m.to(dev);
-  m.train(true);  // dropout is 0 in every case
-  const OrderedDict<Tensor> params = m.named_parameters();
-  REQUIRE(names.size() >= params.size());  // a case built for another configuration of the layer
-  const size_t n_data = names.size() - params.size();
-  std::vector<std::string> expected(names.begin() + static_cast<std::ptrdiff_t>(n_data), names.end());
-  REQUIRE(params.keys() == expected);
-  Inputs data;
-  std::vector<Tensor> wrt(leaves.size());
-  for (size_t j = 0; j < names.size(); ++j) {
-    if (j < n_data) {
-      data[names[j]] = leaves[j];
-      wrt[j] = leaves[j];
-    } else {
-      Tensor p = params[names[j]];
-      NoGradGuard no_grad;
-      p.copy_(leaves[j]);
-      wrt[j] = p;
-    }
-  }
-  Tensor out = flat_cat(run(m, data));
-  CHECK(out.device() == dev);
-  CHECK_ALLCLOSE(out, c.out, kRtol, kAtol);
-  std::vector<Tensor> diff;
-  for (size_t j = 0; j < wrt.size(); ++j)
-    if (c.differentiable[j]) diff.push_back(wrt[j]);
-  auto grads = autograd::grad({out}, diff, {c.gout.to(dev)}, std::nullopt, false, /*allow_unused=*/true);
-  size_t k = 0;
-  for (size_t j = 0; j < wrt.size(); ++j) {
-    if (!c.differentiable[j]) continue;
-    INFO("gradient of " << names[j]);
-    REQUIRE(grads[k].defined());
-    CHECK_ALLCLOSE(grads[k], c.gin[j], kRtol, kAtol);
-    ++k;
-  }
-}
-
 }  // namespace
 
 TEST_CASE("layers: scaled_dot_product_attention matches PyTorch 2's formula (float64, rtol 1e-9)", "[nn][oracle]") {
@@ -155,7 +100,6 @@ TEST_CASE("layers: TransformerEncoderLayer matches PyTorch, pre- and post-norm, 
 }
 
 namespace {
-Tensor input_or_none(const Inputs& in, const char* name) { return in.count(name) ? in.at(name) : Tensor(); }
 
 // The decoder layer options of a decoder_cases case (d_model, nhead, dim_feedforward,
 // activation, batch_first, norm_first; dropout 0).
@@ -303,107 +247,4 @@ TEST_CASE("layers: the Embedding module's padding_idx row is zero and gets no gr
     CHECK(g[0].abs().sum().item<double>() > 0.0);
     CHECK(g[4].abs().sum().item<double>() > 0.0);
   }
-}
-
-TEST_CASE(
-    "layers: LSTM and GRU match PyTorch, 2 and 3 layers, with and without biases, batch_first both ways, "
-    "initial states, bidirectional",
-    "[nn][oracle]") {
-  std::map<std::string, int> seen;
-  for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (c.op != "lstm" && c.op != "gru") continue;
-    const bool batch_first = c.kw<bool>("batch_first", false), bidirectional = c.kw<bool>("bidirectional", false);
-    const bool bias = c.kw<bool>("bias", true);
-    const int64_t layers = c.kw<int64_t>("num_layers", 2);
-    for (Device dev : wick::test::test_devices()) {
-      if (c.op == "lstm") {
-        LSTM m(LSTMOptions(3, 4).num_layers(layers).bias(bias).batch_first(batch_first).bidirectional(bidirectional),
-               kF64);
-        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
-          auto& lstm = static_cast<LSTMImpl&>(mod);
-          auto hx =
-              in.count("h0") ? std::optional<std::tuple<Tensor, Tensor>>({in.at("h0"), in.at("c0")}) : std::nullopt;
-          auto [out, state] = lstm(in.at("input"), hx);
-          return {out, std::get<0>(state), std::get<1>(state)};
-        });
-      } else {
-        GRU m(GRUOptions(3, 4).num_layers(layers).bias(bias).batch_first(batch_first).bidirectional(bidirectional),
-              kF64);
-        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
-          auto [out, h] = static_cast<GRUImpl&>(mod)(in.at("input"), in.count("h0") ? in.at("h0") : Tensor());
-          return {out, h};
-        });
-      }
-    }
-    ++seen[c.op];
-  }
-  CHECK(seen["lstm"] >= 4);
-  CHECK(seen["gru"] >= 4);
-}
-
-namespace {
-RNNNonlinearity nonlinearity_kw(const OracleCase& c) {
-  const std::string nl = c.kw<std::string>("nonlinearity", "tanh");
-  REQUIRE((nl == "tanh" || nl == "relu"));
-  return nl == "relu" ? kReLU : kTanh;
-}
-}  // namespace
-
-TEST_CASE(
-    "layers: RNN matches PyTorch, tanh and relu, 1 to 3 layers, without biases, batch_first, initial states, "
-    "bidirectional, unbatched",
-    "[nn][oracle]") {
-  int seen = 0;
-  for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (c.op != "rnn") continue;
-    const auto options = RNNOptions(3, 4)
-                             .num_layers(c.kw<int64_t>("num_layers", 1))
-                             .nonlinearity(nonlinearity_kw(c))
-                             .bias(c.kw<bool>("bias", true))
-                             .batch_first(c.kw<bool>("batch_first", false))
-                             .bidirectional(c.kw<bool>("bidirectional", false));
-    for (Device dev : wick::test::test_devices()) {
-      RNN m(options, kF64);
-      check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
-        auto [out, h] = static_cast<RNNImpl&>(mod)(in.at("input"), input_or_none(in, "h0"));
-        return {out, h};
-      });
-    }
-    ++seen;
-  }
-  CHECK(seen >= 5);
-}
-
-TEST_CASE("layers: RNNCell, LSTMCell and GRUCell match PyTorch, batched and unbatched, with and without hx and biases",
-          "[nn][oracle]") {
-  std::map<std::string, int> seen;
-  for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (c.op != "rnn_cell" && c.op != "lstm_cell" && c.op != "gru_cell") continue;
-    const bool bias = c.kw<bool>("bias", true);
-    for (Device dev : wick::test::test_devices()) {
-      if (c.op == "rnn_cell") {
-        RNNCell m(RNNCellOptions(3, 4).bias(bias).nonlinearity(nonlinearity_kw(c)), kF64);
-        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
-          return {static_cast<RNNCellImpl&>(mod)(in.at("input"), input_or_none(in, "hx"))};
-        });
-      } else if (c.op == "lstm_cell") {
-        LSTMCell m(LSTMCellOptions(3, 4).bias(bias), kF64);
-        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
-          auto hx =
-              in.count("h0") ? std::optional<std::tuple<Tensor, Tensor>>({in.at("h0"), in.at("c0")}) : std::nullopt;
-          auto [h, cell] = static_cast<LSTMCellImpl&>(mod)(in.at("input"), hx);
-          return {h, cell};
-        });
-      } else {
-        GRUCell m(GRUCellOptions(3, 4).bias(bias), kF64);
-        check_layer(c, *m, dev, [](Module& mod, const Inputs& in) -> std::vector<Tensor> {
-          return {static_cast<GRUCellImpl&>(mod)(in.at("input"), input_or_none(in, "hx"))};
-        });
-      }
-    }
-    ++seen[c.op];
-  }
-  CHECK(seen["rnn_cell"] >= 4);
-  CHECK(seen["lstm_cell"] >= 4);
-  CHECK(seen["gru_cell"] >= 4);
 }

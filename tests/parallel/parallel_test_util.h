@@ -51,6 +51,13 @@ inline void check_gradgrad(const std::function<std::vector<Tensor>(const std::ve
   CHECK(r.ok);
 }
 
+/// A copy of each parameter's gradient, in order (undefined where it has none).
+inline std::vector<Tensor> grads_of(const nn::Module& m) {
+  std::vector<Tensor> g;
+  for (auto& p : m.parameters()) g.push_back(p.grad().defined() ? p.grad().clone() : Tensor());
+  return g;
+}
+
 }  // namespace wick::test
 
 #define CHECK_VALUES_EQUAL(a, b) CHECK_ALLCLOSE((a), (b), 0.0, 0.0)

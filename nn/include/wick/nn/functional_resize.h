@@ -20,7 +20,7 @@ namespace wick::nn::functional {
 /// interpolate's modes, as LibTorch's torch::kNearest, kNearestExact, kLinear, kBilinear,
 /// kTrilinear, kBicubic, kArea (one enum rather than LibTorch's variant of tag types). Linear
 /// takes a 3-d input [N, C, W], bilinear and bicubic a 4-d one [N, C, H, W], trilinear a 5-d one
-/// [N, C, D, H, W]; the nearest modes a 3-d or 4-d one, area a 3-d, 4-d or 5-d one.
+/// [N, C, D, H, W]; the nearest modes and area a 3-d, 4-d or 5-d one.
 enum class InterpolateMode { Nearest, NearestExact, Linear, Bilinear, Trilinear, Bicubic, Area };
 inline constexpr InterpolateMode kNearest = InterpolateMode::Nearest;
 inline constexpr InterpolateMode kNearestExact = InterpolateMode::NearestExact;
@@ -53,7 +53,7 @@ struct InterpolateFuncOptions {
 /// floor(in * scale_factor) per dim. Source positions, per dim, as PyTorch's CPU kernels: with
 /// scale s = 1 / scale_factor when a scale factor is used (and not recomputed), else in / out;
 /// nearest reads floor(dst * s), nearest-exact floor((dst + 0.5) s), both clamped to in - 1,
-/// computed in the input's type (a 4-d input with one channel: in float, reading dst when
+/// computed in the input's type (a 4-d or 5-d input with one channel: in float, reading dst when
 /// out == in and dst / 2 when out == 2 in, as PyTorch's channels-last kernel, which it takes for
 /// such an input); linear, bilinear and trilinear read x = s (dst + 0.5) - 0.5 clamped at 0
 /// (align_corners: x = dst (in - 1) / (out - 1)) and mix floor(x) and the next position with
