@@ -55,6 +55,12 @@ std::string list_str(const std::vector<T>& v) {
   return fmt::format("[{}]", fmt::join(v, ", "));
 }
 
+// An input rank as interpolate's messages name it: "4-d [N, C, H, W]".
+std::string rank_text(int64_t rank) {
+  static const char* const dims[] = {"[N, C, W]", "[N, C, H, W]", "[N, C, D, H, W]"};
+  return fmt::format("{}-d {}", rank, dims[rank - 3]);
+}
+
 // PyTorch's nearest index. Its CPU kernels differ: the generic one (3-d inputs, and 4-d and 5-d
 // inputs with several channels) computes the position in the input's type (double for float64,
 // float for float32); the channels-last one, which PyTorch takes for a 4-d or 5-d input with one
@@ -183,16 +189,13 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
              "trilinear); mode {} takes none (leave it unset)",
              name);
   const int64_t rank = input.dim();
-  const char* takes = mode == kLinear                         ? "3-d [N, C, W]"
-                      : mode == kBilinear || mode == kBicubic ? "4-d [N, C, H, W]"
-                      : mode == kTrilinear                    ? "5-d [N, C, D, H, W]"
-                                           : "3-d [N, C, W], 4-d [N, C, H, W] or 5-d [N, C, D, H, W]";
-  const bool rank_ok = mode == kLinear                         ? rank == 3
-                       : mode == kBilinear || mode == kBicubic ? rank == 4
-                       : mode == kTrilinear                    ? rank == 5
-                                                               : rank >= 3 && rank <= 5;  // nearest, area
-  WICK_CHECK_NOT_IMPLEMENTED(rank_ok, "interpolate: mode {} takes a {} input, got the {}-d input {}", name, takes, rank,
-                             shape);
+  // The ranks the mode takes: one for the linear family and bicubic, 3 to 5 for nearest and area.
+  const int64_t lo = mode == kBilinear || mode == kBicubic ? 4 : mode == kTrilinear ? 5 : 3;
+  const int64_t hi = mode == kLinear ? 3 : nearest || mode == kArea ? 5 : lo;
+  std::string takes;
+  for (int64_t r = lo; r <= hi; ++r) takes += (r == lo ? "" : r == hi ? " or " : ", ") + rank_text(r);
+  WICK_CHECK_NOT_IMPLEMENTED(rank >= lo && rank <= hi, "interpolate: mode {} takes a {} input, got the {}-d input {}",
+                             name, takes, rank, shape);
   const auto& size = options.size();
   const auto& factor = options.scale_factor();
   WICK_CHECK(!(size && factor), "interpolate: only one of size and scale_factor should be set (input {})", shape);

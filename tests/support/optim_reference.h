@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "support/optim_reference_common.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/optim/optim.h"
@@ -106,41 +107,10 @@ inline std::unique_ptr<OptimizerOptions> options_of(const Config& cf) {
   return o;
 }
 
-inline std::vector<RefParam> make_refs() {
-  RefParam a, b;
-  a.p = {0.5, -1.25, 2.0, 0.75, -0.3, 1.1};
-  a.c = {1.0, 0.5, 2.0, 0.1, 3.0, 0.7};
-  a.d = {0.2, -0.4, 0.1, 0.9, -1.0, 0.05};
-  b.p = {-2.0, 0.4, 1.5, 0.01};
-  b.c = {0.3, 1.7, 0.9, 2.5};
-  b.d = {-0.6, 0.8, 0.0, 0.3};
-  return {a, b};
-}
-
-inline Tensor to_tensor(const std::vector<double>& v, IntArrayRef shape, DType dt) {
-  return wick::tensor(v, shape, TensorOptions(dt)).requires_grad_(true);
-}
-
-// loss = sum(0.5 * c * p^2 + d * p) over every parameter, then backward.
-inline void compute_grads(const std::vector<Tensor>& ps, const std::vector<RefParam>& refs) {
-  Tensor loss;
-  for (size_t i = 0; i < ps.size(); ++i) {
-    Tensor c = wick::tensor(refs[i].c, ps[i].sizes(), TensorOptions(ps[i].dtype()));
-    Tensor d = wick::tensor(refs[i].d, ps[i].sizes(), TensorOptions(ps[i].dtype()));
-    Tensor li = wick::sum(c * ps[i] * ps[i] * 0.5 + d * ps[i]);
-    loss = loss.defined() ? loss + li : li;
-  }
-  loss.backward();
-}
-
-inline void check_close(const Tensor& t, const std::vector<double>& ref, double rtol, const std::string& what) {
-  auto got = t.to_vector<double>();
-  REQUIRE(got.size() == ref.size());
-  for (size_t i = 0; i < ref.size(); ++i) {
-    INFO(what << " element " << i << ": got " << got[i] << " want " << ref[i]);
-    CHECK(std::abs(got[i] - ref[i]) <= rtol * std::max(1.0, std::abs(ref[i])));
-  }
-}
+using optim_common::check_close;
+using optim_common::compute_grads;
+using optim_common::to_tensor;
+inline std::vector<RefParam> make_refs() { return optim_common::make_refs<RefParam>(); }
 
 // Runs `steps` steps with each param in its own group (configs[i]) and compares with the
 // reference after each step.
