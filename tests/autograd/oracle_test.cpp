@@ -194,7 +194,9 @@ const std::set<std::string>& nn_ops() {
       // generate.py's tensor_methods_cases, tests/autograd/tensor_methods_more_test.cpp
       "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod",
       // generate.py's nearest3d_cases, tests/nn/interpolate_nearest3d_test.cpp
-      "interpolate_nearest3d"};
+      "interpolate_nearest3d",
+      // generate.py's einsum_cases, tests/autograd/einsum_cdist_test.cpp and tests/nn/bilinear_test.cpp
+      "einsum", "cdist", "bilinear", "bilinear_module", "softmax2d"};
   return ops;
 }
 
