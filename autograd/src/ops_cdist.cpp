@@ -43,7 +43,8 @@ Tensor cdist(const Tensor& x1, const Tensor& x2, double p, std::optional<int64_t
   native::check_same_device("cdist", {&x1, &x2});
   WICK_CHECK(x1.size(-1) == x2.size(-1), "cdist: x1 {} and x2 {} have {} and {} columns; give them the same number",
              shape_str(x1), shape_str(x2), x1.size(-1), x2.size(-1));
-  WICK_CHECK(p >= 0, "cdist: p is {}; give p >= 0 (0, 1, 2, inf, ...)", p);
+  WICK_CHECK(p >= 0, "cdist: p is {} for x1 {} and x2 {}; give p >= 0 (0, 1, 2, inf, ...)", p, shape_str(x1),
+             shape_str(x2));
   WICK_CHECK(!compute_mode || (*compute_mode >= 0 && *compute_mode <= 2),
              "cdist: compute_mode {} is none of 0 (use_mm_for_euclid_dist_if_necessary), 1 (use_mm_for_euclid_dist) "
              "and 2 (donot_use_mm_for_euclid_dist)",
