@@ -1,7 +1,9 @@
 #pragma once
 // The umbrella header: everything in wick.
 #include "wick/autograd/anomaly.h"
+#include "wick/autograd/cdist.h"
 #include "wick/autograd/dot.h"
+#include "wick/autograd/einsum.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"

@@ -196,7 +196,9 @@ const std::set<std::string>& nn_ops() {
       // generate.py's nearest3d_cases, tests/nn/interpolate_nearest3d_test.cpp
       "interpolate_nearest3d",
       // generate.py's grid_sample_cases, tests/nn/grid_sample_test.cpp
-      "grid_sample", "affine_grid"};
+      "grid_sample", "affine_grid",
+      // generate.py's einsum_cases, tests/autograd/einsum_cdist_test.cpp and tests/nn/bilinear_test.cpp
+      "einsum", "cdist", "bilinear", "bilinear_module", "softmax2d"};
   return ops;
 }
 

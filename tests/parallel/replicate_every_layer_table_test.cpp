@@ -60,6 +60,11 @@ std::vector<Layer> layers() {
   return {
       {"Linear", [=] { return ptr(Linear(4, 3)); }, one({5, 4})},
       {"Linear without bias", [=] { return ptr(Linear(LinearOptions(4, 3).bias(false))); }, one({5, 4})},
+      {"Bilinear", [=] { return ptr(Bilinear(3, 4, 2)); },
+       [=] {
+         return Args{rnd({5, 3}), rnd({5, 4})};
+       }},
+      {"Softmax2d", [=] { return ptr(Softmax2d()); }, one({5, 3, 2, 2})},
       {"Conv1d", [=] { return ptr(Conv1d(Conv1dOptions(2, 3, 3).stride(2).padding(1).padding_mode(kReflect))); },
        one({5, 2, 7})},
       {"Conv2d", [=] { return ptr(Conv2d(Conv2dOptions(2, 3, 3).padding(1))); }, one({5, 2, 4, 4})},
