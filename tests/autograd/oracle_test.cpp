@@ -195,6 +195,8 @@ const std::set<std::string>& nn_ops() {
       "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod",
       // generate.py's nearest3d_cases, tests/nn/interpolate_nearest3d_test.cpp
       "interpolate_nearest3d",
+      // generate.py's grid_sample_cases, tests/nn/grid_sample_test.cpp
+      "grid_sample", "affine_grid",
       // generate.py's fold_pool_cases, tests/nn/fold_pool_test.cpp
       "unfold", "fold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
       "max_unpool2d_dup"};

@@ -26,6 +26,7 @@
 #include "wick/nn/modules/loss.h"
 #include "wick/nn/modules/norm_base.h"
 #include "wick/nn/modules/normalization.h"
+#include "wick/nn/modules/parameter_containers.h"  // ParameterList, ParameterDict
 #include "wick/nn/modules/pooling.h"
 #include "wick/nn/modules/pooling1d.h"
 #include "wick/nn/modules/pooling3d.h"
