@@ -198,7 +198,10 @@ const std::set<std::string>& nn_ops() {
       // generate.py's grid_sample_cases, tests/nn/grid_sample_test.cpp
       "grid_sample", "affine_grid",
       // generate.py's einsum_cases, tests/autograd/einsum_cdist_test.cpp and tests/nn/bilinear_test.cpp
-      "einsum", "cdist", "bilinear", "bilinear_module", "softmax2d"};
+      "einsum", "cdist", "bilinear", "bilinear_module", "softmax2d",
+      // generate.py's fold_pool_cases, tests/nn/fold_pool_test.cpp
+      "unfold", "fold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
+      "max_unpool2d_dup"};
   return ops;
 }
 

@@ -123,6 +123,31 @@ std::vector<Layer> layers() {
        },
        one({5, 2, 3, 2, 3})},
       {"ReplicationPad3d", [=] { return ptr(ReplicationPad3d(2)); }, one({5, 2, 2, 3, 2})},
+      {"Fold",
+       [=] {
+         return ptr(Fold(FoldOptions({3, 4}, 2).padding(1)));
+       },
+       one({5, 8, 20})},
+      {"Unfold", [=] { return ptr(Unfold(UnfoldOptions(2).stride(2).padding(1))); }, one({5, 2, 3, 4})},
+      {"LocalResponseNorm", [=] { return ptr(LocalResponseNorm(LocalResponseNormOptions(3).alpha(0.5))); },
+       one({5, 4, 3})},
+      {"LPPool1d", [=] { return ptr(LPPool1d(2, 2)); }, one({5, 2, 6})},
+      {"LPPool2d", [=] { return ptr(LPPool2d(LPPool2dOptions(2, 2).stride(1))); }, one({5, 2, 3, 3})},
+      {"MaxUnpool1d", [=] { return ptr(MaxUnpool1d(2)); },
+       [] {
+         const auto [out, idx] = F::max_pool1d_with_indices(rnd({5, 2, 6}), 2);
+         return Args{out, idx};
+       }},
+      {"MaxUnpool2d", [=] { return ptr(MaxUnpool2d(MaxUnpool2dOptions(2).stride(1))); },
+       [] {
+         const auto [out, idx] = F::max_pool2d_with_indices(rnd({5, 2, 4, 4}), 2, 1);
+         return Args{out, idx};
+       }},
+      {"MaxUnpool3d", [=] { return ptr(MaxUnpool3d(2)); },
+       [] {
+         const auto [out, idx] = F::max_pool3d_with_indices(rnd({5, 2, 2, 4, 2}), 2);
+         return Args{out, idx};
+       }},
       {"Dropout, eval", [=] { return ptr(Dropout(0.5)); }, one({5, 4}), 0, false},
       {"Dropout1d, eval", [=] { return ptr(Dropout1d(0.5)); }, one({5, 2, 3}), 0, false},
       {"Dropout2d, eval", [=] { return ptr(Dropout2d(0.5)); }, one({5, 2, 3, 3}), 0, false},

@@ -275,6 +275,8 @@ namespace F = functional;
 #include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d, conv_transpose2d and conv_transpose3d
 #include "wick/nn/functional_distance.h"        // cosine_similarity, pairwise_distance
 #include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
+#include "wick/nn/functional_fold.h"            // fold, unfold
 #include "wick/nn/functional_grid.h"            // affine_grid, grid_sample
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
+#include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
 #include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle
