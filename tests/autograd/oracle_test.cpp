@@ -194,7 +194,10 @@ const std::set<std::string>& nn_ops() {
       // generate.py's tensor_methods_cases, tests/autograd/tensor_methods_more_test.cpp
       "mode", "mode_indices", "inplace_unary", "inplace_binary", "inplace_cumprod",
       // generate.py's nearest3d_cases, tests/nn/interpolate_nearest3d_test.cpp
-      "interpolate_nearest3d"};
+      "interpolate_nearest3d",
+      // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
+      "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+      "poisson_nll_loss", "gaussian_nll_loss"};
   return ops;
 }
 
