@@ -326,7 +326,7 @@ TEST_CASE("margin and likelihood losses refuse bad input with typed errors that 
       {"multilabel_margin_loss", "-2", "flat position 4"});
   check_error<IndexError>(
       [&] {
-        F::multilabel_margin_loss(a, i64({0, 3, -1, 1, 0, 0}, {2, 3}));
+        F::multilabel_margin_loss(a, i64({0, -1, 3, 1, 0, 0}, {2, 3}));  // after the -1 too, as PyTorch
       },
       {"multilabel_margin_loss", "target value 3"});
   check_error<TypeError>([&] { F::multilabel_margin_loss(a, a); }, {"multilabel_margin_loss", "int64"});
@@ -361,6 +361,10 @@ TEST_CASE("margin and likelihood losses refuse bad input with typed errors that 
   // The accepted var shapes: input's, without the last dim, with a last dim of 1.
   CHECK(F::gaussian_nll_loss(a, a, wick::ones({2}, kF64), false, 1e-6, kNone).sizes() == a.sizes());
   CHECK(F::gaussian_nll_loss(a, a, wick::ones({2, 1}, kF64), false, 1e-6, kNone).sizes() == a.sizes());
+  // An empty batch has no loss to average: NaN (PyTorch 1.13 returns memory it never wrote).
+  CHECK(std::isnan(F::multi_margin_loss(wick::randn({0, 3}, kF64), i64({}, {0})).item<double>()));
+  CHECK(std::isnan(F::multilabel_margin_loss(wick::randn({0, 3}, kF64), i64({}, {0, 3})).item<double>()));
+  CHECK(F::multi_margin_loss(wick::randn({0, 3}, kF64), i64({}, {0}), 1, 1.0, {}, kNone).sizes() == IntArrayRef{0});
   // Integer labels are taken by multilabel_soft_margin_loss.
   const Tensor labels = i64({1, 0, 1, 0, 0, 1}, {2, 3});
   CHECK_ALLCLOSE(F::multilabel_soft_margin_loss(a, labels), F::multilabel_soft_margin_loss(a, labels.to(kFloat64)), 0.0,
