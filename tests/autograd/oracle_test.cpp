@@ -201,7 +201,10 @@ const std::set<std::string>& nn_ops() {
       "einsum", "cdist", "bilinear", "bilinear_module", "softmax2d",
       // generate.py's fold_pool_cases, tests/nn/fold_pool_test.cpp
       "unfold", "fold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
-      "max_unpool2d_dup"};
+      "max_unpool2d_dup",
+      // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
+      "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
+      "poisson_nll_loss", "gaussian_nll_loss"};
   return ops;
 }
 

@@ -278,5 +278,6 @@ namespace F = functional;
 #include "wick/nn/functional_fold.h"            // fold, unfold
 #include "wick/nn/functional_grid.h"            // affine_grid, grid_sample
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
+#include "wick/nn/functional_loss_more.h"       // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...
 #include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
 #include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle

@@ -25,6 +25,7 @@
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/loss.h"
+#include "wick/nn/modules/loss_more.h"
 #include "wick/nn/modules/norm_base.h"
 #include "wick/nn/modules/normalization.h"
 #include "wick/nn/modules/parameter_containers.h"  // ParameterList, ParameterDict
