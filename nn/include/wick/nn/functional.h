@@ -273,6 +273,7 @@ namespace F = functional;
 #include "wick/nn/functional_activation.h"      // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
 #include "wick/nn/functional_bilinear.h"        // bilinear
 #include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d, conv_transpose2d and conv_transpose3d
+#include "wick/nn/functional_ctc.h"             // ctc_loss
 #include "wick/nn/functional_distance.h"        // cosine_similarity, pairwise_distance
 #include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
 #include "wick/nn/functional_fold.h"            // fold, unfold
@@ -281,3 +282,5 @@ namespace F = functional;
 #include "wick/nn/functional_loss_more.h"       // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...
 #include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
 #include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle
+#include "wick/nn/functional_shrink.h"          // hardshrink, softshrink, rrelu
+#include "wick/nn/functional_triplet.h"         // triplet_margin_with_distance_loss

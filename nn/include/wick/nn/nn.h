@@ -25,6 +25,7 @@
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/loss.h"
+#include "wick/nn/modules/loss_ctc.h"  // CTCLoss, TripletMarginWithDistanceLoss
 #include "wick/nn/modules/loss_more.h"
 #include "wick/nn/modules/norm_base.h"
 #include "wick/nn/modules/normalization.h"
@@ -36,6 +37,7 @@
 #include "wick/nn/modules/resize.h"
 #include "wick/nn/modules/rnn.h"
 #include "wick/nn/modules/rnn_cell.h"
+#include "wick/nn/modules/shrink.h"  // Hardshrink, Softshrink, RReLU
 #include "wick/nn/modules/softmax2d.h"
 #include "wick/nn/modules/transformer.h"
 #include "wick/nn/modules/transformer_decoder.h"
