@@ -204,7 +204,9 @@ const std::set<std::string>& nn_ops() {
       "max_unpool2d_dup",
       // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-      "poisson_nll_loss", "gaussian_nll_loss"};
+      "poisson_nll_loss", "gaussian_nll_loss",
+      // generate.py's ctc_cases, tests/nn/ctc_shrink_test.cpp
+      "ctc_loss", "hardshrink", "softshrink", "rrelu_eval", "triplet_margin_with_distance_loss"};
   return ops;
 }
 

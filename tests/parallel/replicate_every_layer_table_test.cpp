@@ -220,6 +220,14 @@ std::vector<Layer> layers() {
              Sequential(Linear(4, 6), GELU(), SiLU(), Tanh(), Sigmoid(), ReLU(), Identity(), Linear(6, 3), Softmax(1)));
        },
        one({5, 4})},
+      {"Sequential of shrink activations, eval",
+       [=] { return ptr(Sequential(Linear(4, 6), Hardshrink(0.3), Softshrink(0.2), RReLU(), Linear(6, 3))); },
+       one({5, 4}), 0, false},
+      {"TripletMarginWithDistanceLoss, unreduced",
+       [=] { return ptr(TripletMarginWithDistanceLoss(TripletMarginWithDistanceLossOptions().reduction(kNone))); },
+       [=] {
+         return Args{rnd({5, 3}), rnd({5, 3}), rnd({5, 3})};
+       }},
       {"Sequential with Flatten", [=] { return ptr(Sequential(Conv2d(2, 2, 2), Flatten(), Linear(8, 3))); },
        one({5, 2, 3, 3})},
       {"ModuleList and ModuleDict", [] { return std::static_pointer_cast<Module>(std::make_shared<Containers>()); },
