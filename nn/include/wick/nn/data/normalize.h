@@ -11,10 +11,10 @@
 // 0 (ValueError, at construction); an input with fewer than 3 dims or another channel count
 // (ValueError), or an integer input (TypeError).
 //
-// Differences from LibTorch: LibTorch keeps mean and stddev as float32 [C, 1, 1] tensors and lets
-// broadcasting decide (a 3-channel Normalize on a 1-channel image silently gives 3 channels, and a
-// float64 input stays float64 but a mismatched shape is only found by broadcasting); wick
-// checks the channel count, and computes in the input's own dtype and on its device (torchvision's rule).
+// Difference from LibTorch: LibTorch keeps mean and stddev as float32 [C, 1, 1] tensors and lets
+// broadcasting decide, so a 3-channel Normalize on a 1-channel image silently gives 3 channels;
+// wick checks the channel count, and computes in the input's dtype and on its device
+// (torchvision's rule).
 #include <utility>
 #include <vector>
 
