@@ -12,8 +12,7 @@ Optimizer& ChainedScheduler::first_optimizer(const std::vector<std::shared_ptr<L
 }
 
 ChainedScheduler::ChainedScheduler(std::vector<std::shared_ptr<LRScheduler>> schedulers)
-    : LRScheduler(first_optimizer(schedulers)),
-      schedulers_(std::move(schedulers)) {
+    : LRScheduler(first_optimizer(schedulers)), schedulers_(std::move(schedulers)) {
   for (size_t i = 0; i < schedulers_.size(); ++i) {
     const LRScheduler* s = schedulers_[i].get();
     WICK_CHECK(s != nullptr, "ChainedScheduler: scheduler {} is null", i);

@@ -24,7 +24,8 @@ constexpr double kMaxCount = 9007199254740992.0;  // 2^53: counts read from numb
 void check_options(const LBFGSOptions& o, const char* op) {
   detail::check_finite_nonneg(op, "learning rate", o.lr());
   WICK_CHECK(o.max_iter() >= 1, "{}: invalid max_iter {} (must be >= 1)", op, o.max_iter());
-  WICK_CHECK(!o.max_eval() || *o.max_eval() >= 1, "{}: invalid max_eval {} (must be >= 1)", op, o.max_eval().value_or(0));
+  WICK_CHECK(!o.max_eval() || *o.max_eval() >= 1, "{}: invalid max_eval {} (must be >= 1)", op,
+             o.max_eval().value_or(0));
   detail::check_finite_nonneg(op, "tolerance_grad", o.tolerance_grad());
   detail::check_finite_nonneg(op, "tolerance_change", o.tolerance_change());
   WICK_CHECK(o.history_size() >= 1, "{}: invalid history_size {} (must be >= 1)", op, o.history_size());
@@ -35,16 +36,16 @@ void check_options(const LBFGSOptions& o, const char* op) {
 
 // `v` as a count of option `name`: a whole number in [1, 2^53] (ValueError otherwise).
 int64_t count_option(const char* name, double v) {
-  WICK_CHECK(v >= 1 && v <= kMaxCount && v == std::floor(v), "LBFGS: invalid {} {} (must be a whole number >= 1)",
-             name, v);
+  WICK_CHECK(v >= 1 && v <= kMaxCount && v == std::floor(v), "LBFGS: invalid {} {} (must be a whole number >= 1)", name,
+             v);
   return static_cast<int64_t>(v);
 }
 
 double max_abs(const Tensor& t) { return t.abs().max().item<double>(); }
 Tensor host_number(double v) { return wick::scalar_tensor(v, TensorOptions(kFloat64)); }
 
-const std::vector<std::string> kHistoryNames = {"d", "t", "old_dirs", "old_stps", "ro", "H_diag", "prev_flat_grad",
-                                                "prev_loss"};
+const std::vector<std::string> kHistoryNames = {"d",  "t",      "old_dirs",       "old_stps",
+                                                "ro", "H_diag", "prev_flat_grad", "prev_loss"};
 
 }  // namespace
 
@@ -88,10 +89,14 @@ LBFGS::LBFGS(std::vector<ParamGroup> groups, const LBFGSOptions& defaults)
   const Tensor& p0 = params()[0];
   for (size_t i = 1; i < params().size(); ++i) {
     const Tensor& p = params()[i];
-    WICK_CHECK_TYPE(p.dtype() == p0.dtype(), "LBFGS: parameter {} is {} but parameter 0 is {}; LBFGS keeps one flat "
-                    "state for all its parameters, so they need one dtype", i, p.dtype(), p0.dtype());
-    WICK_CHECK(p.device() == p0.device(), "LBFGS: parameter {} is on {} but parameter 0 is on {}; all parameters "
-               "have to be on one device (as PyTorch)", i, p.device(), p0.device());
+    WICK_CHECK_TYPE(p.dtype() == p0.dtype(),
+                    "LBFGS: parameter {} is {} but parameter 0 is {}; LBFGS keeps one flat "
+                    "state for all its parameters, so they need one dtype",
+                    i, p.dtype(), p0.dtype());
+    WICK_CHECK(p.device() == p0.device(),
+               "LBFGS: parameter {} is on {} but parameter 0 is on {}; all parameters "
+               "have to be on one device (as PyTorch)",
+               i, p.device(), p0.device());
   }
   // As LibTorch: an unset max_eval becomes max_iter * 5 / 4.
   for (OptimizerOptions* o : {static_cast<OptimizerOptions*>(&param_groups()[0].options()),
@@ -133,9 +138,10 @@ StateLayout LBFGS::state_layout(const std::string& name, const Tensor& p) const 
 void LBFGS::check_loaded_state(int64_t id, const ParamState& s, const OptimizerOptions& options,
                                std::vector<std::string>& problems) const {
   if (id != 0) {
-    problems.push_back(fmt::format("LBFGS keeps its state as parameter 0's, but the state dict has state for "
-                                   "parameter {}",
-                                   id));
+    problems.push_back(
+        fmt::format("LBFGS keeps its state as parameter 0's, but the state dict has state for "
+                    "parameter {}",
+                    id));
     return;
   }
   const auto& o = static_cast<const LBFGSOptions&>(options);
@@ -149,18 +155,18 @@ void LBFGS::check_loaded_state(int64_t id, const ParamState& s, const OptimizerO
   for (const auto& n : kHistoryNames) (s.buffers.contains(n) ? have : lack).push_back(n);
   const bool started = s.buffers.contains("n_iter") && s.buffers.at("n_iter").item<double>() > 0;
   if (started && !lack.empty())
-    problems.push_back(fmt::format("LBFGS state after its first iteration (n_iter > 0) also needs {}",
-                                   fmt::join(lack, ", ")));
+    problems.push_back(
+        fmt::format("LBFGS state after its first iteration (n_iter > 0) also needs {}", fmt::join(lack, ", ")));
   if (!started && !have.empty())
-    problems.push_back(fmt::format("LBFGS state with n_iter 0 has no history, but the state dict has {}",
-                                   fmt::join(have, ", ")));
+    problems.push_back(
+        fmt::format("LBFGS state with n_iter 0 has no history, but the state dict has {}", fmt::join(have, ", ")));
   if (!lack.empty()) return;
   const int64_t k = s.buffers.at("ro").numel();
   if (s.buffers.at("old_dirs").size(0) != k || s.buffers.at("old_stps").size(0) != k || k > o.history_size())
-    problems.push_back(fmt::format("LBFGS's old_dirs, old_stps and ro must have one length, at most history_size {}, "
-                                   "got {}, {} and {}",
-                                   o.history_size(), s.buffers.at("old_dirs").size(0),
-                                   s.buffers.at("old_stps").size(0), k));
+    problems.push_back(
+        fmt::format("LBFGS's old_dirs, old_stps and ro must have one length, at most history_size {}, "
+                    "got {}, {} and {}",
+                    o.history_size(), s.buffers.at("old_dirs").size(0), s.buffers.at("old_stps").size(0), k));
   for (const char* n : {"t", "H_diag", "prev_loss"})
     if (!std::isfinite(s.buffers.at(n).item<double>()))
       problems.push_back(fmt::format("key \"state.0.{}\" should hold one finite number", n));
@@ -175,7 +181,8 @@ Tensor LBFGS::gather_flat_grad() const {
                        "LBFGS.step: after the closure, a gradient is {} [{}] on {} but its parameter is {} [{}] on {}",
                        g.dtype(), fmt::join(g.sizes(), ", "), g.device(), p.dtype(), fmt::join(p.sizes(), ", "),
                        p.device());
-    views.push_back(g.defined() ? g.reshape({-1}) : wick::zeros({p.numel()}, TensorOptions(p.dtype()).device(p.device())));
+    views.push_back(g.defined() ? g.reshape({-1})
+                                : wick::zeros({p.numel()}, TensorOptions(p.dtype()).device(p.device())));
   }
   // A fresh tensor, never a view of a gradient that the next closure call may zero in place.
   return views.size() == 1 ? views[0].clone() : wick::cat(views, 0);
@@ -197,9 +204,9 @@ double LBFGS::evaluate(const LossClosure& closure, Tensor* loss_tensor) {
     AutoGradMode enable(true);  // the closure always runs with grad mode on, as PyTorch's
     loss = closure();
   }
-  WICK_CHECK(loss.defined() && loss.numel() == 1,
-             "LBFGS.step: the closure must return the loss, one element, got {}",
-             loss.defined() ? fmt::format("a tensor of shape [{}]", fmt::join(loss.sizes(), ", ")) : "an undefined tensor");
+  WICK_CHECK(
+      loss.defined() && loss.numel() == 1, "LBFGS.step: the closure must return the loss, one element, got {}",
+      loss.defined() ? fmt::format("a tensor of shape [{}]", fmt::join(loss.sizes(), ", ")) : "an undefined tensor");
   if (loss_tensor) *loss_tensor = loss;
   return loss.item<double>();
 }

@@ -164,8 +164,8 @@ std::vector<LrLambda> checked_lambdas(const Optimizer& optimizer, std::vector<Lr
              "{}: expected one lr_lambda per parameter group ({}), got {}", who, optimizer.param_groups().size(),
              lambdas.size());
   for (size_t i = 0; i < lambdas.size(); ++i)
-    WICK_CHECK(static_cast<bool>(lambdas[i]), "{}: lr_lambda {} is an empty std::function; pass a function of the epoch",
-               who, i);
+    WICK_CHECK(static_cast<bool>(lambdas[i]),
+               "{}: lr_lambda {} is an empty std::function; pass a function of the epoch", who, i);
   return lambdas;
 }
 

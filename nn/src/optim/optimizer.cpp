@@ -86,11 +86,12 @@ void Optimizer::add_param_group(ParamGroup group) {
   // read as AdamOptions. A group's options are complete, as LibTorch's: fields it does not set
   // keep their class's defaults, not this optimizer's (PyTorch's dict-based groups do inherit).
   if (group.has_options())
-    WICK_CHECK_TYPE(group.options().read_as() == defaults_->read_as(),
-                    "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
-                    "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions, "
-                    "AdagradOptions, AdamaxOptions, NAdamOptions, RAdamOptions, RpropOptions, AdadeltaOptions or ASGDOptions)",
-                    type_name(typeid(group.options())), type_name(typeid(*defaults_)));
+    WICK_CHECK_TYPE(
+        group.options().read_as() == defaults_->read_as(),
+        "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
+        "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions, "
+        "AdagradOptions, AdamaxOptions, NAdamOptions, RAdamOptions, RpropOptions, AdadeltaOptions or ASGDOptions)",
+        type_name(typeid(group.options())), type_name(typeid(*defaults_)));
   else
     group.set_options(defaults_->clone());
   check_group_options(group.options());
@@ -322,9 +323,9 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
       double v = 0;
       const double max = scalar_state_max(sname);
       if (t.numel() != 1 || !t.is_floating_point() || !(v = t.item<double>(), std::isfinite(v) && v >= 0 && v <= max)) {
-        problems.push_back(fmt::format("key \"{}\" should hold one floating-point number {}", brief(key),
-                                       std::isinf(max) ? std::string("that is finite and >= 0")
-                                                       : fmt::format("in [0, {}]", max)));
+        problems.push_back(
+            fmt::format("key \"{}\" should hold one floating-point number {}", brief(key),
+                        std::isinf(max) ? std::string("that is finite and >= 0") : fmt::format("in [0, {}]", max)));
         continue;
       }
       new_state[p.impl()].scalars.insert_or_assign(sname, static_cast<double>(static_cast<float>(v)));

@@ -4,8 +4,8 @@
 // and PolynomialLR (below, on the base class LRScheduler), and ReduceLROnPlateau
 // (reduce_lr_on_plateau.h, included here: it is stepped with a metric and is no LRScheduler, as in
 // PyTorch). More LRSchedulers have headers of their own: SequentialLR (sequential_lr.h),
-// ChainedScheduler (chained_scheduler.h), CosineAnnealingWarmRestarts (cosine_warm_restarts.h), OneCycleLR (one_cycle_lr.h) and CyclicLR (cyclic_lr.h); optim.h
-// includes them all. See docs/training.md.
+// ChainedScheduler (chained_scheduler.h), CosineAnnealingWarmRestarts (cosine_warm_restarts.h), OneCycleLR
+// (one_cycle_lr.h) and CyclicLR (cyclic_lr.h); optim.h includes them all. See docs/training.md.
 //
 // A scheduler remembers each group's base lr (its lr when the scheduler was made) and an epoch
 // counter last_epoch; construction counts as the first step (last_epoch = 0, lrs unchanged).
