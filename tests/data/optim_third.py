@@ -20,7 +20,7 @@ import sys
 import torch
 from torch.optim import lr_scheduler as S
 
-torch.set_default_dtype(torch.float64)
+F64 = torch.float64  # explicit: ASGD's eta and mu stay float32 tensors, as under the default dtype
 P0 = [0.5, -1.25, 2.0, 0.75, -0.3, 1.1]
 Q0 = [-2.0, 0.4, 1.5, 0.01]
 C = ([1.0, 0.5, 2.0, 0.1, 3.0, 0.7], [0.3, 1.7, 0.9, 2.5])
@@ -28,13 +28,13 @@ D = ([0.2, -0.4, 0.1, 0.9, -1.0, 0.05], [-0.6, 0.8, 0.0, 0.3])
 
 
 def two_groups(cls, first, second, steps, extra=None):
-    p = torch.tensor(P0).reshape(2, 3).requires_grad_(True)
-    q = torch.tensor(Q0).requires_grad_(True)
+    p = torch.tensor(P0, dtype=F64).reshape(2, 3).requires_grad_(True)
+    q = torch.tensor(Q0, dtype=F64).requires_grad_(True)
     o = cls([{'params': [p]}, dict(second, params=[q])], **first)
     rows = []
     for _ in range(steps):
         for x, c, d in ((p, C[0], D[0]), (q, C[1], D[1])):
-            x.grad = torch.tensor(c).reshape(x.shape) * x.detach() + torch.tensor(d).reshape(x.shape)
+            x.grad = torch.tensor(c, dtype=F64).reshape(x.shape) * x.detach() + torch.tensor(d, dtype=F64).reshape(x.shape)
         o.step()
         r = p.detach().flatten().tolist() + q.detach().tolist()
         if extra:
@@ -51,8 +51,8 @@ def asgd_extra(o, p, q):
 
 def quadratic(a, b):
     x = torch.cat([a, b])
-    c = torch.tensor([1.0, 3.0, 0.5, 2.0, 1.5])
-    d = torch.tensor([0.5, -1.0, 0.25, 2.0, -0.75])
+    c = torch.tensor([1.0, 3.0, 0.5, 2.0, 1.5], dtype=F64)
+    d = torch.tensor([0.5, -1.0, 0.25, 2.0, -0.75], dtype=F64)
     return 0.5 * (c * x * x).sum() + (d * x).sum() + 0.3 * x.sum() ** 2
 
 
@@ -61,8 +61,8 @@ def rosenbrock(a, b):
 
 
 def lbfgs(problem, steps, **kw):
-    a = torch.tensor([-1.5, 2.0, 0.5] if problem is quadratic else [-1.5, 2.0]).requires_grad_(True)
-    b = torch.tensor([1.0, -0.5]).requires_grad_(True)
+    a = torch.tensor([-1.5, 2.0, 0.5] if problem is quadratic else [-1.5, 2.0], dtype=F64).requires_grad_(True)
+    b = torch.tensor([1.0, -0.5], dtype=F64).requires_grad_(True)
     o = torch.optim.LBFGS([a, b], **kw)
 
     def closure():
