@@ -206,8 +206,18 @@ class Optimizer {
   /// options and never requires them.
   virtual std::vector<std::string> optional_state_names() const = 0;
   /// The scalar state every parameter with state has (ParamState::scalars; NAdam's mu_product):
-  /// load_state_dict requires them, each one finite number in [0, 1]. The base's has none.
+  /// load_state_dict requires them, each one finite number in [0, scalar_state_max]. The base's has none.
   virtual std::vector<std::string> scalar_state_names() const { return {}; }
+  /// Throws wick::ValueError naming the option when `options` (of this optimizer's class) are
+  /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
+  /// add their groups before the subclass exists, check them themselves.
+  virtual void check_group_options(const OptimizerOptions& options) const;
+  /// Makes the state a parameter has from the moment it joins the optimizer (Adagrad's sum, as
+  /// PyTorch makes it in its constructor); the base's makes none. add_param_group calls it for the
+  /// group it added; as for check_group_options, the constructors call it for their own groups.
+  virtual void init_group_state(const ParamGroup& group);
+  /// Whether the state holds a step count.
+  virtual bool has_step() const = 0;
   /// The largest value load_state_dict accepts for the scalar state `name` (1 by default; ASGD's
   /// eta, a step size, may be any finite number >= 0: infinity).
   virtual double scalar_state_max(const std::string& /*name*/) const { return 1; }
@@ -221,16 +231,6 @@ class Optimizer {
   /// tensor was checked on its own. The base's finds nothing.
   virtual void check_loaded_state(int64_t /*id*/, const ParamState& /*s*/, const OptimizerOptions& /*options*/,
                                   std::vector<std::string>& /*problems*/) const {}
-  /// Throws wick::ValueError naming the option when `options` (of this optimizer's class) are
-  /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
-  /// add their groups before the subclass exists, check them themselves.
-  virtual void check_group_options(const OptimizerOptions& options) const;
-  /// Makes the state a parameter has from the moment it joins the optimizer (Adagrad's sum, as
-  /// PyTorch makes it in its constructor); the base's makes none. add_param_group calls it for the
-  /// group it added; as for check_group_options, the constructors call it for their own groups.
-  virtual void init_group_state(const ParamGroup& group);
-  /// Whether the state holds a step count.
-  virtual bool has_step() const = 0;
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
   /// Throws StateError, before anything is updated, when a gradient or a state tensor does not
   /// have its parameter's dtype, device and shape (Module::to() does not convert optimizer state;
