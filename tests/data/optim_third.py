@@ -3,7 +3,7 @@
 the lrs of MultiplicativeLR and ChainedScheduler, in float64.
 
 Adadelta and ASGD run on two parameters in two groups (the second with options of its own, given
-in full as wick's groups take them), p = [0.5, -1.25, 2.0, 0.75, -0.3, 1.1] (shape [2, 3]) and
+in full as wick's groups take them: a PyTorch group inherits the options it leaves out), p = [0.5, -1.25, 2.0, 0.75, -0.3, 1.1] (shape [2, 3]) and
 q = [-2.0, 0.4, 1.5, 0.01], with the gradient c * x + d set by hand before each step (c and d of
 tests/support/optim_reference_common.h). Each row holds p and q after a step (ASGD's also its ax
 averages and each parameter's eta and mu). LBFGS runs step(closure) a few times on a coupled
@@ -95,14 +95,16 @@ ADADELTA = torch.optim.Adadelta
 ASGD = torch.optim.ASGD
 LBFGS = torch.optim.LBFGS
 CASES = [
-    ('adadelta', 'Adadelta([{p}, {q, lr=0.5, rho=0.8, eps=1e-4, maximize=True}], weight_decay=0.1)',
-     lambda: two_groups(ADADELTA, {'weight_decay': 0.1}, {'lr': 0.5, 'rho': 0.8, 'eps': 1e-4, 'maximize': True}, 6)),
+    ('adadelta', 'Adadelta([{p}, {q, lr=0.5, rho=0.8, eps=1e-4, weight_decay=0, maximize=True}], weight_decay=0.1)',
+     lambda: two_groups(ADADELTA, {'weight_decay': 0.1},
+                        {'lr': 0.5, 'rho': 0.8, 'eps': 1e-4, 'weight_decay': 0, 'maximize': True}, 6)),
     ('adadelta_defaults', 'Adadelta([{p}, {q, rho=0.5, weight_decay=0.2}])',
      lambda: two_groups(ADADELTA, {}, {'rho': 0.5, 'weight_decay': 0.2}, 6)),
-    ('asgd', 'ASGD([{p}, {q, lr=0.2, lambd=0.01, alpha=0.5, t0=0, maximize=True}], lr=0.05, lambd=0.1, t0=2, '
-     'weight_decay=0.1)',
+    ('asgd', 'ASGD([{p}, {q, lr=0.2, lambd=0.01, alpha=0.5, t0=0, weight_decay=0, maximize=True}], lr=0.05, '
+     'lambd=0.1, t0=2, weight_decay=0.1)',
      lambda: two_groups(ASGD, {'lr': 0.05, 'lambd': 0.1, 't0': 2, 'weight_decay': 0.1},
-                        {'lr': 0.2, 'lambd': 0.01, 'alpha': 0.5, 't0': 0, 'maximize': True}, 6, asgd_extra)),
+                        {'lr': 0.2, 'lambd': 0.01, 'alpha': 0.5, 't0': 0, 'weight_decay': 0, 'maximize': True}, 6,
+                        asgd_extra)),
     ('asgd_defaults', 'ASGD([{p}, {q, t0=3}])', lambda: two_groups(ASGD, {}, {'t0': 3}, 6, asgd_extra)),
     ('lbfgs_quadratic', 'LBFGS([a, b], max_iter=4), quadratic, 3 steps', lambda: lbfgs(quadratic, 3, max_iter=4)),
     ('lbfgs_quadratic_wolfe', 'LBFGS([a, b], max_iter=3, history_size=2, line_search_fn="strong_wolfe"), quadratic',
