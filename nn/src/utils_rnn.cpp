@@ -27,8 +27,8 @@ std::vector<int64_t> host_int64(const char* op, const char* what, const Tensor& 
   WICK_CHECK_TYPE(t.dtype() == kInt64, "{}: {} must be int64, got {} (shape {}); convert it with .to(wick::kInt64)", op,
                   what, t.dtype(), shape_str(t));
   WICK_CHECK(t.device().is_cpu(),
-             "{}: {} must be on a CPU device, got {} (shape {}); move it with .to(wick::kCPU), as PyTorch wants "
-             "'lengths' as a 1-d CPU int64 tensor",
+             "{}: {} must be on a CPU device, got {} (shape {}); move it with .to(wick::kCPU) (PyTorch keeps "
+             "lengths and batch sizes in 1-d CPU int64 tensors)",
              op, what, t.device(), shape_str(t));
   WICK_CHECK(t.dim() == 1, "{}: {} must be 1-d, got shape {}", op, what, shape_str(t));
   const Tensor c = t.contiguous();
