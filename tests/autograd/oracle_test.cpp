@@ -204,7 +204,10 @@ const std::set<std::string>& nn_ops() {
       "max_unpool2d_dup",
       // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-      "poisson_nll_loss", "gaussian_nll_loss"};
+      "poisson_nll_loss", "gaussian_nll_loss",
+      // generate.py's packed_sequence_cases, tests/nn/packed_sequence_test.cpp
+      "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "pack_sequence", "lstm_packed", "gru_packed",
+      "rnn_packed"};
   return ops;
 }
 
