@@ -35,9 +35,10 @@ Tensor qr_backward(const Tensor& gQ, const Tensor& gR, const Tensor& Q, const Te
 
 // gA = V (diag(gL) + sym(V^T gV) / E) V^T, E[i, j] = L_j - L_i, sym(X) = (X - X^T) / 2. A zero
 // numerator (a missing eigenvector gradient, filled with zeros) gives 0 where E is 0, as PyTorch's
-// formula without gV does; a nonzero one over a repeated eigenvalue gives inf, as PyTorch's.
-Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V, bool values_only) {
-  if (values_only) return matmul(V * unsqueeze(gL, -2), mT(V));
+// formula without gV does (eigvalsh: V diag(gL) V^T); a nonzero one over a repeated eigenvalue
+// gives inf, as PyTorch's. eigvalsh records this node with V as a hidden output, so a double
+// backward differentiates through V.
+Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const Tensor& V) {
   const Tensor VhgV = matmul(mT(V), gV);
   const Tensor skew = (VhgV - mT(VhgV)) * 0.5;
   const Tensor E = unsqueeze(L, -2) - unsqueeze(L, -1);
@@ -57,10 +58,8 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, const std::string& UPLO, b
   const bool grad = needs_grad({&A});
   auto [L, V] = native::lapack_eigh(A, upper, !values_only || grad);
   if (grad) {
-    record_function(
-        "LinalgEighBackward", {A}, {L, V},
-        [values_only](const VL& g, const VL& s) -> VL { return {eigh_backward(g[0], g[1], s[0], s[1], values_only)}; },
-        {}, {L, V});
+    record_function("LinalgEighBackward", {A}, {L, V},
+                    [](const VL& g, const VL& s) -> VL { return {eigh_backward(g[0], g[1], s[0], s[1])}; }, {}, {L, V});
   }
   return {L, V};
 }
@@ -99,7 +98,7 @@ std::tuple<Tensor, Tensor> qr(const Tensor& A, const std::string& mode) {
                                   "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
                                   "linalg.qr."
                                 : "The QR decomposition is not differentiable when mode='complete' and nrows > ncols.";
-    record_function("LinalgQrBackward", {A}, {R},
+    record_function("LinalgQrBackward", {A}, compute_q ? std::vector<Tensor>{Q, R} : std::vector<Tensor>{R},
                     [why](const VL&, const VL&) -> VL { WICK_FAIL_T(NotImplementedError, "linalg.qr: {}", why); });
     return {Q, R};
   }

@@ -95,10 +95,12 @@ std::tuple<Tensor, Tensor> slogdet(const Tensor& A) {
   if (needs_grad({&A})) {
     // sign is not differentiable (PyTorch's output_differentiability); logabsdet's gradient is
     // g A^{-T}, a solve that refuses a singular A (logabsdet -inf) as PyTorch's does in grad mode.
-    record_function(
-        "LinalgSlogdetBackward", {A}, {logabsdet},
-        [](const VL& g, const VL& s) -> VL { return {solve_square(mT(s[0]), diag_embed(g[0]), "linalg.slogdet")}; },
-        {A});
+    record_function("LinalgSlogdetBackward", {A}, {logabsdet},
+                    [](const VL& g, const VL& s) -> VL {
+                      const Tensor gI = unsqueeze(unsqueeze(g[0], -1), -1) * eye_like(s[0], s[0].size(-1));
+                      return {solve_square(mT(s[0]), gI, "linalg.slogdet")};
+                    },
+                    {A});
   }
   return {sign, logabsdet};
 }

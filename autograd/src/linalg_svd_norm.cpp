@@ -17,9 +17,11 @@ namespace {
 Tensor div_nonzero(const Tensor& a, const Tensor& b) { return a / where(eq(a, zeros_like(a)), 1.0, b); }
 
 // PyTorch 1.13's svd_backward for U [..., m, k], S [..., k], Vh [..., k, n] (full_matrices:
-// U's first k columns and Vh's first k rows, their gradients narrowed alike).
-Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Tensor& S, Tensor Vh, bool full,
-                    bool values_only) {
+// U's first k columns and Vh's first k rows, their gradients narrowed alike). svdvals records the
+// same node with U and Vh as hidden outputs: their gradients are zeros, and div_nonzero makes the
+// formula PyTorch's U diag(gS) Vh then, finite for repeated and zero singular values; in a double
+// backward they are not zero, and the full formula differentiates through U and Vh.
+Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Tensor& S, Tensor Vh, bool full) {
   const int64_t m = U.size(-2), n = Vh.size(-1), k = S.size(-1);
   if (full) {
     gU = narrow(gU, -1, 0, k);
@@ -27,7 +29,6 @@ Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Ten
     gVh = narrow(gVh, -2, 0, k);
     Vh = narrow(Vh, -2, 0, k);
   }
-  if (values_only) return m >= n ? matmul(U, unsqueeze(gS, -1) * Vh) : matmul(U * unsqueeze(gS, -2), Vh);
   const Tensor UhgU = matmul(mT(U), gU), VhgV = matmul(Vh, mT(gVh));
   const Tensor skewU = UhgU - mT(UhgU), skewV = VhgV - mT(VhgV);
   const Tensor S2 = S * S;
@@ -53,8 +54,8 @@ std::tuple<Tensor, Tensor, Tensor> svd_impl(const Tensor& A, bool full_matrices,
   auto [U, S, Vh] = native::lapack_svd(A, full_matrices, !values_only || grad);
   if (grad) {
     record_function("LinalgSvdBackward", {A}, {U, S, Vh},
-                    [full_matrices, values_only](const VL& g, const VL& s) -> VL {
-                      return {svd_backward(g[0], g[1], g[2], s[0], s[1], s[2], full_matrices, values_only)};
+                    [full_matrices](const VL& g, const VL& s) -> VL {
+                      return {svd_backward(g[0], g[1], g[2], s[0], s[1], s[2], full_matrices)};
                     },
                     {}, {U, S, Vh});
   }

@@ -204,7 +204,11 @@ const std::set<std::string>& nn_ops() {
       "max_unpool2d_dup",
       // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-      "poisson_nll_loss", "gaussian_nll_loss"};
+      "poisson_nll_loss", "gaussian_nll_loss",
+      // generate.py's linalg_cases, tests/autograd/linalg_test.cpp
+      "linalg_inv", "linalg_det", "linalg_slogdet", "linalg_slogdet_sign", "linalg_solve", "linalg_cholesky",
+      "linalg_qr", "linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "linalg_matrix_norm",
+      "linalg_vector_norm"};
   return ops;
 }
 
