@@ -8,6 +8,7 @@
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/gradcheck.h"
+#include "wick/autograd/linalg.h"
 #include "wick/autograd/node.h"
 #include "wick/autograd/record.h"
 #include "wick/config.h"

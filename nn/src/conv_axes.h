@@ -1,7 +1,8 @@
 #pragma once
 // Internal: a convolution option's per-axis sizes as one array over 1, 2 or 3 axes, and the texts
-// PyTorch prints for them, shared by the convolution and transposed-convolution layers
-// (modules_conv.cpp, modules_conv_transpose.cpp), so that each rule is written once for every D.
+// PyTorch prints for them, shared by the convolution, transposed-convolution and pooling layers
+// (modules_conv.cpp, modules_conv_transpose.cpp, modules_pooling.cpp), so that each rule is written
+// once for every D.
 #include <fmt/format.h>
 
 #include <array>

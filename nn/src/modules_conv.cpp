@@ -1,7 +1,8 @@
-// Conv1d, Conv2d and Conv3d: the layers around F::conv1d / 2d / 3d (and F::pad for a
-// padding_mode), with PyTorch's checks, initialization and print. The three share every rule,
-// written once over 1, 2 or 3 spatial axes (ConvLayer below); they differ in F's function and in
-// how a 1-d layer's sizes read in its error messages (plain numbers, see number_text).
+// ConvNdImpl<D, Derived>, the layer of Conv1d, Conv2d and Conv3d: F::conv1d / 2d / 3d (and F::pad
+// for a padding_mode), with PyTorch's checks, initialization and print. Every rule is written once
+// over 1, 2 or 3 spatial axes (ConvLayer below); the three differ in F's function and in how a 1-d
+// layer's sizes read in its error messages (plain numbers, see number_text). Note [N-d layer
+// templates] in wick/nn/modules/conv_nd.h.
 #include <fmt/format.h>
 
 #include <optional>
@@ -48,8 +49,16 @@ std::optional<PaddingMode> named_padding_of(const ConvOptions<D>& o) {
   return p ? std::optional<PaddingMode>(*p) : std::nullopt;
 }
 
+// The layer's name in its messages, "Conv1d", "Conv2d" or "Conv3d".
 template <size_t D>
-ConvLayer layer_of(const char* name, const ConvOptions<D>& o) {
+constexpr const char* conv_name() {
+  static_assert(D >= 1 && D <= 3, "ConvNdImpl: D is 1, 2 or 3");
+  return D == 1 ? "Conv1d" : D == 2 ? "Conv2d" : "Conv3d";
+}
+
+template <size_t D>
+ConvLayer layer_of(const ConvOptions<D>& o) {
+  const char* name = conv_name<D>();
   return {name,
           static_cast<int>(D),
           o.in_channels(),
@@ -62,9 +71,6 @@ ConvLayer layer_of(const char* name, const ConvOptions<D>& o) {
           named_padding_of(o),
           o.padding_mode()};
 }
-ConvLayer layer_of(const Conv1dOptions& o) { return layer_of("Conv1d", o); }
-ConvLayer layer_of(const Conv2dOptions& o) { return layer_of("Conv2d", o); }
-ConvLayer layer_of(const Conv3dOptions& o) { return layer_of("Conv3d", o); }
 
 // An option in the messages where Conv1d prints a plain number: "3", "(3, 2)", "(3, 2, 2)".
 std::string number_text(const ConvLayer& l, const Axes& v) {
@@ -147,54 +153,50 @@ std::string conv_repr(const ConvLayer& l, bool bias) {
 }
 }  // namespace
 
-// The three layers differ only in F's function; kaiming_default_init reads fan_in from the weight
-// as PyTorch: C_in / groups * the kernel's sizes.
+// kaiming_default_init reads fan_in from the weight as PyTorch: C_in / groups * the kernel's sizes.
 
-Conv1dImpl::Conv1dImpl(const Conv1dOptions& options, TensorOptions tensor_options)
+template <size_t D, class Derived>
+ConvNdImpl<D, Derived>::ConvNdImpl(const ConvOptions<D>& options, TensorOptions tensor_options)
     : options_(options), mode_pads_(checked_mode_pads(layer_of(options))) {
-  weight_ = register_parameter("weight", weight_of(layer_of(options), tensor_options));
-  bias_ = register_parameter("bias", bias_of(layer_of(options), options.bias(), tensor_options));
+  weight_ = this->register_parameter("weight", weight_of(layer_of(options), tensor_options));
+  bias_ = this->register_parameter("bias", bias_of(layer_of(options), options.bias(), tensor_options));
   reset_parameters();
 }
 
-Conv2dImpl::Conv2dImpl(const Conv2dOptions& options, TensorOptions tensor_options)
-    : options_(options), mode_pads_(checked_mode_pads(layer_of(options))) {
-  weight_ = register_parameter("weight", weight_of(layer_of(options), tensor_options));
-  bias_ = register_parameter("bias", bias_of(layer_of(options), options.bias(), tensor_options));
-  reset_parameters();
+template <size_t D, class Derived>
+conv_size_t<D> ConvNdImpl<D, Derived>::padding() const {
+  return numeric_padding(options_);
 }
 
-Conv3dImpl::Conv3dImpl(const Conv3dOptions& options, TensorOptions tensor_options)
-    : options_(options), mode_pads_(checked_mode_pads(layer_of(options))) {
-  weight_ = register_parameter("weight", weight_of(layer_of(options), tensor_options));
-  bias_ = register_parameter("bias", bias_of(layer_of(options), options.bias(), tensor_options));
-  reset_parameters();
+template <size_t D, class Derived>
+std::optional<PaddingMode> ConvNdImpl<D, Derived>::named_padding() const {
+  return named_padding_of(options_);
 }
 
-int64_t Conv1dImpl::padding() const { return numeric_padding(options_); }
-Int2 Conv2dImpl::padding() const { return numeric_padding(options_); }
-Int3 Conv3dImpl::padding() const { return numeric_padding(options_); }
-
-std::optional<PaddingMode> Conv1dImpl::named_padding() const { return named_padding_of(options_); }
-std::optional<PaddingMode> Conv2dImpl::named_padding() const { return named_padding_of(options_); }
-std::optional<PaddingMode> Conv3dImpl::named_padding() const { return named_padding_of(options_); }
-
-void Conv1dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-void Conv2dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-void Conv3dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-
-Tensor Conv1dImpl::forward(const Tensor& input) {
-  return conv_forward(*this, mode_pads_, input, [](auto&&... a) { return F::conv1d(a...); });
-}
-Tensor Conv2dImpl::forward(const Tensor& input) {
-  return conv_forward(*this, mode_pads_, input, [](auto&&... a) { return F::conv2d(a...); });
-}
-Tensor Conv3dImpl::forward(const Tensor& input) {
-  return conv_forward(*this, mode_pads_, input, [](auto&&... a) { return F::conv3d(a...); });
+template <size_t D, class Derived>
+void ConvNdImpl<D, Derived>::reset_parameters() {
+  detail::kaiming_default_init(weight(), bias());
 }
 
-std::string Conv1dImpl::extra_repr() const { return conv_repr(layer_of(options_), bias().defined()); }
-std::string Conv2dImpl::extra_repr() const { return conv_repr(layer_of(options_), bias().defined()); }
-std::string Conv3dImpl::extra_repr() const { return conv_repr(layer_of(options_), bias().defined()); }
+template <size_t D, class Derived>
+Tensor ConvNdImpl<D, Derived>::forward(const Tensor& input) {
+  return conv_forward(*this, mode_pads_, input, [](auto&&... a) {
+    if constexpr (D == 1)
+      return F::conv1d(a...);
+    else if constexpr (D == 2)
+      return F::conv2d(a...);
+    else
+      return F::conv3d(a...);
+  });
+}
+
+template <size_t D, class Derived>
+std::string ConvNdImpl<D, Derived>::extra_repr() const {
+  return conv_repr(layer_of(options_), bias().defined());
+}
+
+template class ConvNdImpl<1, Conv1dImpl>;
+template class ConvNdImpl<2, Conv2dImpl>;
+template class ConvNdImpl<3, Conv3dImpl>;
 
 }  // namespace wick::nn

@@ -1,6 +1,7 @@
-// ConvTranspose1d, ConvTranspose2d and ConvTranspose3d: the layers around F::conv_transpose1d /
-// 2d / 3d, with PyTorch's checks, initialization, print and forward(input, output_size). The three
-// share every rule, written once over 1, 2 or 3 spatial axes (Layer below).
+// ConvTransposeNdImpl<D, Derived>, the layer of ConvTranspose1d, 2d and 3d: F::conv_transpose1d /
+// 2d / 3d, with PyTorch's checks, initialization, print and forward(input, output_size). Every
+// rule is written once over 1, 2 or 3 spatial axes (Layer below); the three differ only in F's
+// function. Note [N-d layer templates] in wick/nn/modules/conv_nd.h.
 #include <fmt/format.h>
 
 #include <string>
@@ -31,10 +32,18 @@ struct Layer {
   PadMode padding_mode;
 };
 
-template <class Options>
-Layer layer_of(const char* name, int dims, const Options& o) {
+// The layer's name in its messages, "ConvTranspose1d", "ConvTranspose2d" or "ConvTranspose3d".
+template <size_t D>
+constexpr const char* conv_transpose_name() {
+  static_assert(D >= 1 && D <= 3, "ConvTransposeNdImpl: D is 1, 2 or 3");
+  return D == 1 ? "ConvTranspose1d" : D == 2 ? "ConvTranspose2d" : "ConvTranspose3d";
+}
+
+template <size_t D>
+Layer layer_of(const ConvTransposeOptions<D>& o) {
+  const char* name = conv_transpose_name<D>();
   return {name,
-          dims,
+          static_cast<int>(D),
           o.in_channels(),
           o.out_channels(),
           o.groups(),
@@ -45,9 +54,6 @@ Layer layer_of(const char* name, int dims, const Options& o) {
           axes(o.dilation(), 1),
           o.padding_mode()};
 }
-Layer layer_of(const ConvTranspose1dOptions& o) { return layer_of("ConvTranspose1d", 1, o); }
-Layer layer_of(const ConvTranspose2dOptions& o) { return layer_of("ConvTranspose2d", 2, o); }
-Layer layer_of(const ConvTranspose3dOptions& o) { return layer_of("ConvTranspose3d", 3, o); }
 
 // PyTorch's tuple of one of the layer's options: "(3,)", "(3, 2)" or "(3, 2, 2)".
 std::string tuple_str(const Layer& l, const Axes& v) { return detail::py_tuple(v, l.dims); }
@@ -156,67 +162,50 @@ Tensor weight_of(const Layer& l, TensorOptions o) {
 }
 Tensor bias_of(const Layer& l, bool bias, TensorOptions o) { return bias ? wick::empty({l.out}, plain(o)) : Tensor(); }
 
-// The output_padding forward uses, as the layer's option type.
-template <size_t D, class Options>
-conv_size_t<D> forward_output_padding(const Options& o, const Tensor& input,
-                                      const std::optional<IntArrayRef>& output_size) {
-  return detail::sizes_of<D>(output_padding_for(layer_of(o), input, output_size));
-}
 }  // namespace
 
-// The three layers differ only in F's function. kaiming_default_init reads fan_in from the weight
-// as PyTorch does: weight.size(1) * the kernel's sizes.
+// kaiming_default_init reads fan_in from the weight as PyTorch does: weight.size(1) * the kernel's
+// sizes.
 
-ConvTranspose1dImpl::ConvTranspose1dImpl(const ConvTranspose1dOptions& options, TensorOptions tensor_options)
+template <size_t D, class Derived>
+ConvTransposeNdImpl<D, Derived>::ConvTransposeNdImpl(const ConvTransposeOptions<D>& options,
+                                                     TensorOptions tensor_options)
     : options_(options) {
   const Layer l = layer_of(options);
   check_layer(l);
-  weight_ = register_parameter("weight", weight_of(l, tensor_options));
-  bias_ = register_parameter("bias", bias_of(l, options.bias(), tensor_options));
+  weight_ = this->register_parameter("weight", weight_of(l, tensor_options));
+  bias_ = this->register_parameter("bias", bias_of(l, options.bias(), tensor_options));
   reset_parameters();
 }
 
-ConvTranspose2dImpl::ConvTranspose2dImpl(const ConvTranspose2dOptions& options, TensorOptions tensor_options)
-    : options_(options) {
-  const Layer l = layer_of(options);
-  check_layer(l);
-  weight_ = register_parameter("weight", weight_of(l, tensor_options));
-  bias_ = register_parameter("bias", bias_of(l, options.bias(), tensor_options));
-  reset_parameters();
+template <size_t D, class Derived>
+void ConvTransposeNdImpl<D, Derived>::reset_parameters() {
+  detail::kaiming_default_init(weight(), bias());
 }
 
-ConvTranspose3dImpl::ConvTranspose3dImpl(const ConvTranspose3dOptions& options, TensorOptions tensor_options)
-    : options_(options) {
-  const Layer l = layer_of(options);
-  check_layer(l);
-  weight_ = register_parameter("weight", weight_of(l, tensor_options));
-  bias_ = register_parameter("bias", bias_of(l, options.bias(), tensor_options));
-  reset_parameters();
+template <size_t D, class Derived>
+Tensor ConvTransposeNdImpl<D, Derived>::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
+  const conv_size_t<D> output_padding = detail::sizes_of<D>(output_padding_for(layer_of(options_), input, output_size));
+  if constexpr (D == 1)
+    return F::conv_transpose1d(input, weight(), bias(), stride(), padding(), output_padding, groups(), dilation());
+  else if constexpr (D == 2)
+    return F::conv_transpose2d(input, weight(), bias(), stride(), padding(), output_padding, groups(), dilation());
+  else
+    return F::conv_transpose3d(input, weight(), bias(), stride(), padding(), output_padding, groups(), dilation());
 }
 
-void ConvTranspose1dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-void ConvTranspose2dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-void ConvTranspose3dImpl::reset_parameters() { detail::kaiming_default_init(weight(), bias()); }
-
-Tensor ConvTranspose1dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
-  return F::conv_transpose1d(input, weight(), bias(), stride(), padding(),
-                             forward_output_padding<1>(options_, input, output_size), groups(), dilation());
-}
-Tensor ConvTranspose2dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
-  return F::conv_transpose2d(input, weight(), bias(), stride(), padding(),
-                             forward_output_padding<2>(options_, input, output_size), groups(), dilation());
-}
-Tensor ConvTranspose3dImpl::forward(const Tensor& input, const std::optional<IntArrayRef>& output_size) {
-  return F::conv_transpose3d(input, weight(), bias(), stride(), padding(),
-                             forward_output_padding<3>(options_, input, output_size), groups(), dilation());
+template <size_t D, class Derived>
+Value ConvTransposeNdImpl<D, Derived>::forward_value(const std::vector<Value>& args) {
+  return forward_value_of(*this, args);
 }
 
-Value ConvTranspose1dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
-Value ConvTranspose2dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
-Value ConvTranspose3dImpl::forward_value(const std::vector<Value>& args) { return forward_value_of(*this, args); }
+template <size_t D, class Derived>
+std::string ConvTransposeNdImpl<D, Derived>::extra_repr() const {
+  return layer_repr(layer_of(options_), bias().defined());
+}
 
-std::string ConvTranspose1dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
-std::string ConvTranspose2dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
-std::string ConvTranspose3dImpl::extra_repr() const { return layer_repr(layer_of(options_), bias().defined()); }
+template class ConvTransposeNdImpl<1, ConvTranspose1dImpl>;
+template class ConvTransposeNdImpl<2, ConvTranspose2dImpl>;
+template class ConvTransposeNdImpl<3, ConvTranspose3dImpl>;
 
 }  // namespace wick::nn

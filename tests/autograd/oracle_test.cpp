@@ -205,6 +205,13 @@ const std::set<std::string>& nn_ops() {
       // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
       "poisson_nll_loss", "gaussian_nll_loss",
+      // generate.py's packed_sequence_cases, tests/nn/packed_sequence_test.cpp
+      "pack_padded_sequence", "pad_packed_sequence", "pad_sequence", "pack_sequence", "lstm_packed", "gru_packed",
+      "rnn_packed",
+      // generate.py's linalg_cases, tests/autograd/linalg_test.cpp
+      "linalg_inv", "linalg_det", "linalg_slogdet", "linalg_slogdet_sign", "linalg_solve", "linalg_cholesky",
+      "linalg_qr", "linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "linalg_matrix_norm",
+      "linalg_vector_norm",
       // generate.py's ctc_cases, tests/nn/ctc_shrink_test.cpp
       "ctc_loss", "hardshrink", "softshrink", "rrelu_eval", "triplet_margin_with_distance_loss"};
   return ops;

@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "shuffle.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
@@ -30,14 +31,8 @@ std::vector<int64_t> BatchLoader::order(int64_t epoch) const {
   std::vector<int64_t> idx(static_cast<size_t>(num_samples()));
   std::iota(idx.begin(), idx.end(), int64_t{0});
   if (!options_.shuffle) return idx;
-  // Fisher-Yates with wick's counter-based hash: the order depends only on (seed, epoch), on
-  // every platform (std::uniform_int_distribution does not promise that).
-  const uint64_t stream = math::random_bits(options_.seed, static_cast<uint64_t>(epoch) ^ 0xE90C5EEDull);
-  for (size_t i = idx.size() - 1; i > 0; --i) {
-    const uint64_t r = math::random_bits(stream, i);
-    const auto j = static_cast<size_t>((static_cast<unsigned __int128>(r) * (i + 1)) >> 64);
-    std::swap(idx[i], idx[j]);
-  }
+  // The order depends only on (seed, epoch) (shuffle.h).
+  detail::shuffle_in_place(idx, math::random_bits(options_.seed, static_cast<uint64_t>(epoch) ^ 0xE90C5EEDull));
   return idx;
 }
 

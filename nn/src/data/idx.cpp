@@ -340,18 +340,28 @@ Tensor load_idx_labels(const std::string& path) {
   return out;
 }
 
+namespace {
+// `<base><name>.gz`, or `<base><name>` when only that one exists (LibTorch's uncompressed names).
+std::string mnist_file(const std::string& base, const std::string& name) {
+  const std::string gz = base + name + ".gz", plain = base + name;
+  struct stat st;
+  if (::stat(gz.c_str(), &st) != 0 && ::stat(plain.c_str(), &st) == 0) return plain;
+  return gz;
+}
+}  // namespace
+
 Split load_mnist_split(const std::string& dir, const std::string& split, double mean, double std) {
   WICK_CHECK(split == "train" || split == "t10k", "load_mnist_split: split must be \"train\" or \"t10k\", got \"{}\"",
              split);
   const std::string base = dir.empty() || dir.back() == '/' ? dir : dir + "/";
   Split s;
-  const std::string images = base + split + "-images-idx3-ubyte.gz";
+  const std::string images = mnist_file(base, split + "-images-idx3-ubyte");
   s.images = load_idx_images(images, mean, std);
   WICK_CHECK_FORMAT(s.images.size(2) == 28 && s.images.size(3) == 28,
                     "load_mnist_split: {}: the images are {}x{} (rows x cols) but MNIST-format images are 28x28; "
                     "read other sizes with load_idx_images",
                     images, s.images.size(2), s.images.size(3));
-  s.labels = load_idx_labels(base + split + "-labels-idx1-ubyte.gz");
+  s.labels = load_idx_labels(mnist_file(base, split + "-labels-idx1-ubyte"));
   WICK_CHECK_FORMAT(s.images.size(0) == s.labels.size(0), "load_mnist_split: {}: {} images but {} labels", base + split,
                     s.images.size(0), s.labels.size(0));
   const int64_t* l = s.labels.data_ptr<int64_t>();

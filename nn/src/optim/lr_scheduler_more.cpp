@@ -1,4 +1,4 @@
-// ExponentialLR, MultiStepLR, LinearLR and LambdaLR: PyTorch 1.13's get_lr (recursive where
+// ExponentialLR, MultiStepLR, LinearLR, LambdaLR and MultiplicativeLR: PyTorch 1.13's get_lr (recursive where
 // PyTorch's is) and _get_closed_form_lr, written in PyTorch's order of operations so that the lrs
 // match its bits.
 #include <algorithm>
@@ -154,6 +154,74 @@ double LambdaLR::closed_form_lr(size_t group, int64_t epoch) const {
                    "LambdaLR.closed_form_lr: group {} has no lr_lambda (the scheduler has {})", group,
                    lr_lambdas_.size());
   return base * lr_lambdas_[group](epoch);
+}
+
+namespace {
+
+// One lambda per group: `lambdas`, checked, for `who`.
+std::vector<LrLambda> checked_lambdas(const Optimizer& optimizer, std::vector<LrLambda> lambdas, const char* who) {
+  WICK_CHECK(lambdas.size() == optimizer.param_groups().size(),
+             "{}: expected one lr_lambda per parameter group ({}), got {}", who, optimizer.param_groups().size(),
+             lambdas.size());
+  for (size_t i = 0; i < lambdas.size(); ++i)
+    WICK_CHECK(static_cast<bool>(lambdas[i]),
+               "{}: lr_lambda {} is an empty std::function; pass a function of the epoch", who, i);
+  return lambdas;
+}
+
+}  // namespace
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda)
+    : MultiplicativeLR(optimizer, std::vector<LrLambda>(optimizer.param_groups().size(), [&] {
+                         WICK_CHECK(static_cast<bool>(lr_lambda),
+                                    "MultiplicativeLR: lr_lambda is an empty std::function; pass a function of the "
+                                    "epoch");
+                         return lr_lambda;
+                       }())) {}
+
+MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas)
+    : LRScheduler(optimizer), lr_lambdas_(checked_lambdas(optimizer, std::move(lr_lambdas), "MultiplicativeLR")) {
+  initial_step();
+}
+
+std::vector<double> MultiplicativeLR::get_lr() const {
+  WICK_CHECK_STATE(lr_lambdas_.size() == base_lrs_.size(),
+                   "MultiplicativeLR: the scheduler has {} lr_lambdas but {} parameter groups; make the scheduler "
+                   "after adding every group",
+                   lr_lambdas_.size(), base_lrs_.size());
+  std::vector<double> out;
+  const auto& groups = optimizer_.param_groups();
+  for (size_t i = 0; i < groups.size(); ++i) {
+    const double lr = groups[i].options().get_lr();
+    if (last_epoch_ == 0) {  // PyTorch: the groups' lrs, no lambda called
+      out.push_back(lr);
+      continue;
+    }
+    const double factor = lr_lambdas_[i](last_epoch_);
+    const double next = lr * factor;
+    // PyTorch sets whatever the lambda gives; a negative or non-finite lr would only be refused
+    // by the optimizer's next step, far from the lambda that made it.
+    WICK_CHECK(std::isfinite(factor) && factor >= 0 && std::isfinite(next),
+               "MultiplicativeLR: lr_lambda of group {} returned {} at epoch {}, giving lr {} (lr {}); the factor "
+               "must be finite and >= 0 and the lr finite",
+               i, factor, last_epoch_, next, lr);
+    out.push_back(next);
+  }
+  return out;
+}
+
+void MultiplicativeLR::restart() {
+  check_groups("restart");
+  step_to(0);
+}
+
+double MultiplicativeLR::closed_form_lr(size_t group, int64_t epoch) const {
+  double lr = base_lr(group);
+  WICK_CHECK_INDEX(group < lr_lambdas_.size(),
+                   "MultiplicativeLR.closed_form_lr: group {} has no lr_lambda (the scheduler has {})", group,
+                   lr_lambdas_.size());
+  for (int64_t e = 1; e <= epoch; ++e) lr *= lr_lambdas_[group](e);
+  return lr;
 }
 
 }  // namespace wick::optim

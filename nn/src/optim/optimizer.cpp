@@ -39,6 +39,17 @@ std::string type_name(const std::type_info& t) {
 }
 }  // namespace
 
+namespace {
+// Whether `t` has the dtype, device and shape of `layout`.
+bool fits(const Tensor& t, const StateLayout& layout) {
+  if (t.dtype() != layout.dtype || t.device() != layout.device || t.dim() != static_cast<int64_t>(layout.sizes.size()))
+    return false;
+  for (size_t d = 0; d < layout.sizes.size(); ++d)
+    if (t.sizes()[d] != layout.sizes[d] && !(d == 0 && layout.any_rows)) return false;
+  return true;
+}
+}  // namespace
+
 bool fusable(std::initializer_list<const Tensor*> ts, const Tensor& p) {
   for (const Tensor* t : ts)
     if (!t->defined() || t->device() != p.device() || t->dtype() != p.dtype() || !t->is_contiguous()) return false;
@@ -75,11 +86,12 @@ void Optimizer::add_param_group(ParamGroup group) {
   // read as AdamOptions. A group's options are complete, as LibTorch's: fields it does not set
   // keep their class's defaults, not this optimizer's (PyTorch's dict-based groups do inherit).
   if (group.has_options())
-    WICK_CHECK_TYPE(group.options().read_as() == defaults_->read_as(),
-                    "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
-                    "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions, "
-                    "AdagradOptions, AdamaxOptions, NAdamOptions, RAdamOptions or RpropOptions)",
-                    type_name(typeid(group.options())), type_name(typeid(*defaults_)));
+    WICK_CHECK_TYPE(
+        group.options().read_as() == defaults_->read_as(),
+        "optimizer: the new parameter group's options are {}, but this optimizer's are {}; give each "
+        "group its optimizer's own options class (SGDOptions, AdamOptions or AdamWOptions, RMSpropOptions, "
+        "AdagradOptions, AdamaxOptions, NAdamOptions, RAdamOptions, RpropOptions, AdadeltaOptions or ASGDOptions)",
+        type_name(typeid(group.options())), type_name(typeid(*defaults_)));
   else
     group.set_options(defaults_->clone());
   check_group_options(group.options());
@@ -115,7 +127,7 @@ void Optimizer::check_state_fits(const char* op) const {
       auto it = state_.find(p.impl());
       if (it != state_.end()) {
         for (const auto& [sname, t] : it->second.buffers) {
-          if (!t.defined() || (t.dtype() == p.dtype() && t.device() == p.device() && t.sizes() == p.sizes())) continue;
+          if (!t.defined() || fits(t, state_layout(sname, p))) continue;
           WICK_FAIL_T(
               StateError,
               "{}.step: the state '{}' of parameter {} is {} [{}] on {}, but the parameter is now {} [{}] on {}. "
@@ -309,8 +321,11 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
     if (std::find(scalars.begin(), scalars.end(), sname) != scalars.end()) {
       // Kept as float32, as PyTorch's 0-dim float32 tensor; a bad file must not give 1 / 0 later.
       double v = 0;
-      if (t.numel() != 1 || !t.is_floating_point() || !(v = t.item<double>(), v >= 0 && v <= 1)) {
-        problems.push_back(fmt::format("key \"{}\" should hold one floating-point number in [0, 1]", brief(key)));
+      const double max = scalar_state_max(sname);
+      if (t.numel() != 1 || !t.is_floating_point() || !(v = t.item<double>(), std::isfinite(v) && v >= 0 && v <= max)) {
+        problems.push_back(
+            fmt::format("key \"{}\" should hold one floating-point number {}", brief(key),
+                        std::isinf(max) ? std::string("that is finite and >= 0") : fmt::format("in [0, {}]", max)));
         continue;
       }
       new_state[p.impl()].scalars.insert_or_assign(sname, static_cast<double>(static_cast<float>(v)));
@@ -323,9 +338,15 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
           fmt::format("unexpected key \"{}\" ({} keeps: {})", brief(key), name(), fmt::join(allowed, ", ")));
       continue;
     }
-    if (t.sizes() != p.sizes()) {
-      problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", brief(key),
-                                     shape_str(t.sizes()), shape_str(p.sizes())));
+    const StateLayout layout = state_layout(sname, p);
+    if (!fits(t, {t.dtype(), t.device(), layout.sizes, layout.any_rows})) {
+      if (layout.sizes == p.sizes().vec() && !layout.any_rows)
+        problems.push_back(fmt::format("key \"{}\" has shape {} but the parameter has shape {}", brief(key),
+                                       shape_str(t.sizes()), shape_str(p.sizes())));
+      else
+        problems.push_back(fmt::format("key \"{}\" has shape {} but should have shape {}{}", brief(key),
+                                       shape_str(t.sizes()), shape_str(layout.sizes),
+                                       layout.any_rows ? " (any first size)" : ""));
       continue;
     }
     if (!t.is_floating_point()) {
@@ -333,8 +354,8 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
           fmt::format("key \"{}\" has dtype {}; optimizer state must be floating-point", brief(key), t.dtype()));
       continue;
     }
-    // Converted to the parameter's dtype and device, as PyTorch's load_state_dict.
-    new_state[p.impl()].buffers.insert(sname, native::clone(native::to(t, p.device(), p.dtype())));
+    // Converted to the parameter's dtype and device (the layout's), as PyTorch's load_state_dict.
+    new_state[p.impl()].buffers.insert(sname, native::clone(native::to(t, layout.device, layout.dtype)));
     names_seen[id].push_back(sname);
   }
   // A parameter with any state must have all that its options need (the optional tensors are
@@ -345,6 +366,7 @@ Optimizer::PendingLoad Optimizer::prepare_load_state_dict(const OptimizerStateDi
     for (const auto& n : need)
       if (std::find(seen.begin(), seen.end(), n) == seen.end())
         problems.push_back(fmt::format("missing key \"state.{}.{}\"", id, n));
+    check_loaded_state(id, new_state[p.impl()], *new_options[gi], problems);
   }
   if (problems.size() == 1 && options_error) {  // the only problem keeps its class (Note [Typed errors])
     try {

@@ -50,7 +50,8 @@ inline constexpr double kFashionMnistMean = 0.2860;
 inline constexpr double kFashionMnistStd = 0.3530;
 
 /// Loads `<dir>/<split>-images-idx3-ubyte.gz` and `<dir>/<split>-labels-idx1-ubyte.gz` (split
-/// "train" or "t10k"), normalized with mean/std; checks that the images are 28x28, that counts
+/// "train" or "t10k"; where a .gz file is missing but the name without .gz exists, that one),
+/// normalized with mean/std; checks that the images are 28x28, that counts
 /// match and that labels are in [0, 10) (FormatError naming the file otherwise). A missing file
 /// raises an error that says to `sudo apt-get install dataset-fashion-mnist` (files under
 /// /usr/share/datasets/fashion-mnist).

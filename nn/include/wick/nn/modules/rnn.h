@@ -9,6 +9,7 @@
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
+#include "wick/nn/utils/rnn.h"
 
 namespace wick::nn {
 
@@ -91,6 +92,18 @@ class RNNImplBase : public Cloneable<Derived> {
   // mode: (output [T, N, D * H], h_n, c_n), c_n undefined unless LSTM.
   std::tuple<Tensor, Tensor, Tensor> run_layers(detail::CellKind kind, Tensor x, const Tensor& h0,
                                                 const Tensor& c0) const;
+  // Packed input (nn/src/modules_rnn_packed.cpp): checks input.data() ([S, input_size] of the
+  // parameters' dtype and device) and returns the batch sizes.
+  std::vector<int64_t> packed_batch_sizes(const utils::rnn::PackedSequence& input) const;
+  // A state given by the user for packed input, checked as initial_state's against the batch of
+  // step 0 and put in sorted order (index_select by sorted_indices); zeros if undefined.
+  Tensor packed_initial_state(const Tensor& state, const char* what, const utils::rnn::PackedSequence& input,
+                              const std::vector<int64_t>& batch_sizes) const;
+  // run_layers over packed data [S, in] in sorted order: (output data [S, D * H], h_n, c_n), where
+  // each sequence's final state is taken at its own last step (PyTorch's PackedLayer).
+  std::tuple<Tensor, Tensor, Tensor> run_layers_packed(detail::CellKind kind, Tensor data,
+                                                       const std::vector<int64_t>& batch_sizes, const Tensor& h0,
+                                                       const Tensor& c0) const;
 
   RNNOptionsBase options_;
   std::vector<ParamSlot> weights_;  // 4 per layer and direction, in table order
@@ -109,6 +122,13 @@ class LSTMImpl : public RNNImplBase<LSTMImpl> {
   /// c_n)), as LibTorch's.
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(const Tensor& input,
                                                          std::optional<std::tuple<Tensor, Tensor>> hx = std::nullopt);
+  /// A batch of variable-length sequences (utils/rnn.h), as LibTorch's: hx = (h_0, c_0) each
+  /// [D * num_layers, B, hidden_size] in the batch's original order (zeros when not given) ->
+  /// (output PackedSequence with data [S, D * hidden_size] and the input's batch_sizes and
+  /// indices, (h_n, c_n) in the original order), each sequence's final state taken at its own last
+  /// step (the reverse direction's at its first), as PyTorch's.
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, std::optional<std::tuple<Tensor, Tensor>> hx = std::nullopt);
 };
 WICK_MODULE(LSTM);
 
@@ -122,6 +142,9 @@ class GRUImpl : public RNNImplBase<GRUImpl> {
   /// input as LSTM's, hx = h_0 [D * num_layers, N, hidden_size] (zeros when undefined) ->
   /// (output, h_n), as LibTorch's.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& hx = {});
+  /// Packed input, as LSTM's forward_with_packed_input: (output PackedSequence, h_n).
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, const Tensor& hx = {});
 };
 WICK_MODULE(GRU);
 
@@ -136,6 +159,9 @@ class RNNImpl : public RNNImplBase<RNNImpl> {
   /// input as LSTM's, hx = h_0 [D * num_layers, N, hidden_size] (zeros when undefined) ->
   /// (output, h_n), as LibTorch's and GRU's.
   std::tuple<Tensor, Tensor> forward(const Tensor& input, const Tensor& hx = {});
+  /// Packed input, as LSTM's forward_with_packed_input: (output PackedSequence, h_n).
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, const Tensor& hx = {});
   /// The options the layer was built with (with the nonlinearity).
   const RNNOptions& options() const { return rnn_options_; }
 

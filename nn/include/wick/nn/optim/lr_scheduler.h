@@ -1,11 +1,11 @@
 #pragma once
 // Learning-rate schedulers, as PyTorch 1.13's torch.optim.lr_scheduler: StepLR,
-// CosineAnnealingLR, ExponentialLR, MultiStepLR, LinearLR, LambdaLR, ConstantLR and PolynomialLR
-// (below, on the base class LRScheduler), and ReduceLROnPlateau (reduce_lr_on_plateau.h, included
-// here: it is stepped with a metric and is no LRScheduler, as in PyTorch). More LRSchedulers have
-// headers of their own: SequentialLR (sequential_lr.h), CosineAnnealingWarmRestarts
-// (cosine_warm_restarts.h), OneCycleLR (one_cycle_lr.h) and CyclicLR (cyclic_lr.h); optim.h
-// includes them all. See docs/training.md.
+// CosineAnnealingLR, ExponentialLR, MultiStepLR, LinearLR, LambdaLR, MultiplicativeLR, ConstantLR
+// and PolynomialLR (below, on the base class LRScheduler), and ReduceLROnPlateau
+// (reduce_lr_on_plateau.h, included here: it is stepped with a metric and is no LRScheduler, as in
+// PyTorch). More LRSchedulers have headers of their own: SequentialLR (sequential_lr.h),
+// ChainedScheduler (chained_scheduler.h), CosineAnnealingWarmRestarts (cosine_warm_restarts.h), OneCycleLR
+// (one_cycle_lr.h) and CyclicLR (cyclic_lr.h); optim.h includes them all. See docs/training.md.
 //
 // A scheduler remembers each group's base lr (its lr when the scheduler was made) and an epoch
 // counter last_epoch; construction counts as the first step (last_epoch = 0, lrs unchanged).
@@ -79,7 +79,8 @@ class LRScheduler {
   std::vector<double> last_lr_;
 
  private:
-  friend class SequentialLR;  // restarts the schedulers it holds and sets their epochs, as PyTorch's
+  friend class SequentialLR;      // restarts the schedulers it holds and sets their epochs, as PyTorch's
+  friend class ChainedScheduler;  // checks that the schedulers it holds share its optimizer
 };
 
 /// lr = base_lr * gamma^(epoch / step_size) (integer division): every step_size epochs the lr is
@@ -229,6 +230,33 @@ class LambdaLR : public LRScheduler {
   /// the step changes nothing either.
   std::vector<double> get_lr() const override;
   /// PyTorch's LambdaLR has no closed form: its step(0) calls the lambdas, checked as get_lr().
+  void restart() override;
+
+ private:
+  std::vector<LrLambda> lr_lambdas_;  // one per group
+};
+
+/// lr = lr * lr_lambda(epoch) at every step (PyTorch's MultiplicativeLR: recursive, the factor of
+/// each epoch multiplies the group's current lr), one lambda for every group or one per group. The
+/// constructor's initial step calls no lambda.
+class MultiplicativeLR : public LRScheduler {
+ public:
+  /// One lambda for every group. wick::ValueError for an empty std::function.
+  MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda);
+  /// One lambda per group, in order. wick::ValueError unless there is one non-empty lambda per
+  /// group.
+  MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas);
+  std::string name() const override { return "MultiplicativeLR"; }
+  /// base_lr * lr_lambda(1) * ... * lr_lambda(epoch), in that order (the recursive form's
+  /// products), unchecked (for comparison).
+  double closed_form_lr(size_t group, int64_t epoch) const override;
+
+ protected:
+  /// wick::ValueError, and the step changes nothing, when a lambda returns a factor that is
+  /// negative or not finite (or the lr overflows); an exception a lambda throws propagates, and
+  /// the step changes nothing either.
+  std::vector<double> get_lr() const override;
+  /// PyTorch's MultiplicativeLR has no closed form: its step(0) keeps the groups' lrs.
   void restart() override;
 
  private:

@@ -26,8 +26,9 @@
 // the optimizer unchanged when anything is wrong. It requires the state tensors that every update
 // with the loaded options makes (exp_avg and exp_avg_sq for Adam), accepts the ones a step makes
 // lazily whatever the options (max_exp_avg_sq, momentum_buffer, grad_avg), and refuses other
-// names. A scalar state (NAdam's "mu_product") must hold one finite number in [0, 1] and stays
-// float32, as "step". As PyTorch, it converts each state tensor to its parameter's dtype and
+// names. A scalar state (NAdam's "mu_product", ASGD's "mu") must hold one finite number in [0, 1]
+// (ASGD's "eta": finite and >= 0) and stays float32, as "step". LBFGS's state has layouts of its
+// own (state_layout, Note [LBFGS state]). As PyTorch, it converts each state tensor to its parameter's dtype and
 // device (never "step" or a scalar), so a state saved before Module::to(kFloat64) loads after it.
 #include <cstdint>
 #include <memory>
@@ -106,7 +107,8 @@ class ParamGroup {
 
 /// One parameter's optimizer state: a step count, named tensors of the parameter's shape
 /// (momentum_buffer, exp_avg, exp_avg_sq, max_exp_avg_sq, square_avg, grad_avg, sum, exp_inf,
-/// prev, step_size) and named scalars (NAdam's mu_product), which PyTorch keeps as 0-dim float32
+/// prev, step_size; LBFGS's flat state, Note [LBFGS state]) and named scalars (NAdam's mu_product,
+/// ASGD's eta and mu), which PyTorch keeps as 0-dim float32
 /// CPU tensors: each holds a float32 value, and state dicts write it as a 0-dim float32 tensor.
 struct ParamState {
   int64_t step = 0;
@@ -122,7 +124,7 @@ struct ParamGroupState {
 
 /// An optimizer's whole state (Note [Optimizer state dicts]).
 struct OptimizerStateDict {
-  std::string optimizer;  ///< "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Rprop"
+  std::string optimizer;  ///< "SGD", "Adam", "AdamW", ..., "Rprop", "Adadelta", "ASGD", "LBFGS"
   nn::OrderedDict<Tensor> state;
   std::vector<ParamGroupState> param_groups;
 
@@ -134,13 +136,23 @@ struct OptimizerStateDict {
   void set_groups_json(const std::string& json);
 };
 
+/// The dtype, device and shape a state tensor must have (Optimizer::state_layout); `any_rows` lets
+/// the first size be any number (a history of any length).
+struct StateLayout {
+  DType dtype;
+  Device device;
+  std::vector<int64_t> sizes;
+  bool any_rows = false;
+};
+
 class Optimizer {
  public:
   virtual ~Optimizer() = default;
   Optimizer(const Optimizer&) = delete;
   Optimizer& operator=(const Optimizer&) = delete;
 
-  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Rprop".
+  /// "SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adamax", "NAdam", "RAdam", "Rprop", "Adadelta", "ASGD",
+  /// "LBFGS".
   virtual std::string name() const = 0;
   /// Updates every parameter that has a gradient (under NoGradGuard, in place).
   virtual void step() = 0;
@@ -194,7 +206,7 @@ class Optimizer {
   /// options and never requires them.
   virtual std::vector<std::string> optional_state_names() const = 0;
   /// The scalar state every parameter with state has (ParamState::scalars; NAdam's mu_product):
-  /// load_state_dict requires them, each one finite number in [0, 1]. The base's has none.
+  /// load_state_dict requires them, each one finite number in [0, scalar_state_max]. The base's has none.
   virtual std::vector<std::string> scalar_state_names() const { return {}; }
   /// Throws wick::ValueError naming the option when `options` (of this optimizer's class) are
   /// invalid. add_param_group calls it; the base's does nothing, so that the constructors, which
@@ -206,6 +218,19 @@ class Optimizer {
   virtual void init_group_state(const ParamGroup& group);
   /// Whether the state holds a step count.
   virtual bool has_step() const = 0;
+  /// The largest value load_state_dict accepts for the scalar state `name` (1 by default; ASGD's
+  /// eta, a step size, may be any finite number >= 0: infinity).
+  virtual double scalar_state_max(const std::string& /*name*/) const { return 1; }
+  /// The dtype, device and shape the state tensor `name` of parameter `p` must have: by default
+  /// p's own. LBFGS's state, one flat history for all its parameters, has its own.
+  virtual StateLayout state_layout(const std::string& /*name*/, const Tensor& p) const {
+    return {p.dtype(), p.device(), p.sizes().vec(), false};
+  }
+  /// Adds to `problems` what is wrong with the loaded state `s` of parameter number `id` as a
+  /// whole (LBFGS: histories of one length); called once per parameter with state, after every
+  /// tensor was checked on its own. The base's finds nothing.
+  virtual void check_loaded_state(int64_t /*id*/, const ParamState& /*s*/, const OptimizerOptions& /*options*/,
+                                  std::vector<std::string>& /*problems*/) const {}
   ParamState& state_for(const Tensor& p) { return state_[p.impl()]; }
   /// Throws StateError, before anything is updated, when a gradient or a state tensor does not
   /// have its parameter's dtype, device and shape (Module::to() does not convert optimizer state;
