@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
                                {"fc2", nn::Linear(8, 8)},
                                {"act2", nn::ReLU()},
                                {"fc3", nn::Linear(8, 2)}});
-    std::printf("[rank %d] before DDP:        checksum %016llx\n", rank, (unsigned long long)checksum(*net));
+    std::printf("[rank %d] before DDP:         checksum %016llx\n", rank, (unsigned long long)checksum(*net));
 
     // Our hooks go on first, so each logs its parameter before DDP's hook for it runs.
     auto log = std::make_shared<examples::StepLog>();
