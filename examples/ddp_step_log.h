@@ -10,9 +10,11 @@
 //    parameter the moment its .grad is ready (DDP's hook, which may launch a bucket, runs next);
 //  - a pre-hook on every backward node of the loss's graph logs the node as the engine starts it.
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "wick/distributed/distributed.h"
