@@ -204,7 +204,10 @@ const std::set<std::string>& nn_ops() {
       "max_unpool2d_dup",
       // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-      "poisson_nll_loss", "gaussian_nll_loss"};
+      "poisson_nll_loss", "gaussian_nll_loss",
+      // generate.py's tensorops_a_cases, tests/autograd/unique_search_test.cpp and build_ops_test.cpp
+      "unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize", "meshgrid", "cartesian_prod",
+      "diag_embed", "block_diag", "kron", "tril_indices", "triu_indices"};
   return ops;
 }
 
