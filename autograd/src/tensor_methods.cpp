@@ -181,5 +181,9 @@ Tensor Tensor::cosh() const { return wick::cosh(*this); }
 Tensor Tensor::asinh() const { return wick::asinh(*this); }
 Tensor Tensor::acosh() const { return wick::acosh(*this); }
 Tensor Tensor::atanh() const { return wick::atanh(*this); }
+Tensor Tensor::bincount(const Tensor& w, int64_t minlength) const { return wick::bincount(*this, w, minlength); }
+Tensor Tensor::histc(int64_t bins, Scalar lo, Scalar hi) const { return wick::histc(*this, bins, lo, hi); }
+Tensor Tensor::diag_embed(int64_t k, int64_t d1, int64_t d2) const { return wick::diag_embed(*this, k, d1, d2); }
+Tensor Tensor::kron(const Tensor& o) const { return wick::kron(*this, o); }
 
 }  // namespace wick

@@ -60,4 +60,10 @@ namespace {
      })},
 });
 
+// The triangle index factories (autograd/src/ops_construct.cpp).
+[[maybe_unused]] const bool registered_tri_indices = add_every_device_ops({
+    {"tril_indices", factory([](Device d) { return tril_indices(4, 3, -1, TensorOptions(kInt64).device(d)); })},
+    {"triu_indices", factory([](Device d) { return triu_indices(3, 5, 1, TensorOptions(kInt64).device(d)); })},
+});
+
 }  // namespace

@@ -83,4 +83,42 @@ namespace {
      })},
 });
 
+// Counting and searching on the host (Note [Host ops] in autograd/src/host_ops.h): results on the
+// input's device, no gradient.
+Tensor triple(const std::tuple<Tensor, Tensor, Tensor>& r) {
+  return cat({std::get<0>(r).flatten(), std::get<1>(r).to(kFloat64).flatten(), std::get<2>(r).to(kFloat64)});
+}
+OpCase ties(std::function<Tensor(const Tensor&)> f) {
+  return values_only({[](Device d) {
+                        return std::vector<Tensor>{round(seeded({4, 3}, 5, d))};
+                      },
+                      [f](const std::vector<Tensor>& x) { return f(x[0]); },
+                      {false}});
+}
+[[maybe_unused]] const bool registered_counting = add_every_device_ops({
+    {"unique", ties([](const Tensor& a) {
+       return cat({triple(unique(a, true, true, true)), triple(unique(a, true, true, true, 1))});
+     })},
+    {"unique_dim", ties([](const Tensor& a) { return triple(unique_dim(a, 0, true, true, true)); })},
+    {"unique_consecutive",
+     ties([](const Tensor& a) { return triple(unique_consecutive(std::get<0>(sort(a.flatten())), true, true)); })},
+    {"bincount", ties([](const Tensor& a) {
+       const Tensor x = abs(a).to(kInt64).flatten();
+       return cat({bincount(x, {}, 5).to(kFloat64), bincount(x, a.flatten())});
+     })},
+    {"histc", values_only(reduce([](const Tensor& a) {
+       return cat({histc(a, 7), histc(a, 4, -1, 0.5)});
+     }))},
+    {"searchsorted", values_only(reduce([](const Tensor& a) {
+       const Tensor b = std::get<0>(sort(a.flatten()));
+       const Tensor rows = std::get<0>(sort(a.view({6, 5}), 1));
+       return cat({searchsorted(b, a).flatten(), searchsorted(rows, a.view({6, 5}), false, true).flatten(),
+                   searchsorted(a.flatten(), a.flatten(), false, false, "right", argsort(a.flatten()))})
+           .to(kFloat64);
+     }))},
+    {"bucketize", values_only(reduce([](const Tensor& a) {
+       return bucketize(a, std::get<0>(sort(a.flatten())).narrow(0, 3, 10), false, true).to(kFloat64);
+     }))},
+});
+
 }  // namespace

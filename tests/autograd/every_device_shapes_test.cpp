@@ -113,4 +113,21 @@ namespace {
      })},
 });
 
+// Building tensors from others (autograd/src/ops_construct.cpp).
+[[maybe_unused]] const bool registered_building = add_every_device_ops({
+    {"meshgrid", binary([](const Tensor& a, const Tensor& b) {
+       const std::vector<Tensor> g = meshgrid({a.flatten(), b}, "xy");
+       return add(g[0], mul(g[1], g[1]));
+     })},
+    {"cartesian_prod", binary([](const Tensor& a, const Tensor& b) {
+       return cartesian_prod({select(a, 0, 1), b});
+     })},
+    {"diag_embed",
+     reduce([](const Tensor& a) { return add(diag_embed(a, 1, 0, 2).sum({3}), a.diag_embed(-2).sum()); })},
+    {"block_diag", binary([](const Tensor& a, const Tensor& b) {
+       return block_diag({a, b, select(b, 0, 2)});
+     })},
+    {"kron", binary([](const Tensor& a, const Tensor& b) { return kron(a, b); })},
+});
+
 }  // namespace

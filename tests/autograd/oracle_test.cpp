@@ -213,7 +213,10 @@ const std::set<std::string>& nn_ops() {
       "linalg_qr", "linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "linalg_matrix_norm",
       "linalg_vector_norm",
       // generate.py's ctc_cases, tests/nn/ctc_shrink_test.cpp
-      "ctc_loss", "hardshrink", "softshrink", "rrelu_eval", "triplet_margin_with_distance_loss"};
+      "ctc_loss", "hardshrink", "softshrink", "rrelu_eval", "triplet_margin_with_distance_loss",
+      // generate.py's tensorops_a_cases, tests/autograd/unique_search_test.cpp and build_ops_test.cpp
+      "unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize", "meshgrid", "cartesian_prod",
+      "diag_embed", "block_diag", "kron", "tril_indices", "triu_indices"};
   return ops;
 }
 

@@ -283,6 +283,11 @@ class Tensor {
   Tensor asinh() const;
   Tensor acosh() const;
   Tensor atanh() const;
+  // Counting and building (the free functions of the same names in wick/autograd/functions.h).
+  Tensor bincount(const Tensor& weights = {}, int64_t minlength = 0) const;
+  Tensor histc(int64_t bins = 100, Scalar min = 0, Scalar max = 0) const;
+  Tensor diag_embed(int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1) const;
+  Tensor kron(const Tensor& o) const;
 
   // ---- in place (defined in autograd/); each bumps the version counter ----
   Tensor& add_(const Tensor& o, Scalar alpha = 1);
