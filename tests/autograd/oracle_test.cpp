@@ -204,7 +204,12 @@ const std::set<std::string>& nn_ops() {
       "max_unpool2d_dup",
       // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
-      "poisson_nll_loss", "gaussian_nll_loss"};
+      "poisson_nll_loss", "gaussian_nll_loss",
+      // generate.py's tensorops_b_cases, tests/autograd/tensor_ops_extra_test.cpp
+      "logcumsumexp", "cummax", "cummax_indices", "cummin", "cummin_indices", "renorm", "nan_to_num", "logit", "xlogy",
+      "xlogy_scalar_x", "xlogy_scalar_y", "lerp", "lerp_tensor", "hypot", "trapezoid", "trapezoid_x", "trapz", "rot90",
+      "repeat_interleave", "repeat_interleave_tensor", "tile", "masked_select", "take_along_dim", "scatter_reduce",
+      "index_put", "index_put_mask", "tensordot"};
   return ops;
 }
 
