@@ -32,8 +32,8 @@ namespace {
       [](const std::vector<Tensor>& x) { return add(lerp(x[0], x[1], x[2]), lerp(x[0], x[1], 0.7)); },
       {true, true, true}}},
     {"hypot", binary([](const Tensor& a, const Tensor& b) { return hypot(a, b); })},
-    {"trapezoid", binary([](const Tensor& a, const Tensor& b) { return add(trapezoid(a, b), trapezoid(a, 0.5, 0)); })},
-    {"trapz", binary([](const Tensor& a, const Tensor& b) { return add(trapz(a, b, 1), trapz(a, 2.0, 0)); })},
+    {"trapezoid", binary([](const Tensor& a, const Tensor& b) { return add(trapezoid(a, b), trapezoid(a, 0.5, 1)); })},
+    {"trapz", binary([](const Tensor& a, const Tensor& b) { return add(trapz(a, b, 1), trapz(a, 2.0, -1)); })},
     {"rot90", reduce([](const Tensor& a) {
        return add(rot90(a, 1, {0, 1}), rot90(a, 3, {0, 1}));
      })},
