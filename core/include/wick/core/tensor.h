@@ -323,9 +323,8 @@ class Tensor {
   Tensor& acosh_();
   Tensor& atanh_();
   Tensor& cumprod_(int64_t dim);
-  // Scans, math, selection and scattered writes (the free functions of the same names in
-  // wick/autograd/functions.h; autograd/src/tensor_methods_more.cpp). The in-place forms write
-  // the out-of-place result into this tensor after every check has passed.
+  // Scans, math, selection and scattered writes (wick/autograd/functions.h's free functions); the
+  // in-place forms write the out-of-place result back once every check has passed.
   Tensor logcumsumexp(int64_t dim) const;
   std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
   std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
