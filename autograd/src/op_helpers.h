@@ -26,4 +26,8 @@ inline Tensor distinct(const Tensor& out, const Tensor& in) { return out.is_same
 /// Marks `out` as a view of `in` for autograd (Note [Views and in-place ops] in view_tracking.h).
 void mark_view(const Tensor& out, const Tensor& in);
 
+/// The ascending int64 positions of a 1-d bool tensor's true entries (Note [Positions without a
+/// nonzero kernel], ops_select_scatter.cpp).
+Tensor true_positions(const Tensor& mask);
+
 }  // namespace wick::detail

@@ -291,3 +291,60 @@ Tensor& Tensor::cumprod_(int64_t d) {
 }
 
 }  // namespace wick
+
+// The in-place forms of the scans, math and scattered writes (tensor_methods_more.cpp): the
+// out-of-place op checks everything and computes the result, which is then written back.
+namespace wick {
+
+Tensor& Tensor::renorm_(double p, int64_t dim, double maxnorm) {
+  return inplace_op(*this, nullptr, "renorm_",
+                    [=](const Tensor& s, const Tensor&) { return wick::renorm(s, p, dim, maxnorm); });
+}
+Tensor& Tensor::nan_to_num_(std::optional<double> nan, std::optional<double> posinf, std::optional<double> neginf) {
+  return inplace_op(*this, nullptr, "nan_to_num_",
+                    [=](const Tensor& s, const Tensor&) { return wick::nan_to_num(s, nan, posinf, neginf); });
+}
+Tensor& Tensor::logit_(std::optional<double> eps) {
+  return inplace_op(*this, nullptr, "logit_", [=](const Tensor& s, const Tensor&) { return wick::logit(s, eps); });
+}
+Tensor& Tensor::xlogy_(const Tensor& y) { return inplace_binary<wick::xlogy>(*this, y, "xlogy_"); }
+Tensor& Tensor::xlogy_(Scalar y) { return inplace_scalar<wick::xlogy>(*this, y, "xlogy_"); }
+Tensor& Tensor::hypot_(const Tensor& o) { return inplace_binary<wick::hypot>(*this, o, "hypot_"); }
+Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  return inplace_op(*this, &end, "lerp_", [=](const Tensor& s, const Tensor& e) { return wick::lerp(s, e, weight); });
+}
+Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
+  WICK_CHECK(defined() && weight.defined(), "lerp_: an operand is an undefined tensor");
+  const DimVector shape = native::broadcast_shapes(sizes(), weight.sizes(), "lerp_");
+  WICK_CHECK(IntArrayRef(shape) == sizes(),
+             "lerp_: the weight of shape [{}] would broadcast the tensor of shape [{}]; use the out-of-place lerp",
+             fmt::join(weight.sizes(), ", "), fmt::join(sizes(), ", "));
+  // The weight is saved for backward: a copy if it shares this tensor's memory (Note [In-place ops]).
+  const Tensor w = GradMode::is_enabled() && autograd::requires_grad(weight) ? unaliased(weight, *this) : weight;
+  return inplace_op(*this, &end, "lerp_", [&](const Tensor& s, const Tensor& e) { return wick::lerp(s, e, w); });
+}
+Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                                bool include_self) {
+  WICK_CHECK(defined() && index.defined() && src.defined(), "scatter_reduce_: an operand is an undefined tensor");
+  if (check_inplace(*this, &src, "scatter_reduce_")) {
+    const Tensor s2 = unaliased(src, *this);
+    return inplace_with_grad(*this, "scatter_reduce_", [&](const Tensor& s) {
+      return wick::scatter_reduce(s, dim, index, s2, reduce, include_self);
+    });
+  }
+  native::copy_(*this, wick::scatter_reduce(*this, dim, index, src, reduce, include_self));
+  return *this;
+}
+Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate) {
+  WICK_CHECK(defined() && values.defined(), "index_put_: the tensor or the values are undefined");
+  if (check_inplace(*this, &values, "index_put_")) {
+    const Tensor v2 = unaliased(values, *this);
+    return inplace_with_grad(*this, "index_put_",
+                             [&](const Tensor& s) { return wick::index_put(s, indices, v2, accumulate); });
+  }
+  // Computed out of place first, so a refused index or value writes nothing.
+  native::copy_(*this, wick::index_put(*this, indices, values, accumulate));
+  return *this;
+}
+
+}  // namespace wick

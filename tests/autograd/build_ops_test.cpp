@@ -1,5 +1,5 @@
 // meshgrid, cartesian_prod, tril_indices / triu_indices, diag_embed, block_diag and kron: PyTorch
-// 1.13's float64 values and gradients (generate.py's tensorops_a_cases, selected by op name) on
+// 1.13's float64 values and gradients (generate.py's count_search_build_cases, selected by op name) on
 // every test device, float64 gradchecks and double backward, hand cases (views, dtypes, empty
 // blocks, an inf on the diagonal) and the typed errors naming the op and the shapes.
 #include <catch2/catch.hpp>

@@ -202,7 +202,7 @@ const std::set<std::string>& nn_ops() {
       // generate.py's fold_pool_cases, tests/nn/fold_pool_test.cpp
       "unfold", "fold", "local_response_norm", "lp_pool1d", "lp_pool2d", "max_unpool1d", "max_unpool2d", "max_unpool3d",
       "max_unpool2d_dup",
-      // generate.py's losses2_cases, tests/nn/loss_more_test.cpp
+      // generate.py's margin_likelihood_loss_cases, tests/nn/loss_more_test.cpp
       "triplet_margin_loss", "multi_margin_loss", "multilabel_margin_loss", "multilabel_soft_margin_loss",
       "poisson_nll_loss", "gaussian_nll_loss",
       // generate.py's packed_sequence_cases, tests/nn/packed_sequence_test.cpp
@@ -214,9 +214,14 @@ const std::set<std::string>& nn_ops() {
       "linalg_vector_norm",
       // generate.py's ctc_cases, tests/nn/ctc_shrink_test.cpp
       "ctc_loss", "hardshrink", "softshrink", "rrelu_eval", "triplet_margin_with_distance_loss",
-      // generate.py's tensorops_a_cases, tests/autograd/unique_search_test.cpp and build_ops_test.cpp
+      // generate.py's count_search_build_cases, tests/autograd/unique_search_test.cpp and build_ops_test.cpp
       "unique", "unique_consecutive", "bincount", "histc", "searchsorted", "bucketize", "meshgrid", "cartesian_prod",
-      "diag_embed", "block_diag", "kron", "tril_indices", "triu_indices"};
+      "diag_embed", "block_diag", "kron", "tril_indices", "triu_indices",
+      // generate.py's scan_scatter_math_cases, tests/autograd/tensor_ops_extra_test.cpp
+      "logcumsumexp", "cummax", "cummax_indices", "cummin", "cummin_indices", "renorm", "nan_to_num", "logit", "xlogy",
+      "xlogy_scalar_x", "xlogy_scalar_y", "lerp", "lerp_tensor", "hypot", "trapezoid", "trapezoid_x", "trapz", "rot90",
+      "repeat_interleave", "repeat_interleave_tensor", "tile", "masked_select", "take_along_dim", "scatter_reduce",
+      "index_put", "index_put_mask", "tensordot"};
   return ops;
 }
 

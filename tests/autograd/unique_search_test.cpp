@@ -1,5 +1,5 @@
 // unique, unique_dim, unique_consecutive, bincount, histc, searchsorted and bucketize: PyTorch
-// 1.13's values (generate.py's tensorops_a_cases, selected by op name) on every test device, hand
+// 1.13's values (generate.py's count_search_build_cases, selected by op name) on every test device, hand
 // cases for what the oracle leaves out (NaN, sorted = false, empty inputs, dtypes, Tensor
 // methods), no grad_fn on any output, and the typed errors naming the op and the shapes.
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // The losses of functional_loss_more.h and their modules (loss_more.h): triplet_margin_loss,
 // multi_margin_loss, multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss and
-// gaussian_nll_loss. Values and gradients against PyTorch 1.13 (generate.py's losses2_cases,
+// gaussian_nll_loss. Values and gradients against PyTorch 1.13 (generate.py's margin_likelihood_loss_cases,
 // selected by op name) under every reduction on every test device; one small example of each
 // worked by hand; float64 gradchecks and double backward; the modules against their functionals;
 // and the typed errors, each naming the loss.

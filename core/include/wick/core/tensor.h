@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <vector>
@@ -327,6 +328,44 @@ class Tensor {
   Tensor& acosh_();
   Tensor& atanh_();
   Tensor& cumprod_(int64_t dim);
+  // Scans, math, selection and scattered writes (wick/autograd/functions.h's free functions); the
+  // in-place forms write the out-of-place result back once every check has passed.
+  Tensor logcumsumexp(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummax(int64_t dim) const;
+  std::tuple<Tensor, Tensor> cummin(int64_t dim) const;
+  Tensor renorm(double p, int64_t dim, double maxnorm) const;
+  Tensor nan_to_num(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                    std::optional<double> neginf = std::nullopt) const;
+  Tensor logit(std::optional<double> eps = std::nullopt) const;
+  Tensor xlogy(const Tensor& y) const;
+  Tensor xlogy(Scalar y) const;
+  Tensor lerp(const Tensor& end, Scalar weight) const;
+  Tensor lerp(const Tensor& end, const Tensor& weight) const;
+  Tensor hypot(const Tensor& o) const;
+  Tensor rot90(int64_t k = 1, IntArrayRef dims = {0, 1}) const;
+  Tensor repeat_interleave(int64_t repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
+                           std::optional<int64_t> output_size = std::nullopt) const;
+  Tensor tile(IntArrayRef dims) const;
+  Tensor masked_select(const Tensor& mask) const;
+  Tensor take_along_dim(const Tensor& indices, std::optional<int64_t> dim = std::nullopt) const;
+  Tensor scatter_reduce(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                        bool include_self = true) const;
+  Tensor index_put(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false) const;
+  Tensor& renorm_(double p, int64_t dim, double maxnorm);
+  Tensor& nan_to_num_(std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
+                      std::optional<double> neginf = std::nullopt);
+  Tensor& logit_(std::optional<double> eps = std::nullopt);
+  Tensor& xlogy_(const Tensor& y);
+  Tensor& xlogy_(Scalar y);
+  Tensor& lerp_(const Tensor& end, Scalar weight);
+  Tensor& lerp_(const Tensor& end, const Tensor& weight);
+  Tensor& hypot_(const Tensor& o);
+  Tensor& scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
+                          bool include_self = true);
+  /// Writes (accumulate: adds) values at `indices`; nothing is written when a check fails.
+  Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
 
  private:
   void check_dtype_for_access(DType requested, const char* what) const;
