@@ -2,7 +2,7 @@
 // with the same call on cpu:0: forward values and, for differentiable ops, the gradient of every
 // input under a random upstream gradient. Two CPU devices run the same kernels, so they must
 // agree bit for bit; another device type agrees to rtol 1e-12 in float64 (reductions may sum in
-// another order). A last case reads functions.h and fails on any function that is neither
+// another order). A last case reads functions.h (and the functions_*.h it includes) and fails on any function that is neither
 // in the table nor exempted with a reason, so a new op cannot skip this test silently. The table
 // (support/every_device_ops.h) is filled by the every_device_*_test.cpp files, one group of ops each.
 #include <wick/wick.h>
@@ -79,13 +79,23 @@ TEST_CASE("every device: each op of functions.h agrees with cpu:0, forward and b
 }
 
 TEST_CASE("every device: every function of functions.h is in the table or exempted with a reason") {
-  const std::filesystem::path header = std::filesystem::path(WICK_TEST_DATA_DIR) / ".." / ".." / "autograd" /
-                                       "include" / "wick" / "autograd" / "functions.h";
-  std::ifstream in(header);
-  REQUIRE(in.good());
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
+  const std::filesystem::path dir =
+      std::filesystem::path(WICK_TEST_DATA_DIR) / ".." / ".." / "autograd" / "include" / "wick" / "autograd";
+  const auto read = [](const std::filesystem::path& path) {
+    std::ifstream in(path);
+    REQUIRE(in.good());
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  };
+  // functions.h and the parts of the op API it includes (functions_*.h).
+  std::string text = read(dir / "functions.h");
+  const std::regex part(R"re(#include "wick/autograd/(functions_[a-z_0-9]+\.h)")re");
+  const std::string head = text;
+  int parts = 0;
+  for (auto it = std::sregex_iterator(head.begin(), head.end(), part); it != std::sregex_iterator(); ++it, ++parts)
+    text += read(dir / (*it)[1].str());
+  CHECK(parts >= 2);
   // A declaration at the start of a line: a return type, then the function's name and '('.
   const std::regex decl(
       R"(\n(?:inline |template <[^>]*>\s*)?(?:Tensor&?|std::vector<Tensor>|std::tuple<[^>]*>|bool) ([a-z_0-9]+)\()");

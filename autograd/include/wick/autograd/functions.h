@@ -11,6 +11,10 @@
 
 #include "wick/core/native.h"
 #include "wick/core/tensor.h"
+// The rest of the op API, in files of their own (every_device_test reads each functions_*.h
+// included here).
+#include "wick/autograd/functions_counting.h"
+#include "wick/autograd/functions_scan_scatter.h"
 
 namespace wick {
 
@@ -302,126 +306,5 @@ Tensor one_hot(const Tensor& a, int64_t num_classes = -1);
 /// replacement no index repeats within a row and num_samples must not exceed the row's number of
 /// positive weights. Drawn from the global generator: the same after the same manual_seed.
 Tensor multinomial(const Tensor& probs, int64_t num_samples, bool replacement = false);
-
-// Counting, searching and building (docs/tensors.md, "Counting, searching and building"). The
-// counting and searching ops run on the host and give results on the input's device with no
-// grad_fn (Note [Host ops] in autograd/src/host_ops.h); the building ops are differentiable.
-/// torch.unique: (values, inverse, counts). Without dim the sorted distinct elements (1-d), each
-/// element's position among them (the input's shape) and how often each occurs; with dim the
-/// distinct slices along it (unique_dim). inverse and counts are empty [0] unless asked for. Always
-/// sorted, NaNs last and each counted once (Note [unique] in autograd/src/ops_unique.cpp).
-std::tuple<Tensor, Tensor, Tensor> unique(const Tensor& a, bool sorted = true, bool return_inverse = false,
-                                          bool return_counts = false, std::optional<int64_t> dim = std::nullopt);
-/// LibTorch's unique_dim: the distinct slices along dim, sorted lexicographically.
-std::tuple<Tensor, Tensor, Tensor> unique_dim(const Tensor& a, int64_t dim, bool sorted = true,
-                                              bool return_inverse = false, bool return_counts = false);
-/// Collapses runs of equal consecutive elements (or slices along dim); no sorting.
-std::tuple<Tensor, Tensor, Tensor> unique_consecutive(const Tensor& a, bool return_inverse = false,
-                                                      bool return_counts = false,
-                                                      std::optional<int64_t> dim = std::nullopt);
-/// Occurrences of each value of a 1-d int64 tensor of non-negative values (length max + 1, at
-/// least minlength): int64 counts, or the sums of `weights` (float32 for float32 weights, else
-/// float64). An empty input gives int64 zeros [minlength], as PyTorch.
-Tensor bincount(const Tensor& a, const Tensor& weights = {}, int64_t minlength = 0);
-/// A histogram of a floating tensor in `bins` equal bins over [min, max] (min == max: the data's
-/// range); elements outside and NaN are left out (Note [histc and searchsorted]).
-Tensor histc(const Tensor& a, int64_t bins = 100, Scalar min = 0, Scalar max = 0);
-/// int64 positions where `input` would be inserted into the last dim of `sorted_sequence` (1-d, or
-/// with the input's leading dims) to keep it sorted: the first such (right: the last). side
-/// ("left"/"right") is the same choice; sorter (int64, the boundaries' shape) reads an unsorted
-/// sequence in sorted order. out_int32 must be false (wick has no int32).
-Tensor searchsorted(const Tensor& sorted_sequence, const Tensor& input, bool out_int32 = false, bool right = false,
-                    std::optional<std::string_view> side = std::nullopt, const Tensor& sorter = {});
-Tensor searchsorted(const Tensor& sorted_sequence, Scalar input, bool out_int32 = false, bool right = false,
-                    std::optional<std::string_view> side = std::nullopt, const Tensor& sorter = {});
-/// searchsorted with 1-d boundaries and the operands swapped, as torch.bucketize.
-Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32 = false, bool right = false);
-Tensor bucketize(Scalar input, const Tensor& boundaries, bool out_int32 = false, bool right = false);
-/// Grids of 0-d or 1-d tensors of one dtype: with "ij" grid i varies along dim i; "xy" swaps the
-/// first two dims. The grids are views (expand).
-std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_view indexing = "ij");
-/// Every combination of the elements of 1-d tensors, one per row: [n0 * n1 * ..., count].
-Tensor cartesian_prod(const std::vector<Tensor>& tensors);
-/// The [2, N] int64 (row, col) indices of the lower (upper) triangle of a row x col matrix, with
-/// col - row <= offset (>= offset), in row-major order.
-Tensor tril_indices(int64_t row, int64_t col, int64_t offset = 0, TensorOptions opts = kInt64);
-Tensor triu_indices(int64_t row, int64_t col, int64_t offset = 0, TensorOptions opts = kInt64);
-/// A tensor with one more dim whose planes (dim1, dim2) hold a's last dim on diagonal `offset`.
-Tensor diag_embed(const Tensor& a, int64_t offset = 0, int64_t dim1 = -2, int64_t dim2 = -1);
-/// The block-diagonal matrix of tensors of at most 2 dims (0-d: [1, 1], 1-d: one row), in their
-/// result type; no tensors gives [1, 0], as PyTorch.
-Tensor block_diag(const std::vector<Tensor>& tensors);
-/// The Kronecker product: [a0 * b0, a1 * b1, ...] over the right-aligned dims of a and b.
-Tensor kron(const Tensor& a, const Tensor& b);
-// Scans, elementwise math, interpolation and integration (docs/tensors.md, "More tensor ops";
-// autograd/src/ops_scan_math.cpp). Compositions of differentiable ops unless noted.
-/// log(cumsum(exp(a))) along dim, computed stably (a log-depth scan of logaddexp); floating only.
-Tensor logcumsumexp(const Tensor& a, int64_t dim);
-/// Running maximum (minimum) along dim and the index where it was reached: among equal values
-/// the latest index, and once a NaN is seen the value is NaN at the latest NaN's index, as
-/// PyTorch's. The gradient goes to those indices.
-std::tuple<Tensor, Tensor> cummax(const Tensor& a, int64_t dim);
-std::tuple<Tensor, Tensor> cummin(const Tensor& a, int64_t dim);
-/// Each slice a.select(dim, i) whose p-norm exceeds maxnorm scaled by maxnorm / (norm + 1e-7);
-/// p > 0, maxnorm >= 0, a floating with at least 2 dims.
-Tensor renorm(const Tensor& a, double p, int64_t dim, double maxnorm);
-/// NaN, +inf and -inf replaced (by default: 0, the dtype's largest and lowest finite value);
-/// integer and bool tensors are copied. The gradient is 0 at the replaced entries.
-Tensor nan_to_num(const Tensor& a, std::optional<double> nan = 0.0, std::optional<double> posinf = std::nullopt,
-                  std::optional<double> neginf = std::nullopt);
-/// log(a / (1 - a)); with eps, a is first clamped to [eps, 1 - eps] (gradient 0 outside).
-Tensor logit(const Tensor& a, std::optional<double> eps = std::nullopt);
-/// x * log(y), 0 where x == 0 (unless y is NaN), broadcast; integers give float32. Gradients as
-/// PyTorch's: x gets xlogy(g, y) (0 where x == 0 and y <= 0), y gets g * x / y.
-Tensor xlogy(const Tensor& x, const Tensor& y);
-Tensor xlogy(Scalar x, const Tensor& y);
-Tensor xlogy(const Tensor& x, Scalar y);
-/// start + weight * (end - start), PyTorch's two-sided formula (|weight| >= 0.5 computes from
-/// end); start, end and a tensor weight share one floating dtype and broadcast.
-Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight);
-Tensor lerp(const Tensor& start, const Tensor& end, const Tensor& weight);
-/// sqrt(a^2 + b^2) without overflow or underflow, broadcast; floating results only.
-Tensor hypot(const Tensor& a, const Tensor& b);
-/// The trapezoidal rule along dim with spacing dx, or with sample points x (1-d of y's length
-/// along dim, or broadcastable to y); 0 for an empty dim. trapz is the older name.
-Tensor trapezoid(const Tensor& y, Scalar dx = 1, int64_t dim = -1);
-Tensor trapezoid(const Tensor& y, const Tensor& x, int64_t dim = -1);
-Tensor trapz(const Tensor& y, double dx = 1, int64_t dim = -1);
-Tensor trapz(const Tensor& y, const Tensor& x, int64_t dim = -1);
-
-// Rearranging, selection and scattered writes (autograd/src/ops_select_scatter.cpp).
-/// a rotated by 90 degrees k times in the plane of dims (from dims[0] towards dims[1]); a copy.
-Tensor rot90(const Tensor& a, int64_t k = 1, IntArrayRef dims = {0, 1});
-/// Each element repeated along dim (flattened when dim is empty): `repeats` times, or repeats[i]
-/// times for element i (repeats: 0-dim, one element or one per element; int64, >= 0).
-/// output_size, when given, must equal the result's length.
-Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t> dim = std::nullopt,
-                         std::optional<int64_t> output_size = std::nullopt);
-Tensor repeat_interleave(const Tensor& a, const Tensor& repeats, std::optional<int64_t> dim = std::nullopt,
-                         std::optional<int64_t> output_size = std::nullopt);
-/// repeat_interleave(arange(n), repeats) for a 1-d int64 repeats of n counts.
-Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_size = std::nullopt);
-/// a repeated dims[i] times along each dim; fewer dims than a's are padded with 1s in front.
-Tensor tile(const Tensor& a, IntArrayRef dims);
-/// The 1-d tensor of a's elements where the bool mask (a and mask broadcast together) is true.
-Tensor masked_select(const Tensor& a, const Tensor& mask);
-/// gather with a and the int64 indices broadcast except along dim; without dim, indices into the
-/// flattened a.
-Tensor take_along_dim(const Tensor& a, const Tensor& indices, std::optional<int64_t> dim = std::nullopt);
-/// a with src's elements reduced into the positions that index names along dim (as scatter_add),
-/// reduce one of "sum", "prod", "mean" (integers: floor division), "amax", "amin"; include_self
-/// false leaves a's own values out at the positions written. Gradients as PyTorch 1.13's
-/// (amax/amin: split evenly among every value equal to the result).
-Tensor scatter_reduce(const Tensor& a, int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
-                      bool include_self = true);
-/// a with values written (accumulate: added) at the positions that `indices` name in a's leading
-/// dims: int64 tensors (broadcast together, negative counts from the end) or bool masks. Without
-/// accumulate the last of repeated positions wins.
-Tensor index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
-/// Sums the products of a and b over the pairs of dims (dims_a[i], dims_b[i]); the result has
-/// a's remaining dims, then b's. A contracted dim of size 1 on one side is summed first.
-Tensor tensordot(const Tensor& a, const Tensor& b, IntArrayRef dims_a, IntArrayRef dims_b);
-/// Contracts the last `dims` dims of a with the first `dims` of b (Python's integer form).
-Tensor tensordot(const Tensor& a, const Tensor& b, int64_t dims);
 
 }  // namespace wick
