@@ -42,7 +42,7 @@ Tensor eigh_backward(const Tensor& gL, const Tensor& gV, const Tensor& L, const 
   const Tensor VhgV = matmul(mT(V), gV);
   const Tensor skew = (VhgV - mT(VhgV)) * 0.5;
   const Tensor E = unsqueeze(L, -2) - unsqueeze(L, -1);
-  const Tensor inner = skew / where(eq(skew, zeros_like(skew)), 1.0, E) + diag_embed(gL);
+  const Tensor inner = skew / where(eq(skew, zeros_like(skew)), 1.0, E) + wick::diag_embed(gL);
   return matmul(V, matmul(inner, mT(V)));
 }
 

@@ -14,9 +14,6 @@ inline Tensor mT(const Tensor& x) { return transpose(x, -2, -1); }
 /// An n x n identity with x's dtype and device.
 inline Tensor eye_like(const Tensor& x, int64_t n) { return eye(n, TensorOptions(x.dtype()).device(x.device())); }
 
-/// v [..., n] on the diagonals of [..., n, n] matrices (PyTorch's diag_embed), differentiably.
-inline Tensor diag_embed(const Tensor& v) { return unsqueeze(v, -1) * eye_like(v, v.size(-1)); }
-
 /// X with A X = B for square A [..., n, n] and B [..., n, k] of A's batch dims (native::lapack_solve
 /// names `op` in its errors). Gradients: gB = A^{-T} gX (this function again), gA = -gB X^T.
 Tensor solve_square(const Tensor& A, const Tensor& B, const char* op = "linalg.solve");

@@ -33,7 +33,7 @@ Tensor svd_backward(Tensor gU, const Tensor& gS, Tensor gVh, Tensor U, const Ten
   const Tensor skewU = UhgU - mT(UhgU), skewV = VhgV - mT(VhgV);
   const Tensor S2 = S * S;
   const Tensor E = unsqueeze(S2, -2) - unsqueeze(S2, -1);  // E[i, j] = s_j^2 - s_i^2
-  Tensor gA = div_nonzero(skewU * unsqueeze(S, -2) + unsqueeze(S, -1) * skewV, E) + diag_embed(gS);
+  Tensor gA = div_nonzero(skewU * unsqueeze(S, -2) + unsqueeze(S, -1) * skewV, E) + wick::diag_embed(gS);
   if (m > n) {  // gA = [U gA + (I - U U^T) gU S^{-1}] Vh
     gA = matmul(U, gA);
     const Tensor gUSinv = div_nonzero(gU, unsqueeze(S, -2));
