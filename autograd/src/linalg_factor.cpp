@@ -56,7 +56,7 @@ std::tuple<Tensor, Tensor> eigh_impl(const Tensor& A, const std::string& UPLO, b
   native::linalg_check_matrix(A, op, true);
   const bool upper = parse_upper(UPLO, op);
   const bool grad = needs_grad({&A});
-  auto [L, V] = native::lapack_eigh(A, upper, !values_only || grad);
+  auto [L, V] = native::lapack_eigh(A, upper, !values_only || grad, op);
   if (grad) {
     record_function("LinalgEighBackward", {A}, {L, V},
                     [](const VL& g, const VL& s) -> VL { return {eigh_backward(g[0], g[1], s[0], s[1])}; }, {}, {L, V});

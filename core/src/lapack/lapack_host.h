@@ -5,8 +5,10 @@
 #include <cmath>
 #include <string>
 
+#include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
 #include "wick/core/lapack.h"
+#include "wick/core/lapack_work.h"
 #include "wick/core/native.h"
 
 namespace wick::lapack {
@@ -62,12 +64,21 @@ inline void check_argument_info(int info, const char* op, const char* routine) {
                    -info);
 }
 
-/// A workspace size returned by a LAPACK query (lwork = -1) as an int of at least `least`.
-template <typename T>
-int work_size(T query, int least) {
-  const double w = std::ceil(static_cast<double>(query));
-  return w > least ? (w < INT_MAX ? static_cast<int>(w) : INT_MAX) : least;
+/// Refuses a matrix whose LAPACK `routine` needs a workspace of `need` elements past INT_MAX
+/// (Note [LAPACK workspace sizes], wick/core/lapack_work.h), before anything is allocated.
+inline void check_workspace(int64_t need, const Tensor& a, const char* op, const char* routine) {
+  WICK_CHECK(need <= INT_MAX,
+             "{}: the input {} needs a LAPACK {} workspace of {} elements per matrix, past the {} that LAPACK's "
+             "32-bit sizes reach; give smaller matrices",
+             op, native::linalg_shape(a), routine, need, INT_MAX);
 }
+
+/// Runs OpenBLAS single-threaded when the current CPU device has a thread budget, as GEMMs do
+/// (Note [GEMMs on wick's threads]): LAPACK's blocked routines call OpenBLAS's threaded BLAS, and
+/// its own pool next to wick's would oversubscribe the budget's cores. Without a budget OpenBLAS
+/// keeps its thread count. A factorisation is not cut into blocks on wick's threads: each matrix
+/// is one LAPACK call on the calling thread.
+inline void lapack_on_budget() { (void)blas_on_budget(); }
 
 /// Refuses a matrix of `batch` column-major matrices of `per` elements that holds NaN or inf.
 template <typename T>

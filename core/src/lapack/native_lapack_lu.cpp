@@ -35,6 +35,7 @@ Tensor lapack_solve(const Tensor& a, const Tensor& b, const char* op) {
   lapack::check_int_sizes(b, op);
   const int n = static_cast<int>(a.size(-1)), k = static_cast<int>(b.size(-1));
   const int64_t batch = lapack::batch_count(a);
+  lapack::lapack_on_budget();  // getrf, getrs and potrf need no workspace (Note [LAPACK workspace sizes])
   Tensor ha = lapack::colmajor_copy(a), hb = lapack::colmajor_copy(b);
   const char* what = std::string_view(op) == "linalg.inv" ? "inversion" : "solve";
   dispatch_floating(a.dtype(), op, [&]<typename T>() {
@@ -62,6 +63,7 @@ std::tuple<Tensor, Tensor, Tensor> lapack_det(const Tensor& a) {
   linalg_check_matrix(a, op, true);
   const int n = static_cast<int>(a.size(-1));
   const int64_t batch = lapack::batch_count(a);
+  lapack::lapack_on_budget();
   DimVector bs(a.sizes());
   bs.resize(bs.size() - 2);
   const Device host = lapack::host_of(a);
@@ -105,6 +107,7 @@ Tensor lapack_cholesky(const Tensor& a, bool upper) {
   linalg_check_matrix(a, op, true);
   const int n = static_cast<int>(a.size(-1));
   const int64_t batch = lapack::batch_count(a);
+  lapack::lapack_on_budget();
   Tensor ha = lapack::colmajor_copy(a);
   dispatch_floating(a.dtype(), op, [&]<typename T>() {
     T* pa = static_cast<T*>(ha.data_ptr());

@@ -37,6 +37,7 @@ std::tuple<Tensor, Tensor> lapack_qr(const Tensor& a, bool compute_q, bool compl
   const int m = static_cast<int>(a.size(-2)), n = static_cast<int>(a.size(-1)), k = std::min(m, n);
   const int qcols = complete ? m : k, rrows = complete ? m : k;
   const int64_t batch = lapack::batch_count(a);
+  lapack::lapack_on_budget();
   const Device host = lapack::host_of(a);
   Tensor ha = lapack::colmajor_copy(a);
   Tensor hr = native::zeros(with_matrix(a, n, rrows), a.dtype(), host);  // R column-major
@@ -51,11 +52,11 @@ std::tuple<Tensor, Tensor> lapack_qr(const Tensor& a, bool compute_q, bool compl
     T query = 0;
     if (m > 0 && n > 0) {
       lapack::geqrf(m, n, pa, lda, tau.data(), &query, -1, &info);
-      lwork = lapack::work_size(query, std::max(n, 1));
+      lwork = lapack::work_size(query, std::max(n, 1));  // geqrf's minimum: max(1, n)
     }
     if (compute_q && m > 0 && qcols > 0) {
       lapack::orgqr(m, qcols, k, pq, lda, tau.data(), &query, -1, &info);
-      lwork = std::max(lwork, lapack::work_size(query, std::max(qcols, 1)));
+      lwork = std::max(lwork, lapack::work_size(query, std::max(qcols, 1)));  // orgqr's: max(1, n)
     }
     lapack::check_argument_info(info, op, "workspace query");
     std::vector<T> work(static_cast<size_t>(lwork));
@@ -77,10 +78,12 @@ std::tuple<Tensor, Tensor> lapack_qr(const Tensor& a, bool compute_q, bool compl
   return {q, lapack::from_colmajor(hr, a.device())};
 }
 
-std::tuple<Tensor, Tensor> lapack_eigh(const Tensor& a, bool upper, bool compute_v) {
-  const char* op = "linalg.eigh";
+std::tuple<Tensor, Tensor> lapack_eigh(const Tensor& a, bool upper, bool compute_v, const char* op) {
   linalg_check_matrix(a, op, true);
   const int n = static_cast<int>(a.size(-1));
+  lapack::check_workspace(lapack::syevd_min_lwork(n, compute_v), a, op, "syevd");
+  lapack::check_workspace(lapack::syevd_min_liwork(n, compute_v), a, op, "syevd integer");
+  lapack::lapack_on_budget();
   const int64_t batch = lapack::batch_count(a);
   Tensor ha = lapack::colmajor_copy(a);
   Tensor hw = native::empty(with_vector(a, n), a.dtype(), lapack::host_of(a));
@@ -94,7 +97,8 @@ std::tuple<Tensor, Tensor> lapack_eigh(const Tensor& a, bool upper, bool compute
     T query = 0;
     lapack::syevd(jobz, uplo, n, pa, n, pw, &query, -1, &iquery, -1, &info);
     lapack::check_argument_info(info, op, "syevd");
-    const int lwork = lapack::work_size(query, 1), liwork = std::max(iquery, 1);
+    const int lwork = lapack::work_size(query, lapack::syevd_min_lwork(n, compute_v));
+    const int liwork = lapack::work_size(static_cast<double>(iquery), lapack::syevd_min_liwork(n, compute_v));
     std::vector<T> work(static_cast<size_t>(lwork));
     std::vector<int> iwork(static_cast<size_t>(liwork));
     for (int64_t b = 0; b < batch; ++b) {
@@ -116,7 +120,11 @@ std::tuple<Tensor, Tensor, Tensor> lapack_svd(const Tensor& a, bool full_matrice
   linalg_check_matrix(a, op, false);
   const int m = static_cast<int>(a.size(-2)), n = static_cast<int>(a.size(-1)), k = std::min(m, n);
   const int ucols = full_matrices ? m : k, vrows = full_matrices ? n : k;
+  const char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
+  lapack::check_workspace(lapack::gesdd_min_lwork(m, n, jobz), a, op, "gesdd");
+  lapack::check_workspace(lapack::gesdd_iwork(m, n), a, op, "gesdd integer");
   const int64_t batch = lapack::batch_count(a);
+  lapack::lapack_on_budget();
   const Device host = lapack::host_of(a);
   Tensor ha = lapack::colmajor_copy(a);
   Tensor hs = native::empty(with_vector(a, k), a.dtype(), host);
@@ -135,15 +143,14 @@ std::tuple<Tensor, Tensor, Tensor> lapack_svd(const Tensor& a, bool full_matrice
     T* ps = static_cast<T*>(hs.data_ptr());
     T* pu = compute_uv ? static_cast<T*>(hu.data_ptr()) : nullptr;
     T* pv = compute_uv ? static_cast<T*>(hv.data_ptr()) : nullptr;
-    const char jobz = !compute_uv ? 'N' : full_matrices ? 'A' : 'S';
     const int ldu = std::max(m, 1), ldvt = std::max(vrows, 1);
-    std::vector<int> iwork(static_cast<size_t>(8 * k));
+    std::vector<int> iwork(static_cast<size_t>(lapack::gesdd_iwork(m, n)));
     int info = 0;
     T query = 0, dummy = 0;
     lapack::gesdd(jobz, m, n, pa, m, ps, pu ? pu : &dummy, ldu, pv ? pv : &dummy, ldvt, &query, -1, iwork.data(),
                   &info);
     lapack::check_argument_info(info, op, "gesdd");
-    const int lwork = lapack::work_size(query, 1);
+    const int lwork = lapack::work_size(query, lapack::gesdd_min_lwork(m, n, jobz));
     std::vector<T> work(static_cast<size_t>(lwork));
     for (int64_t b = 0; b < batch; ++b) {
       T* ub = pu ? pu + b * int64_t{m} * ucols : &dummy;

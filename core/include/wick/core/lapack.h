@@ -10,7 +10,9 @@
 // call on a column-major copy, so inputs are never written. Results are contiguous.
 //
 // Every function takes float32 or float64 matrices [..., m, n] (batch dims first), checks them
-// with linalg_check_matrix, and reports a matrix LAPACK cannot factor as a ValueError in
+// with linalg_check_matrix and against LAPACK's 32-bit workspace sizes (Note [LAPACK workspace
+// sizes], wick/core/lapack_work.h), runs OpenBLAS single-threaded under a CPU thread budget as
+// GEMMs do (Note [GEMMs on wick's threads]), and reports a matrix LAPACK cannot factor as a ValueError in
 // PyTorch 1.13's words, naming the op, the batch element ("(Batch element 2): ", only when there
 // are batch dims) and the input's shape.
 #include <string>
@@ -49,8 +51,8 @@ std::tuple<Tensor, Tensor> lapack_qr(const Tensor& a, bool compute_q, bool compl
 /// Eigenvalues (ascending, [..., n]) and, with compute_v, orthonormal eigenvectors (the columns
 /// of [..., n, n]; else an empty [0] tensor) of symmetric A [..., n, n], read from its lower
 /// triangle (upper: its upper one) by syevd. A matrix holding NaN or an infinity is a ValueError
-/// (the iterative solver has no answer for it).
-std::tuple<Tensor, Tensor> lapack_eigh(const Tensor& a, bool upper, bool compute_v);
+/// (the iterative solver has no answer for it). Errors name `op` ("linalg.eigh", "linalg.eigvalsh").
+std::tuple<Tensor, Tensor> lapack_eigh(const Tensor& a, bool upper, bool compute_v, const char* op = "linalg.eigh");
 
 /// A = U diag(S) Vh by gesdd for A [..., m, n], k = min(m, n): S [..., k] descending, and with
 /// compute_uv U [..., m, k] and Vh [..., k, n] (full_matrices: [..., m, m] and [..., n, n]);
