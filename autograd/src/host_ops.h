@@ -43,7 +43,4 @@ inline Tensor host_int64(const std::vector<int64_t>& v, IntArrayRef shape, Devic
   return native::from_blob_copy(v.data(), shape, kInt64, device);
 }
 
-/// "[2, 3]" for error messages.
-inline std::string shape_of(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
-
 }  // namespace wick::detail

@@ -61,7 +61,8 @@ Tensor det_backward(const Tensor& g, const Tensor& d, const Tensor& A) {
   bool any_singular = false, all_singular = false;
   {
     NoGradGuard no_grad;
-    singular = lt(abs(d), norm(A, 2.0, {-2, -1}, false) * eps);  // PyTorch's cutoff; NaN: not singular
+    // PyTorch's cutoff, with <= so that an all-zero matrix (0 <= 0) is singular; NaN: not singular
+    singular = le(abs(d), norm(A, 2.0, {-2, -1}, false) * eps);
     any_singular = any(singular).item<bool>();
     all_singular = all(singular).item<bool>();
   }
@@ -109,8 +110,8 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
   const char* op = "linalg.solve";
   native::linalg_check_matrix(A, op, true);
   WICK_CHECK(B.defined(), "{}: B is an undefined tensor", op);
-  WICK_CHECK_TYPE(B.dtype() == A.dtype(), "{}: A {} is {} but B {} is {}; give both one dtype", op,
-                  native::linalg_shape(A), A.dtype(), native::linalg_shape(B), B.dtype());
+  WICK_CHECK_TYPE(B.dtype() == A.dtype(), "{}: A {} is {} but B {} is {}; give both one dtype", op, shape_str(A),
+                  A.dtype(), shape_str(B), B.dtype());
   native::check_same_device(op, {&A, &B});
   // PyTorch 1.13's rule: B is a vector (or a batch of them) when 1-d or of A's batch shape plus n.
   const bool vector = B.dim() == 1 || (B.dim() == A.dim() - 1 && IntArrayRef(B.sizes().data(), B.dim()) ==
@@ -120,7 +121,7 @@ Tensor solve(const Tensor& A, const Tensor& B, bool left) {
   const int64_t n = A.size(-1);
   WICK_CHECK(Bm.dim() >= 2 && Bm.size(-2) == n,
              "{}: Incompatible shapes of A and B for the equation AX = B: A {} and B {} (B needs {} rows)", op,
-             native::linalg_shape(A), native::linalg_shape(B), n);
+             shape_str(A), shape_str(B), n);
   DimVector batch = native::broadcast_shapes(IntArrayRef(A.sizes().data(), A.dim() - 2),
                                              IntArrayRef(Bm.sizes().data(), Bm.dim() - 2), op);
   DimVector sa = batch, sb = batch;

@@ -69,7 +69,7 @@ Tensor norm_input(const Tensor& A, std::optional<DType> dtype, const char* op, b
                   A.dtype());
   WICK_CHECK_TYPE(!dtype || is_floating(*dtype), "{}: dtype must be float32 or float64, got {}", op, *dtype);
   WICK_CHECK(!matrix || A.dim() >= 2, "{}: The input tensor A must have at least 2 dimensions, but it has shape {}", op,
-             native::linalg_shape(A));
+             shape_str(A));
   return dtype && *dtype != A.dtype() ? to(A, A.device(), *dtype) : A;
 }
 
@@ -77,8 +77,7 @@ Tensor norm_input(const Tensor& A, std::optional<DType> dtype, const char* op, b
 std::pair<int64_t, int64_t> matrix_dims(const Tensor& A, IntArrayRef dim, const char* op) {
   WICK_CHECK(dim.size() == 2, "{}: dim must be a 2-tuple, got {} dims", op, dim.size());
   const int64_t d0 = native::wrap_dim(dim[0], A.dim(), op), d1 = native::wrap_dim(dim[1], A.dim(), op);
-  WICK_CHECK(d0 != d1, "{}: dims must be different, got ({}, {}) for the input {}", op, dim[0], dim[1],
-             native::linalg_shape(A));
+  WICK_CHECK(d0 != d1, "{}: dims must be different, got ({}, {}) for the input {}", op, dim[0], dim[1], shape_str(A));
   return {d0, d1};
 }
 

@@ -1,5 +1,9 @@
 #pragma once
 // Shared helpers of the op definitions in ops_*.cpp.
+#include <fmt/format.h>
+
+#include <string>
+
 #include "wick/autograd/functions.h"
 #include "wick/autograd/record.h"
 
@@ -8,6 +12,15 @@ namespace wick::detail {
 using autograd::needs_grad;
 using autograd::record_function;
 using VL = autograd::variable_list;
+
+/// "[2, 3]": the shape in every op's error messages (the one formatter of autograd/src; core's
+/// kernels use native::linalg_shape, which prints the same).
+inline std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
+inline std::string shape_str(const Tensor& t) { return shape_str(t.sizes()); }
+
+/// The smallest and the largest value of an int64 tensor with at least one element (any device).
+inline int64_t min_of(const Tensor& t) { return native::amin(native::reshape(t, {-1}), {0}, false).item<int64_t>(); }
+inline int64_t max_of(const Tensor& t) { return native::amax(native::reshape(t, {-1}), {0}, false).item<int64_t>(); }
 
 /// The gradient reduced to `shape` and converted to `dtype` (broadcast and promotion backward).
 inline Tensor grad_to(const Tensor& g, const DimVector& shape, DType dtype) {

@@ -14,7 +14,6 @@ namespace wick {
 using namespace detail;
 
 namespace {
-std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
 // max |diff| over the last dim; backward g * sign(diff) where |diff| equals the distance.
 Tensor inf_distance(const Tensor& diff) {

@@ -15,10 +15,13 @@
 // result type. kron multiplies a viewed as [a0, 1, a1, 1, ...] by b as [1, b0, 1, b1, ...] and
 // reshapes to [a0 b0, a1 b1, ...], PyTorch's own algorithm.
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <utility>
 
 #include "host_ops.h"
 #include "op_helpers.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -49,20 +52,51 @@ void check_list(const char* op, const std::vector<Tensor>& ts) {
   }
 }
 
+// The sum of clamp(x, 0, col) over x in [a, b) (a <= b, b - a < 2^63, 0 <= col < 2^63): exact in
+// 128 bits, so the count of a triangle needs no loop over its rows.
+__int128 clamped_sum(__int128 a, __int128 b, __int128 col) {
+  const __int128 lo = std::max<__int128>(a, 0), hi = std::min(b, col);
+  const __int128 ramp = hi > lo ? (lo + hi - 1) * (hi - lo) / 2 : 0;
+  const __int128 from = std::max(a, col);
+  return ramp + (b > from ? col * (b - from) : 0);
+}
+
+// Row r's columns [c0, c1) of the triangle: c - r <= offset (lower) or c - r >= offset (upper),
+// within [0, col). r + offset is saturated to [-1, col] first, so no sum overflows.
+std::pair<int64_t, int64_t> tri_row(int64_t r, int64_t col, int64_t offset, bool lower) {
+  const int64_t d = offset < -r ? -1 : offset > col - r ? col : r + offset;
+  return lower ? std::pair<int64_t, int64_t>{0, std::min(col, d + 1)}
+               : std::pair<int64_t, int64_t>{std::max<int64_t>(0, d), col};
+}
+
 Tensor tri_indices(const char* op, int64_t row, int64_t col, int64_t offset, TensorOptions opts, bool lower) {
   WICK_CHECK(row >= 0 && col >= 0, "{}: row and col must be non-negative, got row {} and col {}", op, row, col);
   WICK_CHECK_TYPE(opts.dtype_ == kInt64, "{}: the indices are int64, got dtype {}; pass TensorOptions(kInt64)", op,
                   opts.dtype_);
-  std::vector<int64_t> rows, cols;
-  for (int64_t r = 0; r < row; ++r)
-    for (int64_t c = 0; c < col; ++c)
-      if (lower ? c - r <= offset : c - r >= offset) {
-        rows.push_back(r);
-        cols.push_back(c);
-      }
-  const int64_t n = static_cast<int64_t>(rows.size());
-  rows.insert(rows.end(), cols.begin(), cols.end());
-  return host_int64(rows, {2, n}, opts.device_);
+  const __int128 r = row, c = col, o = offset;
+  const __int128 total = lower ? clamped_sum(o + 1, r + o + 1, c) : r * c - clamped_sum(o, r + o, c);
+  WICK_CHECK(total <= INT64_MAX / 2,
+             "{}: row {} and col {} with offset {} give more indices than an int64 tensor can count", op, row, col,
+             offset);
+  const int64_t n = static_cast<int64_t>(total);
+  Tensor h = native::empty({2, n}, kInt64, opts.device_.is_cpu() ? opts.device_ : kCPU);  // typed error if too big
+  int64_t* rows = static_cast<int64_t*>(h.data_ptr());
+  int64_t* cols = rows + n;
+  // Only the rows that hold an index are visited (lower: from r = -offset on; upper: up to col - offset).
+  const int64_t first = lower ? static_cast<int64_t>(std::clamp<__int128>(-o, 0, r)) : 0;
+  const int64_t last = lower ? row : static_cast<int64_t>(std::clamp<__int128>(c - o, 0, r));
+  int64_t k = 0;
+  for (int64_t i = first; i < last && k < n; ++i) {
+    const auto [c0, c1] = tri_row(i, col, offset, lower);
+    for (int64_t j = c0; j < c1; ++j, ++k) {
+      rows[k] = i;
+      cols[k] = j;
+    }
+  }
+  if (opts.device_ == h.device()) return h;
+  Tensor out = native::empty({2, n}, kInt64, opts.device_);
+  native::copy_(out, h);
+  return out;
 }
 
 }  // namespace
@@ -73,7 +107,7 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_vie
   check_list("meshgrid", tensors);
   for (size_t i = 0; i < tensors.size(); ++i) {
     WICK_CHECK(tensors[i].dim() <= 1, "meshgrid: expects 0-d or 1-d tensors, tensor {} has shape {}", i,
-               shape_of(tensors[i]));
+               shape_str(tensors[i]));
     WICK_CHECK_TYPE(tensors[i].dtype() == tensors[0].dtype(),
                     "meshgrid: tensor {} is {} but tensor 0 is {}; give them one dtype", i, tensors[i].dtype(),
                     tensors[0].dtype());
@@ -94,9 +128,10 @@ std::vector<Tensor> meshgrid(const std::vector<Tensor>& tensors, std::string_vie
 }
 
 Tensor cartesian_prod(const std::vector<Tensor>& tensors) {
+  WICK_CHECK(!tensors.empty(), "cartesian_prod: expects at least one 1-d tensor, got none");
   for (size_t i = 0; i < tensors.size(); ++i)
     WICK_CHECK(tensors[i].defined() && tensors[i].dim() == 1, "cartesian_prod: expects 1-d tensors, tensor {} has {}",
-               i, tensors[i].defined() ? "shape " + shape_of(tensors[i]) : std::string("no value (undefined)"));
+               i, tensors[i].defined() ? "shape " + shape_str(tensors[i]) : std::string("no value (undefined)"));
   if (tensors.size() == 1) return tensors[0];
   std::vector<Tensor> grids = meshgrid(tensors, "ij");
   for (Tensor& g : grids) g = reshape(g, {-1});
@@ -122,7 +157,13 @@ Tensor diag_embed(const Tensor& a, int64_t offset, int64_t dim1, int64_t dim2) {
   WICK_CHECK(d1 != d2, "diag_embed: dim1 and dim2 are both dim {} of the {}-d result; the diagonal needs two dims", d1,
              out_dims);
   const Device dev = a.device();
-  const int64_t n = a.size(-1), k = std::abs(offset), m = n + k;
+  WICK_CHECK(offset != INT64_MIN, "diag_embed: the offset {} has no absolute value in int64", offset);
+  const int64_t n = a.size(-1), k = std::abs(offset);
+  int64_t m = 0;
+  WICK_CHECK(!add_overflow(n, k, &m),
+             "diag_embed: the input {} with offset {} gives a diagonal block of more than "
+             "2^63 rows",
+             shape_str(a), offset);
   const Tensor pos = native::arange(0, n, 1, kInt64, dev);
   const Tensor on_diag = native::binary(BinaryOp::Eq, native::view(pos, {n, 1}), pos);
   Tensor block = where(on_diag, unsqueeze(a, -1), native::zeros({}, a.dtype(), dev));  // [..., n, n]
@@ -151,7 +192,7 @@ Tensor block_diag(const std::vector<Tensor>& tensors) {
   check_list("block_diag", tensors);
   for (size_t i = 0; i < tensors.size(); ++i)
     WICK_CHECK(tensors[i].dim() <= 2, "block_diag: expects tensors of 2 or fewer dims, tensor {} has shape {}", i,
-               shape_of(tensors[i]));
+               shape_str(tensors[i]));
   const DType dtype = list_result_type(tensors);
   const Device dev = tensors.empty() ? kCPU : tensors[0].device();
   std::vector<Tensor> blocks;
@@ -184,7 +225,11 @@ Tensor kron(const Tensor& a, const Tensor& b) {
     a_view.push_back(1);
     b_view.push_back(1);
     b_view.push_back(sb);
-    out.push_back(sa * sb);
+    int64_t p = 0;
+    WICK_CHECK(!mul_overflow(sa, sb, &p),
+               "kron: the operands {} and {} give dim {} of size {} * {}, which overflows int64", shape_str(a),
+               shape_str(b), i, sa, sb);
+    out.push_back(p);
   }
   return reshape(mul(reshape(a, a_view), reshape(b, b_view)), out);
 }

@@ -15,6 +15,7 @@
 // promoted to their result type first (a Scalar as a wrapped number); bool is refused.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "host_ops.h"
 #include "op_helpers.h"
@@ -26,24 +27,45 @@ using namespace detail;
 
 namespace {
 
+// A zero-filled host tensor of `n` elements of dtype `dt` for a result on `dev`: allocated by
+// native::zeros, so a length no memory holds is a typed error (never std::length_error).
+Tensor host_zeros(int64_t n, DType dt, Device dev) { return native::zeros({n}, dt, dev.is_cpu() ? dev : kCPU); }
+
+// `h` (a host tensor) on `dev`.
+Tensor moved_to(const Tensor& h, Device dev) {
+  if (h.device() == dev) return h;
+  Tensor r = native::empty(h.sizes(), h.dtype(), dev);
+  native::copy_(r, h);
+  return r;
+}
+
 template <typename W>
-std::vector<W> bincount_loop(const std::vector<int64_t>& x, const std::vector<W>& w, int64_t length) {
-  std::vector<W> out(static_cast<size_t>(length), W(0));
-  for (size_t i = 0; i < x.size(); ++i) out[static_cast<size_t>(x[i])] += w.empty() ? W(1) : w[i];
-  return out;
+Tensor bincount_loop(const std::vector<int64_t>& x, const std::vector<W>& w, int64_t length, DType dt, Device dev) {
+  Tensor out = host_zeros(length, dt, dev);
+  W* p = static_cast<W*>(out.data_ptr());
+  for (size_t i = 0; i < x.size(); ++i) p[x[i]] += w.empty() ? W(1) : w[i];  // 0 <= x[i] < length
+  return moved_to(out, dev);
+}
+
+// The bin of v in [lo, hi] (lo < hi in T): computed in T as PyTorch, clamped to [0, bins - 1]
+// in double, so a quotient that overflows T (a range wider than T's largest value) or rounds
+// past the last bin never reaches an out-of-range conversion.
+template <typename T>
+int64_t histc_bin(T v, int64_t bins, T lo, T hi) {
+  if (!(hi > lo)) return 0;  // a span that rounds to 0 in T (min and max one float apart in float64)
+  double q = static_cast<double>((v - lo) * static_cast<T>(bins) / (hi - lo));
+  if (!std::isfinite(q)) q = (static_cast<double>(v) - lo) * static_cast<double>(bins) / (static_cast<double>(hi) - lo);
+  if (!(q > 0)) return 0;
+  return q >= static_cast<double>(bins) ? bins - 1 : static_cast<int64_t>(q);  // the last bin holds its right edge
 }
 
 template <typename T>
-std::vector<T> histc_loop(const std::vector<T>& x, int64_t bins, T lo, T hi) {
-  std::vector<T> hist(static_cast<size_t>(bins), T(0));
-  for (const T v : x) {
-    if (!(v >= lo && v <= hi)) continue;  // outside the range, or NaN
-    // A span that rounds to 0 in T (min and max one float apart in float64) puts all in bin 0.
-    int64_t pos = hi > lo ? static_cast<int64_t>((v - lo) * static_cast<T>(bins) / (hi - lo)) : 0;
-    if (pos >= bins) pos = bins - 1;  // the last bin holds its right edge
-    hist[static_cast<size_t>(pos)] += T(1);
-  }
-  return hist;
+Tensor histc_loop(const std::vector<T>& x, int64_t bins, T lo, T hi, DType dt, Device dev) {
+  Tensor hist = host_zeros(bins, dt, dev);
+  T* p = static_cast<T*>(hist.data_ptr());
+  for (const T v : x)
+    if (v >= lo && v <= hi) p[histc_bin(v, bins, lo, hi)] += T(1);  // skips outside the range, and NaN
+  return moved_to(hist, dev);
 }
 
 // PyTorch's cus_lower_bound / cus_upper_bound over bd[start, end), read through `sorter` if any.
@@ -92,26 +114,26 @@ Tensor search(const char* op, const Tensor& boundaries, const Tensor& input, boo
   WICK_CHECK(boundaries.dim() > 0, "{}: the boundaries must have at least one dim, got a 0-d tensor", op);
   WICK_CHECK(input.dim() > 0 || boundaries.dim() == 1,
              "{}: a 0-d input needs 1-d boundaries, got boundaries {}; give the input its leading dims", op,
-             shape_of(boundaries));
+             shape_str(boundaries));
   bool lead_match = boundaries.dim() == input.dim();
   for (int64_t k = 0; lead_match && k + 1 < input.dim(); ++k) lead_match = boundaries.size(k) == input.size(k);
   WICK_CHECK(boundaries.dim() == 1 || lead_match,
              "{}: boundaries {} and input {} do not match: the boundaries must be 1-d, or have the input's "
              "number of dims and the same sizes in all but the last",
-             op, shape_of(boundaries), shape_of(input));
+             op, shape_str(boundaries), shape_str(input));
   if (sorter.defined()) {
     native::check_same_device(op, {&boundaries, &sorter});
     WICK_CHECK_TYPE(sorter.dtype() == kInt64, "{}: the sorter must be int64 (positions), got {}", op, sorter.dtype());
     WICK_CHECK(sorter.sizes() == boundaries.sizes(),
                "{}: the sorter {} must have the boundaries' shape {} (the argsort of the boundaries along the last "
                "dim)",
-               op, shape_of(sorter), shape_of(boundaries));
+               op, shape_str(sorter), shape_str(boundaries));
     if (sorter.numel() > 0) {
       const int64_t lo = native::amin(sorter, {}, false).item<int64_t>();
       const int64_t hi = native::amax(sorter, {}, false).item<int64_t>();
       WICK_CHECK_INDEX(lo >= 0 && hi < boundaries.size(-1),
                        "{}: the sorter holds {}, out of range for a last dim of size {} (boundaries {})", op,
-                       lo < 0 ? lo : hi, boundaries.size(-1), shape_of(boundaries));
+                       lo < 0 ? lo : hi, boundaries.size(-1), shape_str(boundaries));
     }
   }
   const DType common = native::result_type(boundaries, input);
@@ -129,25 +151,24 @@ Tensor bincount(const Tensor& a, const Tensor& weights, int64_t minlength) {
   WICK_CHECK(a.defined(), "bincount: the input is an undefined tensor");
   WICK_CHECK_TYPE(a.dtype() == kInt64, "bincount: the input must be int64 (non-negative integers), got {}", a.dtype());
   WICK_CHECK(minlength >= 0, "bincount: minlength must be >= 0, got {}", minlength);
-  WICK_CHECK(a.dim() == 1, "bincount: the input must be 1-d, got shape {}; flatten it first", shape_of(a));
+  WICK_CHECK(a.dim() == 1, "bincount: the input must be 1-d, got shape {}; flatten it first", shape_str(a));
   const Device dev = a.device();
   if (weights.defined()) {
     native::check_same_device("bincount", {&a, &weights});
     WICK_CHECK(weights.dim() == 1 && weights.size(0) == a.size(0),
-               "bincount: the weights {} must be 1-d with the input's length {}", shape_of(weights), a.size(0));
+               "bincount: the weights {} must be 1-d with the input's length {}", shape_str(weights), a.size(0));
   }
   if (a.numel() == 0) return native::zeros({minlength}, kInt64, dev);  // int64 even with weights, as PyTorch
   const std::vector<int64_t> x = a.to_vector<int64_t>();
   const int64_t lo = *std::min_element(x.begin(), x.end()), hi = *std::max_element(x.begin(), x.end());
   WICK_CHECK(lo >= 0, "bincount: the input holds {}; only non-negative values can be counted", lo);
-  const int64_t length = std::max(hi + 1, minlength);
-  if (!weights.defined()) return host_int64(bincount_loop<int64_t>(x, {}, length), {length}, dev);
-  if (weights.dtype() == kFloat32) {  // float32 weights sum in float32, every other dtype in float64
-    const std::vector<float> out = bincount_loop<float>(x, weights.to_vector<float>(), length);
-    return native::from_blob_copy(out.data(), {length}, kFloat32, dev);
-  }
-  const std::vector<double> out = bincount_loop<double>(x, weights.to_vector<double>(), length);
-  return native::from_blob_copy(out.data(), {length}, kFloat64, dev);
+  WICK_CHECK(hi < INT64_MAX, "bincount: the input holds {}, and a result of {} + 1 counts does not fit in int64", hi,
+             hi);
+  const int64_t length = std::max(hi + 1, minlength);  // native::zeros refuses a length no memory holds
+  if (!weights.defined()) return bincount_loop<int64_t>(x, {}, length, kInt64, dev);
+  if (weights.dtype() == kFloat32)  // float32 weights sum in float32, every other dtype in float64
+    return bincount_loop<float>(x, weights.to_vector<float>(), length, kFloat32, dev);
+  return bincount_loop<double>(x, weights.to_vector<double>(), length, kFloat64, dev);
 }
 
 Tensor histc(const Tensor& a, int64_t bins, Scalar min, Scalar max) {
@@ -174,10 +195,13 @@ Tensor histc(const Tensor& a, int64_t bins, Scalar min, Scalar max) {
       hi += 1;
     }
     WICK_CHECK(std::isfinite(lo) && std::isfinite(hi), "histc: the range [{}, {}] of input {} is not finite", lo, hi,
-               shape_of(a));
+               shape_str(a));
     WICK_CHECK(lo < hi, "histc: max must be larger than min, got min {} and max {}", lo, hi);
-    const std::vector<T> hist = histc_loop<T>(x, bins, static_cast<T>(lo), static_cast<T>(hi));
-    return native::from_blob_copy(hist.data(), {bins}, a.dtype(), a.device());
+    const T tlo = static_cast<T>(lo), thi = static_cast<T>(hi);
+    WICK_CHECK(std::isfinite(tlo) && std::isfinite(thi),
+               "histc: the range [{}, {}] is not finite in the input's dtype {} (input {}); give a range within it", lo,
+               hi, a.dtype(), shape_str(a));
+    return histc_loop<T>(x, bins, tlo, thi, a.dtype(), a.device());
   });
 }
 
@@ -195,7 +219,7 @@ Tensor searchsorted(const Tensor& sorted_sequence, Scalar input, bool out_int32,
 
 Tensor bucketize(const Tensor& input, const Tensor& boundaries, bool out_int32, bool right) {
   WICK_CHECK(boundaries.defined() && input.defined(), "bucketize: the input and the boundaries must be defined");
-  WICK_CHECK(boundaries.dim() == 1, "bucketize: the boundaries must be 1-d, got shape {}", shape_of(boundaries));
+  WICK_CHECK(boundaries.dim() == 1, "bucketize: the boundaries must be 1-d, got shape {}", shape_str(boundaries));
   return search("bucketize", boundaries, input, out_int32, right, std::nullopt, Tensor());
 }
 

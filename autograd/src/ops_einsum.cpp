@@ -43,7 +43,7 @@ std::string shapes_str(const std::vector<Tensor>& ts) {
   std::string s;
   for (size_t i = 0; i < ts.size(); ++i) {
     if (i > 0) s += ", ";
-    s += ts[i].defined() ? fmt::format("[{}]", fmt::join(ts[i].sizes(), ", ")) : std::string("undefined");
+    s += ts[i].defined() ? detail::shape_str(ts[i]) : std::string("undefined");
   }
   return s;
 }

@@ -8,7 +8,6 @@ namespace wick {
 using namespace detail;
 
 namespace {
-std::string shape_str(const Tensor& t) { return fmt::format("[{}]", fmt::join(t.sizes(), ", ")); }
 
 // beta * input + alpha * product, with input broadcast to the product's shape; beta 0 ignores
 // input's values (NaN and inf included), as PyTorch's.

@@ -11,10 +11,6 @@ namespace wick {
 
 using namespace detail;
 
-namespace {
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-}  // namespace
-
 Tensor repeat(const Tensor& a, IntArrayRef repeats) {
   WICK_CHECK(a.defined(), "repeat: the input is an undefined tensor");
   WICK_CHECK(static_cast<int64_t>(repeats.size()) >= a.dim(),

@@ -24,7 +24,6 @@ namespace wick {
 using namespace detail;
 
 namespace {
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 
 void check_defined(const char* op, std::initializer_list<const Tensor*> ts) {
   for (const Tensor* t : ts) WICK_CHECK(t->defined(), "{}: an operand is an undefined tensor", op);

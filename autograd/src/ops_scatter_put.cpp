@@ -18,12 +18,6 @@ namespace wick {
 using namespace detail;
 
 namespace {
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-int64_t min_of(const Tensor& t) { return native::amin(native::reshape(t, {-1}), {0}, false).item<int64_t>(); }
-int64_t max_of(const Tensor& t) { return native::amax(native::reshape(t, {-1}), {0}, false).item<int64_t>(); }
-}  // namespace
-
-namespace {
 enum class Reduce { Sum, Prod, Mean, Amax, Amin };
 
 struct Targets {
@@ -186,6 +180,12 @@ Tensor index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tens
       idx.push_back(ix);
       continue;
     }
+    // PyTorch 1.13 reads a 0-d mask as a new dim of size 1 and then fails inside its kernel for
+    // tensors of 2+ dims; wick refuses it before reading any index.
+    WICK_CHECK_INDEX(ix.dim() > 0,
+                     "index_put: index {} is a 0-d bool mask; a mask needs the shape of the dims it selects "
+                     "(use wick::where(mask, values, tensor) for a whole-tensor condition)",
+                     j);
     const int64_t at = static_cast<int64_t>(idx.size());
     bool fits = at + ix.dim() <= a.dim();
     for (int64_t k = 0; fits && k < ix.dim(); ++k) fits = a.size(at + k) == ix.size(k);
@@ -245,7 +245,14 @@ Tensor index_put(const Tensor& a, const std::vector<Tensor>& indices, const Tens
   Tensor hit = native::index_add(native::zeros({m}, kInt64, dev), 0, lu, native::ones({u}, kInt64, dev)).gt(0);
   DimVector hs(self_flat.size(), 1);
   hs[0] = m;
-  return reshape(where(native::view(hit, hs), index_select(index_select(v2, 0, keep), 0, slot), a2), a.sizes());
+  // The values' gradient is PyTorch 1.13's grad.index(indices): every repeat of a position gets
+  // that position's gradient, the repeats that lost included.
+  Tensor written = native::index_select(native::index_select(v2, 0, keep), 0, slot);
+  if (needs_grad({&v2})) {
+    record_function("IndexPutBackward", {v2}, {written},
+                    [lin](const VL& g, const VL&) -> VL { return {index_select(g[0], 0, lin)}; });
+  }
+  return reshape(where(native::view(hit, hs), written, a2), a.sizes());
 }
 
 }  // namespace wick

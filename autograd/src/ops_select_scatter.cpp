@@ -7,18 +7,16 @@
 // scatter_add writes its position at that rank (true_positions). One host read (the count)
 // sizes the result, as PyTorch's nonzero.
 #include <algorithm>
+#include <cstdint>
 
 #include "op_helpers.h"
 #include "wick/autograd/grad_mode.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
 
 using namespace detail;
-
-namespace {
-std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
-}  // namespace
 
 // Note [Positions without a nonzero kernel].
 Tensor detail::true_positions(const Tensor& m) {
@@ -33,10 +31,6 @@ Tensor detail::true_positions(const Tensor& m) {
   Tensor out = native::scatter_add(native::zeros({total + 1}, kInt64, dev), 0, rank, pos);
   return native::contiguous(native::narrow(out, 0, 0, total));
 }
-
-namespace {
-int64_t min_of(const Tensor& t) { return native::amin(native::reshape(t, {-1}), {0}, false).item<int64_t>(); }
-}  // namespace
 
 Tensor rot90(const Tensor& a, int64_t k, IntArrayRef dims) {
   WICK_CHECK(a.defined(), "rot90: the input is an undefined tensor");
@@ -76,8 +70,11 @@ Tensor repeat_interleave(const Tensor& repeats, std::optional<int64_t> output_si
   const Device dev = repeats.device();
   WICK_CHECK(n == 0 || min_of(repeats) >= 0, "repeat_interleave: repeats must be >= 0, got a count of {}",
              n == 0 ? 0 : min_of(repeats));
+  int64_t total = 0;  // summed here with overflow checks: a wrapped cumsum would be a wrong size
+  for (const int64_t c : repeats.to_vector<int64_t>())
+    WICK_CHECK(!add_overflow(total, c, &total) && total < INT64_MAX,
+               "repeat_interleave: the repeats {} add up to more than int64 can count", shape_str(repeats.sizes()));
   Tensor cs = native::contiguous(native::cumsum(repeats, 0));
-  const int64_t total = n == 0 ? 0 : native::select(cs, 0, n - 1).item<int64_t>();
   WICK_CHECK(!output_size || *output_size == total, "repeat_interleave: output_size is {} but the repeats add up to {}",
              output_size.value_or(0), total);
   // Element j of the result is the number of running counts <= j.
@@ -100,16 +97,20 @@ Tensor repeat_interleave(const Tensor& a, int64_t repeats, std::optional<int64_t
   WICK_CHECK(repeats >= 0, "repeat_interleave: repeats must be >= 0, got {}", repeats);
   auto [x, d] = interleave_input(a, dim);
   const int64_t n = x.size(d);
-  WICK_CHECK(!output_size || *output_size == n * repeats,
+  int64_t total = 0;
+  WICK_CHECK(!mul_overflow(n, repeats, &total),
+             "repeat_interleave: {} elements repeated {} times give more than int64 can count (input {})", n, repeats,
+             shape_str(x.sizes()));
+  WICK_CHECK(!output_size || *output_size == total,
              "repeat_interleave: output_size is {} but {} elements repeated {} times give {}", output_size.value_or(0),
-             n, repeats, n * repeats);
+             n, repeats, total);
   if (repeats == 1) return clone(x);
   // [.., n, ..] viewed as [.., n, 1, ..], expanded to [.., n, r, ..], merged to [.., n * r, ..].
   DimVector unit(x.sizes()), result(x.sizes());
   unit.insert(static_cast<size_t>(d) + 1, 1);
   DimVector tiled(unit);
   tiled[static_cast<size_t>(d) + 1] = repeats;
-  result[static_cast<size_t>(d)] = n * repeats;
+  result[static_cast<size_t>(d)] = total;
   return reshape(expand(reshape(x, unit), tiled), result);
 }
 

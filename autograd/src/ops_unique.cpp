@@ -94,13 +94,13 @@ std::tuple<Tensor, Tensor, Tensor> unique_impl(const char* op, const Tensor& a, 
   if (a.size(d) == 0) {
     WICK_CHECK(zero_dims == 1,
                "{}: the input {} has more than one dim of size 0, so its slices along dim {} cannot be compared", op,
-               shape_of(a), d);
+               shape_str(a), d);
     return {native::clone(a), none, none};
   }
   WICK_CHECK(zero_dims == 0,
              "{}: the input {} has a dim of size 0 other than dim {}, so its slices are empty and cannot be "
              "compared (PyTorch: \"There are 0 sized dimensions, and they aren't selected\")",
-             op, shape_of(a), d);
+             op, shape_str(a), d);
   DimVector perm{d};
   for (int64_t k = 0; k < a.dim(); ++k)
     if (k != d) perm.push_back(k);

@@ -18,7 +18,8 @@ namespace wick {
 using namespace detail;
 
 namespace {
-bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
+// `extra_rg`: another operand (lerp_'s weight) requires grad, so the op is recorded as well.
+bool check_inplace(const Tensor& self, const Tensor* other, const char* op, bool extra_rg = false) {
   WICK_CHECK(self.defined(), "{}: the tensor is undefined", op);
   if (!GradMode::is_enabled()) return false;
   autograd::AutogradMeta* m = autograd::get_meta(self);
@@ -28,7 +29,7 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op) {
                    "in-place operation; do the update under wick::NoGradGuard, or clone() the tensor first",
                    op);
   const bool other_rg = other && other->requires_grad();
-  if (!self_rg && !other_rg) return false;
+  if (!self_rg && !other_rg && !extra_rg) return false;
   WICK_CHECK_STATE(!self.impl()->view_made_without_grad,
                    "{}: the tensor is a view made under NoGradGuard (or a view of one), and the in-place "
                    "op would be recorded; its base would not see the history. Make the view and the "
@@ -120,7 +121,7 @@ Tensor& inplace_with_grad(Tensor& self, const char* op, F&& fn) {
 // Refused before anything is written: an operand that would broadcast self to another shape,
 // and a result dtype self cannot hold (tan_ of an integer tensor), as PyTorch.
 template <typename F>
-Tensor& inplace_op(Tensor& self, const Tensor* other, const char* op, F&& f) {
+Tensor& inplace_op(Tensor& self, const Tensor* other, const char* op, F&& f, bool extra_rg = false) {
   WICK_CHECK(self.defined() && (!other || other->defined()), "{}: an operand is an undefined tensor", op);
   if (other) {
     const DimVector shape = native::broadcast_shapes(self.sizes(), other->sizes(), op);
@@ -129,7 +130,7 @@ Tensor& inplace_op(Tensor& self, const Tensor* other, const char* op, F&& f) {
                "keeps the tensor's shape; use the out-of-place op",
                op, fmt::join(other->sizes(), ", "), fmt::join(self.sizes(), ", "), fmt::join(shape, ", "));
   }
-  if (check_inplace(self, other, op)) {
+  if (check_inplace(self, other, op, extra_rg)) {
     const Tensor o2 = other ? unaliased(*other, self) : Tensor();
     return inplace_with_grad(self, op, [&](const Tensor& s) { return f(s, o2); });
   }
@@ -320,8 +321,11 @@ Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {
              "lerp_: the weight of shape [{}] would broadcast the tensor of shape [{}]; use the out-of-place lerp",
              fmt::join(weight.sizes(), ", "), fmt::join(sizes(), ", "));
   // The weight is saved for backward: a copy if it shares this tensor's memory (Note [In-place ops]).
-  const Tensor w = GradMode::is_enabled() && autograd::requires_grad(weight) ? unaliased(weight, *this) : weight;
-  return inplace_op(*this, &end, "lerp_", [&](const Tensor& s, const Tensor& e) { return wick::lerp(s, e, w); });
+  // A weight that alone requires grad still records the op (else its gradient would be lost).
+  const bool weight_rg = GradMode::is_enabled() && autograd::requires_grad(weight);
+  const Tensor w = weight_rg ? unaliased(weight, *this) : weight;
+  return inplace_op(
+      *this, &end, "lerp_", [&](const Tensor& s, const Tensor& e) { return wick::lerp(s, e, w); }, weight_rg);
 }
 Tensor& Tensor::scatter_reduce_(int64_t dim, const Tensor& index, const Tensor& src, std::string_view reduce,
                                 bool include_self) {
