@@ -163,3 +163,50 @@ TEST_CASE("the building ops' errors name the op and the shapes", "[autograd][bui
       {"block_diag", "cpu:1"});
   check_error<Error>([&] { kron(zeros({1}, f), zeros({1}, f).to(Device("cpu:1"))); }, {"kron", "cpu:1"});
 }
+
+namespace {
+// The triangle's (row, col) pairs by the definition, one comparison per entry.
+std::vector<int64_t> brute_tri(int64_t row, int64_t col, int64_t offset, bool lower) {
+  std::vector<int64_t> rs, cs;
+  for (int64_t r = 0; r < row; ++r)
+    for (int64_t c = 0; c < col; ++c)
+      if (lower ? c - r <= offset : c - r >= offset) {
+        rs.push_back(r);
+        cs.push_back(c);
+      }
+  rs.insert(rs.end(), cs.begin(), cs.end());
+  return rs;
+}
+}  // namespace
+
+// The triangle indices count each row's columns directly: extreme offsets and sizes give the
+// definition's pairs (or a typed error) at once, never a loop over row * col or an overflow.
+TEST_CASE("the triangle indices diag_embed and kron at the edges of int64", "[autograd][build_ops][errors]") {
+  const int64_t top = std::numeric_limits<int64_t>::max(), bottom = std::numeric_limits<int64_t>::min();
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev.str());
+    const TensorOptions o = TensorOptions(kInt64).device(dev);
+    for (int64_t row : {0, 1, 3, 5})
+      for (int64_t col : {0, 1, 4})
+        for (int64_t off : {bottom, int64_t{-6}, int64_t{-2}, int64_t{0}, int64_t{1}, int64_t{5}, top}) {
+          INFO(row << " x " << col << " offset " << off);
+          const std::vector<int64_t> lo = brute_tri(row, col, off, true), up = brute_tri(row, col, off, false);
+          const Tensor tl = tril_indices(row, col, off, o), tu = triu_indices(row, col, off, o);
+          CHECK(tl.device() == dev);
+          CHECK(tl.sizes() == IntArrayRef({2, static_cast<int64_t>(lo.size()) / 2}));
+          CHECK(tl.to_vector<int64_t>() == lo);
+          CHECK(tu.sizes() == IntArrayRef({2, static_cast<int64_t>(up.size()) / 2}));
+          CHECK(tu.to_vector<int64_t>() == up);
+        }
+    CHECK(tril_indices(int64_t{1} << 40, 0, 0, o).sizes() == IntArrayRef({2, 0}));
+    CHECK(triu_indices(int64_t{1} << 40, 3, 3, o).sizes() == IntArrayRef({2, 0}));
+    check_error<ValueError>([&] { tril_indices(int64_t{1} << 40, int64_t{1} << 40, 0, o); }, {"tril_indices"});
+    check_error<ValueError>([&] { triu_indices(top, top, bottom, o); }, {"triu_indices"});
+    const Tensor x = zeros({2}, TensorOptions(kFloat64).device(dev));
+    check_error<ValueError>([&] { diag_embed(x, bottom); }, {"diag_embed", "offset"});
+    check_error<ValueError>([&] { diag_embed(x, top); }, {"diag_embed", "offset"});
+    const Tensor wide = expand(zeros({1}, TensorOptions(kFloat64).device(dev)), {int64_t{1} << 40});
+    check_error<ValueError>([&] { kron(wide, wide); }, {"kron", "[1099511627776]", "overflows"});
+  }
+  check_error<ValueError>([&] { cartesian_prod({}); }, {"cartesian_prod", "at least one"});
+}

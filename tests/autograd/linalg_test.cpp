@@ -8,6 +8,7 @@
 #include "wick/autograd/linalg.h"
 
 #include <catch2/catch.hpp>
+#include <climits>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -21,6 +22,7 @@
 #include "support/oracle_checks.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/error.h"
+#include "wick/core/lapack_work.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -260,5 +262,61 @@ TEST_CASE("linalg refuses bad input with typed errors", "[autograd][linalg][erro
     check_error<NotImplementedError>([&] { sum(std::get<1>(linalg::qr(r, "r"))).backward(); }, {"mode='r'"});
     check_error<NotImplementedError>([&] { sum(std::get<0>(linalg::qr(r, "complete"))).backward(); },
                                      {"mode='complete'"});
+  }
+}
+
+// Note [LAPACK workspace sizes]: ssyevd's float32 answer for n = 3000 (1 + 6n + 2n^2 = 18018001)
+// is not a float; the size passed is never below the documented minimum, and an answer past
+// INT_MAX (wrapped by LAPACK's 32-bit arithmetic) falls back to that minimum.
+TEST_CASE("linalg LAPACK workspace queries round up and keep the minimum", "[autograd][linalg]") {
+  const int64_t need = lapack::syevd_min_lwork(3000, true);
+  CHECK(need == 18018001);
+  const float q = static_cast<float>(need);
+  CHECK(static_cast<int64_t>(q) < need);  // the float rounds the answer down
+  CHECK(lapack::work_size(q, 1) >= need);
+  CHECK(lapack::work_size(q, need) >= need);
+  CHECK(lapack::work_size(16777216.0f, 1) == 16777218);  // 2^24 up one ulp
+  CHECK(lapack::work_size(7.0, 1) == 8);                 // double: 7 up one ulp, then ceil
+  CHECK(lapack::work_size(3.0e9f, 5) == 5);
+  CHECK(lapack::work_size(-5.0f, 7) == 7);
+  CHECK(lapack::work_size(std::numeric_limits<float>::quiet_NaN(), 7) == 7);
+  CHECK(lapack::syevd_min_lwork(1, true) == 1);
+  CHECK(lapack::syevd_min_lwork(10, false) == 21);
+  CHECK(lapack::syevd_min_liwork(10, true) == 53);
+  CHECK(lapack::gesdd_min_lwork(3, 5, 'S') == 4 * 9 + 7 * 3 + 15);
+  CHECK(lapack::gesdd_min_lwork(3, 5, 'A') == 4 * 9 + 6 * 3 + 5 + 15);
+  CHECK(lapack::gesdd_min_lwork(3, 5, 'N') == 9 + 21 + 15);
+  CHECK(lapack::syevd_min_lwork(40000, true) > INT_MAX);  // n^2 fits in int, 2n^2 does not
+}
+
+// A matrix whose workspace passes LAPACK's int is refused before it is copied: an expanded
+// 40000 x 40000 matrix (n^2 fits in int, syevd's 2n^2 and gesdd's 4k^2 do not) takes no memory.
+TEST_CASE("linalg refuses matrices whose LAPACK workspace passes INT_MAX", "[autograd][linalg][errors]") {
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev.str());
+    const Tensor big = expand(ones({1, 1}, TensorOptions(kFloat64).device(dev)), {40000, 40000});
+    check_error<ValueError>([&] { linalg::eigh(big); }, {"linalg.eigh", "syevd", "[40000, 40000]"});
+    check_error<ValueError>([&] { linalg::svd(big, false); }, {"linalg.svd", "gesdd", "[40000, 40000]"});
+    const Tensor leaf_big =
+        expand(ones({1, 1}, TensorOptions(kFloat64).device(dev)).requires_grad_(true), {40000, 40000});
+    check_error<ValueError>([&] { linalg::eigvalsh(leaf_big); }, {"linalg.eigvalsh", "syevd", "[40000, 40000]"});
+    // eigvalsh's other errors name it too.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    check_error<ValueError>([&] { linalg::eigvalsh(f64({1, 0, nan, 1}, {2, 2}, dev)); }, {"linalg.eigvalsh", "NaN"});
+  }
+}
+
+// An all-zero matrix has |det| = 0 = eps ||A||_F: singular, and PyTorch 1.13's gradient is zero
+// (the cofactor matrix of a zero matrix with n >= 2), not an error.
+TEST_CASE("linalg det backward at an all-zero matrix", "[autograd][linalg]") {
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev.str());
+    for (int64_t n : {2, 3}) {
+      const Tensor z = zeros({n, n}, TensorOptions(kFloat64).device(dev)).requires_grad_(true);
+      const Tensor d = linalg::det(z);
+      CHECK_VALUES(d, {0});
+      d.backward();
+      CHECK_ALLCLOSE(z.grad(), zeros({n, n}, TensorOptions(kFloat64).device(dev)), 0, 0);
+    }
   }
 }

@@ -277,3 +277,37 @@ TEST_CASE("tensor ops extra: typed errors naming the op and shapes before any wr
   CHECK(t.version() == v);
   CHECK(doubles(t) == std::vector<double>(6, 0.0));
 }
+
+// lerp_ whose weight alone requires grad is recorded (d/dw = end - self); index_put without
+// accumulate gives every repeat of a position that position's gradient (PyTorch 1.13's
+// grad.index(indices)) and refuses a 0-d bool mask; repeat_interleave's counts that overflow
+// int64 are refused naming it.
+TEST_CASE("tensor ops extra: lerp_ weight grads index_put repeats and overflowing repeats", "[tensor_ops_extra]") {
+  using Catch::Matchers::Contains;
+  for (const Device dev : wick::test::test_devices()) {
+    INFO(dev);
+    Tensor x = zeros({3}, TensorOptions(kFloat64).device(dev));
+    const Tensor w = f64({0.25, 0.5, 0.75}, {3}, dev).requires_grad_(true);
+    x.lerp_(f64({4, 8, 16}, {3}, dev), w);
+    CHECK(x.requires_grad());
+    CHECK(doubles(x) == std::vector<double>{1, 4, 12});
+    sum(x).backward();
+    CHECK(doubles(w.grad()) == std::vector<double>{4, 8, 16});  // end - self
+    // Positions 1, 1, 2 with values 1, 2, 3: the result keeps the last of the repeats (2 at 1),
+    // and both repeats receive the gradient at position 1 (20), as torch 1.13 gives [20, 20, 30].
+    const Tensor v = f64({1, 2, 3}, {3}, dev).requires_grad_(true);
+    const Tensor put = index_put(zeros({4}, TensorOptions(kFloat64).device(dev)), {i64({1, 1, 2}, {3}, dev)}, v);
+    CHECK(doubles(put) == std::vector<double>{0, 2, 3, 0});
+    sum(put * f64({10, 20, 30, 40}, {4}, dev)).backward();
+    CHECK(doubles(v.grad()) == std::vector<double>{20, 20, 30});
+    const Tensor mask0 = ones({}, TensorOptions(kBool).device(dev));
+    CHECK_THROWS_AS(index_put(zeros({3}, TensorOptions(kFloat64).device(dev)), {mask0}, f64({5}, {}, dev)), IndexError);
+    CHECK_THROWS_WITH(index_put(zeros({2, 3}, TensorOptions(kFloat64).device(dev)), {mask0}, f64({5}, {}, dev)),
+                      Contains("index_put") && Contains("0-d bool"));
+    const int64_t big = std::numeric_limits<int64_t>::max() / 2 + 1;
+    CHECK_THROWS_WITH(repeat_interleave(i64({big, big}, {2}, dev)), Contains("repeat_interleave") && Contains("int64"));
+    CHECK_THROWS_WITH(repeat_interleave(f64({1, 2, 3}, {3}, dev), big),
+                      Contains("repeat_interleave") && Contains("int64"));
+    CHECK_THROWS_AS(repeat_interleave(f64({1, 2, 3}, {3}, dev), i64({big, big, 1}, {3}, dev)), ValueError);
+  }
+}

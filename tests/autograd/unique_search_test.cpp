@@ -226,3 +226,34 @@ TEST_CASE("unique bincount histc and searchsorted errors name the op and the sha
   check_error<Error>([&] { searchsorted(zeros({2}, f), zeros({2}, f).to(Device("cpu:1"))); },
                      {"searchsorted", "cpu:1"});
 }
+
+// Hostile sizes and ranges: bincount's largest value + 1 overflowing int64 or asking for more
+// memory than exists, and histc bins computed past the input dtype's range, are typed errors or
+// the right bin, never an out-of-range write or conversion.
+TEST_CASE("bincount and histc at the edges of int64 and float32", "[autograd][unique][errors]") {
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev.str());
+    const TensorOptions i64 = TensorOptions(kInt64).device(dev);
+    const int64_t top = std::numeric_limits<int64_t>::max();
+    check_error<ValueError>(
+        [&] {
+          bincount(tensor(std::vector<int64_t>{0, top}, {2}, i64));
+        },
+        {"bincount", "9223372036854775807", "int64"});
+    // 2^62 counts of 8 bytes: a typed error from the allocation, not std::length_error.
+    check_error<Error>([&] { bincount(tensor(std::vector<int64_t>{int64_t{1} << 62}, {1}, i64)); },
+                       {"[4611686018427387905]"});
+    check_error<Error>([&] { bincount(tensor(std::vector<int64_t>{1}, {1}, i64), {}, int64_t{1} << 62); },
+                       {"[4611686018427387904]"});
+    // float32 over [-3e38, 3e38]: (x - min) * bins overflows float32; the bin is still found.
+    const TensorOptions f32 = TensorOptions(kFloat32).device(dev);
+    const Tensor wide = tensor({-3e38, 0.0, 3e38, 1e38}, {4}, f32);
+    CHECK_VALUES(histc(wide, 4, -3e38, 3e38), {1, 0, 2, 1});
+    // A range that is finite in float64 but not in float32 is refused.
+    check_error<ValueError>([&] { histc(tensor({1.0}, {1}, f32), 4, -1e39, 1e39); },
+                            {"histc", "float32", "not finite"});
+    // A NaN is left out whatever the range.
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    CHECK_VALUES(histc(tensor({nan, 0.5}, {2}, TensorOptions(kFloat64).device(dev)), 2, 0, 1), {0, 1});
+  }
+}
