@@ -6,9 +6,10 @@
 // that is a single value); it must be finite and min < max. Each element x in the range goes to
 // bin int((x - min) * bins / (max - min)), computed in the input's dtype as PyTorch's
 // LINEAR_INTERPOLATION (so float32 data are binned with float32 rounding: histc([0.1, 0.2, 0.3],
-// 10, 0, 1) puts 0.3f in bin 3), with max itself in the last bin; elements outside the range and
-// NaNs are left out, as torch.histc's documentation says (PyTorch 1.13's kernel converts a NaN
-// position to an integer and counts the NaN in bin 0). searchsorted: PyTorch's lower and upper bounds written with
+// 10, 0, 1) puts 0.3f in bin 3), with max itself in the last bin (a quotient that overflows the
+// dtype is recomputed in double, and the bin is clamped to [0, bins - 1] before any conversion); elements outside the
+// range and NaNs are left out, as torch.histc's documentation says (PyTorch 1.13's kernel converts a NaN position to an
+// integer and counts the NaN in bin 0). searchsorted: PyTorch's lower and upper bounds written with
 // `!(mid >= x)` and
 // `!(mid > x)`, so a NaN probe or boundary lands where that loop puts it; with a sorter the
 // boundaries are read through it and the positions are in sorted order. Both operands are

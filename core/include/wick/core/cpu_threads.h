@@ -12,7 +12,8 @@
 // N CPU devices on C cores get max(1, C / N) each, so N devices working at once never ask for more than C threads),
 // else 0, meaning "not managed": wick's kernels run on the caller alone, and a GEMM is one OpenBLAS call with whatever
 // thread count OPENBLAS_NUM_THREADS or openblas_set_num_threads gave it. A GEMM on a device with a budget sets
-// OpenBLAS's (process-wide) thread count to 1 first.
+// OpenBLAS's (process-wide) thread count to 1 first, and so does each wick::linalg LAPACK call
+// (its blocked routines call OpenBLAS's BLAS; core/src/lapack/lapack_host.h, lapack_on_budget).
 // While a budgeted device's worker waits with nothing to do, its thread may run pieces of another
 // budgeted device's kernels (Note [Idle device threads lend a hand], core/src/cpu/parallel_for.h).
 // docs/autograd.md ("Threads") has the picture.
