@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 
+#include "copy_back.h"
 #include "lbfgs_line_search.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
@@ -40,35 +41,6 @@ int64_t count_option(const char* name, double v) {
              v);
   return static_cast<int64_t>(v);
 }
-
-// Puts the parameters back to their values when it was made unless dismissed: a step whose
-// closure throws changes no parameter (Note [LBFGS state]).
-class RestoreParams {
- public:
-  explicit RestoreParams(const std::vector<Tensor>& params) : params_(params) {
-    saved_.reserve(params.size());
-    for (const auto& p : params) saved_.push_back(p.clone());
-  }
-  RestoreParams(const RestoreParams&) = delete;
-  RestoreParams& operator=(const RestoreParams&) = delete;
-  ~RestoreParams() {
-    if (!armed_) return;
-    try {
-      NoGradGuard no_grad;
-      for (size_t i = 0; i < params_.size(); ++i) {
-        Tensor p = params_[i];
-        p.copy_(saved_[i]);
-      }
-    } catch (...) {  // a destructor never throws; the copy of same-shaped tensors does not fail
-    }
-  }
-  void dismiss() { armed_ = false; }
-
- private:
-  const std::vector<Tensor>& params_;
-  std::vector<Tensor> saved_;
-  bool armed_ = true;
-};
 
 double max_abs(const Tensor& t) { return t.abs().max().item<double>(); }
 Tensor host_number(double v) { return wick::scalar_tensor(v, TensorOptions(kFloat64)); }
@@ -283,7 +255,9 @@ Tensor LBFGS::step(const LossClosure& closure) {
     state_for(params()[0]) = std::move(st);
     return orig_loss;
   }
-  RestoreParams restore(params());  // until the end: a closure that throws moves no parameter
+  std::vector<Tensor> x_start;
+  for (const auto& p : params()) x_start.push_back(p.clone());
+  detail::CopyBack restore(params(), x_start);  // dismissed at the end: a closure that throws moves nothing
 
   // The state of earlier steps.
   Tensor d = st.buffers.contains("d") ? st.buffers.at("d") : Tensor();
@@ -351,19 +325,7 @@ Tensor LBFGS::step(const LossClosure& closure) {
       std::vector<Tensor> x_init;
       for (const auto& p : params()) x_init.push_back(p.clone());
       auto obj = [&](double step) {
-        struct Reset {  // back to x_init however the evaluation ends (a throwing closure included)
-          const std::vector<Tensor>& ps;
-          const std::vector<Tensor>& x;
-          ~Reset() {
-            try {
-              for (size_t i = 0; i < x.size(); ++i) {
-                Tensor p = ps[i];
-                p.copy_(x[i]);
-              }
-            } catch (...) {  // a destructor never throws; RestoreParams also puts them back
-            }
-          }
-        } reset{params(), x_init};
+        const detail::CopyBack reset(params(), x_init);  // however the evaluation ends
         add_grad(step, d);
         const double f = evaluate(closure, nullptr);
         Tensor g = gather_flat_grad();
