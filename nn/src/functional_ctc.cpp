@@ -32,11 +32,11 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numeric>
 #include <vector>
 
 #include "loss_more_parts.h"
 #include "shape_text.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
 
@@ -84,10 +84,15 @@ struct Extended {
 Extended extend_targets(const Tensor& targets, const std::vector<int64_t>& tl, int64_t T, int64_t C, int64_t blank,
                         Device dev) {
   const int64_t N = static_cast<int64_t>(tl.size());
-  const std::vector<int64_t> tv = targets.to_vector<int64_t>();
   const bool padded = targets.dim() == 2;
   const int64_t max_len = tl.empty() ? 0 : *std::max_element(tl.begin(), tl.end());
-  const int64_t S2 = 2 * max_len + 1;
+  // max_len <= targets.numel() (checked by the caller); the sizes below are checked all the same.
+  int64_t S2 = 0;
+  WICK_CHECK(!mul_overflow(max_len, int64_t{2}, &S2) && !add_overflow(S2, int64_t{1}, &S2),
+             "{}: the longest target length {} gives 2 * {} + 1 extended states, past int64", kOp, max_len, max_len);
+  checked_numel({N, S2}, "ctc_loss (the extended targets [N, 2 * max(target_lengths) + 1])");
+  checked_numel({T, N, S2}, "ctc_loss (the extended targets [T, N, 2 * max(target_lengths) + 1])");
+  const std::vector<int64_t> tv = targets.to_vector<int64_t>();  // after the checks: the sizes are sane
   std::vector<int64_t> index(static_cast<size_t>(N * S2), blank), ends(static_cast<size_t>(N * 2));
   std::vector<int64_t> skip(static_cast<size_t>(N * S2), 0), has_two(static_cast<size_t>(N));
   int64_t offset = 0;
@@ -150,11 +155,16 @@ Tensor ctc_loss(const Tensor& log_probs, const Tensor& targets, const Tensor& in
     WICK_CHECK(L >= 0 && L <= T, "{}: input_lengths[{}] is {}, outside [0, {}] for log_probs {}", kOp, n, L, T,
                shape_str(log_probs));
     WICK_CHECK(S >= 0, "{}: target_lengths[{}] is {}, negative", kOp, n, S);
-    WICK_CHECK(targets.dim() == 1 || S <= targets.size(1),
-               "{}: target_lengths[{}] is {}, longer than the padded targets {}", kOp, n, S, shape_str(targets));
+    WICK_CHECK(S <= targets.size(targets.dim() - 1), "{}: target_lengths[{}] is {}, longer than the {} targets {}", kOp,
+               n, S, targets.dim() == 1 ? "concatenated" : "padded", shape_str(targets));
   }
   if (targets.dim() == 1) {
-    const int64_t total = std::accumulate(tl.begin(), tl.end(), int64_t{0});
+    int64_t total = 0;
+    for (int64_t n = 0; n < N; ++n)
+      WICK_CHECK(!add_overflow(total, tl[static_cast<size_t>(n)], &total),
+                 "{}: the sum of target_lengths overflows int64 at target_lengths[{}] = {}; the concatenated targets "
+                 "{} hold {} labels",
+                 kOp, n, tl[static_cast<size_t>(n)], shape_str(targets), targets.size(0));
     WICK_CHECK(targets.size(0) == total,
                "{}: concatenated targets {} must hold sum(target_lengths) = {} labels; pad them to [N, S] otherwise",
                kOp, shape_str(targets), total);

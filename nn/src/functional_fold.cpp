@@ -84,6 +84,9 @@ Tensor unfold(const Tensor& input, Int2 kernel_size, Int2 dilation, Int2 padding
              "unfold: kernel_size {} over input {} gives sizes past int64", pair_str(kernel_size), shape_str(input));
   checked_numel({N, C, Hp, Wp}, "unfold (the padded input)");
   checked_numel({N, CK, L}, "unfold (the columns)");
+  // An empty batch: no block index (K * L entries, which may be far too many to build); the
+  // empty columns still follow the input in the graph.
+  if (N == 0) return reshape(x, {N, CK, L});  // only a batched input has N = 0
 
   const Tensor padded = padding.h || padding.w ? pad(x, {padding.w, padding.w, padding.h, padding.h}) : x;
   const Tensor idx = block_index(Wp, kernel_size, dilation, stride, b, x.device());
@@ -112,13 +115,18 @@ Tensor fold(const Tensor& input, Int2 output_size, Int2 kernel_size, Int2 dilati
              "is channels * kH * kW)",
              r - 2, shape_str(input), CK, kernel_size.h, kernel_size.w, K);
   const Int2 b = plane_blocks("fold", "output_size", H, W, kernel_size, dilation, padding, stride);
-  WICK_CHECK(b.h * b.w == L,
+  int64_t blocks_hw = 0;
+  const bool hw_overflows = mul_overflow(b.h, b.w, &blocks_hw);
+  WICK_CHECK(!hw_overflows && blocks_hw == L,
              "fold: output_size {} with kernel_size {}, dilation {}, padding {} and stride {} holds {} * {} = {} "
              "blocks, but input {} has {} in its last dim",
              pair_str(output_size), pair_str(kernel_size), pair_str(dilation), pair_str(padding), pair_str(stride), b.h,
-             b.w, b.h * b.w, shape_str(input), L);
+             b.w, hw_overflows ? std::string("more than int64 holds") : fmt::format("{}", blocks_hw), shape_str(input),
+             L);
   const int64_t C = CK / K, Hp = H + 2 * padding.h, Wp = W + 2 * padding.w;
   checked_numel({N, C, Hp, Wp}, "fold (the padded output)");
+  checked_numel({N, C, H, W}, "fold (the output)");
+  if (N == 0) return reshape(x, {N, C, H, W});  // an empty batch, as unfold's; only a batched input has N = 0
 
   const Tensor idx = block_index(Wp, kernel_size, dilation, stride, b, x.device());
   const Tensor plane = index_add(zeros({N, C, Hp * Wp}, x.options()), 2, idx, reshape(x, {N, C, K * L}));

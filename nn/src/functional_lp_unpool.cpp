@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -101,10 +102,14 @@ Tensor max_unpool(const char* op, const Tensor& input, const Tensor& indices, st
     WICK_CHECK(n == k || n == k + 2, "{}: output_size should hold {} or {} sizes, got {}", op, k, k + 2, list_str(o));
     for (int64_t d = 0; d < k; ++d) {
       const int64_t want = o[static_cast<size_t>(n - k + d)];
-      WICK_CHECK(def[d] - stride[d] < want && want < def[d] + stride[d],
+      // The open interval (def - stride, def + stride), each end saturated at int64's limits.
+      int64_t lo = 0, hi = 0;
+      if (add_overflow(def[d], -stride[d], &lo)) lo = std::numeric_limits<int64_t>::min();
+      if (add_overflow(def[d], stride[d], &hi)) hi = std::numeric_limits<int64_t>::max();
+      WICK_CHECK(lo < want && want < hi,
                  "{}: invalid output_size {}: dim {} must be strictly between {} and {} (the size the input {} "
                  "unpools to is {}, give or take less than the stride {})",
-                 op, list_str(o), d, def[d] - stride[d], def[d] + stride[d], shape_str(input), def[d], stride[d]);
+                 op, list_str(o), d, lo, hi, shape_str(input), def[d], stride[d]);
       out[d] = want;
     }
   }

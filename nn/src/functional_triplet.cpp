@@ -44,8 +44,9 @@ Tensor triplet_margin_with_distance_loss(const Tensor& anchor, const Tensor& pos
     d_neg = minimum(d_neg, d_swap);
   }
   native::broadcast_shapes(d_pos.sizes(), d_neg.sizes(), kOp);
-  // clamp passes the gradient at exactly 0, as PyTorch's clamp(min=0).
-  return reduce_loss(clamp(sub(d_pos, d_neg) + options.margin(), 0.0, std::nullopt), options.reduction());
+  // (margin + d_pos) - d_neg in PyTorch's order (so the rounding is PyTorch's, as
+  // triplet_margin_loss); clamp passes the gradient at exactly 0, as PyTorch's clamp(min=0).
+  return reduce_loss(clamp(sub(d_pos + options.margin(), d_neg), 0.0, std::nullopt), options.reduction());
 }
 
 }  // namespace wick::nn::functional

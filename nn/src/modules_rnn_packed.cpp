@@ -9,6 +9,7 @@
 #include "rnn_step.h"
 #include "shape_text.h"
 #include "wick/autograd/functions.h"
+#include "wick/core/checked_math.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/modules/rnn.h"
 
@@ -31,9 +32,23 @@ std::vector<int64_t> RNNImplBase<Derived>::packed_batch_sizes(const PackedSequen
   WICK_CHECK(data.device() == w.device(),
              "{}: packed input is on {} but the parameters are on {}; move one with .to(device)", this->name(),
              data.device(), w.device());
-  const Tensor bs = input.batch_sizes().contiguous();  // checked by PackedSequence: CPU int64, positive
+  // PackedSequence checked (and copied) them, but the tensor it hands out can be changed in
+  // place: checked again, as the steps read data with them.
+  const Tensor& given = input.batch_sizes();
+  WICK_CHECK(given.defined() && given.dtype() == kInt64 && given.device().is_cpu() && given.dim() == 1,
+             "{}: the PackedSequence's batch_sizes must be a 1-d CPU int64 tensor", this->name());
+  const Tensor bs = given.contiguous();
   const int64_t* p = bs.template data_ptr<int64_t>();
-  return std::vector<int64_t>(p, p + bs.numel());
+  std::vector<int64_t> out(p, p + bs.numel());
+  int64_t sum = 0;
+  bool ok = !out.empty();
+  for (size_t t = 0; ok && t < out.size(); ++t)
+    ok = out[t] > 0 && (t == 0 || out[t] <= out[t - 1]) && !add_overflow(sum, out[t], &sum);
+  WICK_CHECK(ok && sum == data.size(0),
+             "{}: the PackedSequence's batch_sizes [{}] must be positive and non-increasing and sum to the {} rows "
+             "of its data (were they changed in place?); build it with pack_padded_sequence",
+             this->name(), fmt::join(out, ", "), data.size(0));
+  return out;
 }
 
 template <class Derived>

@@ -10,6 +10,7 @@
 
 #include "shape_text.h"
 #include "wick/autograd/functions.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/nn/utils/rnn.h"
 
@@ -52,15 +53,16 @@ void check_batch_sizes(const char* op, const std::vector<int64_t>& bs, int64_t r
                "{}: batch_sizes {} must be positive and non-increasing (entry {} is {}); build the PackedSequence "
                "with pack_padded_sequence or pack_sequence",
                op, list_str(bs), t, bs[t]);
-    sum += bs[t];
+    WICK_CHECK(!add_overflow(sum, bs[t], &sum), "{}: batch_sizes {} sum past int64 at entry {} ({}); data has {} rows",
+               op, list_str(bs), t, bs[t], rows);
   }
   WICK_CHECK(sum == rows, "{}: batch_sizes {} sum to {} but data has {} rows", op, list_str(bs), sum, rows);
 }
 
 // Checks that `perm` is a permutation of [0, n).
 void check_permutation(const char* what, const std::vector<int64_t>& perm, int64_t n) {
-  std::vector<bool> seen(static_cast<size_t>(n), false);
-  bool ok = static_cast<int64_t>(perm.size()) == n;
+  bool ok = static_cast<int64_t>(perm.size()) == n;  // before allocating n flags
+  std::vector<bool> seen(ok ? static_cast<size_t>(n) : 0, false);
   for (int64_t i : perm) {
     ok = ok && i >= 0 && i < n && !seen[static_cast<size_t>(i)];
     if (ok) seen[static_cast<size_t>(i)] = true;
@@ -105,10 +107,13 @@ PackedSequence::PackedSequence(Tensor data, Tensor batch_sizes, Tensor sorted_in
   }
   if (unsorted_indices.defined())
     check_permutation("unsorted_indices", index_values("unsorted_indices", unsorted_indices), n);
+  // The index tensors are copied: an in-place change of the caller's tensors cannot make them
+  // disagree with data (the readers check them again all the same).
+  auto own = [](const Tensor& t) { return t.defined() ? t.clone() : t; };
   data_ = std::move(data);
-  batch_sizes_ = std::move(batch_sizes);
-  sorted_indices_ = std::move(sorted_indices);
-  unsorted_indices_ = std::move(unsorted_indices);
+  batch_sizes_ = own(batch_sizes);
+  sorted_indices_ = own(sorted_indices);
+  unsorted_indices_ = own(unsorted_indices);
 }
 
 PackedSequence PackedSequence::to(Device device) const {
@@ -212,6 +217,7 @@ std::tuple<Tensor, Tensor> pad_packed_sequence(const PackedSequence& sequence, b
   const Tensor& unsorted = sequence.unsorted_indices();
   if (!unsorted.defined()) return {padded, int64_tensor(lengths, kCPU)};
   const std::vector<int64_t> perm = index_values("unsorted_indices", unsorted);
+  check_permutation("unsorted_indices", perm, B);
   std::vector<int64_t> original(perm.size());
   for (size_t k = 0; k < perm.size(); ++k) original[k] = lengths[static_cast<size_t>(perm[k])];
   return {index_select(padded, batch_first ? 0 : 1, unsorted), int64_tensor(original, kCPU)};

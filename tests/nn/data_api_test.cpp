@@ -2,6 +2,7 @@
 // the transforms (Normalize, Stack, Lambda) and the samplers. The loader: data_loader_test.cpp.
 #include <zlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <optional>
@@ -254,4 +255,30 @@ TEST_CASE("data api: MNIST reads an IDX pair, gzip or plain, through the checked
   dir.write("t10k-images-idx3-ubyte", idx_file({2, 28, 28}, pixels(1)));  // truncated
   CHECK_THROWS_AS(datasets::MNIST(dir.path.string(), datasets::MNIST::Mode::kTest), FormatError);
   CHECK_THROWS_AS(datasets::MNIST(dir.file("missing")), IOError);
+}
+
+TEST_CASE("data: distributed samplers over fewer samples than replicas cycle through them", "[data]") {
+  // 2 samples, 5 replicas, allow_duplicates: each rank gets one index, every one of them < 2 (the
+  // padding cycles through the samples: 0, 1, 0, 1, 0 before the shuffle).
+  for (const bool random : {false, true}) {
+    INFO((random ? "random" : "sequential"));
+    std::vector<size_t> all;
+    for (size_t rank = 0; rank < 5; ++rank) {
+      std::vector<size_t> mine;
+      if (random) {
+        samplers::DistributedRandomSampler s(2, 5, rank, true);
+        s.set_epoch(1);
+        s.reset();
+        mine = drain(s, 4);
+      } else {
+        samplers::DistributedSequentialSampler s(2, 5, rank, true);
+        mine = drain(s, 4);
+      }
+      REQUIRE(mine.size() == 1);
+      CHECK(mine[0] < 2);
+      all.push_back(mine[0]);
+    }
+    CHECK(std::count(all.begin(), all.end(), size_t{0}) == 3);
+    CHECK(std::count(all.begin(), all.end(), size_t{1}) == 2);
+  }
 }

@@ -7,14 +7,20 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/backend.h"
+#include "wick/core/cpu_threads.h"
 #include "wick/core/error.h"
+#include "wick/core/flush_denormal.h"
 #include "wick/core/generator.h"
 #include "wick/nn/data/data.h"
 
@@ -74,6 +80,33 @@ bool same_bits(const std::vector<Seen>& a, const std::vector<Seen>& b) {
       return false;
   return true;
 }
+
+// Row i: the settings get() ran under (grad mode, whether a result of a leaf requires grad,
+// flush-denormal, the current CPU device's index) and a denormal float times 0.5 (0 when flushed).
+struct Settings : datasets::Dataset<Settings> {
+  Example<> get(size_t i) override {
+    const Tensor leaf = wick::ones({1}, TensorOptions(kFloat32)).requires_grad_(true);
+    const Tensor tiny = wick::full({1}, std::numeric_limits<float>::denorm_min() * 64, TensorOptions(kFloat32)) * 0.5;
+    const std::vector<float> row = {GradMode::is_enabled() ? 1.f : 0.f, (leaf * 2.0).requires_grad() ? 1.f : 0.f,
+                                    flush_denormal() ? 1.f : 0.f, static_cast<float>(current_cpu_device().index),
+                                    tiny.item<float>()};
+    return {wick::tensor(row, {5}, TensorOptions(kFloat32)),
+            wick::tensor(std::vector<int64_t>{static_cast<int64_t>(i)}, {}, TensorOptions(kInt64))};
+  }
+  std::optional<size_t> size() const override { return 6; }
+};
+
+// A batch whose move throws the second time it is moved on a thread other than `home`: the
+// worker's hand-over of its result, outside get_batch.
+struct Fragile {
+  std::thread::id home;
+  int moves = 0;
+  explicit Fragile(std::thread::id h) : home(h) {}
+  Fragile(Fragile&& o) : home(o.home), moves(o.moves + 1) {
+    if (moves >= 2 && std::this_thread::get_id() != home) throw std::runtime_error("Fragile: moved on a worker");
+  }
+  Fragile& operator=(Fragile&&) = default;
+};
 
 std::vector<int64_t> targets_of(const std::vector<Seen>& batches) {
   std::vector<int64_t> out;
@@ -225,4 +258,80 @@ TEST_CASE("data loader: two ranks' loaders share an epoch's samples", "[data]") 
   std::set<int64_t> all(per_rank[0].begin(), per_rank[0].end());
   all.insert(per_rank[1].begin(), per_rank[1].end());
   CHECK(all.size() == 10);
+}
+
+TEST_CASE("data loader: workers run under the loop thread's grad mode flush-denormal and CPU device", "[data]") {
+  NoGradGuard no_grad;
+  FlushDenormalScope flush(true);
+  const bool flushes = flush_denormal();  // false where the CPU has no such mode
+  DeviceGuard on_cpu1(Device("cpu:1"));
+  std::vector<Seen> want;
+  for (const size_t workers : {size_t{0}, size_t{2}}) {
+    INFO(workers << " workers");
+    auto loader = make_data_loader<samplers::SequentialSampler>(Settings().map(transforms::Stack<>()),
+                                                                DataLoaderOptions().batch_size(2).workers(workers));
+    const std::vector<Seen> got = run_epoch(*loader);
+    REQUIRE(got.size() == 3);
+    for (const Seen& b : got)
+      for (size_t r = 0; r < 2; ++r) {
+        CHECK(b.data[r * 5 + 0] == 0.f);  // grad mode off
+        CHECK(b.data[r * 5 + 1] == 0.f);  // so no result requires grad
+        CHECK(b.data[r * 5 + 2] == (flushes ? 1.f : 0.f));
+        CHECK(b.data[r * 5 + 3] == 1.f);  // cpu:1
+        CHECK((b.data[r * 5 + 4] == 0.f) == flushes);
+      }
+    if (workers == 0)
+      want = got;
+    else
+      CHECK(same_bits(got, want));
+  }
+}
+
+TEST_CASE("data loader: an error ends the epoch and the iterator is end()", "[data]") {
+  Tensor x = wick::arange(0, 10, 1, kInt64).to(kFloat32).reshape({10, 1});
+  Tensor y = wick::arange(0, 10, 1, kInt64);
+  for (const size_t workers : {size_t{0}, size_t{3}}) {
+    INFO(workers << " workers");
+    auto probe = std::make_shared<Probe>();
+    // Rows 8 to 11 fail (the dataset claims 16 rows); rows 12 to 15 would fail again.
+    auto loader = make_data_loader<samplers::SequentialSampler>(Pairs(x, y, 0, probe, 16).map(transforms::Stack<>()),
+                                                                DataLoaderOptions().batch_size(4).workers(workers));
+    auto it = loader->begin();
+    ++it;
+    CHECK(it->target.to_vector<int64_t>() == std::vector<int64_t>{4, 5, 6, 7});
+    CHECK_THROWS_AS(++it, IndexError);
+    CHECK(it == loader->end());
+    CHECK_THROWS_AS(++it, StateError);
+    // A new epoch starts from the first batch and meets the error again.
+    std::vector<int64_t> seen;
+    auto again = [&] {
+      for (auto& b : *loader) {
+        auto t = b.target.to_vector<int64_t>();
+        seen.insert(seen.end(), t.begin(), t.end());
+      }
+    };
+    CHECK_THROWS_AS(again(), IndexError);
+    CHECK(seen == std::vector<int64_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  }
+}
+
+TEST_CASE("data loader: too many workers is a ValueError", "[data]") {
+  Tensor x = wick::zeros({4, 1});
+  for (const size_t workers : {kMaxLoaderWorkers + 1, std::numeric_limits<size_t>::max()}) {
+    CHECK_THROWS_AS(make_data_loader(datasets::TensorDataset(x), DataLoaderOptions().workers(workers)), ValueError);
+    CHECK_THROWS_WITH(make_data_loader(datasets::TensorDataset(x), DataLoaderOptions().workers(workers)),
+                      Catch::Contains("workers must be at most 1024"));
+  }
+}
+
+TEST_CASE("data loader: a worker failing outside get_batch reaches pop not std::terminate", "[data]") {
+  const std::thread::id home = std::this_thread::get_id();
+  std::vector<data::detail::LoaderWorkers<Fragile>::Fetch> fetch;
+  fetch.emplace_back([home](std::span<const size_t>) { return Fragile(home); });
+  data::detail::LoaderWorkers<Fragile> workers(std::move(fetch), true);
+  workers.start_epoch();
+  workers.push(0, {0});
+  CHECK_THROWS_WITH(workers.pop(0), Catch::Contains("Fragile: moved on a worker"));
+  workers.push(1, {1});  // the worker is gone: a later pop fails too, never waits forever
+  CHECK_THROWS_WITH(workers.pop(1), Catch::Contains("Fragile: moved on a worker"));
 }

@@ -319,3 +319,29 @@ TEST_CASE("fold pool refuse bad input with typed errors naming the op and shapes
   // An empty batch unpools to an empty batch.
   CHECK(F::max_unpool2d(zeros({0, 1, 2, 2}, kF64), good.narrow(0, 0, 0), 2).sizes() == IntArrayRef({0, 1, 4, 4}));
 }
+
+TEST_CASE("fold unfold and max_unpool at hostile sizes", "[nn][fold_pool]") {
+  const int64_t big = int64_t{1} << 20;
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev.str());
+    // An empty batch of huge planes: empty results at once (the block index would be 2^40 entries).
+    const Tensor x = zeros({0, 1, big, big}, kF64.device(dev)).requires_grad_(true);
+    const Tensor cols = F::unfold(x, 1);
+    CHECK(cols.sizes() == IntArrayRef({0, 1, big * big}));
+    CHECK(cols.requires_grad());
+    sum(cols).backward();
+    CHECK(x.grad().sizes() == x.sizes());
+    const Tensor planes = F::fold(zeros({0, 1, big * big}, kF64.device(dev)), {big, big}, 1);
+    CHECK(planes.sizes() == IntArrayRef({0, 1, big, big}));
+    CHECK(planes.device() == dev);
+    // 2^40 x 2^40 blocks: the count overflows int64 and is refused as such.
+    CHECK_THROWS_AS(F::fold(zeros({1, 1, 0}, kF64.device(dev)), {big * big, big * big}, 1), ValueError);
+    CHECK_THROWS_WITH(F::fold(zeros({1, 1, 0}, kF64.device(dev)), {big * big, big * big}, 1),
+                      Contains("more than int64 holds"));
+    // max_unpool's window for output_size: default 2^62 + 1, stride 2^62, so def + stride overflows.
+    const int64_t s = int64_t{1} << 62;
+    const Tensor v = zeros({1, 1, 2}, kF64.device(dev));
+    CHECK_THROWS_WITH(F::max_unpool1d(v, ints_on(dev, {0, 1}, {1, 1, 2}), 1, s, 0, std::vector<int64_t>{1}),
+                      Contains("strictly between 1 and 9223372036854775807"));
+  }
+}

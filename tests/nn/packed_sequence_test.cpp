@@ -5,6 +5,7 @@
 // padding, which rows get a gradient) and the typed errors of the utilities.
 // Layers on packed input beyond the oracle: packed_rnn_test.cpp.
 #include <catch2/catch.hpp>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -305,4 +306,52 @@ TEST_CASE("packed sequences: bad lengths shapes and indices give typed errors na
     if (!dev.is_cpu())
       expect_error<ValueError>([&] { PackedSequence(wick::zeros({3}, TensorOptions().device(dev)), bs.to(dev)); },
                                {"PackedSequence", "batch_sizes", "CPU", dev.str()});
+}
+
+TEST_CASE("packed sequences: a PackedSequence keeps copies of its index tensors", "[nn][packed_sequence]") {
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev);
+    const TensorOptions o = TensorOptions(kFloat64).device(dev);
+    // Lengths 1, 3, 2 (unsorted): batch_sizes [3, 2, 1], sorted_indices [1, 2, 0].
+    const Tensor padded = wick::arange(0, 9, 1, o).reshape({3, 3, 1});
+    const PackedSequence p = pack_padded_sequence(padded, std::vector<int64_t>{1, 3, 2}, false, false);
+    const auto [want, want_lengths] = pad_packed_sequence(p);
+    Tensor bs = wick::tensor(std::vector<int64_t>{3, 2, 1}, {3}, TensorOptions(kInt64));
+    Tensor sorted = p.sorted_indices().clone(), unsorted = p.unsorted_indices().clone();
+    const PackedSequence q(p.data(), bs, sorted, unsorted);
+    // The caller's tensors changed in place afterwards: q is not.
+    bs.fill_(1000);
+    sorted.fill_(1000);
+    unsorted.fill_(1000);
+    const auto [got, got_lengths] = pad_packed_sequence(q);
+    CHECK_ALLCLOSE(got, want, 0, 0);
+    CHECK(values(got_lengths) == values(want_lengths));
+    CHECK(values(q.batch_sizes()) == std::vector<int64_t>{3, 2, 1});
+    // Its own tensors changed in place: the readers refuse them instead of reading out of bounds.
+    Tensor(q.unsorted_indices()).fill_(1000);
+    CHECK_THROWS_AS(pad_packed_sequence(q), ValueError);
+    CHECK_THROWS_WITH(pad_packed_sequence(q), Catch::Contains("unsorted_indices"));
+    // batch_sizes changed in place to [1, 2, 3] (the same sum): a layer refuses them.
+    RNN rnn(RNNOptions(1, 2), kF64);
+    rnn->to(dev);
+    const PackedSequence s(p.data(), wick::tensor(std::vector<int64_t>{3, 2, 1}, {3}, TensorOptions(kInt64)));
+    CHECK_NOTHROW(rnn->forward_with_packed_input(s));
+    Tensor(s.batch_sizes()).copy_(wick::tensor(std::vector<int64_t>{1, 2, 3}, {3}, TensorOptions(kInt64)));
+    CHECK_THROWS_AS(rnn->forward_with_packed_input(s), ValueError);
+    CHECK_THROWS_WITH(rnn->forward_with_packed_input(s), Catch::Contains("non-increasing"));
+  }
+}
+
+TEST_CASE("packed sequences: batch sizes that overflow and huge permutations are refused", "[nn][packed_sequence]") {
+  const int64_t big = std::numeric_limits<int64_t>::max();
+  const Tensor row = wick::zeros({1, 1}, kF64);
+  // Positive and non-increasing, but the sum wraps: a ValueError, not a wrapped count.
+  CHECK_THROWS_WITH(PackedSequence(row, wick::tensor(std::vector<int64_t>{big, big, 2}, {3}, TensorOptions(kInt64))),
+                    Catch::Contains("sum past int64"));
+  // 2^50 sequences (an expanded view) with a one-entry sorted_indices: refused before n flags.
+  const int64_t n = int64_t{1} << 50;
+  const Tensor rows = row.expand({n, 1});
+  const Tensor one = wick::tensor(std::vector<int64_t>{0}, {1}, TensorOptions(kInt64));
+  CHECK_THROWS_AS(PackedSequence(rows, wick::tensor(std::vector<int64_t>{n}, {1}, TensorOptions(kInt64)), one),
+                  ValueError);
 }

@@ -155,3 +155,18 @@ TEST_CASE("ParameterList and ParameterDict replicate and clone", "[nn][parameter
   CHECK((*copy->list)[0].requires_grad());
   CHECK_ALLCLOSE(copy->forward(x), expected, 0, 0);
 }
+
+TEST_CASE("ParameterList extended by itself appends a copy of its entries", "[nn][parameter_containers]") {
+  const Tensor a = wick::randn({2}, kF64).requires_grad_(true), b = wick::zeros({3});
+  ParameterList list(a, b);
+  list->extend(*list);  // iterating the table while appending to it read freed entries
+  REQUIRE(list->size() == 4);
+  std::vector<std::string> entry_names;  // named_parameters() lists a shared tensor once: read the entries
+  for (const auto& e : *list) entry_names.push_back(e.name);
+  CHECK(entry_names == std::vector<std::string>{"0", "1", "2", "3"});
+  CHECK((*list)[2].is_same(a));
+  CHECK((*list)[3].is_same(b));
+  *list += *list;
+  REQUIRE(list->size() == 8);
+  for (int64_t i = 0; i < 8; ++i) CHECK((*list)[i].is_same(i % 2 == 0 ? a : b));
+}

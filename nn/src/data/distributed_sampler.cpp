@@ -39,8 +39,9 @@ void DistributedRandomSampler::populate_indices() {
   const size_t count = std::max(size_, local * num_replicas_);
   all_indices_.resize(size_);
   std::iota(all_indices_.begin(), all_indices_.end(), size_t{0});
-  // With allow_duplicates the list is padded with the first samples so every rank gets `local`.
-  for (size_t i = size_; i < count; ++i) all_indices_.push_back(i - size_);
+  // With allow_duplicates the list is padded with the first samples, cycling through them when
+  // there are fewer samples than replicas, so every rank gets `local`.
+  for (size_t i = size_; i < count; ++i) all_indices_.push_back((i - size_) % size_);
   begin_index_ = rank_ * local;
   end_index_ = begin_index_ + local;
   sample_index_ = begin_index_;

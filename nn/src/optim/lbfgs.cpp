@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 
+#include "copy_back.h"
 #include "lbfgs_line_search.h"
 #include "option_values.h"
 #include "wick/autograd/functions.h"
@@ -107,6 +108,10 @@ LBFGS::LBFGS(std::vector<ParamGroup> groups, const LBFGSOptions& defaults)
 }
 
 void LBFGS::check_group_options(const OptimizerOptions& o) const {
+  // param_groups()[0] is there: OptimizerBase's constructor stores the groups before it checks
+  // any group's options, an optimizer is never made with no group (OptimizerBase refuses an
+  // empty parameter list), and groups are never removed; add_param_group calls this with the
+  // new group's options, which are not group 0's, so it is refused.
   WICK_CHECK(&o == &param_groups()[0].options(),
              "LBFGS doesn't support per-parameter options (parameter groups): add_param_group is refused; make "
              "the optimizer with every parameter");
@@ -225,7 +230,10 @@ Tensor LBFGS::step(const LossClosure& closure) {
   const double lr = o.lr(), tolerance_grad = o.tolerance_grad(), tolerance_change = o.tolerance_change();
   const int64_t max_iter = o.max_iter(), max_eval = o.max_eval().value_or(max_iter * 5 / 4);
   const auto history_size = static_cast<size_t>(o.history_size());
-  ParamState& st = state_for(params()[0]);
+  // A copy of the state (handles to its tensors, which are only read): written back at the end,
+  // so a closure that throws leaves the state as it was.
+  const ParamState* saved = state(params()[0]);
+  ParamState st = saved ? *saved : ParamState{};
   auto number = [&](const char* n, double fallback) {
     return st.buffers.contains(n) ? st.buffers.at(n).item<double>() : fallback;
   };
@@ -244,8 +252,12 @@ Tensor LBFGS::step(const LossClosure& closure) {
   };
   if (opt_cond) {
     save_counts();
+    state_for(params()[0]) = std::move(st);
     return orig_loss;
   }
+  std::vector<Tensor> x_start;
+  for (const auto& p : params()) x_start.push_back(p.clone());
+  detail::CopyBack restore(params(), x_start);  // dismissed at the end: a closure that throws moves nothing
 
   // The state of earlier steps.
   Tensor d = st.buffers.contains("d") ? st.buffers.at("d") : Tensor();
@@ -300,10 +312,8 @@ Tensor LBFGS::step(const LossClosure& closure) {
         d.add_(old_stps[i], al[i] - be_i);
       }
     }
-    if (!prev_flat_grad.defined())
-      prev_flat_grad = flat_grad.clone();
-    else
-      prev_flat_grad.copy_(flat_grad);
+    // A fresh copy, never written in place: the old one may be the stored state's tensor.
+    prev_flat_grad = flat_grad.clone();
     prev_loss = loss;
 
     // The step length.
@@ -315,13 +325,10 @@ Tensor LBFGS::step(const LossClosure& closure) {
       std::vector<Tensor> x_init;
       for (const auto& p : params()) x_init.push_back(p.clone());
       auto obj = [&](double step) {
+        const detail::CopyBack reset(params(), x_init);  // however the evaluation ends
         add_grad(step, d);
         const double f = evaluate(closure, nullptr);
         Tensor g = gather_flat_grad();
-        for (size_t i = 0; i < x_init.size(); ++i) {
-          Tensor p = params()[i];
-          p.copy_(x_init[i]);
-        }
         return std::make_pair(f, g);
       };
       auto r = detail::strong_wolfe(obj, t, d, loss, flat_grad, gtd);
@@ -365,6 +372,8 @@ Tensor LBFGS::step(const LossClosure& closure) {
     st.buffers.insert_or_assign("prev_flat_grad", prev_flat_grad);
     st.buffers.insert_or_assign("prev_loss", host_number(prev_loss));
   }
+  state_for(params()[0]) = std::move(st);
+  restore.dismiss();
   return orig_loss;
 }
 

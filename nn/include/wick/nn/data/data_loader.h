@@ -16,7 +16,10 @@
 // default) they arrive in the same order and with the same contents as with workers = 0. An
 // exception thrown by get_batch on a worker is rethrown, with its own type, by the ++ (or
 // begin()) that would have returned that batch. Destroying the loader mid-epoch stops and joins
-// its workers.
+// its workers. An error ends the epoch: the iterator whose ++ threw is end() (its batch was
+// released first), the requests still queued are dropped, and the next begin() starts a new
+// epoch. The workers run under the thread-local settings of the thread that called begin() (grad
+// mode, current CPU device, flush-denormal), so they give the same bits as workers = 0.
 //
 // Differences from LibTorch, documented in docs/training.md ("LibTorch-style data loading"):
 // begin() while an epoch is under way abandons it and starts a new one (LibTorch raises "Attempted
@@ -130,15 +133,24 @@ class StatelessDataLoader {
   bool push_request() {
     auto request = next_request();
     if (!request) return false;
-    workers_->push(sent_++, std::move(*request));
+    workers_->push(sent_, std::move(*request));
+    ++sent_;  // only once the request is queued: a push that throws leaves nothing to pop
     return true;
   }
 
+  // The next batch of the epoch, or nullopt at its end. What get_batch throws is rethrown and
+  // ends the epoch (the iterator that called this is then end()): later calls return nullopt,
+  // and the requests still queued to the workers are dropped.
   std::optional<BatchType> next() {
     if (!workers_) {
       auto request = next_request();
       if (!request) return std::nullopt;
-      return dataset_.get_batch(*request);
+      try {
+        return dataset_.get_batch(*request);
+      } catch (...) {
+        exhausted_ = true;
+        throw;
+      }
     }
     if (received_ == sent_) return std::nullopt;
     const uint64_t seq = received_++;
@@ -146,7 +158,9 @@ class StatelessDataLoader {
     try {
       out.emplace(workers_->pop(seq));
     } catch (...) {
-      push_request();  // the failed batch is consumed; the epoch can go on
+      exhausted_ = true;
+      received_ = sent_;
+      workers_->start_epoch();  // drops the queued requests and the results in flight
       throw;
     }
     push_request();

@@ -5,7 +5,8 @@
 //   make_data_loader(dataset, 64)   // implicit from a batch size
 //
 // batch_size (default 1, LibTorch's) must be > 0; max_jobs (the batch requests in flight, default
-// 2 * workers) must be > 0 when there are workers (a ValueError from make_data_loader otherwise).
+// 2 * workers) must be > 0 when there are workers, and workers at most kMaxLoaderWorkers (a
+// ValueError from make_data_loader otherwise).
 // LibTorch's `timeout` option is not there (a worker's get_batch that never returns blocks the
 // loop, as it does in LibTorch without a timeout).
 #include <cstddef>
@@ -30,6 +31,9 @@ struct DataLoaderOptions {
   /// Leave out the last batch of an epoch when it is smaller than batch_size.
   WICK_ARG(bool, drop_last) = false;
 };
+
+/// The most worker threads a loader starts (make_data_loader refuses more with a ValueError).
+inline constexpr size_t kMaxLoaderWorkers = 1024;
 
 namespace detail {
 /// Checks `options` (Note above) and returns the effective max_jobs (0 without workers).

@@ -6,6 +6,7 @@
 // container reads them.
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -36,10 +37,13 @@ class ParameterListImpl : public Cloneable<ParameterListImpl> {
   void append(const std::pair<std::string, Tensor>& item);
   void append(const ParameterEntry& entry);
   /// Appends every tensor (or item, or entry) of `container`: a std::vector<Tensor>, an
-  /// OrderedDict<Tensor> (named_parameters()), another ParameterList, ...
+  /// OrderedDict<Tensor> (named_parameters()), another ParameterList or this one (`*list +=
+  /// *list` doubles it: the items are copied before the first is appended), ...
   template <class Container>
   void extend(const Container& container) {
-    for (const auto& p : container) append(p);
+    using Item = std::decay_t<decltype(*std::begin(container))>;
+    const std::vector<Item> items(std::begin(container), std::end(container));
+    for (const auto& p : items) append(p);
   }
   template <class Container>
   ParameterListImpl& operator+=(const Container& container) {

@@ -21,6 +21,12 @@
 // (PyTorch keeps ro and H_diag as 0-dim tensors of the parameters' dtype: a float32 run differs in
 // the last bits). PyTorch's scratch list "al" is not kept. A step that stops at its first closure
 // call (max |g| <= tolerance_grad) updates only the counts, as PyTorch.
+//
+// A step whose closure throws changes nothing (wick's rule; PyTorch leaves the parameters and the
+// state half-updated): step() works on a copy of the state, stores it only when it returns, never
+// writes a stored tensor in place, and puts the parameters back to their values at the start of
+// the step (an RAII guard, at the cost of one copy of the parameters per step). The parameters'
+// gradients are what the closure left.
 #include <functional>
 #include <optional>
 #include <string>

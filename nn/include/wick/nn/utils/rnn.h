@@ -27,7 +27,9 @@ class PackedSequence {
   /// ValueError unless data is defined with at least one dim, batch_sizes is a 1-d CPU int64
   /// tensor of positive, non-increasing sizes summing to data.size(0), and sorted_indices (if
   /// given) is a permutation of [0, batch_sizes[0]) as a 1-d int64 tensor, as unsorted_indices
-  /// (if given). LibTorch checks only that batch_sizes is on the CPU.
+  /// (if given). LibTorch checks only that batch_sizes is on the CPU. The index tensors are
+  /// copied (LibTorch keeps the caller's), so changing the caller's in place changes nothing
+  /// here; the readers (pad_packed_sequence, the RNN layers) check them again.
   explicit PackedSequence(Tensor data, Tensor batch_sizes, Tensor sorted_indices = {}, Tensor unsorted_indices = {});
 
   const Tensor& data() const { return data_; }
