@@ -2,8 +2,8 @@
 // with the same call on cpu:0: forward values and, for differentiable ops, the gradient of every
 // input under a random upstream gradient. Two CPU devices run the same kernels, so they must
 // agree bit for bit; another device type agrees to rtol 1e-12 in float64 (reductions may sum in
-// another order). A last case reads functions.h (and the functions_*.h it includes) and fails on any function that is neither
-// in the table nor exempted with a reason, so a new op cannot skip this test silently. The table
+// another order). A last case reads functions.h (and the functions_*.h it includes) and fails on any function that is
+// neither in the table nor exempted with a reason, so a new op cannot skip this test silently. The table
 // (support/every_device_ops.h) is filled by the every_device_*_test.cpp files, one group of ops each.
 #include <wick/wick.h>
 
