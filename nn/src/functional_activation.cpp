@@ -27,6 +27,7 @@
 #include <optional>
 #include <utility>
 
+#include "activation_inplace.h"
 #include "shape_text.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -39,31 +40,12 @@ namespace wick::nn::functional {
 namespace {
 using detail::shape_str;
 
-void check_input(const char* op, const Tensor& input) {
-  WICK_CHECK(input.defined(), "{}: input is undefined", op);
-  WICK_CHECK_TYPE(input.is_floating_point(), "{}: input must be float32 or float64, got {} of shape {}", op,
-                  input.dtype(), shape_str(input));
-}
+using detail::check_activation_input;
 
-// fn's result written into the input, which is returned.
-template <typename Fn>
-Tensor write_back(const char* op, const Tensor& input, Fn&& fn) {
-  const bool recorded = GradMode::is_enabled() && input.requires_grad();
-  WICK_CHECK_STATE(!(recorded && input.is_leaf()),
-                   "{}: inplace=true on a leaf tensor of shape {} that requires grad (PyTorch refuses it too); use "
-                   "inplace=false, clone() the tensor first, or call it under NoGradGuard",
-                   op, shape_str(input));
-  const Tensor result = fn(recorded ? clone(input) : input);
-  Tensor out = input;  // the same tensor: copy_ writes into the caller's input
-  out.copy_(result);
-  return out;
-}
-
-// fn(input), or with inplace fn's result written into the input, which is returned.
+// fn(input), or with inplace fn's result written into the input (activation_inplace.h).
 template <typename Fn>
 Tensor apply(const char* op, const Tensor& input, bool inplace, Fn&& fn) {
-  check_input(op, input);
-  return inplace ? write_back(op, input, std::forward<Fn>(fn)) : fn(input);
+  return detail::apply_activation(op, input, inplace, std::forward<Fn>(fn));
 }
 
 // x > 0 ? scale * x : alpha * scale * expm1(input_scale * x): PyTorch's elu kernel, which serves
@@ -129,7 +111,7 @@ Tensor celu(const Tensor& input, const CELUFuncOptions& options) {
 Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
   WICK_CHECK(options.beta() != 0.0, "softplus: beta cannot be 0 (the result is divided by it), got 0 for shape {}",
              input.defined() ? shape_str(input) : "undefined");
-  check_input("softplus", input);
+  check_activation_input("softplus", input);
   return softplus_composite(input, options.beta(), options.threshold());
 }
 
@@ -165,12 +147,12 @@ Tensor mish(const Tensor& input, const MishFuncOptions& options) {
 }
 
 Tensor softsign(const Tensor& input) {
-  check_input("softsign", input);
+  check_activation_input("softsign", input);
   return input / (abs(input) + 1);
 }
 
 Tensor tanhshrink(const Tensor& input) {
-  check_input("tanhshrink", input);
+  check_activation_input("tanhshrink", input);
   return input - wick::tanh(input);
 }
 
@@ -181,7 +163,7 @@ Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
 }
 
 Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
-  check_input("glu", input);
+  check_activation_input("glu", input);
   WICK_CHECK(
       input.dim() > 0,
       "glu: the input is 0-d, and glu halves a dim into values and gates; give it at least one dim of even size");
@@ -194,7 +176,7 @@ Tensor glu(const Tensor& input, const GLUFuncOptions& options) {
 }
 
 Tensor logsigmoid(const Tensor& input) {
-  check_input("logsigmoid", input);
+  check_activation_input("logsigmoid", input);
   // x < 0: x - log1p(exp(x)); x >= 0: -log1p(exp(-x)). Each side's exp sees only its own half-line.
   const Tensor neg = clamp(input, std::nullopt, Scalar(0.0));
   const Tensor pos = clamp(input, Scalar(0.0), std::nullopt);
@@ -202,12 +184,12 @@ Tensor logsigmoid(const Tensor& input) {
 }
 
 Tensor softmin(const Tensor& input, const SoftminFuncOptions& options) {
-  check_input("softmin", input);
+  check_activation_input("softmin", input);
   return wick::softmax(-input, options.dim());
 }
 
 Tensor prelu(const Tensor& input, const Tensor& weight) {
-  check_input("prelu", input);
+  check_activation_input("prelu", input);
   WICK_CHECK(weight.defined(), "prelu: weight is undefined; pass one slope or one per channel");
   WICK_CHECK_TYPE(weight.dtype() == input.dtype(), "prelu: weight is {} but the input is {}; convert one of them",
                   weight.dtype(), input.dtype());
