@@ -396,10 +396,4 @@ using TensorList = std::vector<Tensor>;
 
 }  // namespace wick
 
-/// fmt::format("{}", t): values (elided beyond 1000 elements), shape, dtype and device.
-template <>
-struct fmt::formatter<wick::Tensor> : fmt::formatter<std::string_view> {
-  auto format(const wick::Tensor& t, fmt::format_context& ctx) const {
-    return fmt::formatter<std::string_view>::format(t.to_string(), ctx);
-  }
-};
+#include "wick/core/tensor_format.h"  // fmt::formatter<Tensor>, with every Tensor
