@@ -326,6 +326,15 @@ void queue_callback(std::function<void()> callback) {
   gt->callbacks.push_back(std::move(callback));
 }
 
+bool task_should_compute(const Edge& e) {
+  if (!e.valid()) return false;
+  const GraphTask* gt = t_current_task;
+  if (gt == nullptr || !gt->capture) return true;
+  // Read-only while nodes run: no lock. A node runs when it leads to an input, or holds one.
+  Node* n = e.function.get();
+  return gt->execute.count(n) > 0 || gt->captures.count(n) > 0;
+}
+
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused) {
   WICK_CHECK(roots.size() == grad_roots.size(), "backward: got {} tensors but {} gradients", roots.size(),

@@ -2,6 +2,7 @@
 // The umbrella header: everything in wick.
 #include "wick/autograd/anomaly.h"
 #include "wick/autograd/cdist.h"
+#include "wick/autograd/custom_function.h"
 #include "wick/autograd/dot.h"
 #include "wick/autograd/einsum.h"
 #include "wick/autograd/functions.h"

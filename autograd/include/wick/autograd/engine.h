@@ -23,6 +23,12 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
 /// run in the order queued and may queue more; none run when the backward fails.
 void queue_callback(std::function<void()> callback);
 
+/// True when `e` is valid and the backward running on this thread, if any, uses the gradient
+/// sent along it: autograd::grad leaves out the nodes that lead to none of its inputs (Note
+/// [autograd::grad runs only what its inputs need]). PyTorch's task_should_compute_output; a
+/// custom function's needs_input_grad asks it.
+bool task_should_compute(const Edge& e);
+
 /// Limits the worker threads a backward uses besides its caller: -1 (the default) gives every
 /// device its worker thread; 0 runs every node on the calling thread; n > 0 gives a worker to
 /// the first n devices other than the caller's that a backward meets. Gradients are the same,
