@@ -5,6 +5,7 @@
 #include "wick/autograd/custom_function.h"
 #include "wick/autograd/dot.h"
 #include "wick/autograd/einsum.h"
+#include "wick/autograd/functional.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"

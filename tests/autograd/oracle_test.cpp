@@ -221,7 +221,10 @@ const std::set<std::string>& nn_ops() {
       "logcumsumexp", "cummax", "cummax_indices", "cummin", "cummin_indices", "renorm", "nan_to_num", "logit", "xlogy",
       "xlogy_scalar_x", "xlogy_scalar_y", "lerp", "lerp_tensor", "hypot", "trapezoid", "trapezoid_x", "trapz", "rot90",
       "repeat_interleave", "repeat_interleave_tensor", "tile", "masked_select", "take_along_dim", "scatter_reduce",
-      "index_put", "index_put_mask", "tensordot"};
+      "index_put", "index_put_mask", "tensordot",
+      // generate.py's functional_cases, tests/autograd/functional_test.cpp
+      "functional_vjp", "functional_jvp", "functional_jacobian", "functional_hessian", "functional_hvp",
+      "functional_vhp"};
   return ops;
 }
 
