@@ -12,6 +12,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -100,9 +101,13 @@ void check_error(const std::function<void()>& f, const std::vector<std::string>&
 }  // namespace
 
 TEST_CASE("linalg matches PyTorch 1.13 on the oracle's values and gradients", "[autograd][oracle][linalg]") {
+  const std::set<std::string> kOps = {"linalg_inv",        "linalg_det",      "linalg_slogdet", "linalg_slogdet_sign",
+                                      "linalg_solve",      "linalg_cholesky", "linalg_qr",      "linalg_eigh",
+                                      "linalg_eigvalsh",   "linalg_svd",      "linalg_svdvals", "linalg_matrix_norm",
+                                      "linalg_vector_norm"};
   int cases = 0;
   for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (c.op.rfind("linalg_", 0) != 0) continue;
+    if (!kOps.count(c.op)) continue;  // linalg_more_test.cpp runs the second set
     ++cases;
     for (Device dev : wick::test::test_devices()) {
       INFO(c.label() << " on " << dev.str());

@@ -212,6 +212,10 @@ const std::set<std::string>& nn_ops() {
       "linalg_inv", "linalg_det", "linalg_slogdet", "linalg_slogdet_sign", "linalg_solve", "linalg_cholesky",
       "linalg_qr", "linalg_eigh", "linalg_eigvalsh", "linalg_svd", "linalg_svdvals", "linalg_matrix_norm",
       "linalg_vector_norm",
+      // generate.py's linalg_more_cases, tests/autograd/linalg_more_test.cpp
+      "linalg_solve_triangular", "cholesky_solve", "cholesky_inverse", "linalg_lu_factor", "linalg_lu",
+      "linalg_lu_solve", "linalg_lstsq", "linalg_lstsq_aux", "linalg_pinv", "linalg_matrix_rank", "linalg_matrix_power",
+      "linalg_matrix_exp", "linalg_cross", "linalg_multi_dot", "linalg_vecdot", "linalg_cond",
       // generate.py's ctc_cases, tests/nn/ctc_shrink_test.cpp
       "ctc_loss", "hardshrink", "softshrink", "rrelu_eval", "triplet_margin_with_distance_loss",
       // generate.py's count_search_build_cases, tests/autograd/unique_search_test.cpp and build_ops_test.cpp

@@ -39,6 +39,18 @@ void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* 
 void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s, double* u,
              const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork, int* iwork, int* info,
              std::size_t);
+void sgels_(const char* trans, const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b,
+            const int* ldb, float* work, const int* lwork, int* info, std::size_t);
+void dgels_(const char* trans, const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b,
+            const int* ldb, double* work, const int* lwork, int* info, std::size_t);
+void sgelsy_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, int* jpvt,
+             const float* rcond, int* rank, float* work, const int* lwork, int* info);
+void dgelsy_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             int* jpvt, const double* rcond, int* rank, double* work, const int* lwork, int* info);
+void sgelsd_(const int* m, const int* n, const int* nrhs, float* a, const int* lda, float* b, const int* ldb, float* s,
+             const float* rcond, int* rank, float* work, const int* lwork, int* iwork, int* info);
+void dgelsd_(const int* m, const int* n, const int* nrhs, double* a, const int* lda, double* b, const int* ldb,
+             double* s, const double* rcond, int* rank, double* work, const int* lwork, int* iwork, int* info);
 }
 
 namespace wick::lapack {
@@ -81,6 +93,36 @@ inline void gesdd(char jobz, int m, int n, float* a, int lda, float* s, float* u
 inline void gesdd(char jobz, int m, int n, double* a, int lda, double* s, double* u, int ldu, double* vt, int ldvt,
                   double* work, int lwork, int* iwork, int* info) {
   dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, work, &lwork, iwork, info, 1);
+}
+
+inline void getrs(char trans, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b, int ldb, int* info) {
+  sgetrs_(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+}
+inline void getrs(char trans, int n, int nrhs, const double* a, int lda, const int* ipiv, double* b, int ldb,
+                  int* info) {
+  dgetrs_(&trans, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+}
+inline void gels(int m, int n, int nrhs, float* a, int lda, float* b, int ldb, float* work, int lwork, int* info) {
+  sgels_("N", &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);
+}
+inline void gels(int m, int n, int nrhs, double* a, int lda, double* b, int ldb, double* work, int lwork, int* info) {
+  dgels_("N", &m, &n, &nrhs, a, &lda, b, &ldb, work, &lwork, info, 1);
+}
+inline void gelsy(int m, int n, int nrhs, float* a, int lda, float* b, int ldb, int* jpvt, float rcond, int* rank,
+                  float* work, int lwork, int* info) {
+  sgelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);
+}
+inline void gelsy(int m, int n, int nrhs, double* a, int lda, double* b, int ldb, int* jpvt, double rcond, int* rank,
+                  double* work, int lwork, int* info) {
+  dgelsy_(&m, &n, &nrhs, a, &lda, b, &ldb, jpvt, &rcond, rank, work, &lwork, info);
+}
+inline void gelsd(int m, int n, int nrhs, float* a, int lda, float* b, int ldb, float* s, float rcond, int* rank,
+                  float* work, int lwork, int* iwork, int* info) {
+  sgelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);
+}
+inline void gelsd(int m, int n, int nrhs, double* a, int lda, double* b, int ldb, double* s, double rcond, int* rank,
+                  double* work, int lwork, int* iwork, int* info) {
+  dgelsd_(&m, &n, &nrhs, a, &lda, b, &ldb, s, &rcond, rank, work, &lwork, iwork, info);
 }
 
 }  // namespace wick::lapack

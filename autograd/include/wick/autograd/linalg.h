@@ -4,7 +4,8 @@
 // LAPACK (wick/core/lapack.h; Note [Linalg on the host]: tensors on other devices than the CPU
 // ones are factored on the host and their results copied back). The gradients are PyTorch 1.13's
 // formulas (FunctionsManual.cpp), written with wick's differentiable ops, so they can be
-// differentiated again (autograd/src/linalg_*.cpp). docs/tensors.md, "Linear algebra".
+// differentiated again (autograd/src/linalg_*.cpp). docs/tensors.md, "Linear algebra". The second
+// set (solve_triangular ... cond, below the norms) is declared in linalg_more.h, included here.
 //
 // Errors (wick::Error subclasses naming the op and the input's shape): TypeError for a
 // non-floating input or two dtypes; ValueError for fewer than 2 dims, a non-square matrix where
@@ -88,3 +89,5 @@ Tensor vector_norm(const Tensor& A, double ord = 2, IntArrayRef dim = {}, bool k
                    std::optional<DType> dtype = std::nullopt);
 
 }  // namespace wick::linalg
+
+#include "wick/autograd/linalg_more.h"  // IWYU pragma: export

@@ -59,4 +59,30 @@ std::tuple<Tensor, Tensor> lapack_eigh(const Tensor& a, bool upper, bool compute
 /// without compute_uv, U and Vh are empty [0] tensors. Non-finite input is refused.
 std::tuple<Tensor, Tensor, Tensor> lapack_svd(const Tensor& a, bool full_matrices, bool compute_uv);
 
+/// X with op(A) X = B (left) or X op(A) = B (!left), A [..., n, n] triangular (upper or lower, read
+/// from that triangle only; unitriangular: its diagonal taken as ones), B [..., n, k] (left) or
+/// [..., k, n] with A's batch dims and dtype, by BLAS trsm. A zero on the diagonal is not an
+/// error (infinities and NaN follow, as PyTorch's). Errors name `op`.
+Tensor lapack_solve_triangular(const Tensor& a, const Tensor& b, bool upper, bool left, bool unitriangular,
+                               const char* op);
+
+/// (LU, pivots) of A [..., m, n] by getrf with partial pivoting, k = min(m, n): LU [..., m, n]
+/// holding U on and above the diagonal and L's multipliers below it; pivots int64 [..., k],
+/// 1-based (row i was swapped with row pivots[i]), as LAPACK's and PyTorch's. With check_errors,
+/// an exactly zero U[i, i] is a ValueError in PyTorch's words naming `op` and the batch element.
+std::tuple<Tensor, Tensor> lapack_lu_factor(const Tensor& a, bool check_errors, const char* op);
+
+/// X with A X = B (adjoint: A^T X = B) for A = P L U given by lapack_lu_factor's LU [..., n, n]
+/// and pivots int64 [..., n] (each in 1..n, checked), B [..., n, k] of LU's batch dims, by getrs.
+Tensor lapack_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, bool adjoint, const char* op);
+
+/// The least-squares problem min ||A X - B|| for A [..., m, n] and B [..., m, k] of A's batch dims
+/// by the LAPACK `driver` "gels" (QR, full rank; a rank-deficient A is a ValueError), "gelsy"
+/// (complete orthogonal factorisation) or "gelsd" (SVD), singular values at or below rcond * the
+/// largest counted as zero: (solution [..., n, k], the rows m - n past the solution that LAPACK
+/// leaves in B, whose squares sum to the residuals ([..., 0, k] unless m > n), rank int64 [...]
+/// (empty [0] for gels), singular values [..., min(m, n)] (gelsd only, else empty [0])).
+std::tuple<Tensor, Tensor, Tensor, Tensor> lapack_lstsq(const Tensor& a, const Tensor& b, double rcond,
+                                                        const std::string& driver);
+
 }  // namespace wick::native

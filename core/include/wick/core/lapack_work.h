@@ -15,7 +15,9 @@
 //   1 + 6n + 2n^2 at n = 32768). Each kernel computes the routine's minimum here and refuses a
 //   matrix whose minimum passes INT_MAX with a ValueError naming the op and the shape, before
 //   anything is copied or allocated. getrf, getrs and potrf take no workspace: their largest
-//   index is m * n, which check_int_sizes bounds; geqrf and orgqr need max(1, n).
+//   index is m * n, which check_int_sizes bounds; geqrf and orgqr need max(1, n). trsm (BLAS) and
+//   getrs take none either; the least-squares drivers gels, gelsy and gelsd have their minimums
+//   below, and their right-hand side buffer of max(m, n) rows is bounded like a matrix.
 #include <algorithm>
 #include <climits>
 #include <cmath>
@@ -43,6 +45,38 @@ constexpr int64_t gesdd_min_lwork(int64_t m, int64_t n, char jobz) {
 }
 /// ?gesdd's IWORK: 8 min(m, n).
 constexpr int64_t gesdd_iwork(int64_t m, int64_t n) { return 8 * std::min(m, n); }
+
+/// ?gels's documented minimum LWORK: max(1, k + max(k, nrhs)), k = min(m, n).
+constexpr int64_t gels_min_lwork(int64_t m, int64_t n, int64_t nrhs) {
+  const int64_t k = std::min(m, n);
+  return std::max<int64_t>(1, k + std::max(k, nrhs));
+}
+/// ?gelsy's documented minimum LWORK: max(k + 3n + 1, 2k + nrhs), k = min(m, n).
+constexpr int64_t gelsy_min_lwork(int64_t m, int64_t n, int64_t nrhs) {
+  const int64_t k = std::min(m, n);
+  return std::max<int64_t>({1, k + 3 * n + 1, 2 * k + nrhs});
+}
+/// ?gelsd's NLVL, the levels of its divide and conquer: max(0, INT(log2(k / (SMLSIZ + 1))) + 1)
+/// with SMLSIZ = 25 (ILAENV's answer for ?gelsd), k = min(m, n) >= 1, Fortran's INT truncating
+/// toward zero (so 13 < k < 26 gives 1).
+constexpr int64_t gelsd_nlvl(int64_t k) {
+  if (k < 26) return k > 13 ? 1 : 0;
+  int64_t levels = 0;
+  for (int64_t q = k / 26; q > 0; q /= 2) ++levels;  // floor(log2(k / 26)) + 1
+  return levels;
+}
+/// ?gelsd's minimum LWORK as its own check computes it (k = min(m, n) >= 1): 3k + max(m, nrhs,
+/// 9k + 2k SMLSIZ + 8k NLVL + k nrhs + (SMLSIZ + 1)^2).
+constexpr int64_t gelsd_min_lwork(int64_t m, int64_t n, int64_t nrhs) {
+  const int64_t k = std::min(m, n);
+  const int64_t wlalsd = 9 * k + 2 * k * 25 + 8 * k * gelsd_nlvl(k) + k * nrhs + 26 * 26;
+  return 3 * k + std::max({m, nrhs, wlalsd});
+}
+/// ?gelsd's minimum LIWORK: max(1, 3k NLVL + 11k).
+constexpr int64_t gelsd_min_liwork(int64_t m, int64_t n) {
+  const int64_t k = std::min(m, n);
+  return std::max<int64_t>(1, 3 * k * gelsd_nlvl(k) + 11 * k);
+}
 
 /// The LWORK (or LIWORK) to pass for a workspace query's answer `query` (read back from a float
 /// of the matrix's dtype) and the routine's minimum `least` (<= INT_MAX): the answer rounded up
