@@ -16,6 +16,10 @@ BENCH_PACKAGES := libtorch-dev python3-torch gnuplot-nox python3 linux-perf
 DOCS_PACKAGES := graphviz
 FORMAT_PACKAGES := clang-format-14
 FUZZ_SECONDS ?= 600
+# The asan preset compiles with clang 14 and builds the fuzzers too (Note [One sanitizer build]).
+ifeq ($(PRESET),asan)
+BUILD_PACKAGES += $(FUZZ_PACKAGES)
+endif
 
 # make demo-ddp's processes: one per GPU where nvidia-smi lists GPUs (the demo then picks the
 # nccl backend), else 2 CPU processes (mpi).
@@ -65,8 +69,8 @@ demo-gpt: demo-gpt-deps
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target char_gpt
 	@$(BUILD_DIR)/examples/char_gpt $(ARGS)
 
-# libFuzzer harnesses (clang, ASan + UBSan): replay the corpus, then fuzz each harness for
-# FUZZ_SECONDS (default 600). docs/hostile-input.md.
+# libFuzzer harnesses (built in build/asan: clang, ASan + UBSan): replay the corpus, then fuzz each
+# harness for FUZZ_SECONDS (default 600). docs/hostile-input.md.
 fuzz:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(FUZZ_PACKAGES)
 	@JOBS=$(JOBS) scripts/fuzz.sh $(FUZZ_SECONDS)

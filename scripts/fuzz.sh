@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (the `fuzz` preset: clang, ASan + UBSan), replays the committed
+# Builds the libFuzzer harnesses (the `asan` preset: clang 14, ASan + UBSan; Note [One sanitizer
+# build] in CMakeLists.txt), replays the committed
 # corpus and the hostile-input reproducers through each, then fuzzes each harness for SECONDS
 # (Note [Fuzzing] in fuzz/fuzz_util.h). Any crash, sanitizer report, escaping exception, OOM
 # (rss over 2 GiB) or timeout (10 s per input) fails the run; the input is left under
-# build/fuzz/work/artifacts/ (commit it to fuzz/corpus/<harness>/regression-<what> once fixed).
+# build/asan/fuzz-work/artifacts/ (commit it to fuzz/corpus/<harness>/regression-<what> once fixed).
 # Usage: scripts/fuzz.sh [SECONDS per harness, default 600] [harness ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,11 +12,11 @@ secs=${1:-600}
 shift || true
 harnesses=("$@")
 [ ${#harnesses[@]} -eq 0 ] && harnesses=(safetensors checkpoint idx)
-build=build/fuzz
-work=$build/work
+build=build/asan
+work=$build/fuzz-work
 jobs=${JOBS:-$(nproc)}
 
-cmake --preset fuzz >/dev/null
+cmake --preset asan >/dev/null
 cmake --build $build -j "$jobs" --target fuzz_make_seeds $(printf 'fuzz_%s ' "${harnesses[@]}")
 rm -rf "$work/seeds"
 mkdir -p "$work/artifacts"

@@ -158,7 +158,7 @@ TEST_CASE("functional: the jacobian of A x is A, and of (A, x) -> A x the select
   }
 }
 
-TEST_CASE("functional: the hessian of x^T A x is A + A^T; hvp and vhp multiply by it", "[autograd][functional]") {
+TEST_CASE("functional: the hessian of x^T A x is A + A^T, hvp and vhp multiply by it", "[autograd][functional]") {
   for (Device dev : wick::test::test_devices()) {
     INFO(dev.str());
     const Tensor a = f64({2, 1, 0, -1, 3, 4, 0.5, 0, 1}, {3, 3}, dev);
