@@ -11,6 +11,7 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
@@ -18,7 +19,7 @@
 #include "wick/core/error.h"
 
 using namespace wick;
-using Catch::Matchers::Contains;
+using wick::test::check_error;
 using wick::test::OracleCase;
 
 namespace {
@@ -43,36 +44,15 @@ Tensor run_case(const OracleCase& c, const std::vector<Tensor>& x, Device dev) {
   return c.op == "tril_indices" ? tril_indices(row, col, off, o) : triu_indices(row, col, off, o);
 }
 
-template <class E>
-void check_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  bool thrown = false;
-  try {
-    f();
-  } catch (const E& e) {
-    thrown = true;
-    for (const std::string& p : parts) CHECK_THAT(e.what(), Contains(p));
-  }
-  CHECK(thrown);
-}
 }  // namespace
 
 TEST_CASE("meshgrid cartesian_prod diag_embed block_diag kron and the triangle indices match PyTorch 1.13",
           "[autograd][oracle][build_ops]") {
-  std::map<std::string, int> seen;
-  for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (c.op != "meshgrid" && c.op != "cartesian_prod" && c.op != "diag_embed" && c.op != "block_diag" &&
-        c.op != "kron" && c.op != "tril_indices" && c.op != "triu_indices")
-      continue;
-    for (Device dev : wick::test::test_devices()) {
-      INFO(c.label() << " on " << dev.str());
-      const std::vector<Tensor> x = c.leaves(dev);
-      const Tensor out = run_case(c, x, dev);
-      CHECK(out.dtype() == c.out.dtype());
-      REQUIRE(out.sizes() == c.out.sizes());
-      wick::test::check_oracle_case(c, out, x, dev, kOutRtol, kGradRtol, kAtol);
-    }
-    ++seen[c.op];
-  }
+  std::map<std::string, int> seen =
+      wick::test::check_oracle_ops(
+          {"meshgrid", "cartesian_prod", "diag_embed", "block_diag", "kron", "tril_indices", "triu_indices"}, run_case,
+          {.out_rtol = kOutRtol, .grad_rtol = kGradRtol, .atol = kAtol})
+          .by_op;
   for (const char* op : {"meshgrid", "cartesian_prod", "diag_embed", "block_diag", "kron"}) {
     INFO(op);
     CHECK(seen[op] >= 2);

@@ -13,6 +13,7 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
@@ -22,7 +23,7 @@
 #include "wick/core/error.h"
 
 using namespace wick;
-using Catch::Matchers::Contains;
+using wick::test::check_error;
 using wick::test::OracleCase;
 
 namespace {
@@ -34,19 +35,6 @@ Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
 }
 Tensor leaf(IntArrayRef shape, Device dev) {
   return randn(shape, TensorOptions(kFloat64).device(dev)).requires_grad_(true);
-}
-
-// Runs `f`, which must throw E whose message holds every one of `parts`.
-template <class E>
-void check_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  bool thrown = false;
-  try {
-    f();
-  } catch (const E& e) {
-    thrown = true;
-    for (const std::string& p : parts) CHECK_THAT(e.what(), Contains(p));
-  }
-  CHECK(thrown);
 }
 }  // namespace
 

@@ -12,6 +12,7 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "wick/autograd/functional.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
@@ -19,8 +20,8 @@
 #include "wick/core/error.h"
 
 using namespace wick;
+using wick::test::check_error;
 namespace F = wick::autograd::functional;
-using Catch::Matchers::Contains;
 using TL = std::vector<Tensor>;
 
 namespace {
@@ -28,19 +29,6 @@ Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
   return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
 }
 Tensor zeros_on(IntArrayRef shape, Device dev) { return zeros(shape, TensorOptions(kFloat64).device(dev)); }
-
-// Runs `f`, which must throw E whose message holds every one of `parts`.
-template <class E>
-void check_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  bool thrown = false;
-  try {
-    f();
-  } catch (const E& e) {
-    thrown = true;
-    for (const std::string& p : parts) CHECK_THAT(e.what(), Contains(p));
-  }
-  CHECK(thrown);
-}
 
 // x -> x.exp().sum(), ignoring y; (x, y) -> (2 x, exp(y)); x -> (2 x).sum(), which is linear.
 const F::ListToTensorFunction only_x = [](const TL& a) { return a[0].exp().sum(); };

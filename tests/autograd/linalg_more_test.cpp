@@ -13,6 +13,7 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
@@ -22,7 +23,7 @@
 #include "wick/core/lapack_work.h"
 
 using namespace wick;
-using Catch::Matchers::Contains;
+using wick::test::check_error;
 using wick::test::OracleCase;
 using TL = std::vector<Tensor>;
 
@@ -64,7 +65,7 @@ std::optional<double> opt(const OracleCase& c, const char* key) {
 }
 
 // The op of an oracle case applied to its leaves (generate.py's linalg_more_cases).
-Tensor run_case(const OracleCase& c, const TL& x) {
+Tensor run_case(const OracleCase& c, const TL& x, Device) {
   const std::string& op = c.op;
   if (op == "linalg_solve_triangular")
     return linalg::solve_triangular(x[0], x[1], c.kw<bool>("upper", false), c.kw<bool>("left", true),
@@ -104,34 +105,16 @@ Tensor run_case(const OracleCase& c, const TL& x) {
   return Tensor();
 }
 
-template <class E>
-void check_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  bool thrown = false;
-  try {
-    f();
-  } catch (const E& e) {
-    thrown = true;
-    for (const std::string& p : parts) CHECK_THAT(e.what(), Contains(p));
-  }
-  CHECK(thrown);
-}
 }  // namespace
 
 TEST_CASE("linalg more matches PyTorch 1.13 on the oracle's values and gradients", "[autograd][oracle][linalg]") {
-  int cases = 0;
-  for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (!ops().count(c.op)) continue;
-    ++cases;
-    for (Device dev : wick::test::test_devices()) {
-      INFO(c.label() << " on " << dev.str());
-      const TL x = c.leaves(dev);
-      const Tensor out = run_case(c, x);
-      REQUIRE(out.defined());
-      REQUIRE(out.sizes() == c.out.sizes());
-      REQUIRE(out.dtype() == c.out.dtype());
-      wick::test::check_oracle_case(c, out, x, dev, kOutRtol, kGradRtol, kAtol);
-    }
-  }
+  const int cases = wick::test::check_oracle_ops(ops(), run_case,
+                                                 {.out_rtol = kOutRtol,
+                                                  .grad_rtol = kGradRtol,
+                                                  .atol = kAtol,
+                                                  .require_defined = true,
+                                                  .dtype = wick::test::OracleDtype::kRequire})
+                        .total;
   CHECK(cases >= 70);
 }
 

@@ -18,6 +18,7 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
@@ -26,7 +27,7 @@
 #include "wick/core/lapack_work.h"
 
 using namespace wick;
-using Catch::Matchers::Contains;
+using wick::test::check_error;
 using wick::test::OracleCase;
 using TL = std::vector<Tensor>;
 
@@ -63,7 +64,7 @@ Tensor svd_out(const Tensor& a, bool full) {
 std::vector<int64_t> dims_of(const OracleCase& c) { return c.kw<std::vector<int64_t>>("dim", {}); }
 
 // The op of an oracle case applied to its leaves.
-Tensor run_case(const OracleCase& c, const TL& x) {
+Tensor run_case(const OracleCase& c, const TL& x, Device) {
   const std::string& op = c.op;
   if (op == "linalg_inv") return linalg::inv(x[0]);
   if (op == "linalg_det") return linalg::det(x[0]);
@@ -87,17 +88,6 @@ Tensor run_case(const OracleCase& c, const TL& x) {
   return Tensor();
 }
 
-template <class E>
-void check_error(const std::function<void()>& f, const std::vector<std::string>& parts) {
-  bool thrown = false;
-  try {
-    f();
-  } catch (const E& e) {
-    thrown = true;
-    for (const std::string& p : parts) CHECK_THAT(e.what(), Contains(p));
-  }
-  CHECK(thrown);
-}
 }  // namespace
 
 TEST_CASE("linalg matches PyTorch 1.13 on the oracle's values and gradients", "[autograd][oracle][linalg]") {
@@ -105,19 +95,14 @@ TEST_CASE("linalg matches PyTorch 1.13 on the oracle's values and gradients", "[
                                       "linalg_solve",      "linalg_cholesky", "linalg_qr",      "linalg_eigh",
                                       "linalg_eigvalsh",   "linalg_svd",      "linalg_svdvals", "linalg_matrix_norm",
                                       "linalg_vector_norm"};
-  int cases = 0;
-  for (const OracleCase& c : wick::test::oracle_cases()) {
-    if (!kOps.count(c.op)) continue;  // linalg_more_test.cpp runs the second set
-    ++cases;
-    for (Device dev : wick::test::test_devices()) {
-      INFO(c.label() << " on " << dev.str());
-      const TL x = c.leaves(dev);
-      const Tensor out = run_case(c, x);
-      REQUIRE(out.defined());
-      REQUIRE(out.sizes() == c.out.sizes());
-      wick::test::check_oracle_case(c, out, x, dev, kOutRtol, kGradRtol, kAtol);
-    }
-  }
+  // linalg_more_test.cpp runs the second set.
+  const int cases = wick::test::check_oracle_ops(kOps, run_case,
+                                                 {.out_rtol = kOutRtol,
+                                                  .grad_rtol = kGradRtol,
+                                                  .atol = kAtol,
+                                                  .require_defined = true,
+                                                  .dtype = wick::test::OracleDtype::kUnchecked})
+                        .total;
   CHECK(cases >= 50);
 }
 

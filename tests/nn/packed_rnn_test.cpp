@@ -13,6 +13,7 @@
 #include "nn_test_util.h"
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "support/gradcheck.h"
 #include "wick/autograd/grad.h"
 #include "wick/core/generator.h"
@@ -21,6 +22,7 @@
 using namespace wick;
 using namespace wick::nn;
 using namespace wick::nn::utils::rnn;
+using wick::test::expect_error;
 using TL = std::vector<Tensor>;
 using test_util::set_params;
 using test_util::with_params;
@@ -184,22 +186,6 @@ TEST_CASE("packed rnn: dropout between layers acts on packed data in training mo
   CHECK(c.sizes() == a.sizes());
   CHECK_FALSE(wick::allclose(a, c, 1e-6, 0));
 }
-
-namespace {
-template <class E>
-void expect_error(const std::function<void()>& call, const std::vector<std::string>& words) {
-  try {
-    call();
-    FAIL("no error");
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& w : words) {
-      INFO(msg);
-      CHECK(msg.find(w) != std::string::npos);
-    }
-  }
-}
-}  // namespace
 
 TEST_CASE("packed rnn: bad packed input and states give typed errors naming the layer",
           "[nn][packed_sequence][errors]") {

@@ -13,6 +13,7 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/expect_error.h"
 #include "support/layer_oracle.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
@@ -22,6 +23,7 @@
 using namespace wick;
 using namespace wick::nn;
 using namespace wick::nn::utils::rnn;
+using wick::test::expect_error;
 using wick::test::OracleCase;
 
 namespace {
@@ -197,22 +199,6 @@ TEST_CASE("packed sequences: pad_sequence with an empty sequence and pack_sequen
     CHECK(p.to(kFloat64).data().dtype() == kFloat64);
   }
 }
-
-namespace {
-template <class E>
-void expect_error(const std::function<void()>& call, const std::vector<std::string>& words) {
-  try {
-    call();
-    FAIL("no error");
-  } catch (const E& e) {
-    const std::string msg = e.what();
-    for (const std::string& w : words) {
-      INFO(msg);
-      CHECK(msg.find(w) != std::string::npos);
-    }
-  }
-}
-}  // namespace
 
 TEST_CASE("packed sequences: bad lengths shapes and indices give typed errors naming the function",
           "[nn][packed_sequence][errors]") {

@@ -2,10 +2,13 @@
 // Checking an output computed by wick, and its gradients, against an oracle case (oracle.h).
 #include <catch2/catch.hpp>
 #include <functional>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "support/allclose.h"
+#include "support/devices.h"
 #include "support/oracle.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/functional_3d.h"
@@ -28,6 +31,49 @@ inline void check_oracle_case(const OracleCase& c, const Tensor& out, const std:
     CHECK(grads[j].device() == dev);
     CHECK_ALLCLOSE(grads[j], c.gin[j], grad_rtol, atol);
   }
+}
+
+/// How check_oracle_ops asserts an output's dtype: not at all, CHECKed, or REQUIREd after its shape.
+enum class OracleDtype { kUnchecked, kCheck, kRequire };
+
+/// What check_oracle_ops asserts of each output besides check_oracle_case.
+struct OracleOpChecks {
+  double out_rtol = 0, grad_rtol = 0, atol = 0;  ///< check_oracle_case's tolerances
+  bool require_defined = false;                  ///< REQUIRE(out.defined()) first
+  OracleDtype dtype = OracleDtype::kCheck;       ///< out.dtype() == c.out.dtype()
+};
+
+/// An oracle case's op applied to the case's leaves on `dev`.
+using OracleRun = std::function<Tensor(const OracleCase& c, const std::vector<Tensor>& leaves, Device dev)>;
+
+/// How many cases check_oracle_ops ran, per op and in all.
+struct OracleOpCounts {
+  std::map<std::string, int> by_op;
+  int total = 0;
+};
+
+/// For each oracle case whose op is in `ops`, on every test device (INFO names the case and the
+/// device): runs `run` on the case's leaves, asserts what `k` asks (defined, dtype) and REQUIREs the
+/// case's shape, then check_oracle_case with `k`'s tolerances. Returns the cases counted.
+inline OracleOpCounts check_oracle_ops(const std::set<std::string>& ops, const OracleRun& run,
+                                       const OracleOpChecks& k) {
+  OracleOpCounts seen;
+  for (const OracleCase& c : oracle_cases()) {
+    if (!ops.count(c.op)) continue;
+    for (Device dev : test_devices()) {
+      INFO(c.label() << " on " << dev.str());
+      const std::vector<Tensor> x = c.leaves(dev);
+      const Tensor out = run(c, x, dev);
+      if (k.require_defined) REQUIRE(out.defined());
+      if (k.dtype == OracleDtype::kCheck) CHECK(out.dtype() == c.out.dtype());
+      REQUIRE(out.sizes() == c.out.sizes());
+      if (k.dtype == OracleDtype::kRequire) REQUIRE(out.dtype() == c.out.dtype());
+      check_oracle_case(c, out, x, dev, k.out_rtol, k.grad_rtol, k.atol);
+    }
+    ++seen.by_op[c.op];
+    ++seen.total;
+  }
+  return seen;
 }
 
 /// A [d, h, w] list in the case's kwargs as an Int3 (absent: `fallback`); REQUIREs three entries.

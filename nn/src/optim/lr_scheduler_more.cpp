@@ -99,35 +99,50 @@ double LinearLR::closed_form_lr(size_t group, int64_t epoch) const {
                               static_cast<double>(total_iters_));
 }
 
-namespace {
+LambdaSchedulerBase::LambdaSchedulerBase(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, const char* who)
+    : LRScheduler(optimizer), lr_lambdas_(std::move(lr_lambdas)) {
+  WICK_CHECK(lr_lambdas_.size() == base_lrs_.size(), "{}: expected one lr_lambda per parameter group ({}), got {}", who,
+             base_lrs_.size(), lr_lambdas_.size());
+  for (size_t i = 0; i < lr_lambdas_.size(); ++i)
+    WICK_CHECK(static_cast<bool>(lr_lambdas_[i]),
+               "{}: lr_lambda {} is an empty std::function; pass a function of the epoch", who, i);
+}
 
-std::vector<LrLambda> one_per_group(const Optimizer& optimizer, LrLambda lr_lambda) {
-  WICK_CHECK(static_cast<bool>(lr_lambda),
-             "LambdaLR: lr_lambda is an empty std::function; pass a function of the epoch");
+std::vector<LrLambda> LambdaSchedulerBase::one_per_group(const Optimizer& optimizer, LrLambda lr_lambda,
+                                                         const char* who) {
+  WICK_CHECK(static_cast<bool>(lr_lambda), "{}: lr_lambda is an empty std::function; pass a function of the epoch",
+             who);
   return std::vector<LrLambda>(optimizer.param_groups().size(), std::move(lr_lambda));
 }
 
-}  // namespace
+void LambdaSchedulerBase::check_lambda_count() const {
+  WICK_CHECK_STATE(lr_lambdas_.size() == base_lrs_.size(),
+                   "{}: the scheduler has {} lr_lambdas but {} parameter groups; make the scheduler after "
+                   "adding every group",
+                   name(), lr_lambdas_.size(), base_lrs_.size());
+}
+
+const LrLambda& LambdaSchedulerBase::lambda_of(size_t group) const {
+  WICK_CHECK_INDEX(group < lr_lambdas_.size(), "{}.closed_form_lr: group {} has no lr_lambda (the scheduler has {})",
+                   name(), group, lr_lambdas_.size());
+  return lr_lambdas_[group];
+}
+
+void LambdaSchedulerBase::restart() {
+  check_groups("restart");
+  step_to(0);
+}
 
 LambdaLR::LambdaLR(Optimizer& optimizer, LrLambda lr_lambda)
-    : LambdaLR(optimizer, one_per_group(optimizer, std::move(lr_lambda))) {}
+    : LambdaLR(optimizer, one_per_group(optimizer, std::move(lr_lambda), "LambdaLR")) {}
 
 LambdaLR::LambdaLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas)
-    : LRScheduler(optimizer), lr_lambdas_(std::move(lr_lambdas)) {
-  WICK_CHECK(lr_lambdas_.size() == base_lrs_.size(),
-             "LambdaLR: expected one lr_lambda per parameter group ({}), got {}", base_lrs_.size(), lr_lambdas_.size());
-  for (size_t i = 0; i < lr_lambdas_.size(); ++i)
-    WICK_CHECK(static_cast<bool>(lr_lambdas_[i]),
-               "LambdaLR: lr_lambda {} is an empty std::function; pass a function of the epoch", i);
+    : LambdaSchedulerBase(optimizer, std::move(lr_lambdas), "LambdaLR") {
   initial_step();
 }
 
 std::vector<double> LambdaLR::get_lr() const {
-  // resume() may have taken the base lrs of a group added after construction.
-  WICK_CHECK_STATE(lr_lambdas_.size() == base_lrs_.size(),
-                   "LambdaLR: the scheduler has {} lr_lambdas but {} parameter groups; make the scheduler after "
-                   "adding every group",
-                   lr_lambdas_.size(), base_lrs_.size());
+  check_lambda_count();
   std::vector<double> out;
   for (size_t i = 0; i < lr_lambdas_.size(); ++i) {
     const double factor = lr_lambdas_[i](last_epoch_);
@@ -143,52 +158,21 @@ std::vector<double> LambdaLR::get_lr() const {
   return out;
 }
 
-void LambdaLR::restart() {
-  check_groups("restart");
-  step_to(0);
-}
-
 double LambdaLR::closed_form_lr(size_t group, int64_t epoch) const {
   const double base = base_lr(group);
-  WICK_CHECK_INDEX(group < lr_lambdas_.size(),
-                   "LambdaLR.closed_form_lr: group {} has no lr_lambda (the scheduler has {})", group,
-                   lr_lambdas_.size());
-  return base * lr_lambdas_[group](epoch);
+  return base * lambda_of(group)(epoch);
 }
-
-namespace {
-
-// One lambda per group: `lambdas`, checked, for `who`.
-std::vector<LrLambda> checked_lambdas(const Optimizer& optimizer, std::vector<LrLambda> lambdas, const char* who) {
-  WICK_CHECK(lambdas.size() == optimizer.param_groups().size(),
-             "{}: expected one lr_lambda per parameter group ({}), got {}", who, optimizer.param_groups().size(),
-             lambdas.size());
-  for (size_t i = 0; i < lambdas.size(); ++i)
-    WICK_CHECK(static_cast<bool>(lambdas[i]),
-               "{}: lr_lambda {} is an empty std::function; pass a function of the epoch", who, i);
-  return lambdas;
-}
-
-}  // namespace
 
 MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda)
-    : MultiplicativeLR(optimizer, std::vector<LrLambda>(optimizer.param_groups().size(), [&] {
-                         WICK_CHECK(static_cast<bool>(lr_lambda),
-                                    "MultiplicativeLR: lr_lambda is an empty std::function; pass a function of the "
-                                    "epoch");
-                         return lr_lambda;
-                       }())) {}
+    : MultiplicativeLR(optimizer, one_per_group(optimizer, std::move(lr_lambda), "MultiplicativeLR")) {}
 
 MultiplicativeLR::MultiplicativeLR(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas)
-    : LRScheduler(optimizer), lr_lambdas_(checked_lambdas(optimizer, std::move(lr_lambdas), "MultiplicativeLR")) {
+    : LambdaSchedulerBase(optimizer, std::move(lr_lambdas), "MultiplicativeLR") {
   initial_step();
 }
 
 std::vector<double> MultiplicativeLR::get_lr() const {
-  WICK_CHECK_STATE(lr_lambdas_.size() == base_lrs_.size(),
-                   "MultiplicativeLR: the scheduler has {} lr_lambdas but {} parameter groups; make the scheduler "
-                   "after adding every group",
-                   lr_lambdas_.size(), base_lrs_.size());
+  check_lambda_count();
   std::vector<double> out;
   const auto& groups = optimizer_.param_groups();
   for (size_t i = 0; i < groups.size(); ++i) {
@@ -210,17 +194,10 @@ std::vector<double> MultiplicativeLR::get_lr() const {
   return out;
 }
 
-void MultiplicativeLR::restart() {
-  check_groups("restart");
-  step_to(0);
-}
-
 double MultiplicativeLR::closed_form_lr(size_t group, int64_t epoch) const {
   double lr = base_lr(group);
-  WICK_CHECK_INDEX(group < lr_lambdas_.size(),
-                   "MultiplicativeLR.closed_form_lr: group {} has no lr_lambda (the scheduler has {})", group,
-                   lr_lambdas_.size());
-  for (int64_t e = 1; e <= epoch; ++e) lr *= lr_lambdas_[group](e);
+  const LrLambda& f = lambda_of(group);
+  for (int64_t e = 1; e <= epoch; ++e) lr *= f(e);
   return lr;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Learning-rate schedulers, as PyTorch 1.13's torch.optim.lr_scheduler: StepLR,
 // CosineAnnealingLR, ExponentialLR, MultiStepLR, LinearLR, LambdaLR, MultiplicativeLR, ConstantLR
-// and PolynomialLR (below, on the base class LRScheduler), and ReduceLROnPlateau
+// and PolynomialLR (below, on the base class LRScheduler; LambdaLR and MultiplicativeLR on
+// LambdaSchedulerBase, wick's), and ReduceLROnPlateau
 // (reduce_lr_on_plateau.h, included here: it is stepped with a metric and is no LRScheduler, as in
 // PyTorch). More LRSchedulers have headers of their own: SequentialLR (sequential_lr.h),
 // ChainedScheduler (chained_scheduler.h), CosineAnnealingWarmRestarts (cosine_warm_restarts.h), OneCycleLR
@@ -210,10 +211,33 @@ class PolynomialLR : public LRScheduler {
 /// A function of the epoch giving the factor LambdaLR multiplies the base lr by.
 using LrLambda = std::function<double(int64_t epoch)>;
 
+/// What LambdaLR and MultiplicativeLR share: one lambda per group, checked when the scheduler is
+/// made, and PyTorch's step(0) for a SequentialLR milestone. wick's, not PyTorch's (whose two
+/// classes repeat this code): make a LambdaLR or a MultiplicativeLR. `name()` in its messages is
+/// the scheduler's.
+class LambdaSchedulerBase : public LRScheduler {
+ protected:
+  /// One lambda per group, in order. wick::ValueError naming `who` unless there is one non-empty
+  /// lambda per group.
+  LambdaSchedulerBase(Optimizer& optimizer, std::vector<LrLambda> lr_lambdas, const char* who);
+  /// `lr_lambda` for each group of `optimizer`. wick::ValueError naming `who` when it is empty.
+  static std::vector<LrLambda> one_per_group(const Optimizer& optimizer, LrLambda lr_lambda, const char* who);
+  /// wick::StateError, for get_lr(), unless there is one lambda per base lr (resume() may have
+  /// taken the base lrs of a group added after construction).
+  void check_lambda_count() const;
+  /// The lambda of `group`, for closed_form_lr; wick::IndexError naming the scheduler when the
+  /// group has none (after base_lr(group)'s own check).
+  const LrLambda& lambda_of(size_t group) const;
+  /// PyTorch's LambdaLR and MultiplicativeLR have no closed form: their step(0) is a step to epoch
+  /// 0 (get_lr() there: LambdaLR calls the lambdas, checked; MultiplicativeLR keeps the lrs).
+  void restart() override;
+  std::vector<LrLambda> lr_lambdas_;  // one per group
+};
+
 /// lr = base_lr * lr_lambda(epoch), one lambda for every group or one per group (not recursive:
 /// the closed form is the schedule). The constructor's initial step calls each lambda with
 /// epoch 0.
-class LambdaLR : public LRScheduler {
+class LambdaLR : public LambdaSchedulerBase {
  public:
   /// One lambda for every group. wick::ValueError for an empty std::function.
   LambdaLR(Optimizer& optimizer, LrLambda lr_lambda);
@@ -229,17 +253,12 @@ class LambdaLR : public LRScheduler {
   /// negative or not finite (or the lr overflows); an exception a lambda throws propagates, and
   /// the step changes nothing either.
   std::vector<double> get_lr() const override;
-  /// PyTorch's LambdaLR has no closed form: its step(0) calls the lambdas, checked as get_lr().
-  void restart() override;
-
- private:
-  std::vector<LrLambda> lr_lambdas_;  // one per group
 };
 
 /// lr = lr * lr_lambda(epoch) at every step (PyTorch's MultiplicativeLR: recursive, the factor of
 /// each epoch multiplies the group's current lr), one lambda for every group or one per group. The
 /// constructor's initial step calls no lambda.
-class MultiplicativeLR : public LRScheduler {
+class MultiplicativeLR : public LambdaSchedulerBase {
  public:
   /// One lambda for every group. wick::ValueError for an empty std::function.
   MultiplicativeLR(Optimizer& optimizer, LrLambda lr_lambda);
@@ -256,11 +275,6 @@ class MultiplicativeLR : public LRScheduler {
   /// negative or not finite (or the lr overflows); an exception a lambda throws propagates, and
   /// the step changes nothing either.
   std::vector<double> get_lr() const override;
-  /// PyTorch's MultiplicativeLR has no closed form: its step(0) keeps the groups' lrs.
-  void restart() override;
-
- private:
-  std::vector<LrLambda> lr_lambdas_;  // one per group
 };
 
 }  // namespace wick::optim
