@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 
+#include "view_tracking.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -42,6 +43,11 @@ bool contains(const variable_list& ts, const TensorImpl* impl) {
     if (t.defined() && t.impl() == impl) return true;
   return false;
 }
+bool shares_memory(const variable_list& ts, const Tensor& t) {
+  for (const Tensor& x : ts)
+    if (x.defined() && x.impl()->storage == t.impl()->storage) return true;
+  return false;
+}
 }  // namespace
 
 void CustomFunctionNode::finish(const detail::ForwardInputs& inputs, variable_list& outputs) {
@@ -59,6 +65,7 @@ void CustomFunctionNode::finish(const detail::ForwardInputs& inputs, variable_li
                      "{}: a leaf tensor that requires grad was modified in place (mark_dirty); clone() it first, or "
                      "modify it under wick::NoGradGuard outside the function",
                      name);
+    detail::check_untracked_view(d, fmt::format("{}: mark_dirty", name));  // as an in-place op does
     WICK_CHECK_NOT_IMPLEMENTED(!(m && m->is_view && m->view_base.defined()),
                                "{}: a view of another tensor was marked dirty (mark_dirty); rebasing the view's base "
                                "onto a custom function is not supported. clone() the view before the call",
@@ -67,21 +74,32 @@ void CustomFunctionNode::finish(const detail::ForwardInputs& inputs, variable_li
   for (const Tensor& d : ctx_.dirty_tensors_) d.bump_version();
 
   output_defined_.assign(outputs.size(), false);
+  const Tensor* first_defined = nullptr;
   for (size_t i = 0; i < outputs.size(); ++i) {
     Tensor& t = outputs[i];
     if (!t.defined()) continue;
     output_defined_[i] = true;
     const bool is_input = contains(inputs.tensors, t.impl());
     const bool dirty = ctx_.dirty_.count(t.impl()) > 0;
-    const bool differentiable = ctx_.non_differentiable_.count(t.impl()) == 0;
+    // Only floating outputs are differentiable (PyTorch's isDifferentiableType): an integer output
+    // gets no history, as a non-differentiable one.
+    const bool differentiable = ctx_.non_differentiable_.count(t.impl()) == 0 && is_floating(t.dtype());
+    // An output that shares memory with an input, other than a dirty input itself, is a view the
+    // engine does not track: a recorded in-place op on it is refused (Note [Custom functions]).
+    bool untracked_view = !dirty && shares_memory(inputs.tensors, t);
     const auto nr = static_cast<uint32_t>(i);
     if (!recording || !differentiable) {
       if (recording) set_output_meta(i, t);  // its gradient may still be materialized as zeros
-      // An input returned unchanged comes back as an alias: the input keeps its own history.
-      if (is_input && !dirty)
+      // An input returned unchanged comes back as an alias: the input keeps its own history. Of a
+      // tensor that requires grad the alias is a detached one, which is not flagged (PyTorch
+      // returns input.detach() there, and a view of the input otherwise).
+      if (is_input && !dirty) {
+        if (requires_grad(t)) untracked_view = false;
         t = native::alias(t);
-      else if (recording && requires_grad(t))
+      } else if (recording && requires_grad(t)) {
         t = t.detach();
+        untracked_view = false;
+      }
     } else if (dirty) {
       set_history(t, shared_from_this(), nr);  // the input itself now comes from this node
     } else if (is_input) {
@@ -90,10 +108,23 @@ void CustomFunctionNode::finish(const detail::ForwardInputs& inputs, variable_li
     } else {
       set_history(t, shared_from_this(), nr);
     }
+    if (untracked_view) t.impl()->view_made_without_grad = true;
+    if (!first_defined) first_defined = &t;
   }
+  // Undefined outputs get metadata too, so the engine hands backward one gradient per output, and
+  // the node's device (that of its output 0) is the first defined output's. Only the device
+  // matters there: an undefined output's gradient is never materialized.
+  if (recording && first_defined)
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (!output_defined_[i]) set_output_meta(i, *first_defined);
 
   variable_list to_save = std::move(ctx_.to_save_);
   ctx_.to_save_.clear();
+  // Forward's marks are used up: the dirty tensors would otherwise keep themselves and this node
+  // alive (a dirty tensor's grad_fn is this node).
+  ctx_.dirty_.clear();
+  ctx_.dirty_tensors_.clear();
+  ctx_.non_differentiable_.clear();
   if (!recording) return;
   std::lock_guard<std::mutex> lock(ctx_.mutex_);
   for (const Tensor& t : to_save) {
@@ -103,6 +134,9 @@ void CustomFunctionNode::finish(const detail::ForwardInputs& inputs, variable_li
 }
 
 variable_list CustomFunctionNode::apply(variable_list&& grads) {
+  // One gradient per forward output, also for trailing undefined outputs; an undefined output's
+  // gradient stays undefined, materialized or not (LibTorch).
+  if (grads.size() < output_defined_.size()) grads.resize(output_defined_.size());
   if (ctx_.materialize_grads_) {
     for (size_t i = 0; i < grads.size(); ++i)
       if (!grads[i].defined() && i < output_defined_.size() && output_defined_[i]) grads[i] = zeros_for_output(i);
@@ -123,8 +157,9 @@ variable_list CustomFunctionNode::apply(variable_list&& grads) {
     if (all_undefined) out.resize(want);
   }
   WICK_CHECK(out.size() == want,
-             "{}: backward returned {} gradient(s), but forward takes {} argument(s); return one per argument, an "
-             "undefined Tensor() for a non-tensor argument or an input without gradient",
+             "{}: backward returned {} gradient(s), but forward takes {} argument(s), counting each element of a "
+             "std::vector<Tensor> argument as one; return one per argument, an undefined Tensor() for a non-tensor "
+             "argument or an input without gradient",
              name(), out.size(), want);
   variable_list result;
   result.reserve(ctx_.num_tensor_inputs_);

@@ -209,11 +209,17 @@ std::pair<TensorList, TensorList> jvp(const ListFunction& func, const TensorList
                  inputs.size(), fmt::join(inputs[0].sizes(), ", "));
     }
     outputs = call_function(fn, func, inputs);
+    // The double-backward trick needs a grad_output that requires grad per output, which only a
+    // floating output has (PyTorch fails there too: "Only Tensors of floating point ... can require
+    // gradients"); refused up front, naming the output.
+    for (size_t i = 0; i < outputs.size(); ++i)
+      WICK_CHECK_TYPE(outputs[i].is_floating_point(),
+                      "autograd::functional::jvp: output {} of the user-provided function is {} of shape [{}]; a "
+                      "Jacobian-vector product needs floating outputs only. Return that output separately (outside "
+                      "the function), or convert it with .to(kFloat64) if it should be differentiated",
+                      i, outputs[i].dtype(), fmt::join(outputs[i].sizes(), ", "));
     check_requires_grad(fn, outputs, RequiresGradCheck::Outputs, strict);
-    for (const Tensor& out : outputs) {
-      Tensor g = zeros_like(out);  // a non-floating output has no gradient: it stays out of the graph
-      grad_outputs.push_back(out.is_floating_point() ? g.requires_grad_(true) : g);
-    }
+    for (const Tensor& out : outputs) grad_outputs.push_back(zeros_like(out).requires_grad_(true));
     grad_inputs = autograd_grad(outputs, inputs, grad_outputs, /*create_graph=*/true);
     check_requires_grad(fn, grad_inputs, RequiresGradCheck::GradInputs, strict);
   }

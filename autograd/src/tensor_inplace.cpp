@@ -7,7 +7,8 @@
 // rebased onto the new node. On a view, the base's history is rebased instead (Note [Views and
 // in-place ops] in view_tracking.h). Refused, as in PyTorch: a leaf that requires grad (use
 // NoGradGuard for parameter updates), a view of one, a view whose elements overlap, and a view
-// made under NoGradGuard when the op would be recorded.
+// made under NoGradGuard (or a custom function's output sharing memory with its input) when the
+// op would be recorded.
 #include "op_helpers.h"
 #include "view_tracking.h"
 #include "wick/autograd/meta.h"
@@ -30,11 +31,7 @@ bool check_inplace(const Tensor& self, const Tensor* other, const char* op, bool
                    op);
   const bool other_rg = other && other->requires_grad();
   if (!self_rg && !other_rg && !extra_rg) return false;
-  WICK_CHECK_STATE(!self.impl()->view_made_without_grad,
-                   "{}: the tensor is a view made under NoGradGuard (or a view of one), and the in-place "
-                   "op would be recorded; its base would not see the history. Make the view and the "
-                   "in-place op both under NoGradGuard (not recorded) or both outside it (recorded)",
-                   op);
+  autograd::detail::check_untracked_view(self, op);
   if (m && m->is_view && m->view_base.defined()) {
     const autograd::AutogradMeta* bm = autograd::get_meta(m->view_base);
     WICK_CHECK_STATE(!(bm && bm->requires_grad && !bm->grad_fn),

@@ -22,7 +22,11 @@
 // in-place op (grad mode on, an operand that requires grad) on a view made under NoGradGuard or
 // on a view of one: such a view does not know its base, so the base would silently miss the
 // op's history. Those views are only marked (TensorImpl::view_made_without_grad, a flag that
-// costs no allocation), not tracked.
+// costs no allocation), not tracked. A custom function's output that shares memory with one of
+// its inputs (an input returned as it is, a view made in forward) carries the same flag: the
+// view+in-place logic would bypass the function's backward (Note [Custom functions]).
+#include <string_view>
+
 #include "wick/autograd/meta.h"
 
 namespace wick::autograd::detail {
@@ -30,6 +34,13 @@ namespace wick::autograd::detail {
 /// For each element of `view` (row-major), its flat index in `base`, as int64 on base's device.
 /// When `overlapping` is given, sets it to whether two elements of view share memory.
 Tensor view_positions(const Tensor& base, const Tensor& view, bool* overlapping);
+
+/// Refuses (StateError) a recorded in-place change of `t` when t is a view autograd does not
+/// track (TensorImpl::view_made_without_grad): a view made under NoGradGuard, a custom
+/// function's output sharing memory with one of its inputs, or a view of either. `op` starts
+/// the message ("mul_", "Name: mark_dirty"); the message says what to do (clone() the custom
+/// function's output; or make the view and the op both inside or both outside NoGradGuard).
+void check_untracked_view(const Tensor& t, std::string_view op);
 
 /// Derives a stale view's grad_fn again from its base's current history (no-op when fresh).
 void refresh_view(const Tensor& view, AutogradMeta& m);

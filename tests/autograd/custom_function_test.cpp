@@ -49,6 +49,16 @@ struct AddOneInPlace : Function<AddOneInPlace> {
   static variable_list backward(AutogradContext*, variable_list g) { return {g[0] * 2.0}; }
 };
 
+// x += w in place, x marked dirty; the gradient passes to both.
+struct AddInPlace : Function<AddInPlace> {
+  static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w) {
+    x.add_(w);
+    ctx->mark_dirty({x});
+    return x;
+  }
+  static variable_list backward(AutogradContext*, variable_list g) { return {g[0], g[0]}; }
+};
+
 // Marks a tensor dirty that it does not return.
 struct DirtyNotReturned : Function<DirtyNotReturned> {
   static Tensor forward(AutogradContext* ctx, Tensor x) {
@@ -204,6 +214,59 @@ TEST_CASE("custom function: mark_dirty bumps the version and rebases the input o
                       Catch::Contains("DirtyNotReturned") && Catch::Contains("must all be outputs"));
     Tensor base = ones({4}, f64(d)).requires_grad_() * 1.0;
     CHECK_THROWS_AS(AddOneInPlace::apply(base.narrow(0, 0, 2)), NotImplementedError);
+  }
+}
+
+TEST_CASE("custom function: mark_dirty of a view made under NoGradGuard is refused as an in-place op on it is") {
+  for (Device d : wick::test::test_devices()) {
+    INFO(d);
+    Tensor leaf = ones({3}, f64(d)).requires_grad_();
+    Tensor base = leaf * 1.0;
+    Tensor v;
+    {
+      NoGradGuard no_grad;
+      v = base.narrow(0, 0, 2);
+    }
+    Tensor w = full({2}, 10.0, f64(d)).requires_grad_();
+    std::string inplace_message, dirty_message;
+    try {
+      v.add_(w);
+    } catch (const StateError& e) {
+      inplace_message = e.what();
+    }
+    const uint32_t before = base.version();
+    try {
+      AddInPlace::apply(v, w);
+    } catch (const StateError& e) {
+      dirty_message = e.what();
+    }
+    REQUIRE_FALSE(inplace_message.empty());
+    REQUIRE_FALSE(dirty_message.empty());
+    CHECK_THAT(dirty_message, Catch::Contains("AddInPlace: mark_dirty: the tensor is a view made under NoGradGuard"));
+    // The same message as the in-place op's, after the name of the op.
+    CHECK(dirty_message.substr(dirty_message.find(": the tensor")) ==
+          inplace_message.substr(inplace_message.find(": the tensor")));
+    CHECK(base.version() == before + 1);  // forward's own add_, no mark_dirty bump
+    CHECK(values(base) == std::vector<double>{11, 11, 1});
+    CHECK(base.grad_fn() != nullptr);
+    CHECK_THAT(base.grad_fn()->name(), !Catch::Contains("AddInPlace"));
+  }
+}
+
+TEST_CASE("custom function: the node of a mark_dirty call dies with its tensors (no reference cycle)") {
+  for (Device d : wick::test::test_devices()) {
+    INFO(d);
+    std::weak_ptr<autograd::Node> node;
+    {
+      Tensor leaf = ones({3}, f64(d)).requires_grad_();
+      Tensor x = leaf * 1.0;
+      Tensor out = AddOneInPlace::apply(x);
+      node = out.grad_fn();
+      REQUIRE_FALSE(node.expired());
+      out.sum().backward(/*gradient=*/{}, /*retain_graph=*/true);
+      CHECK(values(leaf.grad()) == std::vector<double>{2, 2, 2});
+    }
+    CHECK(node.expired());
   }
 }
 

@@ -3,8 +3,8 @@
 // of the inputs), the zeros PyTorch gives for the same cases without strict, create_graph making
 // the results differentiable (checked by a further backward against values worked by hand), and
 // bad arguments (v of the wrong shape or left out, forward-mode, non-scalar hessian functions,
-// integer and undefined inputs) as typed errors naming the function. Every case runs on each
-// test device.
+// integer and undefined inputs, an integer output of jvp's function) as typed errors naming the
+// function. Every case runs on each test device.
 #include <catch2/catch.hpp>
 #include <functional>
 #include <string>
@@ -174,5 +174,11 @@ TEST_CASE("functional: bad arguments are typed errors naming the function", "[au
     check_error<ValueError>([&] { F::jacobian([](const Tensor&) { return Tensor(); }, x); },
                             {"jacobian", "output 0 of the user-provided function", "undefined"});
     check_error<ValueError>([&] { F::jacobian(only_x, TL{}); }, {"jacobian", "no input"});
+    // An integer output has no J v: PyTorch fails ("Only Tensors of floating point and complex
+    // dtype can require gradients"); here a TypeError naming the output, strict or not.
+    const F::TensorToListFunction with_argmax = [](const Tensor& t) { return TL{t * t, argmax(t, 0)}; };
+    for (bool strict : {false, true})
+      check_error<TypeError>([&] { F::jvp(with_argmax, x, x, false, strict); },
+                             {"autograd::functional::jvp", "output 1 of the user-provided function", "int64"});
   }
 }

@@ -11,7 +11,7 @@
 //     static tensor_list backward(AutogradContext* ctx, tensor_list g) {
 //       Tensor x = ctx->get_saved_variables()[0];
 //       double s = ctx->saved_data["scale"].toDouble();
-//       return {g[0] * (x * x) * (3.0 * s), Tensor()};  // one per forward argument
+//       return {g[0] * (x * x) * (3.0 * s), Tensor()};  // one per argument (per element of a vector)
 //     }
 //   };
 //   Tensor y = Cube::apply(x, 2.0);
@@ -19,20 +19,33 @@
 // Note [Custom functions]
 // apply() makes a CustomFunctionNode, runs T::forward under NoGradGuard with the node's context,
 // then wires the outputs: when grad mode is on and a tensor argument requires grad, every
-// defined output that is not marked non-differentiable gets the node as grad_fn (an output that
-// is an unmodified input is returned as an alias, so the input keeps its own history; a dirty
-// input is itself rebased onto the node after a version bump), and the tensors passed to
-// save_for_backward are saved as SavedTensors (outputs weakly, Note [Saved tensors and cycles]),
-// so an in-place change before backward is caught. The node's edges are those of the tensor
-// arguments in order (a std::vector<Tensor> argument gives one per element); backward returns
-// one gradient per argument (an undefined Tensor for a non-tensor one), checked by count and
-// position. The node's device is that of output 0, so the device-parallel engine runs it like
-// any other node; backward runs with grad mode = create_graph, so a backward written with wick
-// ops differentiates again. An exception from backward that is not a wick::Error becomes a
-// wick::Error naming the function and the exception's type (LibTorch keeps the type), and the
-// engine adds the node and device. Refused (forward has already run then): a dirty input that
-// is a leaf requiring grad, a dirty view of another tensor (LibTorch rebases the view's base;
-// clone() the view first), a dirty tensor not returned. Mirrored in docs/autograd.md.
+// defined floating output that is not marked non-differentiable gets the node as grad_fn (an
+// integer output gets no history, as in PyTorch; an output that is an unmodified input is
+// returned as an alias, so the input keeps its own history; a dirty input is itself rebased onto
+// the node after a version bump), and the tensors passed to save_for_backward are saved as
+// SavedTensors (outputs weakly, Note [Saved tensors and cycles]), so an in-place change before
+// backward is caught. An output that shares memory with an input and is not a dirty input (an
+// input returned as it is, a view made in forward) is a view the engine does not track: it is
+// flagged as a view made without grad (TensorImpl::view_made_without_grad, which every view made
+// in forward already carries; not the detached alias that a non-differentiable output requiring
+// grad becomes, as PyTorch's detach()), so a recorded in-place op on it, or on a view of it, is
+// a StateError saying to clone() it (PyTorch refuses it too: the view+in-place logic would
+// bypass the custom backward). The node's edges are those
+// of the tensor arguments in order (a std::vector<Tensor> argument gives one per element);
+// backward receives one gradient per forward output (undefined for an undefined output, also
+// with materialize_grads; zeros for another unused one unless set_materialize_grads(false)) and
+// returns one gradient per tensor argument or vector element and one (undefined) per other
+// argument, checked by count and position. The node's device is that of the first defined
+// output, so the device-parallel engine runs it like any other node; backward runs with grad
+// mode = create_graph, so a backward written with wick ops differentiates again. An exception
+// from backward that is not a wick::Error becomes a wick::Error naming the function and the
+// exception's type (LibTorch keeps the type), and the engine adds the node and device. The
+// context drops its marks (dirty, non-differentiable) once the outputs are wired, so a dirty
+// input, whose grad_fn is the node, does not keep the node alive. Refused (forward has already
+// run then): a dirty input that is a leaf requiring grad, a dirty view of another tensor
+// (LibTorch rebases the view's base; clone() the view first), a dirty view made under
+// NoGradGuard or flagged as above (the in-place ops' message), a dirty tensor not returned.
+// Mirrored in docs/autograd.md.
 #include <string>
 #include <type_traits>
 #include <typeinfo>
@@ -95,6 +108,8 @@ class CustomFunctionNode final : public Node {
 /// Base of a custom function T (CRTP), which defines
 ///   static Tensor-or-variable_list forward(AutogradContext*, args...);
 ///   static variable_list backward(AutogradContext*, variable_list grad_outputs);
+/// backward gets one gradient per output of forward and returns one per tensor argument, one per
+/// element of a std::vector<Tensor> argument, and an undefined Tensor() per other argument.
 /// and may hide name() to rename its node (default: T's demangled type name).
 template <class T>
 struct Function {

@@ -77,10 +77,13 @@ struct AutogradContext {
   /// Call from forward; a call made when no node is recorded keeps nothing.
   void save_for_backward(variable_list to_save);
   /// Marks inputs that forward modified in place. Each must be returned as an output; its
-  /// version is bumped and its grad_fn becomes this function's node.
+  /// version is bumped and its grad_fn becomes this function's node. When the node is recorded,
+  /// a leaf that requires grad, a view made under NoGradGuard and a view of another tensor are
+  /// refused after forward (Note [Custom functions]).
   void mark_dirty(const variable_list& inputs);
   /// Marks outputs that get no gradient: they do not require grad, and backward receives an
-  /// undefined (or, with materialize_grads, zero) gradient for them.
+  /// undefined (or, with materialize_grads, zero) gradient for them. Integer outputs are
+  /// non-differentiable without being marked.
   void mark_non_differentiable(const variable_list& outputs);
   /// Whether backward receives zeros for outputs whose gradient is undefined (default true).
   void set_materialize_grads(bool value) { materialize_grads_ = value; }

@@ -26,8 +26,9 @@ struct TensorImpl {
   DimVector strides;  ///< in elements
   DType dtype = DType::Float32;
   /// Owned by autograd: this tensor is a view made while gradients were not recorded, or a view
-  /// of one, so a recorded in-place op on it is refused (Note [Views and in-place ops]). A flag
-  /// here rather than in the autograd meta, so that such a view allocates nothing extra.
+  /// of one (a custom function's output sharing memory with its input is one too), so a recorded
+  /// in-place op on it is refused (Note [Views and in-place ops]). A flag here rather than in the
+  /// autograd meta, so that such a view allocates nothing extra.
   bool view_made_without_grad = false;
   /// The version counter's owner when it is not storage->default_version(): comm outputs, an
   /// alias_with_new_version, a tensor after set_data. Null for a fresh tensor and its views, which
