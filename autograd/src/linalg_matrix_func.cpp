@@ -3,6 +3,7 @@
 // LinearAlgebra.cpp composes them; matrix_exp records PyTorch's block-matrix gradient.
 #include <cmath>
 #include <limits>
+#include <map>
 #include <vector>
 
 #include "linalg_internal.h"
@@ -44,28 +45,60 @@ constexpr double kTheta64[6] = {2.220446049250313e-16, 2.580956802971767e-08, 3.
 constexpr double kTheta32[6] = {1.192092800768788e-07, 5.978858893805233e-04, 5.116619363445086e-02,
                                 5.800524627688768e-01, 1.461661507209034e+00, 3.010066362817634e+00};
 
-// exp(A) without recording: the lowest degree whose theta bounds the batch's largest 1-norm, else
-// degree 18 on A / 2^s and s squarings. The whole batch takes one degree and one s (PyTorch picks
-// them per matrix; the values differ by rounding only).
+// Note [matrix_exp per matrix]: each matrix takes the lowest Taylor degree whose theta bounds its
+// own 1-norm, else degree 18 on A / 2^s and s squarings with its own s (PyTorch 1.13 decides per
+// matrix too). Matrices of one (degree, s) are computed together and put back in place, so a
+// matrix's value does not depend on the others in its batch (docs/tensors.md).
+struct ExpPlan {
+  int degree = 18;
+  int64_t squarings = 0;
+  auto operator<=>(const ExpPlan&) const = default;
+};
+
+// The plan for one 1-norm; NaN or inf takes degree 18 and no squaring, which spreads it (as
+// PyTorch's result).
+ExpPlan plan_for(double norm, const double* theta) {
+  ExpPlan p;
+  if (!std::isfinite(norm)) return p;
+  int i = 0;
+  while (i < 5 && norm > theta[i]) ++i;
+  p.degree = kDegrees[i];
+  if (norm > theta[5]) p.squarings = static_cast<int64_t>(std::ceil(std::log2(norm / theta[5])));
+  return p;
+}
+
+// exp of every matrix of A [..., n, n] by one plan, without recording: Horner's rule for the
+// Taylor polynomial on A / 2^s, then s squarings.
+Tensor taylor_exp(const Tensor& A, ExpPlan p) {
+  const Tensor I = eye_like(A, A.size(-1));
+  const Tensor X = p.squarings > 0 ? A * std::ldexp(1.0, static_cast<int>(-p.squarings)) : A;
+  Tensor R = I + X * (1.0 / p.degree);  // I + X/1 (I + X/2 (... (I + X/deg)))
+  for (int j = p.degree - 1; j >= 1; --j) R = I + matmul(X, R) * (1.0 / j);
+  for (int64_t k = 0; k < p.squarings; ++k) R = matmul(R, R);
+  return R;
+}
+
+// exp(A) for a non-empty A without recording, each matrix by its own plan.
 Tensor matrix_exp_values(const Tensor& A) {
   NoGradGuard no_grad;
   const int64_t n = A.size(-1);
-  const Tensor I = eye_like(A, n);
-  const double norm = amax(reshape(sum(abs(A), {-2}), {-1}), {0}).item<double>();  // the largest 1-norm in the batch
+  const Tensor flat = reshape(A, {-1, n, n});
+  const std::vector<double> norms = amax(sum(abs(flat), {-2}), {-1}).to_vector<double>();
   const double* theta = A.dtype() == kFloat32 ? kTheta32 : kTheta64;
-  int deg = 18;
-  int64_t s = 0;
-  if (std::isfinite(norm)) {  // NaN or inf: degree 18 spreads it, as PyTorch's result
-    int i = 0;
-    while (i < 5 && norm > theta[i]) ++i;
-    deg = kDegrees[i];
-    if (norm > theta[5]) s = static_cast<int64_t>(std::ceil(std::log2(norm / theta[5])));
+  std::map<ExpPlan, std::vector<int64_t>> groups;
+  for (size_t i = 0; i < norms.size(); ++i) groups[plan_for(norms[i], theta)].push_back(static_cast<int64_t>(i));
+  if (groups.size() == 1) return taylor_exp(A, groups.begin()->first);
+  std::vector<Tensor> parts;                // the groups' results, concatenated in group order
+  std::vector<int64_t> slot(norms.size());  // matrix i's row in that concatenation
+  int64_t row = 0;
+  const TensorOptions index_options = TensorOptions(kInt64).device(A.device());
+  for (const auto& [plan, members] : groups) {
+    parts.push_back(taylor_exp(
+        index_select(flat, 0, tensor(members, {static_cast<int64_t>(members.size())}, index_options)), plan));
+    for (int64_t i : members) slot[static_cast<size_t>(i)] = row++;
   }
-  const Tensor X = s > 0 ? A * std::ldexp(1.0, static_cast<int>(-s)) : A;
-  Tensor R = I + X * (1.0 / deg);  // Horner: I + X/1 (I + X/2 (... (I + X/deg)))
-  for (int j = deg - 1; j >= 1; --j) R = I + matmul(X, R) * (1.0 / j);
-  for (int64_t k = 0; k < s; ++k) R = matmul(R, R);
-  return R;
+  const Tensor order = tensor(slot, {static_cast<int64_t>(slot.size())}, index_options);
+  return reshape(index_select(cat(parts, 0), 0, order), A.sizes());
 }
 }  // namespace
 

@@ -124,7 +124,9 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> lstsq(const Tensor& A, const Tensor& 
   const int64_t m = A.size(-2), n = A.size(-1);
   WICK_CHECK(Bm.dim() >= 2 && Bm.size(-2) == m, "{}: input.size(-2) should match other.size(-2): A {}, B {}", op,
              shape_str(A), shape_str(B));
-  const std::string drv = driver.value_or("gelsy");
+  // PyTorch's default driver: "gels" for CUDA tensors (the only one its CUDA offers), "gelsy"
+  // elsewhere. wick solves CUDA tensors on a host copy, so it takes all three drivers there.
+  const std::string drv = driver.value_or(A.device().is_cuda() ? "gels" : "gelsy");
   DimVector batch = native::broadcast_shapes(batch_of(A), batch_of(Bm), op);
   DimVector sa = batch, sb = batch;
   sa.push_back(m);
@@ -161,8 +163,10 @@ Tensor cond(const Tensor& A, std::optional<double> p) {
              A.defined() ? shape_str(A) : std::string("an undefined tensor"));
   WICK_CHECK(a == 1 || a == 2 || std::isinf(a),
              "linalg.cond got an invalid norm type: {} (give 1, -1, 2, -2, inf, -inf, \"fro\" or \"nuc\")", ord);
+  native::linalg_check_matrix(A, "linalg.cond", false);
+  // NumPy has no answer for an empty matrix; PyTorch gives 0, before it checks squareness.
+  if (A.numel() == 0) return zeros(batch_of(A), A.options());
   native::linalg_check_matrix(A, "linalg.cond", a != 2);
-  if (A.numel() == 0) return zeros(batch_of(A), A.options());  // NumPy has no answer; PyTorch gives 0
   if (a == 2) {
     const Tensor s = svdvals(A);
     const Tensor smax = narrow(s, -1, 0, 1), smin = narrow(s, -1, s.size(-1) - 1, 1);

@@ -56,7 +56,8 @@ Tensor solve_triangular_impl(const Tensor& A, const Tensor& B, bool upper, bool 
 }
 
 // P [..., m, m] with A = P L U from LAPACK's 1-based row swaps pivots [..., k] (as lu_unpack).
-Tensor permutation_from_pivots(const Tensor& pivots, int64_t m, const Tensor& like) {
+// A pivot outside 1..m is a ValueError naming `op` (it would index out of bounds).
+Tensor permutation_from_pivots(const Tensor& pivots, int64_t m, const Tensor& like, const char* op) {
   const Tensor hp = native::contiguous(native::to(pivots, kCPU, kInt64));
   DimVector shape(pivots.sizes());
   const int64_t k = shape.back();
@@ -65,6 +66,11 @@ Tensor permutation_from_pivots(const Tensor& pivots, int64_t m, const Tensor& li
   Tensor P = native::zeros(shape, like.dtype(), kCPU);
   const int64_t batch = k == 0 ? P.numel() / std::max<int64_t>(m * m, 1) : hp.numel() / k;
   const int64_t* pp = static_cast<const int64_t*>(hp.data_ptr());
+  for (int64_t i = 0; i < hp.numel(); ++i)
+    WICK_CHECK(pp[i] >= 1 && pp[i] <= m,
+               "{}: pivots {} hold {} at flat position {}; LU pivots of matrices with {} rows are 1-based rows in "
+               "1..{} (as lu_factor returns them)",
+               op, shape_str(pivots), pp[i], i, m, m);
   std::vector<int64_t> perm(static_cast<size_t>(m));
   dispatch_floating(like.dtype(), "linalg.lu", [&]<typename T>() {
     T* out = static_cast<T*>(P.data_ptr());
@@ -118,7 +124,7 @@ Tensor lu_solve_LU(const Tensor& gX, const Tensor& LU, const Tensor& pivots, con
     const Tensor gL = tril(solve_triangular(mT(L), matmul(gR, mT(U)), true, true, true), -1);
     return gL + triu(gR);
   }
-  const Tensor P = permutation_from_pivots(pivots, LU.size(-2), LU);
+  const Tensor P = permutation_from_pivots(pivots, LU.size(-2), LU, "linalg.lu_solve (backward)");
   Tensor gR = -matmul(matmul(matmul(mT(P), left ? X : mT(X)), left ? mT(gX) : gX), P);
   gR = solve_triangular(mT(L), gR, true, false, true);
   const Tensor gU = triu(solve_triangular(mT(U), matmul(mT(L), gR), false, false));
@@ -190,7 +196,7 @@ Tensor cholesky_inverse(const Tensor& L, bool upper) {
 std::tuple<Tensor, Tensor> lu_factor(const Tensor& A) {
   auto [LU, pivots] = native::lapack_lu_factor(A, true, "linalg.lu_factor");
   if (needs_grad({&A})) {
-    const Tensor P = permutation_from_pivots(pivots, A.size(-2), A);
+    const Tensor P = permutation_from_pivots(pivots, A.size(-2), A, "linalg.lu_factor");
     record_function("LinalgLuFactorBackward", {A}, {LU},
                     [P](const VL& g, const VL& s) -> VL {
                       const int64_t k = std::min(s[0].size(-2), s[0].size(-1));
@@ -207,7 +213,7 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A) {
   {
     NoGradGuard no_grad;
     auto [LU, pivots] = native::lapack_lu_factor(A, false, "linalg.lu");
-    P = permutation_from_pivots(pivots, A.size(-2), A);
+    P = permutation_from_pivots(pivots, A.size(-2), A, "linalg.lu");
     std::tie(L, U) = unpack(LU);
   }
   if (needs_grad({&A})) {
@@ -241,12 +247,15 @@ Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool le
                               native::lapack_lu_solve(LUe, pe, native::transpose(Be, -2, -1), !adjoint, op), -2, -1));
   if (needs_grad({&LUe, &Be})) {
     const bool rl = LUe.requires_grad(), rb = Be.requires_grad();
+    // The pivots are saved as PyTorch saves them (a SavedVariable): an in-place write to them
+    // after this forward makes the backward a StateError, never a read of other pivots.
     record_function("LinalgLuSolveBackward", {LUe, Be}, {X},
                     [=](const VL& g, const VL& s) -> VL {
-                      return {rl ? lu_solve_LU(g[0], s[0], pe, s[1], left, adjoint) : Tensor(),
-                              rb ? lu_solve(s[0], pe, g[0], left, !adjoint) : Tensor()};
+                      const Tensor p = native::expand(s[1], ps);
+                      return {rl ? lu_solve_LU(g[0], s[0], p, s[2], left, adjoint) : Tensor(),
+                              rb ? lu_solve(s[0], p, g[0], left, !adjoint) : Tensor()};
                     },
-                    {LUe}, {X});
+                    {LUe, pivots}, {X});
   }
   return X;
 }

@@ -45,12 +45,14 @@ std::tuple<Tensor, Tensor, Tensor> lu(const Tensor& A);
 
 /// torch.linalg.lu_solve(LU, pivots, B, left, adjoint): X with A X = B (left) or X A = B, A^T in
 /// place of A with adjoint, for A = P L U given by lu_factor. Gradients (LU and B): PyTorch's
-/// linalg_lu_solve_LU and lu_solve(LU, pivots, gX, left, !adjoint).
+/// linalg_lu_solve_LU and lu_solve(LU, pivots, gX, left, !adjoint). The pivots are saved with
+/// their version: an in-place write to them after the forward makes the backward a StateError.
 Tensor lu_solve(const Tensor& LU, const Tensor& pivots, const Tensor& B, bool left = true, bool adjoint = false);
 
 /// torch.linalg.lstsq(A, B, rcond, driver): (solution [..., n, k], residuals, rank, singular_values)
 /// for A [..., m, n] and B [..., m, k] (or a vector B, as solve decides). driver: "gelsy" (the
-/// default, as PyTorch's on the CPU), "gelsd" or "gels" (full rank only); "gelss" is not offered.
+/// default, as PyTorch's on the CPU; "gels" is the default for CUDA tensors, as PyTorch's), "gelsd"
+/// or "gels" (full rank only); "gelss" is not offered. Every driver runs on any device.
 /// rcond defaults to eps * max(m, n). residuals [..., k]: the squared residual norms when m > n,
 /// the driver is not gelsy and every matrix has full rank, else empty; rank int64 [...] (empty
 /// for gels); singular_values [..., min(m, n)] for gelsd, else empty. Differentiable in the
@@ -76,7 +78,9 @@ Tensor matrix_rank(const Tensor& A, std::optional<double> atol = std::nullopt,
 Tensor matrix_power(const Tensor& A, int64_t n);
 
 /// The matrix exponential of square A [..., n, n]: scaling and squaring over a Taylor polynomial
-/// of degree 1, 2, 4, 8, 12 or 18 (PyTorch's degrees and thresholds). Gradient: the upper right
+/// of degree 1, 2, 4, 8, 12 or 18 (PyTorch's degrees and thresholds), the degree and the number of
+/// squarings chosen per matrix from its own 1-norm, so that a matrix's value does not depend on
+/// the rest of its batch (Note [matrix_exp per matrix]). Gradient: the upper right
 /// block of matrix_exp([[A^T, g], [0, A^T]]), as PyTorch's.
 Tensor matrix_exp(const Tensor& A);
 
@@ -92,11 +96,12 @@ Tensor vecdot(const Tensor& x, const Tensor& y, int64_t dim = -1);
 
 /// The condition number [...] of A [..., m, n] for p = 2 (nullopt: 2) or -2 (the ratio of the
 /// extreme singular values), and of square A for p = 1, -1, inf, -inf (||A|| ||A^{-1}||, inf for
-/// a singular A); an empty A gives zeros. Differentiable as PyTorch's (through svdvals, inv and
-/// the norms).
+/// a singular A); an empty A gives zeros [...], square or not (as PyTorch's). Differentiable as PyTorch's (through
+/// svdvals, inv and the norms).
 Tensor cond(const Tensor& A, std::optional<double> p = std::nullopt);
 
-/// The condition number of square A for p = "fro" or "nuc" (through the singular values).
+/// The condition number of square A for p = "fro" or "nuc" (through the singular values); an
+/// empty square A gives zeros, an empty non-square A is refused (PyTorch checks squareness first).
 Tensor cond(const Tensor& A, const std::string& p);
 
 }  // namespace wick::linalg

@@ -81,7 +81,9 @@ Tensor lapack_lu_solve(const Tensor& lu, const Tensor& pivots, const Tensor& b, 
 /// (complete orthogonal factorisation) or "gelsd" (SVD), singular values at or below rcond * the
 /// largest counted as zero: (solution [..., n, k], the rows m - n past the solution that LAPACK
 /// leaves in B, whose squares sum to the residuals ([..., 0, k] unless m > n), rank int64 [...]
-/// (empty [0] for gels), singular values [..., min(m, n)] (gelsd only, else empty [0])).
+/// (empty [0] for gels), singular values [..., min(m, n)] (gelsd only, else empty [0])). With
+/// k = 0, gelsd still gives A's rank and singular values, gelsy rank 0 (LAPACK's quick return, as
+/// PyTorch's); Note [lstsq without right-hand sides].
 std::tuple<Tensor, Tensor, Tensor, Tensor> lapack_lstsq(const Tensor& a, const Tensor& b, double rcond,
                                                         const std::string& driver);
 
