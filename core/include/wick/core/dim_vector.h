@@ -15,10 +15,14 @@ class IntArrayRef {
   constexpr IntArrayRef() = default;
   constexpr IntArrayRef(const int64_t* data, size_t size) : data_(data), size_(size) {}
   // Like c10::ArrayRef: valid for the full-expression that created the list (function arguments).
+#if defined(__GNUC__) && !defined(__clang__)  // GCC's warning; clang has none of that name
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Winit-list-lifetime"
+#endif
   IntArrayRef(std::initializer_list<int64_t> l) : data_(l.begin()), size_(l.size()) {}  // NOLINT
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
   IntArrayRef(const std::vector<int64_t>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
   IntArrayRef(const int64_t& single) : data_(&single), size_(1) {}                  // NOLINT
 
