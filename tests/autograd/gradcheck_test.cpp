@@ -70,15 +70,17 @@ TEST_CASE("gradcheck: unary elementwise ops") {
       {"relu", relu}, {"gelu", gelu}, {"sin", sin},     {"cos", cos},   {"square", square},
       {"sign", sign}, {"erf", erf},   {"expm1", expm1},
   };
-  for (auto [name, op] : on_reals) {
+  for (const auto& [name, op_entry] : on_reals) {
     INFO(name);
+    const auto op = op_entry;  // a variable of its own: clang 14 cannot capture a structured binding
     CHECK_GRADCHECKS([op](const TL& x) { return TL{op(x[0])}; }, {R({3, 4})});
   }
   const std::vector<std::pair<const char*, Tensor (*)(const Tensor&)>> on_positives = {
       {"log", log}, {"sqrt", sqrt}, {"rsqrt", rsqrt}, {"reciprocal", reciprocal}, {"log1p", log1p},
   };
-  for (auto [name, op] : on_positives) {
+  for (const auto& [name, op_entry] : on_positives) {
     INFO(name);
+    const auto op = op_entry;  // a variable of its own: clang 14 cannot capture a structured binding
     CHECK_GRADCHECKS([op](const TL& x) { return TL{op(x[0])}; }, {P({3, 4})});
   }
   CHECK_GRADCHECKS([](const TL& x) { return TL{pow(x[0], 3.0)}; }, {R({4, 5})});

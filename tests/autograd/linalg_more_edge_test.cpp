@@ -229,7 +229,8 @@ TEST_CASE("linalg more edge: transposed and non-contiguous operands", "[autograd
     const Tensor Xr = linalg::solve_triangular(At, mT(Bt), true, false, true);  // X A = B, unit upper
     CHECK_ALLCLOSE(matmul(Xr, triu(At, 1) + eye(3, o64(dev))), mT(Bt), 1e-14, 1e-14);
     // lu_solve with LU stored transposed, B transposed and pivots expanded over a batch.
-    auto [LU, piv] = linalg::lu_factor(M);
+    Tensor LU, piv;  // not a structured binding: clang 14 cannot capture one in a lambda
+    std::tie(LU, piv) = linalg::lu_factor(M);
     const Tensor LUt = mT(mT(LU).contiguous());
     REQUIRE(!LUt.is_contiguous());
     CHECK_ALLCLOSE(LUt, LU, 0, 0);
