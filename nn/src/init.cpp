@@ -97,7 +97,7 @@ Tensor xavier_uniform_(Tensor t, double gain) {
 
 Tensor xavier_normal_(Tensor t, double gain) {
   const double std = xavier_std(t, gain, "xavier_normal_");
-  return normal_(std::move(t), 0.0, std);
+  return normal_(std::move(t), 0.0, sd);
 }
 
 namespace {
@@ -118,7 +118,8 @@ Tensor kaiming_uniform_(Tensor t, double a, FanMode mode, Nonlinearity nl) {
 
 Tensor kaiming_normal_(Tensor t, double a, FanMode mode, Nonlinearity nl) {
   if (t.defined() && t.numel() == 0) return t;
-  return normal_(std::move(t), 0.0, kaiming_std(t, a, mode, nl, "kaiming_normal_"));
+  const double sd = kaiming_std(t, a, mode, nl, "kaiming_normal_");  // before t is moved from
+  return normal_(std::move(t), 0.0, sd);
 }
 
 }  // namespace wick::nn::init
