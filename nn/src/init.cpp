@@ -96,7 +96,7 @@ Tensor xavier_uniform_(Tensor t, double gain) {
 }
 
 Tensor xavier_normal_(Tensor t, double gain) {
-  const double std = xavier_std(t, gain, "xavier_normal_");
+  const double sd = xavier_std(t, gain, "xavier_normal_");
   return normal_(std::move(t), 0.0, sd);
 }
 
