@@ -9,6 +9,7 @@
 #include "wick/nn/init.h"
 #include "wick/nn/module.h"
 #include "wick/nn/modules/activation.h"
+#include "wick/nn/modules/alpha_dropout.h"  // AlphaDropout, FeatureAlphaDropout
 #include "wick/nn/modules/attention.h"
 #include "wick/nn/modules/batchnorm.h"
 #include "wick/nn/modules/bilinear.h"
@@ -22,6 +23,7 @@
 #include "wick/nn/modules/embedding.h"
 #include "wick/nn/modules/embedding_bag.h"
 #include "wick/nn/modules/fold.h"
+#include "wick/nn/modules/functional_module.h"  // Functional, ChannelShuffle
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/loss.h"
