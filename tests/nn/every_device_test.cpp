@@ -113,6 +113,19 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"AdaptiveAvgPool2d",
        layer<AdaptiveAvgPool2d>([] { return AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(3)); }, {2, 3, 7, 5})},
       {"Dropout", layer<Dropout>([] { return Dropout(DropoutOptions(0.3)); }, {4, 6})},
+      {"AlphaDropout", layer<AlphaDropout>([] { return AlphaDropout(AlphaDropoutOptions(0.3)); }, {4, 6})},
+      {"FeatureAlphaDropout",
+       layer<FeatureAlphaDropout>([] { return FeatureAlphaDropout(FeatureAlphaDropoutOptions(0.3)); }, {4, 6, 3})},
+      {"ChannelShuffle", layer<ChannelShuffle>([] { return ChannelShuffle(3); }, {2, 6, 2})},
+      {"Functional", layer<Functional>([] { return Functional(F::channel_shuffle, int64_t{2}); }, {2, 4, 3})},
+      {"gumbel_softmax hard",
+       [](Device d) {
+         Tensor x = data({4, 5}, 21, d).requires_grad_(true);
+         manual_seed(13);
+         Tensor y = F::gumbel_softmax(x, F::GumbelSoftmaxFuncOptions().tau(0.5).hard(true));
+         autograd::backward({y}, {data(y.sizes(), 14, d)});
+         return std::vector<Tensor>{y, x.grad()};
+       }},
       {"GELU", layer<GELU>([] { return GELU(GELUOptions().approximate("tanh")); }, {4, 6})},
       {"Softmax", layer<Softmax>([] { return Softmax(SoftmaxOptions(1)); }, {4, 6})},
       {"Sequential", layer<Sequential>(
