@@ -117,6 +117,8 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"FeatureAlphaDropout",
        layer<FeatureAlphaDropout>([] { return FeatureAlphaDropout(FeatureAlphaDropoutOptions(0.3)); }, {4, 6, 3})},
       {"ChannelShuffle", layer<ChannelShuffle>([] { return ChannelShuffle(3); }, {2, 6, 2})},
+      {"CrossMapLRN2d",
+       layer<CrossMapLRN2d>([] { return CrossMapLRN2d(CrossMapLRN2dOptions(3).alpha(0.5)); }, {2, 5, 2, 3})},
       {"Functional", layer<Functional>([] { return Functional(F::channel_shuffle, int64_t{2}); }, {2, 4, 3})},
       {"gumbel_softmax hard",
        [](Device d) {

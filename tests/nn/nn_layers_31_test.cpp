@@ -280,3 +280,38 @@ TEST_CASE("nn_layers_31: gumbel_softmax soft and hard samples", "[nn][nn_layers_
   CHECK_THROWS_AS(F::gumbel_softmax(l, F::GumbelSoftmaxFuncOptions().dim(2)), ValueError);
   CHECK_THROWS_AS(F::gumbel_softmax(tensor(std::vector<int64_t>{1}, {1}, TensorOptions(kInt64))), TypeError);
 }
+
+TEST_CASE("nn_layers_31: CrossMapLRN2d matches PyTorch 1.13's forward and legacy backward",
+          "[nn][nn_layers_31][oracle]") {
+  const auto seen = wick::test::check_oracle_ops({"cross_map_lrn2d"},
+                                                 [](const wick::test::OracleCase& c, const TL& x, Device) {
+                                                   const auto& kw = c.kwargs;
+                                                   CrossMapLRN2d m(CrossMapLRN2dOptions(kw.at("size").get<int64_t>())
+                                                                       .alpha(kw.at("alpha").get<double>())
+                                                                       .beta(kw.at("beta").get<double>())
+                                                                       .k(kw.at("k").get<double>()));
+                                                   return m(x[0]);
+                                                 },
+                                                 {1e-12, 1e-10, 1e-13});
+  CHECK(seen.total == 6);
+  // One channel, by hand: out = x * s^-beta with s = k + alpha / size * x^2, and the gradient is
+  // then the exact derivative s^-beta - 2 * alpha * beta / size * x^2 * s^(-beta - 1).
+  for (Device dev : wick::test::test_devices()) {
+    INFO(dev.str());
+    const Tensor x = tensor({0.5, -2.0}, {1, 1, 1, 2}, kF64).to(dev).requires_grad_(true);
+    const Tensor y = CrossMapLRN2d(CrossMapLRN2dOptions(3).alpha(0.6).beta(0.75).k(2.0))(x);
+    const auto gx = values(grad_of_sum(y, x));
+    for (size_t i = 0; i < 2; ++i) {
+      const double v = i == 0 ? 0.5 : -2.0, s = 2.0 + 0.2 * v * v;
+      CHECK(std::abs(values(y)[i] - v * std::pow(s, -0.75)) < 1e-15);
+      CHECK(std::abs(gx[i] - (std::pow(s, -0.75) - 0.3 * v * v * std::pow(s, -1.75))) < 1e-15);
+    }
+  }
+  CHECK(CrossMapLRN2d(5)->to_string() == "CrossMapLRN2d(5, alpha=0.0001, beta=0.75, k=1)");  // PyTorch 1.13's
+  CHECK(CrossMapLRN2d(CrossMapLRN2dOptions(3).alpha(0.01).k(1.5))->to_string() ==
+        "CrossMapLRN2d(3, alpha=0.01, beta=0.75, k=1.5)");
+  CHECK_THROWS_WITH(CrossMapLRN2d(3)(randn({2, 3, 4}, kF64)), Contains("CrossMapLRN2d") && Contains("[2, 3, 4]"));
+  CHECK_THROWS_AS(CrossMapLRN2d(0), ValueError);
+  const Tensor x1 = randn({1, 3, 2, 2}, kF64).requires_grad_(true);
+  CHECK_THROWS_WITH(grad_of_sum(CrossMapLRN2d(1)(x1), x1), Contains("CrossMapLRN2d") && Contains("size 1"));
+}

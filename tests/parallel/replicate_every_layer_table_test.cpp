@@ -155,6 +155,7 @@ std::vector<Layer> layers() {
       {"AlphaDropout, eval", [=] { return ptr(AlphaDropout(0.5)); }, one({5, 4}), 0, false},
       {"FeatureAlphaDropout, eval", [=] { return ptr(FeatureAlphaDropout(0.5)); }, one({5, 2, 3}), 0, false},
       {"ChannelShuffle", [=] { return ptr(ChannelShuffle(2)); }, one({5, 4, 3})},
+      {"CrossMapLRN2d", [=] { return ptr(CrossMapLRN2d(CrossMapLRN2dOptions(3).alpha(0.5))); }, one({5, 4, 2, 2})},
       {"Functional", [=] { return ptr(Functional(F::channel_shuffle, int64_t{2})); }, one({5, 4, 3})},
       // The recurrent layers are time-major: the batch is dimension 1 of the input, the output
       // and the final states.

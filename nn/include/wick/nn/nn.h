@@ -18,6 +18,7 @@
 #include "wick/nn/modules/conv1d.h"
 #include "wick/nn/modules/conv3d.h"
 #include "wick/nn/modules/conv_transpose.h"
+#include "wick/nn/modules/cross_map_lrn2d.h"
 #include "wick/nn/modules/distance.h"
 #include "wick/nn/modules/dropout.h"
 #include "wick/nn/modules/embedding.h"
