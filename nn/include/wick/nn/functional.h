@@ -277,6 +277,7 @@ namespace F = functional;
 #include "wick/nn/functional_distance.h"        // cosine_similarity, pairwise_distance
 #include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
 #include "wick/nn/functional_fold.h"            // fold, unfold
+#include "wick/nn/functional_fractional.h"      // fractional_max_pool2d, fractional_max_pool3d
 #include "wick/nn/functional_grid.h"            // affine_grid, grid_sample
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
 #include "wick/nn/functional_loss_more.h"       // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...

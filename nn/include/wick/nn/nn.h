@@ -24,7 +24,8 @@
 #include "wick/nn/modules/embedding.h"
 #include "wick/nn/modules/embedding_bag.h"
 #include "wick/nn/modules/fold.h"
-#include "wick/nn/modules/functional_module.h"  // Functional, ChannelShuffle
+#include "wick/nn/modules/fractional_max_pool.h"  // FractionalMaxPool2d, FractionalMaxPool3d
+#include "wick/nn/modules/functional_module.h"    // Functional, ChannelShuffle
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/loss.h"
