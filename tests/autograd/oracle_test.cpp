@@ -137,6 +137,9 @@ const std::set<std::string>& nn_ops() {
   static const std::set<std::string> ops = {
       "linear", "cross_entropy", "nll_loss", "mse_loss", "conv2d", "max_pool2d", "avg_pool2d", "layer_norm",
       "batch_norm_train", "embedding", "dropout_eval",
+      // generate.py's nn_layers_31_cases, tests/nn/nn_layers_31_test.cpp
+      "channel_shuffle", "alpha_dropout_eval", "feature_alpha_dropout_eval", "cross_map_lrn2d", "fractional_max_pool2d",
+      "fractional_max_pool2d_indices", "fractional_max_pool3d", "fractional_max_pool3d_indices",
       // tests/nn/layers_oracle_test.cpp
       "sdpa", "multihead_attention", "transformer_encoder_layer", "lstm", "gru", "embedding_padding_idx", "gelu_tanh",
       "layer_norm_no_affine",

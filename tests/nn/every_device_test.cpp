@@ -113,6 +113,35 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"AdaptiveAvgPool2d",
        layer<AdaptiveAvgPool2d>([] { return AdaptiveAvgPool2d(AdaptiveAvgPool2dOptions(3)); }, {2, 3, 7, 5})},
       {"Dropout", layer<Dropout>([] { return Dropout(DropoutOptions(0.3)); }, {4, 6})},
+      {"AlphaDropout", layer<AlphaDropout>([] { return AlphaDropout(AlphaDropoutOptions(0.3)); }, {4, 6})},
+      {"FeatureAlphaDropout",
+       layer<FeatureAlphaDropout>([] { return FeatureAlphaDropout(FeatureAlphaDropoutOptions(0.3)); }, {4, 6, 3})},
+      {"ChannelShuffle", layer<ChannelShuffle>([] { return ChannelShuffle(3); }, {2, 6, 2})},
+      {"FractionalMaxPool2d",
+       layer<FractionalMaxPool2d>(
+           [] {
+             return FractionalMaxPool2d(
+                 FractionalMaxPool2dOptions(2).output_size(Int2(4, 3))._random_samples(rand({2, 3, 2}, f64())));
+           },
+           {2, 3, 7, 6})},
+      {"FractionalMaxPool3d",
+       layer<FractionalMaxPool3d>(
+           [] {
+             return FractionalMaxPool3d(
+                 FractionalMaxPool3dOptions(2).output_ratio(0.5)._random_samples(rand({2, 2, 3}, f64())));
+           },
+           {2, 2, 5, 6, 4})},
+      {"CrossMapLRN2d",
+       layer<CrossMapLRN2d>([] { return CrossMapLRN2d(CrossMapLRN2dOptions(3).alpha(0.5)); }, {2, 5, 2, 3})},
+      {"Functional", layer<Functional>([] { return Functional(F::channel_shuffle, int64_t{2}); }, {2, 4, 3})},
+      {"gumbel_softmax hard",
+       [](Device d) {
+         Tensor x = data({4, 5}, 21, d).requires_grad_(true);
+         manual_seed(13);
+         Tensor y = F::gumbel_softmax(x, F::GumbelSoftmaxFuncOptions().tau(0.5).hard(true));
+         autograd::backward({y}, {data(y.sizes(), 14, d)});
+         return std::vector<Tensor>{y, x.grad()};
+       }},
       {"GELU", layer<GELU>([] { return GELU(GELUOptions().approximate("tanh")); }, {4, 6})},
       {"Softmax", layer<Softmax>([] { return Softmax(SoftmaxOptions(1)); }, {4, 6})},
       {"Sequential", layer<Sequential>(

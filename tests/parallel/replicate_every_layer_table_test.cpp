@@ -152,6 +152,16 @@ std::vector<Layer> layers() {
       {"Dropout1d, eval", [=] { return ptr(Dropout1d(0.5)); }, one({5, 2, 3}), 0, false},
       {"Dropout2d, eval", [=] { return ptr(Dropout2d(0.5)); }, one({5, 2, 3, 3}), 0, false},
       {"Dropout3d, eval", [=] { return ptr(Dropout3d(0.5)); }, one({5, 2, 2, 2, 2}), 0, false},
+      {"AlphaDropout, eval", [=] { return ptr(AlphaDropout(0.5)); }, one({5, 4}), 0, false},
+      {"FeatureAlphaDropout, eval", [=] { return ptr(FeatureAlphaDropout(0.5)); }, one({5, 2, 3}), 0, false},
+      {"ChannelShuffle", [=] { return ptr(ChannelShuffle(2)); }, one({5, 4, 3})},
+      // Windows that do not depend on the drawn samples: (4 - 2) / (3 - 1) = 1 puts them at 0, 1, 2.
+      {"FractionalMaxPool2d", [=] { return ptr(FractionalMaxPool2d(FractionalMaxPool2dOptions(2).output_size(3))); },
+       one({5, 2, 4, 4})},
+      {"FractionalMaxPool3d", [=] { return ptr(FractionalMaxPool3d(FractionalMaxPool3dOptions(2).output_size(3))); },
+       one({5, 2, 4, 4, 4})},
+      {"CrossMapLRN2d", [=] { return ptr(CrossMapLRN2d(CrossMapLRN2dOptions(3).alpha(0.5))); }, one({5, 4, 2, 2})},
+      {"Functional", [=] { return ptr(Functional(F::channel_shuffle, int64_t{2})); }, one({5, 4, 3})},
       // The recurrent layers are time-major: the batch is dimension 1 of the input, the output
       // and the final states.
       {"RNN", [=] { return ptr(RNN(RNNOptions(3, 4).num_layers(2).nonlinearity(kReLU))); },

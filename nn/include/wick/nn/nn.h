@@ -9,6 +9,7 @@
 #include "wick/nn/init.h"
 #include "wick/nn/module.h"
 #include "wick/nn/modules/activation.h"
+#include "wick/nn/modules/alpha_dropout.h"  // AlphaDropout, FeatureAlphaDropout
 #include "wick/nn/modules/attention.h"
 #include "wick/nn/modules/batchnorm.h"
 #include "wick/nn/modules/bilinear.h"
@@ -17,11 +18,14 @@
 #include "wick/nn/modules/conv1d.h"
 #include "wick/nn/modules/conv3d.h"
 #include "wick/nn/modules/conv_transpose.h"
+#include "wick/nn/modules/cross_map_lrn2d.h"
 #include "wick/nn/modules/distance.h"
 #include "wick/nn/modules/dropout.h"
 #include "wick/nn/modules/embedding.h"
 #include "wick/nn/modules/embedding_bag.h"
 #include "wick/nn/modules/fold.h"
+#include "wick/nn/modules/fractional_max_pool.h"  // FractionalMaxPool2d, FractionalMaxPool3d
+#include "wick/nn/modules/functional_module.h"    // Functional, ChannelShuffle
 #include "wick/nn/modules/instancenorm.h"
 #include "wick/nn/modules/linear.h"
 #include "wick/nn/modules/loss.h"
