@@ -48,6 +48,22 @@ TensorList grad_postprocess(TensorList xs, bool create_graph) {
   return xs;
 }
 
+void prepare_inputs_and_v(std::string_view fn, const TensorList& inputs_in, const TensorList& v_in, bool create_graph,
+                          bool inputs_list, TensorList& inputs, TensorList& v) {
+  check_defined(fn, inputs_in, "input", true);
+  inputs = grad_preprocess(fn, inputs_in, create_graph, /*need_graph=*/true);
+  if (!v_in.empty()) {
+    check_defined(fn, v_in, "v", false);
+    v = grad_preprocess(fn, v_in, create_graph, /*need_graph=*/false);
+    validate_v(fn, v, inputs, inputs_list, "input");
+  } else {
+    WICK_CHECK(inputs.size() == 1 && inputs[0].numel() == 1,
+               "autograd::functional::{}: v can be left out only when the input is a single tensor of one element, "
+               "but there are {} inputs, the first of shape [{}]; pass v",
+               fn, inputs.size(), fmt::join(inputs[0].sizes(), ", "));
+  }
+}
+
 void validate_v(std::string_view fn, const TensorList& v, const TensorList& other, bool other_is_list,
                 std::string_view other_what) {
   WICK_CHECK(v.size() == other.size(),
@@ -196,18 +212,7 @@ std::pair<TensorList, TensorList> jvp(const ListFunction& func, const TensorList
   TensorList inputs, outputs, v, grad_outputs, grad_inputs;
   {
     AutoGradMode enable(true);
-    check_defined(fn, inputs_in, "input", true);
-    inputs = grad_preprocess(fn, inputs_in, create_graph, /*need_graph=*/true);
-    if (!v_in.empty()) {
-      check_defined(fn, v_in, "v", false);
-      v = grad_preprocess(fn, v_in, create_graph, /*need_graph=*/false);
-      validate_v(fn, v, inputs, inputs_list, "input");
-    } else {
-      WICK_CHECK(inputs.size() == 1 && inputs[0].numel() == 1,
-                 "autograd::functional::jvp: v can be left out only when the input is a single tensor of one "
-                 "element, but there are {} inputs, the first of shape [{}]; pass v",
-                 inputs.size(), fmt::join(inputs[0].sizes(), ", "));
-    }
+    prepare_inputs_and_v(fn, inputs_in, v_in, create_graph, inputs_list, inputs, v);
     outputs = call_function(fn, func, inputs);
     // The double-backward trick needs a grad_output that requires grad per output, which only a
     // floating output has (PyTorch fails there too: "Only Tensors of floating point ... can require

@@ -1,6 +1,5 @@
 // wick::autograd::functional's hvp and vhp: products with the Hessian of a scalar function,
 // without forming it (two backwards for vhp, three for hvp), as torch.autograd.functional.
-#include <fmt/ranges.h>
 
 #include "functional_internal.h"
 #include "wick/autograd/functions.h"
@@ -18,18 +17,7 @@ std::pair<Tensor, TensorList> hvp_vhp(bool hvp, const ListFunction& func, const 
   TensorList inputs, outputs, v, jac, grad_jac, double_back;
   {
     AutoGradMode enable(true);
-    check_defined(fn, inputs_in, "input", true);
-    inputs = grad_preprocess(fn, inputs_in, create_graph, /*need_graph=*/true);
-    if (!v_in.empty()) {
-      check_defined(fn, v_in, "v", false);
-      v = grad_preprocess(fn, v_in, create_graph, /*need_graph=*/false);
-      validate_v(fn, v, inputs, inputs_list, "input");
-    } else {
-      WICK_CHECK(inputs.size() == 1 && inputs[0].numel() == 1,
-                 "autograd::functional::{}: v can be left out only when the input is a single tensor of one element, "
-                 "but there are {} inputs, the first of shape [{}]; pass v",
-                 fn, inputs.size(), fmt::join(inputs[0].sizes(), ", "));
-    }
+    prepare_inputs_and_v(fn, inputs_in, v_in, create_graph, inputs_list, inputs, v);
     outputs = call_function(fn, func, inputs);
     check_requires_grad(fn, outputs, RequiresGradCheck::Outputs, strict);
     WICK_CHECK(outputs.size() == 1 && outputs[0].numel() == 1,

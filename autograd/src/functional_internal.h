@@ -33,6 +33,11 @@ TensorList grad_postprocess(TensorList xs, bool create_graph);
 /// `other_is_list` picks PyTorch's wording; `other_what` is "input" or "output".
 void validate_v(std::string_view fn, const TensorList& v, const TensorList& other, bool other_is_list,
                 std::string_view other_what);
+/// jvp's, hvp's and vhp's first step, under grad mode: checks and preprocesses the inputs (with a
+/// graph) and v (without), v shaped as the inputs; v may be left out only for a single
+/// one-element input (ValueError otherwise).
+void prepare_inputs_and_v(std::string_view fn, const TensorList& inputs_in, const TensorList& v_in, bool create_graph,
+                          bool inputs_list, TensorList& inputs, TensorList& v);
 /// ValueError, in strict mode only, when a tensor of `xs` is undefined or does not require grad.
 void check_requires_grad(std::string_view fn, const TensorList& xs, RequiresGradCheck kind, bool strict);
 /// autograd::grad of the outputs that require grad (with their grad_outputs; empty = none),
