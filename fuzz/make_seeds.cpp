@@ -94,6 +94,13 @@ int main(int argc, char** argv) {
       R"("data_offsets":[14,15]},"__metadata__":{"format":"pt"}})",
       std::string("\x00\x00\x80\x3f\x00\x00\x00\x40\x00\x3c\x00\x40\x80\x3f\x21", 15));
   write_file(st / "seed-unsupported-dtypes", foreign);
+  // Only dtypes that Widen reads (Note [Widening safetensors dtypes]): the widening loops run.
+  const std::string widenable =
+      safetensors_image(R"({"f16":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},"u64":{"dtype":"U64","shape":[1],)"
+                        R"("data_offsets":[4,12]},"e4m3":{"dtype":"F8_E4M3","shape":[2],"data_offsets":[12,14]},)"
+                        R"("i8":{"dtype":"I8","shape":[2],"data_offsets":[14,16]}})",
+                        std::string("\x00\x3c\x01\x7c\xff\xff\xff\xff\xff\xff\xff\x7f\x7e\xff\x80\x7f", 16));
+  write_file(st / "seed-widenable-dtypes", widenable);
 
   // checkpoints of the harness's model, before and after a training step, for every optimizer.
   const fs::path ck = root / "checkpoint";

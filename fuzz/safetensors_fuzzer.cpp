@@ -4,8 +4,10 @@
 #include <cstdint>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  // Both ways of treating dtypes wick cannot hold (Note [Unsupported safetensors dtypes]).
-  for (auto mode : {wick::serialize::UnsupportedDtypes::Refuse, wick::serialize::UnsupportedDtypes::Skip}) {
+  // Every way of treating dtypes wick cannot hold (Notes [Unsupported safetensors dtypes] and
+  // [Widening safetensors dtypes]).
+  for (auto mode : {wick::serialize::UnsupportedDtypes::Refuse, wick::serialize::UnsupportedDtypes::Skip,
+                    wick::serialize::UnsupportedDtypes::Widen}) {
     try {
       wick::serialize::SafetensorsData d = wick::serialize::parse_safetensors(data, size, "fuzz", mode);
       // Touch what was loaded: every tensor's values, the skipped entries and the metadata.
@@ -19,6 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         } catch (const wick::NotImplementedError&) {
         }
       }
+      for (const auto& w : d.widened) acc += static_cast<double>(d.at(w.name).numel());
       for (const auto& [k, v] : d.metadata) acc += static_cast<double>(k.size() + v.size());
       (void)acc;
     } catch (const wick::Error&) {

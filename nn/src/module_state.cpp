@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <optional>
 #include <ostream>
 #include <sstream>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include <unordered_set>
 
 #include "json_limits.h"
+#include "safetensors_widen.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/native.h"
 #include "wick/nn/module.h"
@@ -119,6 +121,19 @@ LoadStateDictResult Module::load_state_dict(const StateDict& dict, bool strict) 
   return detail::load_state_dict_with_unsupported(*this, dict, strict, {});
 }
 
+namespace {
+// For a file dtype that wick widens exactly to the model's (Note [Widening safetensors dtypes]):
+// how to load it.
+std::string widen_hint(const std::string& file_dtype, DType model_dtype) {
+  const std::optional<DType> widened = serialize::detail::widened_dtype(file_dtype);
+  if (widened != model_dtype) return "";
+  return fmt::format(
+      ", or read the file with load_safetensors(path, UnsupportedDtypes::Widen), which holds {} "
+      "exactly as {}, and load_state_dict the result",
+      file_dtype, model_dtype);
+}
+}  // namespace
+
 LoadStateDictResult detail::load_state_dict_with_unsupported(
     Module& m, const StateDict& dict, bool strict, const std::vector<serialize::UnsupportedTensor>& unsupported) {
   std::vector<Target> targets;
@@ -149,9 +164,10 @@ LoadStateDictResult detail::load_state_dict_with_unsupported(
       problems.push_back(fmt::format(
           "dtype mismatch for {}: copying a {} with dtype {} from checkpoint, the dtype in current model is {}. wick "
           "cannot hold {} tensors (it holds the safetensors dtypes {}): convert the checkpoint's tensor to {} (in "
-          "PyTorch: t.to(torch.{})).",
+          "PyTorch: t.to(torch.{})){}.",
           t.key, t.is_param ? "param" : "buffer", u.dtype, t.tensor.dtype(), u.dtype,
-          serialize::kSupportedSafetensorsDtypes, dtype_safetensors_name(t.tensor.dtype()), t.tensor.dtype()));
+          serialize::kSupportedSafetensorsDtypes, dtype_safetensors_name(t.tensor.dtype()), t.tensor.dtype(),
+          widen_hint(u.dtype, t.tensor.dtype())));
       continue;
     }
     if (!src->defined()) {

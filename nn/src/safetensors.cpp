@@ -22,6 +22,7 @@
 
 #include "file_descriptor.h"
 #include "json_limits.h"
+#include "safetensors_widen.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -308,6 +309,35 @@ class HeaderReader final : public nlohmann::json_sax<ordered_json> {
   bool seen_metadata_ = false;
 };
 
+// Reads entry `e`, of a dtype wick cannot hold, into the wick dtype that holds its values exactly
+// (Note [Widening safetensors dtypes]), 64 KiB of the file at a time.
+Tensor read_widened(const Source& src, uint64_t data_start, const Entry& e) {
+  const std::string_view name = e.dtype->name;
+  const DType dtype = *detail::widened_dtype(name);
+  Tensor t = native::empty(e.shape, dtype, kCPU);
+  const size_t in_size = e.dtype->bits / 8;  // every widened dtype is whole bytes
+  const size_t numel = static_cast<size_t>(t.numel());
+  auto* out = static_cast<unsigned char*>(t.data_ptr());
+  unsigned char chunk[size_t{1} << 16];
+  const size_t per_chunk = sizeof(chunk) / in_size;
+  for (size_t done = 0; done < numel;) {
+    const size_t count = std::min(per_chunk, numel - done);
+    if (!src.read(data_start + e.begin + done * in_size, chunk, count * in_size))
+      fail(src.what, fmt::format("cannot read the data of tensor \"{}\" (truncated file?)", q(e.name)));
+    const size_t widened = detail::widen_elements(name, chunk, count, out + done * element_size(dtype));
+    if (widened < count) {
+      uint64_t v;
+      std::memcpy(&v, chunk + widened * in_size, sizeof(v));
+      WICK_FAIL(
+          "safetensors: {}: tensor \"{}\" ({}) holds {} at element {}, above int64's largest value {}: wick "
+          "cannot hold it exactly (only U64 tensors whose values fit int64 can be widened)",
+          src.what, q(e.name), name, v, done + widened, std::numeric_limits<int64_t>::max());
+    }
+    done += count;
+  }
+  return t;
+}
+
 SafetensorsData parse(const Source& src, UnsupportedDtypes unsupported) {
   const std::string& what = src.what;
   if (src.size < 8)
@@ -374,14 +404,21 @@ SafetensorsData parse(const Source& src, UnsupportedDtypes unsupported) {
 
   // Tensors of dtypes wick cannot hold fail here, after every entry was checked and before
   // anything is read (Note [Unsupported safetensors dtypes]), or are listed unread.
-  if (unsupported == UnsupportedDtypes::Refuse) {
+  // With Widen, only those no wick dtype holds exactly (Note [Widening safetensors dtypes]).
+  if (unsupported != UnsupportedDtypes::Skip) {
     std::vector<std::string> named;
     for (const Entry& e : entries)
-      if (!e.dtype->dtype) named.push_back(named_with_dtype(e.name, e.dtype->name));
+      if (!e.dtype->dtype && !(unsupported == UnsupportedDtypes::Widen && detail::widened_dtype(e.dtype->name)))
+        named.push_back(named_with_dtype(e.name, e.dtype->name));
     if (!named.empty()) fail_unsupported(what, named);
   }
   out.tensors.reserve(entries.size());
   for (const Entry& e : entries) {
+    if (!e.dtype->dtype && unsupported == UnsupportedDtypes::Widen) {
+      out.tensors.emplace_back(e.name, read_widened(src, data_start, e));
+      out.widened.push_back({e.name, std::string(e.dtype->name)});
+      continue;
+    }
     if (!e.dtype->dtype) {
       out.unsupported.push_back({e.name, std::string(e.dtype->name), IntArrayRef(e.shape).vec()});
       continue;

@@ -22,14 +22,6 @@ using wick::test::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-// A file image with the given header text and data bytes.
-std::string image(const std::string& header, const std::string& data = "") {
-  std::string out(8, '\0');
-  uint64_t n = header.size();
-  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
-  return out + header + data;
-}
-
 SafetensorsData parse(const std::string& bytes) { return parse_safetensors(bytes.data(), bytes.size(), "test.st"); }
 }  // namespace
 

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers of the safetensors tests (tests/nn/safetensors*_test.cpp).
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -16,4 +17,12 @@ inline std::string read_bytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(f), {});
 }
 
+/// A file image: the 8-byte little-endian length of `header`, `header` (the JSON text, as
+/// given: no padding is added), then `data`.
+inline std::string image(const std::string& header, const std::string& data = "") {
+  std::string out(8, '\0');
+  const uint64_t n = header.size();
+  for (int i = 0; i < 8; ++i) out[static_cast<size_t>(i)] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + header + data;
+}
 }  // namespace wick::test::safetensors_files

@@ -61,6 +61,24 @@
 //   module has is a dtype mismatch, a TypeError naming the key, the dtype and wick's dtypes, and
 //   so is an optimizer's state tensor of such a dtype. Nothing is loaded then.
 //
+// Note [Widening safetensors dtypes]
+// Most of the format's other dtypes hold only values that one of wick's holds exactly: every
+// float16, bfloat16 and 8-bit float is a float32 (infinities, NaNs, signed zeros and subnormals
+// included: float16's subnormals are m * 2^-24, E8M0's smallest scale 2^-127 is a float32
+// subnormal), and every I8, U8, I16, U16, I32 and U32 value an int64. UnsupportedDtypes::Widen
+// reads such tensors into float32 or int64, as PyTorch's `t.float()` / `t.long()` would, and
+// lists each in SafetensorsData::widened with its file dtype, so nothing is converted silently:
+// the caller asked for it and can see what was. U64 values above 2^63 - 1 have no int64 and are
+// a ValueError naming the tensor, the element and the value; F4, F6_E2M3, F6_E3M2 (sub-byte
+// packings) and C64 (complex) have no exact wick dtype and are refused as with Refuse. The data
+// is read in 64 KiB pieces, so a widened tensor costs its own size and no second copy. This is
+// how a wick model takes weights saved in half precision: load with Widen, then
+// load_state_dict the float32 tensors (the module loaders, which keep dtypes exactly as
+// load_state_dict does, name this in their dtype-mismatch message). Saving writes wick's dtypes
+// only. tests/nn/safetensors_widen_test.cpp checks every value against PyTorch's own
+// conversion (tests/data/widen.safetensors, made by tests/data/make_widen_file.py) and the 8-bit
+// floats' 256 codes against hand-computed values.
+//
 // Used by the oracle tests (tests/support/oracle.h) and by checkpoints (module and optimizer
 // state dicts). Dtypes held: those of wick (F32, F64, I64, BOOL).
 #include <cstddef>
@@ -93,6 +111,17 @@ struct UnsupportedTensor {
 enum class UnsupportedDtypes {
   Refuse,  ///< a wick::NotImplementedError naming each one and its dtype (the file is not loaded)
   Skip,    ///< list them in SafetensorsData::unsupported, unread
+  /// read each one into the wick dtype that holds its values exactly (float32 for F16, BF16 and
+  /// the F8 dtypes; int64 for I8, U8, I16, U16, I32, U32, U64), listing it in
+  /// SafetensorsData::widened; those no wick dtype holds exactly (F4, F6_*, C64) are refused as
+  /// with Refuse (Note [Widening safetensors dtypes])
+  Widen,
+};
+
+/// A tensor that UnsupportedDtypes::Widen read into a wider wick dtype.
+struct WidenedTensor {
+  std::string name;
+  std::string dtype;  ///< the file's safetensors dtype: "BF16"
 };
 
 /// The contents of a safetensors file: tensors in the order of the header, and the metadata.
@@ -101,6 +130,8 @@ struct SafetensorsData {
   std::map<std::string, std::string> metadata;
   /// The tensors wick cannot hold, in header order (read with UnsupportedDtypes::Skip only).
   std::vector<UnsupportedTensor> unsupported;
+  /// The tensors read into a wider dtype, in header order (UnsupportedDtypes::Widen only).
+  std::vector<WidenedTensor> widened;
 
   /// The tensor called `name`, or nullptr (also for a tensor in `unsupported`).
   const Tensor* find(std::string_view name) const;
@@ -144,4 +175,5 @@ using serialize::save_safetensors;
 using serialize::serialize_safetensors;
 using serialize::UnsupportedDtypes;
 using serialize::UnsupportedTensor;
+using serialize::WidenedTensor;
 }  // namespace wick::nn
