@@ -26,8 +26,9 @@ Tensor nanmean(const Tensor& a, IntArrayRef dims = {}, bool keepdim = false, std
 /// among the elements equal to the result (among the NaNs when it is NaN), as PyTorch's.
 Tensor nanmedian(const Tensor& a);
 /// The lower median of the non-NaN elements along dim and its int64 index, as torch.nanmedian(input,
-/// dim): NaN only for a slice of NaNs (index of its first NaN). Among equal values the index of the
-/// one a stable sort puts there. The gradient goes to that index. IndexError for an empty dim.
+/// dim): NaN only for a slice of NaNs, with the index of its first NaN (PyTorch's index there comes
+/// from its selection algorithm). Among equal values the index of the one a stable sort puts at
+/// the median. The gradient goes to that index. IndexError for an empty dim.
 std::tuple<Tensor, Tensor> nanmedian(const Tensor& a, int64_t dim, bool keepdim = false);
 
 // Quantiles (autograd/src/ops_quantile.cpp), as torch.quantile / torch.nanquantile.
