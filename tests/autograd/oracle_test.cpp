@@ -231,7 +231,11 @@ const std::set<std::string>& nn_ops() {
       "index_put", "index_put_mask", "tensordot",
       // generate.py's functional_cases, tests/autograd/functional_test.cpp
       "functional_vjp", "functional_jvp", "functional_jacobian", "functional_hessian", "functional_hvp",
-      "functional_vhp"};
+      "functional_vhp",
+      // generate.py's stats32_cases, tests/autograd/stats_test.cpp
+      "nansum", "nanmean", "nanmedian_all", "nanmedian", "nanmedian_indices", "quantile", "nanquantile", "std_mean",
+      "var_mean", "aminmax", "count_nonzero", "cov", "cov_weights", "cov_fweights", "cov_aweights", "corrcoef",
+      "cumulative_trapezoid", "cumulative_trapezoid_x"};
   return ops;
 }
 
