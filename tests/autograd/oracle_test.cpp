@@ -231,7 +231,13 @@ const std::set<std::string>& nn_ops() {
       "index_put", "index_put_mask", "tensordot",
       // generate.py's functional_cases, tests/autograd/functional_test.cpp
       "functional_vjp", "functional_jvp", "functional_jacobian", "functional_hessian", "functional_hvp",
-      "functional_vhp"};
+      "functional_vhp",
+      // generate.py's special32_cases, tests/autograd/special_ops_test.cpp
+      "digamma", "lgamma", "polygamma", "erfinv", "erfc", "i0", "special_i1", "mvlgamma", "sinc", "exp2", "logaddexp2",
+      "copysign", "copysign_scalar", "heaviside", "signbit", "deg2rad", "rad2deg", "float_power", "float_power_scalar",
+      "float_power_scalar_base", "true_divide", "floor_divide", "floor_divide_scalar", "frexp", "frexp_exponent",
+      "ldexp", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_xor", "gcd", "lcm", "mp_digamma",
+      "mp_lgamma", "mp_polygamma", "mp_erfinv", "mp_i0", "mp_i1"};
   return ops;
 }
 

@@ -15,6 +15,7 @@
 // included here).
 #include "wick/autograd/functions_counting.h"
 #include "wick/autograd/functions_scan_scatter.h"
+#include "wick/autograd/functions_special.h"
 
 namespace wick {
 
