@@ -2,6 +2,7 @@
 // Shared helpers of the op definitions in ops_*.cpp.
 #include <fmt/format.h>
 
+#include <functional>
 #include <string>
 
 #include "wick/autograd/functions.h"
@@ -42,5 +43,19 @@ void mark_view(const Tensor& out, const Tensor& in);
 /// The ascending int64 positions of a 1-d bool tensor's true entries (Note [Positions without a
 /// nonzero kernel], ops_select_scatter.cpp).
 Tensor true_positions(const Tensor& mask);
+
+/// A unary op's backward from the gradient, the input and (when saved) the output.
+using UnaryBackward = Tensor (*)(const Tensor& g, const Tensor& x, const Tensor& out);
+/// native::unary(op, a, p0) recording `bw` under `name`; the output is saved when save_out
+/// (ops_rounding_trig.cpp).
+Tensor unary_fn(UnaryOp op, const Tensor& a, const char* name, UnaryBackward bw, bool save_out, double p0 = 0);
+
+/// Refuses bool operands and, for integers, a zero divisor (remainder, fmod, floor_divide).
+void check_divisor(const char* op, const Tensor& a, const Tensor& b);
+
+/// An in-place op written as its out-of-place result `f(self, other)` (other may be null), with
+/// the checks and history rebasing of Note [In-place ops] (tensor_inplace.cpp).
+Tensor& apply_inplace(Tensor& self, const Tensor* other, const char* op,
+                      const std::function<Tensor(const Tensor&, const Tensor&)>& f);
 
 }  // namespace wick::detail

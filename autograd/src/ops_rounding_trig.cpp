@@ -8,11 +8,9 @@ namespace wick {
 
 using namespace detail;
 
-namespace {
-using UnaryBackward = Tensor (*)(const Tensor& g, const Tensor& x, const Tensor& out);
 // A unary op whose backward uses the input x (saved) and the output (saved when save_out).
-Tensor unary_fn(UnaryOp op, const Tensor& a, const char* name, UnaryBackward bw, bool save_out) {
-  Tensor out = distinct(native::unary(op, a), a);
+Tensor detail::unary_fn(UnaryOp op, const Tensor& a, const char* name, UnaryBackward bw, bool save_out, double p0) {
+  Tensor out = distinct(native::unary(op, a, p0), a);
   if (needs_grad({&a})) {
     record_function(
         name, {a}, {out},
@@ -21,18 +19,10 @@ Tensor unary_fn(UnaryOp op, const Tensor& a, const char* name, UnaryBackward bw,
   }
   return out;
 }
-// Rounding: the gradient is zero everywhere, as PyTorch's; integers come back unchanged.
-Tensor rounding(UnaryOp op, const Tensor& a, const char* name) {
-  Tensor out = distinct(native::unary(op, a), a);
-  if (needs_grad({&a}))
-    record_function(name, {a}, {out}, [](const VL& g, const VL&) -> VL { return {zeros_like(g[0])}; });
-  return out;
-}
-Tensor one_minus_square(const Tensor& x) { return sub(ones_like(x), mul(x, x)); }
 
-// remainder and fmod refuse bool and, for integers, a zero divisor (C++ leaves it undefined;
-// PyTorch raises ZeroDivisionError), before anything runs.
-void check_divisor(const char* op, const Tensor& a, const Tensor& b) {
+// remainder and fmod (and floor_divide) refuse bool and, for integers, a zero divisor (C++ leaves
+// it undefined; PyTorch raises ZeroDivisionError), before anything runs.
+void detail::check_divisor(const char* op, const Tensor& a, const Tensor& b) {
   WICK_CHECK(a.defined() && b.defined(), "{}: an operand is an undefined tensor", op);
   const DType common = native::result_type(a, b);
   WICK_CHECK_TYPE(common != kBool,
@@ -46,6 +36,16 @@ void check_divisor(const char* op, const Tensor& a, const Tensor& b) {
              "zeros or convert to a floating type, where the result is NaN",
              op, b.dtype(), fmt::join(b.sizes(), ", "), fmt::join(a.sizes(), ", "));
 }
+
+namespace {
+// Rounding: the gradient is zero everywhere, as PyTorch's; integers come back unchanged.
+Tensor rounding(UnaryOp op, const Tensor& a, const char* name) {
+  Tensor out = distinct(native::unary(op, a), a);
+  if (needs_grad({&a}))
+    record_function(name, {a}, {out}, [](const VL& g, const VL&) -> VL { return {zeros_like(g[0])}; });
+  return out;
+}
+Tensor one_minus_square(const Tensor& x) { return sub(ones_like(x), mul(x, x)); }
 
 // out = op(a, b); the gradient is g for a and -g * rounded(a / b) for b (rounded: floor for
 // remainder, trunc for fmod), as PyTorch's.

@@ -349,3 +349,10 @@ Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& val
 }
 
 }  // namespace wick
+
+namespace wick::detail {
+Tensor& apply_inplace(Tensor& self, const Tensor* other, const char* op,
+                      const std::function<Tensor(const Tensor&, const Tensor&)>& f) {
+  return inplace_op(self, other, op, f);
+}
+}  // namespace wick::detail

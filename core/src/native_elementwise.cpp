@@ -12,17 +12,46 @@ namespace wick::native {
 
 namespace {
 const char* unary_name(UnaryOp op) {
-  static const char* names[] = {"neg",       "abs",         "exp",   "log",   "sqrt",  "rsqrt", "tanh",
-                                "sigmoid",   "relu",        "gelu",  "sin",   "cos",   "sign",  "reciprocal",
-                                "square",    "erf",         "log1p", "expm1", "floor", "pow",   "clamp_min",
-                                "clamp_max", "logical_not", "ceil",  "round", "trunc", "tan",   "asin",
-                                "acos",      "atan",        "sinh",  "cosh",  "asinh", "acosh", "atanh"};
+  static const char* names[] = {"neg",       "abs",         "exp",         "log",    "sqrt",  "rsqrt", "tanh",
+                                "sigmoid",   "relu",        "gelu",        "sin",    "cos",   "sign",  "reciprocal",
+                                "square",    "erf",         "log1p",       "expm1",  "floor", "pow",   "clamp_min",
+                                "clamp_max", "logical_not", "ceil",        "round",  "trunc", "tan",   "asin",
+                                "acos",      "atan",        "sinh",        "cosh",   "asinh", "acosh", "atanh",
+                                "digamma",   "lgamma",      "polygamma",   "erfinv", "erfc",  "i0",    "special_i1",
+                                "sinc",      "exp2",        "bitwise_not", "frexp",  "frexp"};
   return names[static_cast<int>(op)];
 }
 const char* binary_name(BinaryOp op) {
-  static const char* names[] = {
-      "add", "sub", "mul", "div", "pow", "maximum",     "minimum",    "relu_backward", "gelu_backward", "eq",
-      "ne",  "lt",  "le",  "gt",  "ge",  "logical_and", "logical_or", "remainder",     "fmod",          "atan2"};
+  static const char* names[] = {"add",
+                                "sub",
+                                "mul",
+                                "div",
+                                "pow",
+                                "maximum",
+                                "minimum",
+                                "relu_backward",
+                                "gelu_backward",
+                                "eq",
+                                "ne",
+                                "lt",
+                                "le",
+                                "gt",
+                                "ge",
+                                "logical_and",
+                                "logical_or",
+                                "remainder",
+                                "fmod",
+                                "atan2",
+                                "logaddexp2",
+                                "copysign",
+                                "heaviside",
+                                "floor_divide",
+                                "bitwise_and",
+                                "bitwise_or",
+                                "bitwise_xor",
+                                "logical_xor",
+                                "gcd",
+                                "lcm"};
   return names[static_cast<int>(op)];
 }
 // Ops whose integer inputs produce floats (torch's int-to-float unary ops).
@@ -50,13 +79,24 @@ bool unary_needs_float(UnaryOp op) {
     case UnaryOp::Asinh:
     case UnaryOp::Acosh:
     case UnaryOp::Atanh:
+    case UnaryOp::Digamma:
+    case UnaryOp::Lgamma:
+    case UnaryOp::Polygamma:
+    case UnaryOp::Erfinv:
+    case UnaryOp::Erfc:
+    case UnaryOp::I0:
+    case UnaryOp::I1:
+    case UnaryOp::Sinc:
+    case UnaryOp::Exp2:
       return true;
     default:
       return false;
   }
 }
 // Ops whose integer operands produce floats (true division, atan2).
-bool binary_promotes_to_float(BinaryOp op) { return op == BinaryOp::Div || op == BinaryOp::Atan2; }
+bool binary_promotes_to_float(BinaryOp op) {
+  return op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Copysign;
+}
 // Whether `v` is an integer that int64 holds (an integral exponent keeps pow integral).
 bool double_is_int64(double v) { return double_fits_int64(v) && v == std::trunc(v); }
 
@@ -80,6 +120,29 @@ void check_unary_operands(UnaryOp op, const Tensor& a, DType result, double p0, 
                   "{}{}: not supported for bool tensors; use logical_not or convert with .to(wick::kInt64)",
                   unary_name(op), suffix);
   if (op == UnaryOp::PowScalar && !is_floating(result)) check_integer_power(a, p0);
+  WICK_CHECK_TYPE(op != UnaryOp::BitwiseNot || !is_floating(a.dtype()),
+                  "bitwise_not{}: not supported for {} tensors (shape [{}]); it takes int64 or bool tensors", suffix,
+                  a.dtype(), fmt::join(a.sizes(), ", "));
+  WICK_CHECK_TYPE((op != UnaryOp::FrexpMantissa && op != UnaryOp::FrexpExponent) || is_floating(a.dtype()),
+                  "frexp: only supports floating-point tensors, got {} of shape [{}]", a.dtype(),
+                  fmt::join(a.sizes(), ", "));
+}
+
+// The operand types each special32 binary op refuses (PyTorch's "not implemented for" errors):
+// bitwise ops, gcd and lcm take integers (gcd and lcm not bool, nor floor_divide), logaddexp2
+// floats. `b` is null for a Scalar operand.
+void check_binary_operands(BinaryOp op, DType common, const Tensor& a, const Tensor* b) {
+  if (op < BinaryOp::Logaddexp2) return;  // the older ops: no such refusal
+  const bool bitwise = op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor;
+  const bool gcd = op == BinaryOp::Gcd || op == BinaryOp::Lcm;
+  const char* wants = nullptr;
+  if ((bitwise || gcd) && is_floating(common)) wants = bitwise ? "int64 or bool" : "int64";
+  if ((gcd || op == BinaryOp::FloorDivide) && common == kBool) wants = gcd ? "int64" : "int64 or floating";
+  if (op == BinaryOp::Logaddexp2 && !is_floating(common)) wants = "floating-point";
+  WICK_CHECK_TYPE(
+      wants == nullptr, "{}: not implemented for {} operands ({} of shape [{}] and {}); it takes {} tensors",
+      binary_name(op), common, a.dtype(), fmt::join(a.sizes(), ", "),
+      b ? fmt::format("{} of shape [{}]", b->dtype(), fmt::join(b->sizes(), ", ")) : std::string("a scalar"), wants);
 }
 }  // namespace
 
@@ -120,6 +183,7 @@ Tensor binary(BinaryOp op, const Tensor& a, const Tensor& b) {
   const char* name = binary_name(op);
   check_same_device(name, {&a, &b});
   DType common = result_type(a, b);
+  check_binary_operands(op, common, a, &b);
   if (binary_promotes_to_float(op) && !is_floating(common)) common = kFloat32;  // true division, atan2
   WICK_CHECK_TYPE(!(common == kBool && (op == BinaryOp::Sub)),
                   "sub: subtracting bool tensors is not supported; use logical_xor or convert with .to(wick::kInt64)");
@@ -160,6 +224,7 @@ bool takes_scalar_kernel(BinaryOp op, const Tensor& a, Scalar b, DType common) {
 Tensor binary(BinaryOp op, const Tensor& a, Scalar b) {
   WICK_CHECK(a.defined(), "{}: the input is an undefined tensor", binary_name(op));
   const DType common = result_type(a, b);
+  check_binary_operands(op, common, a, nullptr);
   if (op == BinaryOp::Pow && !is_floating(common)) check_integer_power(a, b.to_double());
   // Otherwise, and where the tensor-tensor path converts or refuses, a 0-d tensor.
   if (takes_scalar_kernel(op, a, b, common)) {
@@ -175,6 +240,7 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
   check_same_device(name, {&a, &b});
   WICK_CHECK_NOT_IMPLEMENTED(!binary_op_returns_bool(op), "{}_: comparison results cannot be written in place", name);
   DType common = result_type(a, b);
+  check_binary_operands(op, common, a, &b);
   if (binary_promotes_to_float(op) && !is_floating(common)) common = kFloat32;
   // torch.can_cast, not "common == promote(common, a)": float32.add_(float64) is legal.
   WICK_CHECK_TYPE(can_cast(common, a.dtype()),
@@ -194,6 +260,7 @@ void binary_(BinaryOp op, const Tensor& a, const Tensor& b) {
 void binary_(BinaryOp op, const Tensor& a, Scalar b) {
   WICK_CHECK(a.defined(), "{}_: the input is an undefined tensor", binary_name(op));
   const DType common = result_type(a, b);
+  check_binary_operands(op, common, a, nullptr);
   if (op == BinaryOp::Pow && !is_floating(common)) check_integer_power(a, b.to_double());
   if (!binary_op_returns_bool(op) && takes_scalar_kernel(op, a, b, common)) {  // Note [Scalar operands]
     check_no_internal_overlap(a, binary_name(op), "_");  // Note [In-place writes and overlapping memory]

@@ -17,14 +17,18 @@ namespace wick::profiler::detail {
 
 namespace {
 
-constexpr std::array<const char*, 35> kUnary = {
-    "Neg",   "Abs",       "Exp",      "Log",      "Sqrt",       "Rsqrt",  "Tanh",  "Sigmoid", "Relu",
-    "Gelu",  "Sin",       "Cos",      "Sign",     "Reciprocal", "Square", "Erf",   "Log1p",   "Expm1",
-    "Floor", "PowScalar", "ClampMin", "ClampMax", "LogicalNot", "Ceil",   "Round", "Trunc",   "Tan",
-    "Asin",  "Acos",      "Atan",     "Sinh",     "Cosh",       "Asinh",  "Acosh", "Atanh"};
-constexpr std::array<const char*, 20> kBinary = {
-    "Add", "Sub", "Mul", "Div", "Pow", "Maximum",    "Minimum",   "ReluBackward", "GeluBackward", "Eq",
-    "Ne",  "Lt",  "Le",  "Gt",  "Ge",  "LogicalAnd", "LogicalOr", "Remainder",    "Fmod",         "Atan2"};
+constexpr std::array<const char*, 47> kUnary = {
+    "Neg",   "Abs",   "Exp",   "Log",       "Sqrt",       "Rsqrt",         "Tanh",         "Sigmoid",
+    "Relu",  "Gelu",  "Sin",   "Cos",       "Sign",       "Reciprocal",    "Square",       "Erf",
+    "Log1p", "Expm1", "Floor", "PowScalar", "ClampMin",   "ClampMax",      "LogicalNot",   "Ceil",
+    "Round", "Trunc", "Tan",   "Asin",      "Acos",       "Atan",          "Sinh",         "Cosh",
+    "Asinh", "Acosh", "Atanh", "Digamma",   "Lgamma",     "Polygamma",     "Erfinv",       "Erfc",
+    "I0",    "I1",    "Sinc",  "Exp2",      "BitwiseNot", "FrexpMantissa", "FrexpExponent"};
+constexpr std::array<const char*, 30> kBinary = {
+    "Add",          "Sub",       "Mul",        "Div",        "Pow",        "Maximum",  "Minimum",   "ReluBackward",
+    "GeluBackward", "Eq",        "Ne",         "Lt",         "Le",         "Gt",       "Ge",        "LogicalAnd",
+    "LogicalOr",    "Remainder", "Fmod",       "Atan2",      "Logaddexp2", "Copysign", "Heaviside", "FloorDivide",
+    "BitwiseAnd",   "BitwiseOr", "BitwiseXor", "LogicalXor", "Gcd",        "Lcm"};
 constexpr std::array<const char*, 4> kReduce = {"Sum", "Prod", "Max", "Min"};
 
 template <size_t N, class E>

@@ -30,7 +30,11 @@ inline constexpr bool kFloatOnly =
     std::is_same_v<Fn, math::Expm1> || std::is_same_v<Fn, math::Tan> || std::is_same_v<Fn, math::Asin> ||
     std::is_same_v<Fn, math::Acos> || std::is_same_v<Fn, math::Atan> || std::is_same_v<Fn, math::Sinh> ||
     std::is_same_v<Fn, math::Cosh> || std::is_same_v<Fn, math::Asinh> || std::is_same_v<Fn, math::Acosh> ||
-    std::is_same_v<Fn, math::Atanh>;
+    std::is_same_v<Fn, math::Atanh> || std::is_same_v<Fn, math::Digamma> || std::is_same_v<Fn, math::Lgamma> ||
+    std::is_same_v<Fn, math::Polygamma> || std::is_same_v<Fn, math::Erfinv> || std::is_same_v<Fn, math::Erfc> ||
+    std::is_same_v<Fn, math::I0> || std::is_same_v<Fn, math::I1> || std::is_same_v<Fn, math::Sinc> ||
+    std::is_same_v<Fn, math::Exp2> || std::is_same_v<Fn, math::FrexpMantissa> ||
+    std::is_same_v<Fn, math::FrexpExponent>;
 
 /// out = op(in) for element type T (every op of UnaryOp; float-only ops need a floating T).
 template <typename T>

@@ -235,7 +235,13 @@ const std::set<std::string>& nn_ops() {
       // generate.py's stats32_cases, tests/autograd/stats_test.cpp
       "nansum", "nanmean", "nanmedian_all", "nanmedian", "nanmedian_indices", "quantile", "nanquantile", "std_mean",
       "var_mean", "aminmax", "count_nonzero", "cov", "cov_weights", "cov_fweights", "cov_aweights", "corrcoef",
-      "cumulative_trapezoid", "cumulative_trapezoid_x"};
+      "cumulative_trapezoid", "cumulative_trapezoid_x",
+      // generate.py's special32_cases, tests/autograd/special_ops_test.cpp
+      "digamma", "lgamma", "polygamma", "erfinv", "erfc", "i0", "special_i1", "mvlgamma", "sinc", "exp2", "logaddexp2",
+      "copysign", "copysign_scalar", "heaviside", "signbit", "deg2rad", "rad2deg", "float_power", "float_power_scalar",
+      "float_power_scalar_base", "true_divide", "floor_divide", "floor_divide_scalar", "frexp", "frexp_exponent",
+      "ldexp", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_xor", "gcd", "lcm", "mp_digamma",
+      "mp_lgamma", "mp_polygamma", "mp_erfinv", "mp_i0", "mp_i1"};
   return ops;
 }
 

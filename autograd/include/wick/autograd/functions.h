@@ -16,6 +16,7 @@
 #include "wick/autograd/functions_counting.h"
 #include "wick/autograd/functions_scan_scatter.h"
 #include "wick/autograd/functions_stats.h"
+#include "wick/autograd/functions_special.h"
 
 namespace wick {
 

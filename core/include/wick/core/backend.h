@@ -57,7 +57,19 @@ enum class UnaryOp : int8_t {
   Cosh,
   Asinh,
   Acosh,
-  Atanh
+  Atanh,
+  Digamma,
+  Lgamma,
+  Polygamma,
+  Erfinv,
+  Erfc,
+  I0,
+  I1,
+  Sinc,
+  Exp2,
+  BitwiseNot,
+  FrexpMantissa,
+  FrexpExponent
 };
 enum class BinaryOp : int8_t {
   Add,
@@ -79,11 +91,23 @@ enum class BinaryOp : int8_t {
   LogicalOr,
   Remainder,
   Fmod,
-  Atan2
+  Atan2,
+  Logaddexp2,
+  Copysign,
+  Heaviside,
+  FloorDivide,
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  LogicalXor,
+  Gcd,
+  Lcm
 };
 
 /// True for comparisons and logical ops, whose output is bool.
-constexpr bool binary_op_returns_bool(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr; }
+constexpr bool binary_op_returns_bool(BinaryOp op) {
+  return (op >= BinaryOp::Eq && op <= BinaryOp::LogicalOr) || op == BinaryOp::LogicalXor;
+}
 
 /// A strided operand as kernels see it.
 struct KernelTensor {

@@ -8,6 +8,7 @@
 #include "wick/core/float32_math.h"
 #include "wick/core/host_device.h"
 #include "wick/core/int_math.h"
+#include "wick/core/special_math.h"
 
 namespace wick::math {
 
@@ -140,6 +141,70 @@ WICK_HOST_DEVICE T atan2_of(T a, T b) {
   }
 }
 
+// The integer-only and float-only helpers of the special32 ops (Note [Special functions]): each
+// compiles for every dtype, and the front-end sends only the dtypes named.
+template <typename T>
+WICK_HOST_DEVICE T bitwise_not_of(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return !x;
+  } else if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(~x);
+  } else {
+    return x;  // never called: floats are refused
+  }
+}
+// op 0: and, 1: or, 2: xor (bool and int64).
+template <int Op, typename T>
+WICK_HOST_DEVICE T bitwise_of(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    if constexpr (Op == 0) return static_cast<T>(a & b);
+    if constexpr (Op == 1) return static_cast<T>(a | b);
+    if constexpr (Op == 2) return static_cast<T>(a ^ b);
+  } else {
+    return a;  // never called: floats are refused
+  }
+}
+template <typename T>
+WICK_HOST_DEVICE T floor_divide_any(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return static_cast<T>(floor_divide_of(a, b));
+  } else if constexpr (std::is_same_v<T, int64_t>) {
+    return floor_divide_int(a, b);
+  } else {
+    return a;  // never called: bool is refused
+  }
+}
+// gcd (Lcm false) or lcm of int64; bool is refused, floats never reach it.
+template <bool Lcm, typename T>
+WICK_HOST_DEVICE T gcd_lcm(T a, T b) {
+  if constexpr (std::is_same_v<T, int64_t>) {
+    return Lcm ? lcm_of(a, b) : gcd_of(a, b);
+  } else {
+    return a;
+  }
+}
+// frexp's mantissa (Exponent false) or its exponent as a T; both 0 exponent for inf and NaN, whose
+// mantissa is themselves.
+template <bool Exponent, typename T>
+WICK_HOST_DEVICE T frexp_part(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    int e = 0;
+    const T m = std::frexp(x, &e);
+    if (!std::isfinite(x)) return Exponent ? T(0) : x;
+    return Exponent ? static_cast<T>(e) : m;
+  } else {
+    return x;  // never called: integers are refused
+  }
+}
+template <typename T>
+WICK_HOST_DEVICE T copysign_of(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::copysign(a, b);
+  } else {
+    return a;  // never called: integers are promoted
+  }
+}
+
 /// Unary functors: operator()(x, p0, p1) with two optional double parameters.
 #define WICK_UNARY(NAME, EXPR)                                       \
   struct NAME {                                                      \
@@ -188,6 +253,19 @@ WICK_UNARY(Cosh, static_cast<T>(std::cosh(x)))
 WICK_UNARY(Asinh, static_cast<T>(std::asinh(x)))
 WICK_UNARY(Acosh, static_cast<T>(std::acosh(x)))
 WICK_UNARY(Atanh, static_cast<T>(std::atanh(x)))
+// The special32 ops (Note [Special functions]); the float-only ones compute in double.
+WICK_UNARY(Digamma, static_cast<T>(digamma_of(static_cast<double>(x))))
+WICK_UNARY(Lgamma, static_cast<T>(lgamma_of(static_cast<double>(x))))
+WICK_UNARY(Polygamma, static_cast<T>(polygamma_of(static_cast<int64_t>(p0), static_cast<double>(x))))
+WICK_UNARY(Erfinv, static_cast<T>(erfinv_of(static_cast<double>(x))))
+WICK_UNARY(Erfc, static_cast<T>(std::erfc(x)))
+WICK_UNARY(I0, static_cast<T>(i0_of(static_cast<double>(x))))
+WICK_UNARY(I1, static_cast<T>(i1_of(static_cast<double>(x))))
+WICK_UNARY(Sinc, static_cast<T>(sinc_of(static_cast<double>(x))))
+WICK_UNARY(Exp2, static_cast<T>(std::exp2(x)))
+WICK_UNARY(BitwiseNot, bitwise_not_of(x))
+WICK_UNARY(FrexpMantissa, frexp_part<false>(x))
+WICK_UNARY(FrexpExponent, frexp_part<true>(x))
 #undef WICK_UNARY
 
 /// Binary functors: result type R (T, or bool for comparisons).
@@ -223,6 +301,18 @@ WICK_BINARY(Gt, bool, a > b)
 WICK_BINARY(Ge, bool, a >= b)
 WICK_BINARY(LogicalAnd, bool, static_cast<bool>(a) && static_cast<bool>(b))
 WICK_BINARY(LogicalOr, bool, static_cast<bool>(a) || static_cast<bool>(b))
+// The special32 ops (Note [Special functions]).
+WICK_BINARY(Logaddexp2, T, static_cast<T>(logaddexp2_of(static_cast<double>(a), static_cast<double>(b))))
+WICK_BINARY(Copysign, T, copysign_of(a, b))
+// heaviside: values where the input is 0, else 1 above 0 and 0 below it (NaN included).
+WICK_BINARY(Heaviside, T, a == T(0) ? b : static_cast<T>(a > T(0)))
+WICK_BINARY(FloorDivide, T, floor_divide_any(a, b))
+WICK_BINARY(BitwiseAnd, T, (bitwise_of<0>(a, b)))
+WICK_BINARY(BitwiseOr, T, (bitwise_of<1>(a, b)))
+WICK_BINARY(BitwiseXor, T, (bitwise_of<2>(a, b)))
+WICK_BINARY(LogicalXor, bool, static_cast<bool>(a) != static_cast<bool>(b))
+WICK_BINARY(Gcd, T, (gcd_lcm<false>(a, b)))
+WICK_BINARY(Lcm, T, (gcd_lcm<true>(a, b)))
 #undef WICK_BINARY
 
 }  // namespace wick::math

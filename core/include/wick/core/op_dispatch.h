@@ -80,6 +80,30 @@ decltype(auto) dispatch_unary_op(UnaryOp op, F&& f) {
       return f(Acosh{});
     case UnaryOp::Atanh:
       return f(Atanh{});
+    case UnaryOp::Digamma:
+      return f(Digamma{});
+    case UnaryOp::Lgamma:
+      return f(Lgamma{});
+    case UnaryOp::Polygamma:
+      return f(Polygamma{});
+    case UnaryOp::Erfinv:
+      return f(Erfinv{});
+    case UnaryOp::Erfc:
+      return f(Erfc{});
+    case UnaryOp::I0:
+      return f(I0{});
+    case UnaryOp::I1:
+      return f(I1{});
+    case UnaryOp::Sinc:
+      return f(Sinc{});
+    case UnaryOp::Exp2:
+      return f(Exp2{});
+    case UnaryOp::BitwiseNot:
+      return f(BitwiseNot{});
+    case UnaryOp::FrexpMantissa:
+      return f(FrexpMantissa{});
+    case UnaryOp::FrexpExponent:
+      return f(FrexpExponent{});
   }
   return f(Neg{});
 }
@@ -128,6 +152,26 @@ decltype(auto) dispatch_binary_op(BinaryOp op, F&& f) {
       return f(LogicalAnd{});
     case BinaryOp::LogicalOr:
       return f(LogicalOr{});
+    case BinaryOp::Logaddexp2:
+      return f(Logaddexp2{});
+    case BinaryOp::Copysign:
+      return f(Copysign{});
+    case BinaryOp::Heaviside:
+      return f(Heaviside{});
+    case BinaryOp::FloorDivide:
+      return f(FloorDivide{});
+    case BinaryOp::BitwiseAnd:
+      return f(BitwiseAnd{});
+    case BinaryOp::BitwiseOr:
+      return f(BitwiseOr{});
+    case BinaryOp::BitwiseXor:
+      return f(BitwiseXor{});
+    case BinaryOp::LogicalXor:
+      return f(LogicalXor{});
+    case BinaryOp::Gcd:
+      return f(Gcd{});
+    case BinaryOp::Lcm:
+      return f(Lcm{});
   }
   return f(Add{});
 }
