@@ -231,7 +231,12 @@ const std::set<std::string>& nn_ops() {
       "index_put", "index_put_mask", "tensordot",
       // generate.py's functional_cases, tests/autograd/functional_test.cpp
       "functional_vjp", "functional_jvp", "functional_jacobian", "functional_hessian", "functional_hvp",
-      "functional_vhp"};
+      "functional_vhp",
+      // generate.py's index32_cases, tests/autograd/index_more_test.cpp and tests/nn/adaptive_log_softmax_test.cpp
+      "index_copy", "index_fill", "index_fill_tensor", "index_reduce", "put", "argwhere", "isin", "isin_scalar",
+      "diagflat", "combinations", "vander", "addcmul", "addcdiv", "addbmm", "addmv", "addr", "chain_matmul", "ger",
+      "vdot", "logdet", "pdist", "adaptive_log_softmax", "adaptive_log_softmax_loss", "adaptive_log_softmax_log_prob",
+      "adaptive_log_softmax_predict"};
   return ops;
 }
 
