@@ -9,6 +9,7 @@
 // NoGradGuard for parameter updates), a view of one, a view whose elements overlap, and a view
 // made under NoGradGuard (or a custom function's output sharing memory with its input) when the
 // op would be recorded.
+#include "inplace_apply.h"
 #include "op_helpers.h"
 #include "view_tracking.h"
 #include "wick/autograd/meta.h"
@@ -346,6 +347,30 @@ Tensor& Tensor::index_put_(const std::vector<Tensor>& indices, const Tensor& val
   // Computed out of place first, so a refused index or value writes nothing.
   native::copy_(*this, wick::index_put(*this, indices, values, accumulate));
   return *this;
+}
+
+Tensor& detail::inplace_apply(Tensor& self, const std::vector<Tensor>& operands, const char* op,
+                              const std::function<Tensor(const Tensor&, const std::vector<Tensor>&)>& fn) {
+  WICK_CHECK(self.defined(), "{}: the tensor is undefined", op);
+  bool operand_rg = false;
+  for (const Tensor& o : operands) operand_rg = operand_rg || (o.defined() && o.requires_grad());
+  const auto checked = [&](const Tensor& s, const std::vector<Tensor>& os) {
+    Tensor r = fn(s, os);
+    WICK_CHECK(r.sizes() == self.sizes(),
+               "{}: the result has shape [{}] but the tensor has shape [{}] (the operands would broadcast it), and "
+               "an in-place op keeps the tensor's shape; use the out-of-place op",
+               op, fmt::join(r.sizes(), ", "), fmt::join(self.sizes(), ", "));
+    return r;
+  };
+  if (check_inplace(self, nullptr, op, operand_rg)) {
+    std::vector<Tensor> os;
+    for (const Tensor& o : operands) os.push_back(o.defined() ? unaliased(o, self) : o);
+    return inplace_with_grad(self, op, [&](const Tensor& s) { return checked(s, os); });
+  }
+  const Tensor r = checked(self, operands);
+  check_result_fits(op, self, r);
+  native::copy_(self, r);
+  return self;
 }
 
 }  // namespace wick

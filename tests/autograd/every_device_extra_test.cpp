@@ -1,5 +1,6 @@
 // Rows of the every-device table (tests/support/every_device_ops.h, run by every_device_test.cpp):
-// scans, elementwise math, integration, rearranging, selection and scattered writes.
+// scans, elementwise math, integration, rearranging, selection and scattered writes, and the
+// indexed writes, membership and products of functions_index_more.h.
 #include <wick/wick.h>
 
 #include "support/every_device_ops.h"
@@ -75,6 +76,88 @@ namespace {
       },
       {true, false, true}}},
     {"tensordot", binary([](const Tensor& a, const Tensor& b) { return tensordot(a, b, {1}, {0}); })},
+    // functions_index_more.h (the index tensors and the bool and int64 results are not differentiated)
+    {"index_copy",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 4}, 1, d), idx({3, 0, 3}, {3}, d), seeded({3, 3}, 2, d)};
+      },
+      [](const std::vector<Tensor>& x) { return index_copy(x[0], 1, x[1], x[2]); },
+      {true, false, true}}},
+    {"index_fill",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 4}, 1, d), idx({-1, 0, 3}, {3}, d), seeded({}, 2, d)};
+      },
+      [](const std::vector<Tensor>& x) {
+        return add(index_fill(x[0], 1, x[1], x[2]), index_fill(x[0], -1, x[1], 2.5));
+      },
+      {true, false, true}}},
+    {"index_reduce",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({4, 3}, 1, d), idx({3, 0, 3}, {3}, d), seeded({3, 3}, 2, d)};
+      },
+      [](const std::vector<Tensor>& x) {
+        Tensor out = index_reduce(x[0], 0, x[1], x[2], "prod");
+        for (const char* r : {"mean", "amax", "amin"})
+          out = add(out, add(index_reduce(x[0], 0, x[1], x[2], r), index_reduce(x[0], 0, x[1], x[2], r, false)));
+        return out;
+      },
+      {true, false, true}}},
+    {"put",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 4}, 1, d), idx({11, -2, 3, 11}, {2, 2}, d), seeded({4}, 2, d)};
+      },
+      [](const std::vector<Tensor>& x) { return add(put(x[0], x[1], x[2]), put(x[0], x[1], x[2], true)); },
+      {true, false, true}}},
+    {"argwhere", values_only(reduce([](const Tensor& a) { return argwhere(gt(a, zeros_like(a))); }))},
+    {"isin", values_only(binary([](const Tensor& a, const Tensor& b) {
+       return add(to(isin(round(a), round(b)), a.device(), kFloat64),
+                  to(isin(round(a), 1.0, false, true), a.device(), kFloat64));
+     }))},
+    {"diagflat", reduce([](const Tensor& a) { return diagflat(a, -2); })},
+    {"combinations", unary([](const Tensor& a) { return combinations(reshape(a, {-1}), 3, true); })},
+    {"vander", unary([](const Tensor& a) { return vander(reshape(a, {-1}), 4, true); })},
+    {"addcmul",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 4}, 1, d), seeded({4}, 2, d), seeded({3, 1}, 3, d)};
+      },
+      [](const std::vector<Tensor>& x) { return addcmul(x[0], x[1], x[2], -0.5); },
+      {true, true, true}}},
+    {"addcdiv",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 4}, 1, d), seeded({4}, 2, d), pos({3, 1}, 3, d)};
+      },
+      [](const std::vector<Tensor>& x) { return addcdiv(x[0], x[1], x[2], 2.0); },
+      {true, true, true}}},
+    {"addbmm",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 1}, 1, d), seeded({2, 3, 4}, 2, d), seeded({2, 4, 5}, 3, d)};
+      },
+      [](const std::vector<Tensor>& x) { return addbmm(x[0], x[1], x[2], 0.5, -2.0); },
+      {true, true, true}}},
+    {"addmv",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3}, 1, d), seeded({3, 4}, 2, d), seeded({4}, 3, d)};
+      },
+      [](const std::vector<Tensor>& x) { return addmv(x[0], x[1], x[2], 2.0, 0.5); },
+      {true, true, true}}},
+    {"addr",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({3, 4}, 1, d), seeded({3}, 2, d), seeded({4}, 3, d)};
+      },
+      [](const std::vector<Tensor>& x) { return addr(x[0], x[1], x[2], 0.0, 1.5); },
+      {false, true, true}}},
+    {"chain_matmul",
+     {[](Device d) {
+        return std::vector<Tensor>{seeded({2, 5}, 1, d), seeded({5, 3}, 2, d), seeded({3, 4}, 3, d)};
+      },
+      [](const std::vector<Tensor>& x) { return chain_matmul(x); },
+      {true, true, true}}},
+    {"ger", binary([](const Tensor& a, const Tensor& b) { return ger(reshape(a, {-1}), b); })},
+    {"vdot", binary([](const Tensor& a, const Tensor& b) { return vdot(select(a, 0, 1), b); })},
+    {"logdet",
+     unary([](const Tensor& a) { return logdet(add(matmul(a, transpose(a, 0, 1)), eye(3, on(a.device())))); })},
+    {"pdist",
+     reduce([](const Tensor& a) { return add(sum(pdist(select(a, 2, 0))), sum(pdist(select(a, 2, 1), 1.0))); })},
 });
 
 }  // namespace

@@ -241,7 +241,12 @@ const std::set<std::string>& nn_ops() {
       "copysign", "copysign_scalar", "heaviside", "signbit", "deg2rad", "rad2deg", "float_power", "float_power_scalar",
       "float_power_scalar_base", "true_divide", "floor_divide", "floor_divide_scalar", "frexp", "frexp_exponent",
       "ldexp", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_xor", "gcd", "lcm", "mp_digamma",
-      "mp_lgamma", "mp_polygamma", "mp_erfinv", "mp_i0", "mp_i1"};
+      "mp_lgamma", "mp_polygamma", "mp_erfinv", "mp_i0", "mp_i1",
+      // generate.py's index32_cases, tests/autograd/index_more_test.cpp and tests/nn/adaptive_log_softmax_test.cpp
+      "index_copy", "index_fill", "index_fill_tensor", "index_reduce", "put", "argwhere", "isin", "isin_scalar",
+      "diagflat", "combinations", "vander", "addcmul", "addcdiv", "addbmm", "addmv", "addr", "chain_matmul", "ger",
+      "vdot", "logdet", "pdist", "adaptive_log_softmax", "adaptive_log_softmax_loss", "adaptive_log_softmax_log_prob",
+      "adaptive_log_softmax_predict"};
   return ops;
 }
 

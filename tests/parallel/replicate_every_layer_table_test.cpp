@@ -44,6 +44,18 @@ class Containers : public nn::Cloneable<Containers> {
   nn::ChildSlot<nn::ModuleDictImpl> dict_;
 };
 
+// AdaptiveLogSoftmaxWithLoss's per-example output (its loss is a batch mean, which DataParallel's
+// gather cannot rebuild from the replicas' means).
+class AdaptiveOutput : public nn::Cloneable<AdaptiveOutput> {
+ public:
+  AdaptiveOutput() {
+    asm_ = register_module("asm", std::make_shared<nn::AdaptiveLogSoftmaxWithLossImpl>(
+                                      nn::AdaptiveLogSoftmaxWithLossOptions(8, 12, {3, 8}).div_value(2.0)));
+  }
+  Tensor forward(const Tensor& x, const Tensor& target) { return child(asm_).forward(x, target).output; }
+  nn::ChildSlot<nn::AdaptiveLogSoftmaxWithLossImpl> asm_;
+};
+
 std::vector<Layer> layers() {
   using namespace nn;
   auto one = [](std::vector<int64_t> shape) { return [shape] { return Args{rnd(shape)}; }; };
@@ -240,6 +252,11 @@ std::vector<Layer> layers() {
        }},
       {"Sequential with Flatten", [=] { return ptr(Sequential(Conv2d(2, 2, 2), Flatten(), Linear(8, 3))); },
        one({5, 2, 3, 3})},
+      {"AdaptiveLogSoftmaxWithLoss, output",
+       [] { return std::static_pointer_cast<Module>(std::make_shared<AdaptiveOutput>()); },
+       [=] {
+         return Args{rnd({5, 8}), tensor(std::vector<int64_t>{0, 9, 4, 11, 2}, {5})};
+       }},
       {"ModuleList and ModuleDict", [] { return std::static_pointer_cast<Module>(std::make_shared<Containers>()); },
        one({5, 4})},
   };

@@ -14,6 +14,7 @@
 // The rest of the op API, in files of their own (every_device_test reads each functions_*.h
 // included here).
 #include "wick/autograd/functions_counting.h"
+#include "wick/autograd/functions_index_more.h"
 #include "wick/autograd/functions_scan_scatter.h"
 #include "wick/autograd/functions_stats.h"
 #include "wick/autograd/functions_special.h"

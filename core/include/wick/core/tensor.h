@@ -366,34 +366,34 @@ class Tensor {
                           bool include_self = true);
   /// Writes (accumulate: adds) values at `indices`; nothing is written when a check fails.
   Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
+  // Indexed writes and products (wick/autograd/functions_index_more.h; the in-place forms check
+  // everything before writing). argwhere, diagflat, addbmm, ... are free functions only.
+  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, Scalar value) const;
+  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
+  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                      bool include_self = true) const;
+  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
+  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
+  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
+  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
+  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
+                        bool include_self = true);
+  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
+  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
+  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1);
+  Tensor& addmv_(const Tensor& mat, const Tensor& vec, Scalar beta = 1, Scalar alpha = 1);
+  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, Scalar beta = 1, Scalar alpha = 1);
 
  private:
   void check_dtype_for_access(DType requested, const char* what) const;
   std::shared_ptr<TensorImpl> impl_;
 };
 
-// Arithmetic operators (defined in autograd/).
-Tensor operator+(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a, const Tensor& b);
-Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator+(const Tensor& a, Scalar b);
-Tensor operator-(const Tensor& a, Scalar b);
-Tensor operator*(const Tensor& a, Scalar b);
-Tensor operator/(const Tensor& a, Scalar b);
-Tensor operator+(Scalar a, const Tensor& b);
-Tensor operator-(Scalar a, const Tensor& b);
-Tensor operator*(Scalar a, const Tensor& b);
-Tensor operator/(Scalar a, const Tensor& b);
-Tensor operator-(const Tensor& a);
-Tensor& operator+=(Tensor& a, const Tensor& b);
-Tensor& operator-=(Tensor& a, const Tensor& b);
-Tensor& operator*=(Tensor& a, const Tensor& b);
-Tensor& operator+=(Tensor& a, Scalar b);
-Tensor& operator*=(Tensor& a, Scalar b);
-
-using TensorList = std::vector<Tensor>;
-
 }  // namespace wick
 
-#include "wick/core/tensor_format.h"  // fmt::formatter<Tensor>, with every Tensor
+#include "wick/core/tensor_format.h"     // fmt::formatter<Tensor>, with every Tensor
+#include "wick/core/tensor_operators.h"  // operator+ & co. and TensorList

@@ -1,5 +1,5 @@
 #pragma once
-// cosine_similarity and pairwise_distance of wick::nn::functional (alias F), with LibTorch's
+// cosine_similarity, pairwise_distance and pdist of wick::nn::functional (alias F), with LibTorch's
 // options structs and PyTorch 1.13's eps rules. Included by wick/nn/functional.h; the layers
 // (CosineSimilarity, PairwiseDistance) are in wick/nn/modules/distance.h. Composed of
 // differentiable ops (nn/src/functional_distance.cpp).
@@ -32,5 +32,8 @@ struct PairwiseDistanceFuncOptions {
 /// (eps is added to every difference, not clamped). x1 and x2 broadcast; 0-d inputs are a
 /// ValueError.
 Tensor pairwise_distance(const Tensor& x1, const Tensor& x2, const PairwiseDistanceFuncOptions& options = {});
+
+/// The p-norm distances between the rows i < j of a 2-d input (wick::pdist), as LibTorch's F::pdist.
+inline Tensor pdist(const Tensor& input, double p = 2.0) { return wick::pdist(input, p); }
 
 }  // namespace wick::nn::functional

@@ -9,6 +9,7 @@
 #include "wick/nn/init.h"
 #include "wick/nn/module.h"
 #include "wick/nn/modules/activation.h"
+#include "wick/nn/modules/adaptive.h"       // AdaptiveLogSoftmaxWithLoss
 #include "wick/nn/modules/alpha_dropout.h"  // AlphaDropout, FeatureAlphaDropout
 #include "wick/nn/modules/attention.h"
 #include "wick/nn/modules/batchnorm.h"
