@@ -37,7 +37,7 @@ bool needs_positive(UnaryOp op) {
 }  // namespace
 
 TEST_CASE("unary ops match the CPU for every dtype and layout", "[cuda][elementwise]") {
-  for (int op_i = 0; op_i <= static_cast<int>(UnaryOp::Atanh); ++op_i) {
+  for (int op_i = 0; op_i <= static_cast<int>(UnaryOp::FrexpExponent); ++op_i) {
     const auto op = static_cast<UnaryOp>(op_i);
     for (DType dt : kAllTypes) {
       for (const auto& shape : awkward_shapes()) {
@@ -74,7 +74,7 @@ TEST_CASE("in-place unary ops write through non-contiguous views", "[cuda][eleme
 
 TEST_CASE("binary ops match the CPU for every dtype and layout, on every device", "[cuda][elementwise]") {
   for (int dev = 0; dev < cuda::device_count(); ++dev) {
-    for (int op_i = 0; op_i <= static_cast<int>(BinaryOp::Atan2); ++op_i) {
+    for (int op_i = 0; op_i <= static_cast<int>(BinaryOp::Lcm); ++op_i) {
       const auto op = static_cast<BinaryOp>(op_i);
       for (DType dt : kAllTypes) {
         const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> shapes = {
