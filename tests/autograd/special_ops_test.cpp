@@ -207,6 +207,25 @@ TEST_CASE("special ops: closed forms and edge values", "[special_ops]") {
   CHECK(doubles(ldexp(f64({1.5}), i64({3}))) == std::vector<double>{12.0});
 }
 
+TEST_CASE("special ops: polygamma far below zero takes bounded work and keeps its closed forms", "[special_ops]") {
+  // Near x = -N + 1/2 the poles on both sides dominate: psi'''(x) -> 3! * 2 * zeta(4, 1/2) = 2 pi^4 and
+  // psi''(x) = -2 zeta(3, N + 1/2) (the two halves cancel), about -1/N^2. Summed term by term these
+  // would take N steps each (seconds from N = 1e8; forever beyond 2^53).
+  const double pi = 3.14159265358979323846, inf = std::numeric_limits<double>::infinity();
+  const Tensor x = f64({-999999.5, -1e8 + 0.5, -1e15 + 0.5});
+  CHECK_ALLCLOSE(polygamma(3, x), f64({2 * std::pow(pi, 4), 2 * std::pow(pi, 4), 2 * std::pow(pi, 4)}), 1e-12, 0.0);
+  const std::vector<double> p2 = doubles(polygamma(2, x));
+  for (size_t i = 0; i < p2.size(); ++i) {
+    const double n = -doubles(x)[i] + 0.5;
+    CHECK(p2[i] == Approx(-1 / (n * n)).epsilon(1e-5));
+  }
+  // Poles (every double beyond 2^53 is an integer): PyTorch's signs.
+  CHECK(doubles(polygamma(2, f64({-1e18, -1e300, -inf}))) == std::vector<double>{-inf, -inf, -inf});
+  CHECK(doubles(polygamma(3, f64({-1e18})))[0] == inf);
+  // Just below the split at -64, the two ways agree.
+  CHECK_ALLCLOSE(polygamma(4, f64({-64.25})), polygamma(4, f64({-63.25})) + 24 * std::pow(64.25, -5), 1e-12, 0.0);
+}
+
 TEST_CASE("special ops: integer and bitwise ops", "[special_ops]") {
   const int64_t kMin = std::numeric_limits<int64_t>::min();
   CHECK(longs(gcd(i64({0, 0, -12, 12, -12}), i64({0, 5, 18, -18, -18}))) == std::vector<int64_t>{0, 5, 6, 6, 6});

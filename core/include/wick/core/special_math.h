@@ -64,11 +64,10 @@ WICK_HOST_DEVICE double digamma_of(double x) {
   return digamma_positive(x);
 }
 
-/// The Hurwitz zeta function zeta(s, q) = sum_k (q + k)^-s for an integral s >= 2: the terms
-/// summed directly until q + k >= 20 + s, then Euler-Maclaurin's tail with B_2 .. B_24. A pole
-/// (q a non-positive integer) gives +-inf through 0^-s. Costs about |q| steps for negative q.
-WICK_HOST_DEVICE double hurwitz_zeta(double s, double q) {
-  if (q == -HUGE_VAL) return HUGE_VAL;  // a pole, as PyTorch's
+/// zeta(s, q) for q >= -64 (or NaN): the terms summed directly until q + k >= 20 + s (at most
+/// 84 + s of them), then Euler-Maclaurin's tail with B_2 .. B_24; a pole (q a non-positive
+/// integer) gives +inf through 0^-s.
+WICK_HOST_DEVICE double hurwitz_zeta_direct(double s, double q) {
   const double bound = 20 + s;
   double sum = 0;
   double a = q == 0 ? 0.0 : q;  // -0 is the pole at +0 (0^-s is +inf there, not -inf)
@@ -91,6 +90,22 @@ WICK_HOST_DEVICE double hurwitz_zeta(double s, double q) {
     fact *= (2 * j + 1) * (2 * j + 2);
   }
   return sum + tail;
+}
+
+/// The Hurwitz zeta function zeta(s, q) = sum_k (q + k)^-s for an integral s >= 2. A pole (q a
+/// non-positive integer, -inf included) is +inf, as PyTorch's. Below q = -64, q = f - N (f in
+/// (0, 1), exact there) splits into its N negative terms, (-1)^s (zeta(s, 1 - f) -
+/// zeta(s, N + 1 - f)), and zeta(s, f): a bounded amount of work for any q, where summing term by
+/// term would take |q| steps (PyTorch's does: seconds at q = -1e8 + 0.5; and beyond 2^53 adding 1
+/// to q never moves it).
+WICK_HOST_DEVICE double hurwitz_zeta(double s, double q) {
+  if (!(q < -64)) return hurwitz_zeta_direct(s, q);  // NaN included
+  const double whole = std::floor(q);
+  if (whole == q) return HUGE_VAL;  // a pole
+  const double f = q - whole;       // exact (Sterbenz: q and floor(q) are within a factor 2)
+  const double negative_terms = hurwitz_zeta_direct(s, 1 - f) - hurwitz_zeta_direct(s, -whole + 1 - f);
+  const bool odd = std::fmod(s, 2.0) != 0;
+  return hurwitz_zeta_direct(s, f) + (odd ? -negative_terms : negative_terms);
 }
 
 /// trigamma psi'(x); negative x by reflection, psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x) (sine
