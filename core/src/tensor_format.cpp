@@ -68,7 +68,12 @@ std::string Tensor::to_string() const {
   }
   std::string out = "tensor(";
   std::vector<int64_t> idx(static_cast<size_t>(dim()), 0);
-  format_rec(out, *this, vals, idx, 0, numel() > kElideThreshold, dtype(), 7);
+  // An empty tensor prints as [] whatever its shape, as PyTorch's: walking the rows of a
+  // [2^40, 0] tensor would build a string of terabytes.
+  if (numel() == 0)
+    out += "[]";
+  else
+    format_rec(out, *this, vals, idx, 0, numel() > kElideThreshold, dtype(), 7);
   out += fmt::format(", shape=[{}], dtype={}, device={})", fmt::join(sizes(), ", "), dtype(), device());
   return out;
 }

@@ -85,6 +85,18 @@ TEST_CASE("hostile args: int64 tensors print their exact values") {
   CHECK_THAT(ones({2}, kBool).to_string(), Catch::Matchers::Contains("[True, True]"));
 }
 
+// An empty tensor prints as [] whatever its shape (PyTorch: "tensor([], size=(2, 0))"); the rows
+// of a [2^62, 0] tensor used to be walked one by one (a hang, then a string of exabytes). 2^20
+// rows keep the old code's failure quick; 2^62 shows the new code does not walk them.
+TEST_CASE("hostile args: an empty tensor prints no rows whatever its shape") {
+  CHECK(zeros({int64_t{1} << 20, 0}).to_string() == "tensor([], shape=[1048576, 0], dtype=float32, device=cpu:0)");
+  if (zeros({int64_t{1} << 20, 0}).to_string().size() < 100)
+    CHECK(zeros({int64_t{1} << 62, 0}).to_string() ==
+          "tensor([], shape=[4611686018427387904, 0], dtype=float32, device=cpu:0)");
+  CHECK(zeros({2, 0}, kInt64).to_string() == "tensor([], shape=[2, 0], dtype=int64, device=cpu:0)");
+  CHECK(zeros({0}).to_string() == "tensor([], shape=[0], dtype=float32, device=cpu:0)");
+}
+
 // PyTorch: torch.tensor(2.).argmax(1), .max(1), .transpose(1, 0), .squeeze(1), .flatten(1, 0)
 // and .scatter_reduce(1, ...) raise IndexError "Dimension out of range (expected to be in range
 // of [-1, 0], but got 1)". wick returned a result for any dim of a 0-dim tensor.
