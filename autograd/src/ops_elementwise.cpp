@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "op_helpers.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -96,6 +97,16 @@ Tensor div(const Tensor& a, const Tensor& b) {
 }
 
 Tensor pow(const Tensor& a, Scalar e) {
+  // Scalars reach kernels as doubles, exact only up to 2^53: a larger integer exponent of an
+  // integer tensor takes the exact tensor-exponent path instead (int64 result, wrapping, as
+  // PyTorch's), where a double would round it (or, past INT64_MAX, make the result float32).
+  if (!e.is_floating() && a.defined() && !is_floating(a.dtype()) && !int64_fits_double(e.to_int())) {
+    WICK_CHECK(e.to_int() >= 0,
+               "pow: integers to negative integer powers are not allowed (a {} tensor of shape [{}] to the power {}); "
+               "convert the tensor to a floating type first, e.g. .to(wick::kFloat32)",
+               a.dtype(), fmt::join(a.sizes(), ", "), e.to_int());
+    return native::binary(BinaryOp::Pow, a, native::scalar_tensor(e, kInt64, a.device()));
+  }
   Tensor out = native::unary(UnaryOp::PowScalar, a, e.to_double());
   if (needs_grad({&a})) {
     const double ev = e.to_double();

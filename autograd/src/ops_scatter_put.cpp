@@ -121,9 +121,11 @@ Tensor scatter_reduce(const Tensor& a, int64_t dim, const Tensor& index, const T
   WICK_CHECK_TYPE(src.dtype() == a.dtype(), "scatter_reduce: src is {} but self is {}; convert src to self's dtype",
                   src.dtype(), a.dtype());
   native::check_same_device("scatter_reduce", {&a, &index, &src});
-  if (a.dim() == 0 && index.dim() == 0 && src.dim() == 0)
+  if (a.dim() == 0 && index.dim() == 0 && src.dim() == 0) {
+    native::wrap_dim(dim, 0, "scatter_reduce");  // only 0 and -1 name a 0-dim tensor's dim
     return reshape(scatter_reduce(reshape(a, {1}), 0, reshape(index, {1}), reshape(src, {1}), reduce, include_self),
                    {});
+  }
   WICK_CHECK(index.dim() == a.dim() && src.dim() == a.dim(),
              "scatter_reduce: self {}, index {} and src {} need the same number of dims", shape_str(a.sizes()),
              shape_str(index.sizes()), shape_str(src.sizes()));

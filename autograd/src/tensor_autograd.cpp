@@ -95,7 +95,10 @@ void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, 
                      create_graph);
 }
 
-Tensor Tensor::detach() const { return native::alias(*this); }
+Tensor Tensor::detach() const {
+  WICK_CHECK(defined(), "detach: the tensor is undefined (default-constructed); there is nothing to detach");
+  return native::alias(*this);
+}
 
 Tensor& Tensor::detach_() {
   AutogradMeta* m = get_meta(*this);

@@ -1,6 +1,8 @@
 // Factories: empty, zeros, ones, full, arange, linspace, eye, random, from host memory.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <vector>
 
 #include "fill_value.h"
 #include "wick/core/checked_math.h"
@@ -152,6 +154,19 @@ Tensor from_blob_copy(const void* data, IntArrayRef shape, DType dtype, Device d
   Tensor t = empty(shape, dtype, device);
   const size_t bytes = t.nbytes();
   if (bytes == 0) return t;
+  WICK_CHECK(data != nullptr,
+             "from_blob: the data pointer is null but shape [{}] of {} needs {} bytes; pass the address "
+             "of the values",
+             fmt::join(shape, ", "), dtype, bytes);
+  // Any nonzero byte is true: a C++ bool holding another value is undefined behaviour in every
+  // kernel that reads it (the safetensors reader does the same).
+  std::vector<uint8_t> bools;
+  if (dtype == kBool) {
+    const auto* p = static_cast<const uint8_t*>(data);
+    bools.resize(bytes);
+    for (size_t i = 0; i < bytes; ++i) bools[i] = p[i] != 0;
+    data = bools.data();
+  }
   if (device.is_cpu())
     std::memcpy(t.data_ptr(), data, bytes);
   else

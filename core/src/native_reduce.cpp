@@ -170,8 +170,8 @@ Tensor log_softmax_composite(const Tensor& t, int64_t dim) {
 namespace {
 Tensor arg_reduce(ArgReduceOp op, const Tensor& t, int64_t dim, bool keepdim, const char* name) {
   WICK_CHECK(t.defined(), "{}: the input is an undefined tensor", name);
+  dim = wrap_dim(dim, t.dim(), name);  // a 0-dim tensor takes only 0 and -1, as PyTorch
   if (t.dim() == 0) return zeros({}, kInt64, t.device());
-  dim = wrap_dim(dim, t.dim(), name);
   WICK_CHECK(t.sizes()[dim] > 0, "{}: cannot take the {} over dim {} of size 0 (shape [{}])", name, name, dim,
              fmt::join(t.sizes(), ", "));
   DimVector ks(t.sizes());

@@ -1,4 +1,6 @@
 // Views: new TensorImpls over the same storage, sharing the version counter. No copies.
+#include <string>
+
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -82,14 +84,42 @@ DimVector infer_shape(IntArrayRef shape, int64_t numel, IntArrayRef from, const 
 }
 }  // namespace
 
+// Note [as_strided bounds]: the view must lie inside its storage. Like PyTorch's setStorage
+// check, the storage offset must be >= 0, strides must be >= 0, and a non-empty view's last
+// element (offset + sum (size - 1) * stride) must be an element of the storage; otherwise the
+// view would read and write past the allocation. All of it in checked int64 arithmetic.
 Tensor as_strided(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
+  WICK_CHECK(t.defined(), "as_strided: the input is an undefined tensor");
   WICK_CHECK(sizes.size() == strides.size(), "as_strided: sizes [{}] and strides [{}] have different lengths",
              fmt::join(sizes, ", "), fmt::join(strides, ", "));
-  checked_numel(sizes, "as_strided");
-  return make_view(t, DimVector(sizes), DimVector(strides), t.storage_offset() + offset);
+  const int64_t numel = checked_numel(sizes, "as_strided");
+  for (size_t i = 0; i < strides.size(); ++i)
+    WICK_CHECK(strides[i] >= 0, "as_strided: negative stride {} in dim {} (strides [{}]); strides must be >= 0",
+               strides[i], i, fmt::join(strides, ", "));
+  int64_t start = 0;
+  bool overflow = add_overflow(t.storage_offset(), offset, &start);
+  WICK_CHECK(!overflow && start >= 0,
+             "as_strided: the offset {} moves the view of a tensor at storage offset {} before the start of its "
+             "storage; the resulting storage offset must be >= 0",
+             offset, t.storage_offset());
+  const int64_t capacity = static_cast<int64_t>(t.impl()->storage->nbytes() / element_size(t.dtype()));
+  int64_t last = start;  // the storage index of the view's last element
+  for (size_t i = 0; i < sizes.size() && numel > 0; ++i) {
+    int64_t span = 0;
+    overflow = overflow || mul_overflow(sizes[i] - 1, strides[i], &span) || add_overflow(last, span, &last);
+  }
+  WICK_CHECK(numel == 0 || (!overflow && last < capacity),
+             "as_strided: sizes [{}] with strides [{}] at storage offset {} reach element {} of a storage that "
+             "holds {} elements of {}; the view must lie inside its storage",
+             fmt::join(sizes, ", "), fmt::join(strides, ", "), start,
+             overflow ? std::string("past int64") : std::to_string(last), capacity, t.dtype());
+  return make_view(t, DimVector(sizes), DimVector(strides), start);
 }
 
-Tensor alias(const Tensor& t) { return make_view(t, t.impl()->sizes, t.impl()->strides, t.storage_offset()); }
+Tensor alias(const Tensor& t) {
+  WICK_CHECK(t.defined(), "alias: the input is an undefined tensor");
+  return make_view(t, t.impl()->sizes, t.impl()->strides, t.storage_offset());
+}
 
 Tensor alias_with_new_version(const Tensor& t) {
   Tensor a = alias(t);
@@ -116,9 +146,9 @@ Tensor reshape(const Tensor& t, IntArrayRef shape) {
 
 Tensor transpose(const Tensor& t, int64_t d0, int64_t d1) {
   const int64_t n = t.dim();
-  if (n == 0) return alias(t);
-  d0 = wrap_dim(d0, n, "transpose");
+  d0 = wrap_dim(d0, n, "transpose");  // a 0-dim tensor takes only 0 and -1, as PyTorch
   d1 = wrap_dim(d1, n, "transpose");
+  if (n == 0) return alias(t);
   DimVector sz = t.impl()->sizes, st = t.impl()->strides;
   std::swap(sz[d0], sz[d1]);
   std::swap(st[d0], st[d1]);
@@ -225,8 +255,8 @@ Tensor squeeze(const Tensor& t) {
 }
 
 Tensor squeeze(const Tensor& t, int64_t dim) {
+  dim = wrap_dim(dim, t.dim(), "squeeze");  // checked on a 0-dim tensor too
   if (t.dim() == 0) return alias(t);
-  dim = wrap_dim(dim, t.dim(), "squeeze");
   if (t.sizes()[dim] != 1) return alias(t);
   DimVector sz = t.impl()->sizes, st = t.impl()->strides;
   sz.erase(dim);
@@ -244,9 +274,9 @@ Tensor unsqueeze(const Tensor& t, int64_t dim) {
 }
 
 Tensor flatten(const Tensor& t, int64_t start_dim, int64_t end_dim) {
-  if (t.dim() == 0) return reshape(t, {1});
-  start_dim = wrap_dim(start_dim, t.dim(), "flatten");
+  start_dim = wrap_dim(start_dim, t.dim(), "flatten");  // checked on a 0-dim tensor too
   end_dim = wrap_dim(end_dim, t.dim(), "flatten");
+  if (t.dim() == 0) return reshape(t, {1});
   WICK_CHECK(start_dim <= end_dim, "flatten: start_dim {} must not come after end_dim {}", start_dim, end_dim);
   DimVector shape;
   int64_t prod = 1;

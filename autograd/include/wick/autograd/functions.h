@@ -44,7 +44,8 @@ Tensor rand_like(const Tensor& t);
 Tensor randn_like(const Tensor& t);
 /// A 0-dim tensor holding v (float32 for floating values unless opts says otherwise).
 Tensor scalar_tensor(Scalar v, TensorOptions opts = {});
-/// Copies `data` (host memory of opts' dtype) into a new tensor of `shape`.
+/// Copies `data` (host memory of opts' dtype) into a new tensor of `shape`. For kBool any nonzero
+/// byte is true; a null `data` for a non-empty shape is a ValueError.
 Tensor from_blob(const void* data, IntArrayRef shape, TensorOptions opts = {});
 /// A tensor holding a copy of `values` (T: double, float, int64_t) with `shape`, converted to
 /// opts' dtype; by default int64 for integer values and float32 for floating values, as

@@ -25,7 +25,8 @@ Tensor randn(IntArrayRef shape, DType dtype, Device device);
 Tensor randint(int64_t low, int64_t high, IntArrayRef shape, DType dtype, Device device);
 /// Bernoulli(p) mask of 0/1 with `like`'s shape, dtype and device.
 Tensor bernoulli(const Tensor& like, double p);
-/// Copies `count` elements of type `dtype` from host memory.
+/// Copies the elements of `shape` (of type `dtype`) from host memory. Bool bytes are normalised
+/// (any nonzero byte is true); a null `data` for a non-empty shape is a ValueError.
 Tensor from_blob_copy(const void* data, IntArrayRef shape, DType dtype, Device device);
 /// A 0-dim tensor holding `s` (dtype: the scalar's category's widest type unless given).
 Tensor scalar_tensor(Scalar s, DType dtype, Device device);
