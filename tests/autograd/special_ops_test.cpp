@@ -217,7 +217,7 @@ TEST_CASE("special ops: polygamma far below zero takes bounded work and keeps it
   const std::vector<double> p2 = doubles(polygamma(2, x));
   for (size_t i = 0; i < p2.size(); ++i) {
     const double n = -doubles(x)[i] + 0.5;
-    CHECK(p2[i] == Approx(-1 / (n * n)).epsilon(1e-5));
+    CHECK(p2[i] == Approx(-1 / (n * n)).epsilon(1e-9));  // PyTorch: 0.15% off at N = 1e6
   }
   // Poles (every double beyond 2^53 is an integer): PyTorch's signs.
   CHECK(doubles(polygamma(2, f64({-1e18, -1e300, -inf}))) == std::vector<double>{-inf, -inf, -inf});

@@ -103,9 +103,11 @@ WICK_HOST_DEVICE double hurwitz_zeta(double s, double q) {
   const double whole = std::floor(q);
   if (whole == q) return HUGE_VAL;  // a pole
   const double f = q - whole;       // exact (Sterbenz: q and floor(q) are within a factor 2)
-  const double negative_terms = hurwitz_zeta_direct(s, 1 - f) - hurwitz_zeta_direct(s, -whole + 1 - f);
-  const bool odd = std::fmod(s, 2.0) != 0;
-  return hurwitz_zeta_direct(s, f) + (odd ? -negative_terms : negative_terms);
+  // Odd s: zeta(s, f) - zeta(s, 1 - f) + zeta(s, N + 1 - f), the first two (which cancel at f = 1/2)
+  // subtracted before the small third is added, so that it keeps its digits.
+  const double near = hurwitz_zeta_direct(s, f), mirrored = hurwitz_zeta_direct(s, 1 - f);
+  const double far = hurwitz_zeta_direct(s, -whole + 1 - f);
+  return std::fmod(s, 2.0) != 0 ? (near - mirrored) + far : (near + mirrored) - far;
 }
 
 /// trigamma psi'(x); negative x by reflection, psi'(x) = pi^2 / sin^2(pi x) - psi'(1 - x) (sine
