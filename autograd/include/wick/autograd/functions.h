@@ -16,8 +16,8 @@
 #include "wick/autograd/functions_counting.h"
 #include "wick/autograd/functions_index_more.h"
 #include "wick/autograd/functions_scan_scatter.h"
-#include "wick/autograd/functions_stats.h"
 #include "wick/autograd/functions_special.h"
+#include "wick/autograd/functions_stats.h"
 
 namespace wick {
 
