@@ -80,7 +80,7 @@ void check_codes(const Tensor& t, const std::vector<double>& want) {
 }
 }  // namespace
 
-TEST_CASE("nn: safetensors Widen reads F16, BF16 and small integers bit for bit as PyTorch converts them") {
+TEST_CASE("safetensors: Widen reads F16, BF16 and small integers bit for bit as PyTorch converts them") {
   const SafetensorsData d = load_safetensors(widen_file(), UnsupportedDtypes::Widen);
   REQUIRE(d.unsupported.empty());
   REQUIRE(d.widened.size() == kWidened.size());
@@ -93,8 +93,9 @@ TEST_CASE("nn: safetensors Widen reads F16, BF16 and small integers bit for bit 
     REQUIRE(got.dtype() == want.dtype());
     REQUIRE(got.sizes() == want.sizes());
     // Bits, not values: NaN payloads and signed zeros count (every float16 code is in "f16").
-    CHECK(std::memcmp(got.data_ptr(), want.data_ptr(), static_cast<size_t>(got.numel()) * element_size(got.dtype())) ==
-          0);
+    if (got.numel() > 0)  // an empty tensor has no data pointer
+      CHECK(std::memcmp(got.data_ptr(), want.data_ptr(),
+                        static_cast<size_t>(got.numel()) * element_size(got.dtype())) == 0);
   }
   CHECK(d.at("f16").numel() == 65536);  // more than one 64 KiB piece of the file
   CHECK(d.at("f16_scalar").dim() == 0);
@@ -104,7 +105,7 @@ TEST_CASE("nn: safetensors Widen reads F16, BF16 and small integers bit for bit 
   CHECK(d.at("plain").data_ptr<float>()[1] == -2.0f);
 }
 
-TEST_CASE("nn: safetensors Refuse and Skip keep treating the other dtypes as before") {
+TEST_CASE("safetensors: Refuse and Skip keep treating the other dtypes as before") {
   REQUIRE_THROWS_AS(load_safetensors(widen_file()), NotImplementedError);
   const SafetensorsData d = load_safetensors(widen_file(), UnsupportedDtypes::Skip);
   CHECK(d.widened.empty());
@@ -113,7 +114,7 @@ TEST_CASE("nn: safetensors Refuse and Skip keep treating the other dtypes as bef
   CHECK_THROWS_AS(d.at("bf16"), NotImplementedError);
 }
 
-TEST_CASE("nn: safetensors Widen reads every 8-bit float code as its definition gives it") {
+TEST_CASE("safetensors: Widen reads every 8-bit float code as its definition gives it") {
   SECTION("F8_E4M3: no infinities, S.1111.111 is NaN, largest 448") {
     std::vector<double> want;
     for (int c = 0; c < 256; ++c)
@@ -144,7 +145,7 @@ TEST_CASE("nn: safetensors Widen reads every 8-bit float code as its definition 
   }
 }
 
-TEST_CASE("nn: safetensors Widen reads U16, U32 and U64 into int64, and refuses U64 values int64 cannot hold") {
+TEST_CASE("safetensors: Widen reads U16, U32 and U64 into int64, and refuses U64 values int64 cannot hold") {
   auto le = [](uint64_t v, int bytes) {
     std::string s;
     for (int i = 0; i < bytes; ++i) s += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -164,13 +165,13 @@ TEST_CASE("nn: safetensors Widen reads U16, U32 and U64 into int64, and refuses 
   REQUIRE_THROWS_AS(widen(one_tensor("counts", "U64", bytes, 9000)), ValueError);
 }
 
-TEST_CASE("nn: safetensors Widen refuses the dtypes no wick dtype holds exactly, naming them") {
+TEST_CASE("safetensors: Widen refuses the dtypes no wick dtype holds exactly, naming them") {
   REQUIRE_THROWS_AS(widen(one_tensor("z", "C64", std::string(16, '\0'), 2)), NotImplementedError);
   REQUIRE_THROWS_WITH(widen(one_tensor("z", "C64", std::string(16, '\0'), 2)), Contains("\"z\" (C64)"));
   REQUIRE_THROWS_WITH(widen(one_tensor("q", "F4", std::string(1, '\0'), 2)), Contains("\"q\" (F4)"));
 }
 
-TEST_CASE("nn: a float16 checkpoint loads into a float32 module through Widen, and nn::load names the way") {
+TEST_CASE("safetensors: a float16 checkpoint loads into a float32 module through Widen, and nn::load names the way") {
   wick::test::TempDir dir;
   nn::Linear model(2, 2);
   // weight [[1.5, -0.25], [65504 (float16's largest), 2^-24 (its smallest subnormal)]], bias [0, -0].
