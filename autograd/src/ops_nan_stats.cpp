@@ -133,14 +133,25 @@ Tensor nanmedian(const Tensor& a) {
 std::tuple<Tensor, Tensor> std_mean(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
   return std_mean(a, dims, std::optional<int64_t>(unbiased ? 1 : 0), keepdim);
 }
-std::tuple<Tensor, Tensor> std_mean(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction,
-                                    bool keepdim) {
-  check_reduce_dims("std_mean", a, dims);
-  WICK_CHECK_TYPE(is_floating(a.dtype()), "std_mean: expects a floating input, got {} of shape {}", a.dtype(),
+namespace {
+// std_mean and var_mean: their shared checks, then the spread (std or var) and the mean.
+template <class Spread>
+std::tuple<Tensor, Tensor> spread_mean(const char* op, const Tensor& a, IntArrayRef dims,
+                                       std::optional<int64_t> correction, bool keepdim, Spread spread) {
+  check_reduce_dims(op, a, dims);
+  WICK_CHECK_TYPE(is_floating(a.dtype()), "{}: expects a floating input, got {} of shape {}", op, a.dtype(),
                   shape_str(a));
-  Tensor s = wick::std(a, dims, correction, keepdim);
+  Tensor s = spread(a, dims, correction, keepdim);
   Tensor m = mean(a, dims, keepdim);
   return {s, m};
+}
+}  // namespace
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction,
+                                    bool keepdim) {
+  return spread_mean(
+      "std_mean", a, dims, correction, keepdim,
+      [](const Tensor& t, IntArrayRef d, std::optional<int64_t> c, bool k) { return wick::std(t, d, c, k); });
 }
 
 std::tuple<Tensor, Tensor> var_mean(const Tensor& a, IntArrayRef dims, bool unbiased, bool keepdim) {
@@ -148,12 +159,8 @@ std::tuple<Tensor, Tensor> var_mean(const Tensor& a, IntArrayRef dims, bool unbi
 }
 std::tuple<Tensor, Tensor> var_mean(const Tensor& a, IntArrayRef dims, std::optional<int64_t> correction,
                                     bool keepdim) {
-  check_reduce_dims("var_mean", a, dims);
-  WICK_CHECK_TYPE(is_floating(a.dtype()), "var_mean: expects a floating input, got {} of shape {}", a.dtype(),
-                  shape_str(a));
-  Tensor v = var(a, dims, correction, keepdim);
-  Tensor m = mean(a, dims, keepdim);
-  return {v, m};
+  return spread_mean("var_mean", a, dims, correction, keepdim,
+                     [](const Tensor& t, IntArrayRef d, std::optional<int64_t> c, bool k) { return var(t, d, c, k); });
 }
 
 std::tuple<Tensor, Tensor> aminmax(const Tensor& a, std::optional<int64_t> dim, bool keepdim) {
