@@ -3,8 +3,10 @@
 // (Note [Special functions] in wick/core/special_math.h); each backward is PyTorch's formula
 // (derivatives.yaml) written on the public API, so double backward works.
 #include <cmath>
+#include <vector>
 
 #include "op_helpers.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -97,10 +99,16 @@ Tensor mvlgamma(const Tensor& a, int64_t p) {
     WICK_CHECK(ok, "mvlgamma: all elements must be greater than (p-1)/2 = {} (p = {}, input of shape {}, smallest {})",
                bound, p, shape_str(a), x.min().item<double>());
   }
-  // sum_{j < p} lgamma(x - j/2) + p (p - 1) / 4 * ln(pi): its gradient is PyTorch's
-  // mvlgamma_backward, g * sum_j digamma(x - j/2).
-  Tensor out = lgamma(x);
-  for (int64_t j = 1; j < p; ++j) out = add(out, lgamma(x.sub(Scalar(0.5 * static_cast<double>(j)))));
+  // sum_{j < p} lgamma(x - j/2) + p (p - 1) / 4 * ln(pi), as PyTorch computes it: one
+  // lgamma over x[..., None] + [-(p-1)/2, ..., -1/2, 0] summed over the new last dim, so the work
+  // is that of one tensor of numel * p elements, whatever p (an empty x costs nothing). Its
+  // gradient is PyTorch's mvlgamma_backward, g * sum_j digamma(x - j/2).
+  std::vector<int64_t> shape = x.sizes().vec();
+  shape.push_back(p);
+  checked_nbytes(shape, x.element_size(), "mvlgamma");
+  const Tensor offsets = arange(Scalar(0.5 - 0.5 * static_cast<double>(p)), Scalar(0.5), Scalar(0.5),
+                                TensorOptions().dtype(x.dtype()).device(x.device()));
+  const Tensor out = lgamma(x.unsqueeze(-1).add(offsets)).sum(std::vector<int64_t>{-1});
   return out.add(Scalar(0.25 * static_cast<double>(p) * static_cast<double>(p - 1) * std::log(kPi)));
 }
 

@@ -185,6 +185,12 @@ TEST_CASE("special ops: closed forms and edge values", "[special_ops]") {
   CHECK_ALLCLOSE(sinc(f64({0.0, 0.5, 1.5})), f64({1.0, 2 / pi, -2 / (3 * pi)}), 1e-15, 1e-16);
   CHECK_ALLCLOSE(i0(f64({0.0})), f64({1.0}), 0.0, 0.0);
   CHECK_ALLCLOSE(mvlgamma(f64({2.5}), 2), f64({std::lgamma(2.5) + std::lgamma(2.0) + 0.5 * std::log(pi)}), 1e-15, 0.0);
+  // p = 5 by hand, and a huge p: an empty input does no work per p (it looped p times), a 0-d one keeps its shape.
+  const double by_hand =
+      std::lgamma(4.0) + std::lgamma(3.5) + std::lgamma(3.0) + std::lgamma(2.5) + std::lgamma(2.0) + 5.0 * std::log(pi);
+  CHECK_ALLCLOSE(mvlgamma(f64({4.0}), 5), f64({by_hand}), 1e-15, 0.0);
+  CHECK(mvlgamma(f64({}).reshape({0, 3}), int64_t{1} << 40).sizes() == IntArrayRef{0, 3});
+  CHECK(mvlgamma(scalar_tensor(4.0, TensorOptions().dtype(kFloat64)), 5).dim() == 0);
   const double inf = std::numeric_limits<double>::infinity();
   const std::vector<double> d = doubles(digamma(f64({0.0, -0.0, -3.0})));
   CHECK(d[0] == -inf);
@@ -298,6 +304,7 @@ TEST_CASE("special ops: typed errors, raised before anything is written", "[spec
   expect_error<ValueError>([&] { polygamma(-1, fl); }, {"polygamma", "-1"});
   expect_error<ValueError>([&] { mvlgamma(fl, 0); }, {"mvlgamma", "p"});
   expect_error<ValueError>([&] { mvlgamma(fl, 3); }, {"mvlgamma", "(p-1)/2 = 1"});
+  expect_error<ValueError>([&] { mvlgamma(f64({1e19, 2e19}), int64_t{1} << 62); }, {"mvlgamma", "too large", "[2, "});
   Tensor t = i64({1, 2});
   expect_error<TypeError>([&] { digamma_(t); }, {"digamma_", "int64"});
   CHECK(longs(t) == std::vector<int64_t>{1, 2});
