@@ -9,7 +9,7 @@ if [ -z "$CF" ]; then
   echo "format.sh: clang-format-14 not found (apt-get install clang-format-14, or: make format-check)" >&2
   exit 2
 fi
-mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.cu' '*.cuh' '*.cc')
+mapfile -t files < <(git ls-files '*.cpp' '*.h' '*.inc' '*.cu' '*.cuh' '*.cc')
 if [ "${1:-}" = "--check" ]; then
   bad=0
   for f in "${files[@]}"; do

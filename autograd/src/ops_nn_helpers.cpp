@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "op_helpers.h"
+#include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 
 namespace wick {
@@ -48,6 +49,12 @@ Tensor one_hot(const Tensor& a, int64_t num_classes) {
                "smaller than num_classes",
                hi, num_classes);
   }
+  // An empty input gives an empty output of any width, as PyTorch's; a width whose bytes
+  // overflow int64 is refused here, naming one_hot, before arange would.
+  DimVector out_shape(a.sizes());
+  out_shape.push_back(num_classes);
+  checked_nbytes(out_shape, sizeof(int64_t), "one_hot");
+  if (a.numel() == 0) return native::zeros(out_shape, kInt64, a.device());
   DimVector shape(a.sizes());
   shape.push_back(1);
   Tensor classes = native::arange(0, num_classes, 1, kInt64, a.device());

@@ -73,4 +73,19 @@ Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, Scalar beta, Scala
                                [&](const Tensor& s, const TL& o) { return wick::addr(s, o[0], o[1], beta, alpha); });
 }
 
+Tensor Tensor::argwhere() const { return wick::argwhere(*this); }
+Tensor Tensor::diagflat(int64_t offset) const { return wick::diagflat(*this, offset); }
+Tensor Tensor::addbmm(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) const {
+  return wick::addbmm(*this, batch1, batch2, beta, alpha);
+}
+Tensor Tensor::addmv(const Tensor& mat, const Tensor& vec, Scalar beta, Scalar alpha) const {
+  return wick::addmv(*this, mat, vec, beta, alpha);
+}
+Tensor Tensor::addr(const Tensor& vec1, const Tensor& vec2, Scalar beta, Scalar alpha) const {
+  return wick::addr(*this, vec1, vec2, beta, alpha);
+}
+Tensor Tensor::ger(const Tensor& vec2) const { return wick::ger(*this, vec2); }
+Tensor Tensor::vdot(const Tensor& other) const { return wick::vdot(*this, other); }
+Tensor Tensor::logdet() const { return wick::logdet(*this); }
+
 }  // namespace wick

@@ -15,6 +15,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/error.h"
 
@@ -25,9 +26,7 @@ using wick::test::OracleCase;
 namespace {
 constexpr double kOutRtol = 1e-12, kGradRtol = 1e-12, kAtol = 1e-14;
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 Tensor leaf(IntArrayRef shape, Device dev) {
   return randn(shape, TensorOptions(kFloat64).device(dev)).requires_grad_(true);
 }

@@ -17,6 +17,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/cdist.h"
 #include "wick/autograd/einsum.h"
 #include "wick/autograd/functions.h"
@@ -30,9 +31,7 @@ namespace {
 constexpr double kOutRtol = 1e-12, kGradRtol = 1e-10, kAtol = 1e-13;
 const double kInf = std::numeric_limits<double>::infinity();
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 Tensor leaf(IntArrayRef shape, Device dev) {
   return randn(shape, TensorOptions(kFloat64).device(dev)).requires_grad_(true);
 }

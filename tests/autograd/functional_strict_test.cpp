@@ -13,6 +13,7 @@
 #include "support/allclose.h"
 #include "support/devices.h"
 #include "support/expect_error.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functional.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad.h"
@@ -25,9 +26,7 @@ namespace F = wick::autograd::functional;
 using TL = std::vector<Tensor>;
 
 namespace {
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 Tensor zeros_on(IntArrayRef shape, Device dev) { return zeros(shape, TensorOptions(kFloat64).device(dev)); }
 
 // x -> x.exp().sum(), ignoring y; (x, y) -> (2 x, exp(y)); x -> (2 x).sum(), which is linear.

@@ -15,6 +15,7 @@
 #include "support/allclose.h"
 #include "support/devices.h"
 #include "support/oracle.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functions.h"
 
 using namespace wick;
@@ -93,9 +94,7 @@ Tensor flat_cat(const std::vector<Tensor>& ts) {
   return cat(flat, 0);
 }
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 }  // namespace
 
 TEST_CASE("functional: vjp, jvp, jacobian, hessian, hvp and vhp match PyTorch 1.13 on every device",

@@ -20,14 +20,19 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::OracleCase;
 using TL = std::vector<Tensor>;
 
 namespace {
-int64_t ikw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
-double dkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<double>(); }
+using wick::test::ikw;
+using wick::test::dkw;
+using wick::test::f64;
+using wick::test::i64;
+using wick::test::doubles;
+using wick::test::longs;
 bool bkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<bool>(); }
 
 Tensor run(const OracleCase& c, const TL& x, Device) {
@@ -61,10 +66,6 @@ Tensor run(const OracleCase& c, const TL& x, Device) {
 }
 
 Tensor R(IntArrayRef shape) { return randn(shape, TensorOptions(kFloat64).requires_grad()); }
-Tensor f64(const std::vector<double>& v, IntArrayRef shape) { return tensor(v, shape, kFloat64); }
-Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape) { return tensor(v, shape); }
-std::vector<double> doubles(const Tensor& t) { return t.to(kCPU, kFloat64).contiguous().to_vector<double>(); }
-std::vector<int64_t> longs(const Tensor& t) { return t.to(kCPU, kInt64).contiguous().to_vector<int64_t>(); }
 }  // namespace
 
 TEST_CASE("index more: PyTorch 1.13 values and gradients on every device", "[index_more]") {

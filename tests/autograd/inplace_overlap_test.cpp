@@ -10,12 +10,13 @@
 
 #include "support/allclose.h"
 #include "support/devices.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
 
 namespace {
-Tensor f64(std::vector<double> v, std::vector<int64_t> shape) { return tensor(v, shape, TensorOptions(kFloat64)); }
+using wick::test::f64;
 }  // namespace
 
 TEST_CASE("in-place ops: an operand that overlaps the target in another layout is read as it was") {

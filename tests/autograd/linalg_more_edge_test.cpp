@@ -15,6 +15,7 @@
 #include "support/devices.h"
 #include "support/expect_error.h"
 #include "support/gradcheck.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/linalg.h"
@@ -26,9 +27,7 @@ using TL = std::vector<Tensor>;
 
 namespace {
 TensorOptions o64(Device dev) { return TensorOptions(kFloat64).device(dev); }
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 Tensor mT(const Tensor& x) { return transpose(x, -2, -1); }
 
 // exp([[a, b], [0, c]]) = [[e^a, b (e^a - e^c) / (a - c)], [0, e^c]] for a != c.

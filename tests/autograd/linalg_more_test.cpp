@@ -17,6 +17,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/linalg.h"
 #include "wick/core/error.h"
@@ -31,9 +32,7 @@ namespace {
 constexpr double kOutRtol = 1e-10, kGradRtol = 1e-8, kAtol = 1e-11;
 const double kInf = std::numeric_limits<double>::infinity();
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 Tensor leaf(IntArrayRef shape, Device dev) {
   return randn(shape, TensorOptions(kFloat64).device(dev)).requires_grad_(true);
 }

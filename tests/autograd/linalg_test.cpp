@@ -22,6 +22,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/error.h"
 #include "wick/core/lapack_work.h"
@@ -34,9 +35,7 @@ using TL = std::vector<Tensor>;
 namespace {
 constexpr double kOutRtol = 1e-10, kGradRtol = 1e-8, kAtol = 1e-11;
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
+using wick::test::f64;
 Tensor leaf(IntArrayRef shape, Device dev) {
   return randn(shape, TensorOptions(kFloat64).device(dev)).requires_grad_(true);
 }

@@ -20,6 +20,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::OracleCase;
@@ -27,8 +28,12 @@ using TL = std::vector<Tensor>;
 
 namespace {
 using OpFn = Tensor (*)(const TL&, const OracleCase&);
-int64_t ikw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
-double dkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<double>(); }
+using wick::test::ikw;
+using wick::test::dkw;
+using wick::test::f64;
+using wick::test::i64;
+using wick::test::doubles;
+using wick::test::longs;
 
 const std::map<std::string, OpFn>& ops() {
   static const std::map<std::string, OpFn> m = {
@@ -82,10 +87,6 @@ const std::map<std::string, OpFn>& ops() {
 std::set<std::string> names(std::initializer_list<const char*> list) { return {list.begin(), list.end()}; }
 Tensor run(const OracleCase& c, const TL& x, Device) { return ops().at(c.op)(x, c); }
 
-Tensor f64(const std::vector<double>& v) { return tensor(v, {static_cast<int64_t>(v.size())}, kFloat64); }
-Tensor i64(const std::vector<int64_t>& v) { return tensor(v, {static_cast<int64_t>(v.size())}); }
-std::vector<double> doubles(const Tensor& t) { return t.to(kCPU, kFloat64).contiguous().to_vector<double>(); }
-std::vector<int64_t> longs(const Tensor& t) { return t.to(kCPU, kInt64).contiguous().to_vector<int64_t>(); }
 Tensor R(IntArrayRef shape, double shift = 0) {
   Tensor t = randn(shape, kFloat64);
   if (shift != 0) t = add(abs(t), scalar_tensor(shift, kFloat64));

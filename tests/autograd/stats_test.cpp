@@ -17,6 +17,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::expect_error;
@@ -77,12 +78,10 @@ const std::map<std::string, OpFn>& ops() {
 }
 
 Tensor R(IntArrayRef shape) { return randn(shape, TensorOptions(kFloat64).requires_grad()); }
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kFloat64).to(dev);
-}
-Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape, Device dev = kCPU) { return tensor(v, shape).to(dev); }
-std::vector<double> doubles(const Tensor& t) { return t.to(kCPU, kFloat64).contiguous().to_vector<double>(); }
-std::vector<int64_t> longs(const Tensor& t) { return t.to(kCPU, kInt64).contiguous().to_vector<int64_t>(); }
+using wick::test::f64;
+using wick::test::i64;
+using wick::test::doubles;
+using wick::test::longs;
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace
 

@@ -244,6 +244,9 @@ TEST_CASE("tensor api: one_hot and silu") {
     CHECK_THROWS_AS(one_hot(I({}, {0}, d)), ValueError);
     CHECK_THROWS_AS(one_hot(I({1}, {1}, d), -2), ValueError);
     CHECK(one_hot(I({}, {0}, d), 3).sizes().vec() == std::vector<int64_t>{0, 3});
+    // Any width for an empty input (PyTorch's shape); a width whose bytes overflow names one_hot.
+    CHECK(one_hot(I({}, {0}, d), INT64_MAX).sizes().vec() == std::vector<int64_t>{0, INT64_MAX});
+    CHECK_THROWS_WITH(one_hot(I({0, 1}, {2}, d), int64_t{1} << 62), Contains("one_hot") && Contains("too large"));
     Tensor s = silu(T({0, 1, -1}, d));
     CHECK(s[0].item<double>() == 0.0);
     CHECK(s[1].item<double>() == Approx(0.7310585786300049).epsilon(1e-15));

@@ -16,6 +16,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::OracleCase;
@@ -23,8 +24,12 @@ using TL = std::vector<Tensor>;
 
 namespace {
 using OpFn = Tensor (*)(const TL&, const OracleCase&);
-int64_t ikw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
-double dkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<double>(); }
+using wick::test::ikw;
+using wick::test::dkw;
+using wick::test::f64;
+using wick::test::i64;
+using wick::test::doubles;
+using wick::test::longs;
 std::vector<int64_t> lkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<std::vector<int64_t>>(); }
 std::optional<double> okw(const OracleCase& c, const char* key) {
   return c.kwargs.contains(key) ? std::optional<double>(dkw(c, key)) : std::nullopt;
@@ -90,12 +95,6 @@ const std::map<std::string, OpFn>& ops() {
 }
 
 Tensor R(IntArrayRef shape) { return randn(shape, TensorOptions(kFloat64).requires_grad()); }
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kFloat64).to(dev);
-}
-Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape, Device dev = kCPU) { return tensor(v, shape).to(dev); }
-std::vector<double> doubles(const Tensor& t) { return t.to(kCPU, kFloat64).contiguous().to_vector<double>(); }
-std::vector<int64_t> longs(const Tensor& t) { return t.to(kCPU, kInt64).contiguous().to_vector<int64_t>(); }
 }  // namespace
 
 TEST_CASE("tensor ops extra: PyTorch 1.13 values and gradients on every device", "[tensor_ops_extra]") {

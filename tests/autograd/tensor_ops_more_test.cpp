@@ -15,6 +15,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::OracleCase;
@@ -57,20 +58,10 @@ const std::map<std::string, OpFn>& ops() {
 }
 
 Tensor R(IntArrayRef shape) { return randn(shape, TensorOptions(kFloat64).requires_grad()); }
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kFloat64).to(dev);
-}
-Tensor i64(const std::vector<int64_t>& v, Device dev = kCPU) {
-  return tensor(v, {static_cast<int64_t>(v.size())}).to(dev);
-}
-std::vector<double> doubles(const Tensor& t) {
-  Tensor c = t.to(kCPU, kFloat64).contiguous();
-  return std::vector<double>(c.data_ptr<double>(), c.data_ptr<double>() + c.numel());
-}
-std::vector<int64_t> longs(const Tensor& t) {
-  Tensor c = t.to(kCPU, kInt64).contiguous();
-  return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
-}
+using wick::test::f64;
+using wick::test::i64;
+using wick::test::doubles;
+using wick::test::longs;
 }  // namespace
 
 TEST_CASE("tensor ops: kthvalue median prod cumprod rounding and trig match PyTorch 1.13 on every device",

@@ -15,6 +15,7 @@
 #include "support/expect_error.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/error.h"
 
@@ -25,12 +26,8 @@ using wick::test::OracleCase;
 namespace {
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kFloat64)).to(dev);
-}
-Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape, Device dev) {
-  return tensor(v, shape, TensorOptions(kInt64)).to(dev);
-}
+using wick::test::f64;
+using wick::test::i64;
 
 std::optional<int64_t> dim_kw(const OracleCase& c) {
   if (!c.kwargs.contains("dim") || c.kwargs["dim"].is_null()) return std::nullopt;

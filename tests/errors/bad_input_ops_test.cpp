@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/allclose.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using Catch::Matchers::Contains;
@@ -21,11 +22,8 @@ using Catch::Matchers::Contains;
 namespace {
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
-Tensor f64(std::vector<double> v, std::vector<int64_t> shape) { return tensor(v, shape, TensorOptions(kFloat64)); }
-Tensor i64(std::vector<int64_t> v) {
-  const auto n = static_cast<int64_t>(v.size());
-  return tensor(v, {n}, TensorOptions(kInt64));
-}
+using wick::test::f64;
+using wick::test::i64;
 }  // namespace
 
 TEST_CASE("index_add: src must match self in every dim but the indexed one, and its dtype") {

@@ -17,6 +17,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/generator.h"
@@ -74,9 +75,7 @@ const std::map<std::string, Fn>& ops() {
 Tensor rnd(IntArrayRef shape, double scale = 1.0) {
   return (wick::randn(shape, kF64) * scale).detach().requires_grad_(true);
 }
-Tensor f64(const std::vector<double>& v, Device dev = kCPU) {
-  return tensor(v, {static_cast<int64_t>(v.size())}, kF64).to(dev);
-}
+using wick::test::f64;
 // d sum(gout * f(x)) / dx for a fresh leaf holding x's values.
 Tensor grad_of(const std::function<Tensor(const Tensor&)>& f, const Tensor& x, const Tensor& gout) {
   Tensor leaf = x.detach().clone().requires_grad_(true);

@@ -14,6 +14,7 @@
 #include "support/expect_error.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::OracleCase;
@@ -29,7 +30,7 @@ nn::AdaptiveLogSoftmaxWithLoss make(const OracleCase& c) {
           .head_bias(c.kwargs.at("head_bias").get<bool>()),
       kFloat64);
 }
-Tensor i64(const std::vector<int64_t>& v) { return tensor(v, {static_cast<int64_t>(v.size())}); }
+using wick::test::i64;
 }  // namespace
 
 TEST_CASE("nn: AdaptiveLogSoftmaxWithLoss matches PyTorch 1.13 on every device", "[adaptive_log_softmax]") {

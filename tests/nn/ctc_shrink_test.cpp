@@ -18,6 +18,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -30,12 +31,8 @@ namespace {
 constexpr double kRtol = 1e-10, kAtol = 1e-12;
 const TensorOptions kF64(kFloat64);
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
-Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kInt64).to(dev);
-}
+using wick::test::f64;
+using wick::test::i64;
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, kF64.requires_grad()); }
 
 // The case's distance function by its kwargs name ("pairwise": unset, the default).

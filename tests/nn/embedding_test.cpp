@@ -15,6 +15,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/nn.h"
 
@@ -30,9 +31,7 @@ const TensorOptions kF64(kFloat64);
 Tensor ids(const std::vector<int64_t>& v, Device dev = kCPU) {
   return tensor(v, {static_cast<int64_t>(v.size())}, kInt64).to(dev);
 }
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 double norm_type_kw(const OracleCase& c) {
   if (!c.kwargs.contains("norm_type")) return 2.0;
   if (c.kwargs["norm_type"].is_string()) return std::numeric_limits<double>::infinity();

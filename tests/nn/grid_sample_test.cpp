@@ -15,6 +15,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/grad.h"
 #include "wick/nn/nn.h"
 
@@ -41,9 +42,7 @@ GO options_of(const OracleCase& c) {
   return o;
 }
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 // Positions uniform in (-reach, reach): off the pixel grid and the borders almost surely.
 Tensor positions(IntArrayRef shape, double reach) {
   return ((wick::rand(shape, kF64) * 2.0 - 1.0) * reach).requires_grad_(true);

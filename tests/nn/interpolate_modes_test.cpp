@@ -14,6 +14,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -45,9 +46,7 @@ O options_of(const OracleCase& c) {
   return o;
 }
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, kF64).requires_grad_(true); }
 Tensor resize(const Tensor& x, F::InterpolateMode mode, std::vector<int64_t> size, bool ac = false) {
   O o = O().mode(mode).size(std::move(size));

@@ -17,6 +17,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -31,12 +32,8 @@ const TensorOptions kF64(kFloat64);
 const char* const kOps[] = {"triplet_margin_loss",         "multi_margin_loss", "multilabel_margin_loss",
                             "multilabel_soft_margin_loss", "poisson_nll_loss",  "gaussian_nll_loss"};
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
-Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kInt64).to(dev);
-}
+using wick::test::f64;
+using wick::test::i64;
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, kF64.requires_grad()); }
 Tensor positive(IntArrayRef shape) { return (wick::rand(shape, kF64) + 0.5).requires_grad_(true); }
 

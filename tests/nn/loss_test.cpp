@@ -14,6 +14,7 @@
 #include "support/devices.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -25,9 +26,7 @@ namespace {
 constexpr double kOutRtol = 1e-12, kGradRtol = 1e-10, kAtol = 1e-13;
 const TensorOptions kF64(kFloat64);
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 
 // The case's loss on its inputs x (already on the device), read from the op name and kwargs.
 Tensor run_loss(const OracleCase& c, const std::vector<Tensor>& x) {

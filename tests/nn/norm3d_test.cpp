@@ -14,6 +14,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/generator.h"
 #include "wick/nn/nn.h"
@@ -28,9 +29,7 @@ namespace {
 constexpr double kOutRtol = 1e-10, kGradRtol = 1e-9, kAtol = 1e-13;
 const TensorOptions kF64(kFloat64);
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 Tensor flat(const std::vector<Tensor>& parts) {
   std::vector<Tensor> flat_parts;
   for (const Tensor& t : parts) flat_parts.push_back(t.reshape({-1}));

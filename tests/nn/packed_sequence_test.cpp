@@ -17,6 +17,7 @@
 #include "support/layer_oracle.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/grad.h"
 #include "wick/nn/nn.h"
 
@@ -35,7 +36,7 @@ std::vector<int64_t> values(const Tensor& t) {
   return std::vector<int64_t>(c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel());
 }
 
-Tensor f64(std::initializer_list<double> v, IntArrayRef shape) { return wick::tensor(v, shape, kF64); }
+using wick::test::f64;
 
 // The packed output of a layer case: its data or, with kwargs output "padded", pad_packed_sequence of it.
 Tensor packed_output(const OracleCase& c, const PackedSequence& out) {

@@ -13,6 +13,7 @@
 #include "support/devices.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/nn/nn.h"
@@ -57,9 +58,7 @@ Conv2dOptions conv_options(const OracleCase& c) {
   return o;
 }
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 }  // namespace
 
 TEST_CASE("pad in modes reflect, replicate and circular matches PyTorch 1.13, 2-d to 5-d, cropping too",

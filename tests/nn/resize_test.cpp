@@ -13,6 +13,7 @@
 #include "support/gradcheck.h"
 #include "support/oracle.h"
 #include "support/oracle_checks.h"
+#include "support/small_tensors.h"
 #include "wick/nn/nn.h"
 
 using namespace wick;
@@ -64,9 +65,7 @@ Tensor apply_pad_layer(const OracleCase& c, const Tensor& x) {
   return {};
 }
 
-Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
-  return tensor(v, shape, kF64).to(dev);
-}
+using wick::test::f64;
 Tensor rnd(IntArrayRef shape) { return wick::randn(shape, kF64).requires_grad_(true); }
 }  // namespace
 

@@ -20,6 +20,7 @@
 //
 // The file can be replaced with $WICK_ORACLE_FILE (e.g. one made by `generate.py --set extended`).
 #include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,10 @@ struct OracleCase {
     return kwargs.contains(key) ? kwargs[key].get<T>() : fallback;
   }
 };
+
+/// c.kwargs[key] as an int64 / a double; throws nlohmann::json's error when the case lacks it.
+inline int64_t ikw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
+inline double dkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<double>(); }
 
 /// $WICK_ORACLE_FILE if set, else tests/data/ops.safetensors.
 std::string oracle_path();

@@ -1,13 +1,35 @@
 #pragma once
-// Small tensors for hand-computed cases (tests/core/ops_test.cpp and ops_values_test.cpp).
+// Small tensors for hand-computed cases, and their values back as host vectors.
 #include <wick/wick.h>
 
-#include <initializer_list>
+#include <cstdint>
+#include <vector>
 
 namespace wick::test {
 
-/// A float64 tensor of `shape` holding `v` (row-major).
-inline Tensor f64(std::initializer_list<double> v, IntArrayRef shape) { return tensor(v, shape, kFloat64); }
+/// A float64 tensor of `shape` holding `v` (row-major), on `dev`.
+inline Tensor f64(const std::vector<double>& v, IntArrayRef shape, Device dev = kCPU) {
+  return tensor(v, shape, kFloat64).to(dev);
+}
+/// A 1-d float64 tensor holding `v`, on `dev`.
+inline Tensor f64(const std::vector<double>& v, Device dev = kCPU) {
+  return tensor(v, {static_cast<int64_t>(v.size())}, kFloat64).to(dev);
+}
+/// An int64 tensor of `shape` holding `v` (row-major), on `dev`.
+inline Tensor i64(const std::vector<int64_t>& v, IntArrayRef shape, Device dev = kCPU) {
+  return tensor(v, shape, kInt64).to(dev);
+}
+/// A 1-d int64 tensor holding `v`, on `dev`.
+inline Tensor i64(const std::vector<int64_t>& v, Device dev = kCPU) {
+  return tensor(v, {static_cast<int64_t>(v.size())}, kInt64).to(dev);
+}
+
+/// The values of `t`, converted to float64 on the host, in row-major order.
+inline std::vector<double> doubles(const Tensor& t) {
+  return t.to(kCPU, kFloat64).contiguous().to_vector<double>();
+}
+/// The values of `t`, converted to int64 on the host, in row-major order.
+inline std::vector<int64_t> longs(const Tensor& t) { return t.to(kCPU, kInt64).contiguous().to_vector<int64_t>(); }
 
 /// 0, 1, ..., n - 1 in `shape` (n its element count), of dtype `dt`.
 inline Tensor seq(IntArrayRef shape, DType dt = kFloat64) {

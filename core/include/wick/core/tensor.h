@@ -9,6 +9,14 @@
 // grad mode is on and an input requires grad. The op methods below are therefore *declared*
 // here, with the class, and *defined* in autograd/ (libwick_autograd); code inside core calls
 // natives only, so core never depends on autograd. See docs/architecture.md.
+//
+// Note [Tensor method lists]
+// The class declares some 300 methods, most one per free function. The later topics' lists live
+// in files of their own (tensor_methods_index.inc, tensor_methods_special.inc) that tensor.h
+// includes inside the class body: a C++ class cannot be declared in parts, and one file of every
+// method would be a thousand lines. An .inc file holds member declarations only and is never
+// included anywhere else. Each such method calls the free function with the tensor first, as
+// LibTorch's Tensor methods do, and a test compares the two on every device.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -366,27 +374,10 @@ class Tensor {
                           bool include_self = true);
   /// Writes (accumulate: adds) values at `indices`; nothing is written when a check fails.
   Tensor& index_put_(const std::vector<Tensor>& indices, const Tensor& values, bool accumulate = false);
-  // Indexed writes and products (wick/autograd/functions_index_more.h; the in-place forms check
-  // everything before writing). argwhere, diagflat, addbmm, ... are free functions only.
-  Tensor index_copy(int64_t dim, const Tensor& index, const Tensor& source) const;
-  Tensor index_fill(int64_t dim, const Tensor& index, Scalar value) const;
-  Tensor index_fill(int64_t dim, const Tensor& index, const Tensor& value) const;
-  Tensor index_reduce(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
-                      bool include_self = true) const;
-  Tensor put(const Tensor& index, const Tensor& source, bool accumulate = false) const;
-  Tensor addcmul(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
-  Tensor addcdiv(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1) const;
-  Tensor& index_copy_(int64_t dim, const Tensor& index, const Tensor& source);
-  Tensor& index_fill_(int64_t dim, const Tensor& index, Scalar value);
-  Tensor& index_fill_(int64_t dim, const Tensor& index, const Tensor& value);
-  Tensor& index_reduce_(int64_t dim, const Tensor& index, const Tensor& source, std::string_view reduce,
-                        bool include_self = true);
-  Tensor& put_(const Tensor& index, const Tensor& source, bool accumulate = false);
-  Tensor& addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
-  Tensor& addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
-  Tensor& addbmm_(const Tensor& batch1, const Tensor& batch2, Scalar beta = 1, Scalar alpha = 1);
-  Tensor& addmv_(const Tensor& mat, const Tensor& vec, Scalar beta = 1, Scalar alpha = 1);
-  Tensor& addr_(const Tensor& vec1, const Tensor& vec2, Scalar beta = 1, Scalar alpha = 1);
+  // Indexed writes, products, special functions, bitwise ops and statistics: the declarations
+  // are in the two files below, included here inside the class (Note [Tensor method lists]).
+#include "wick/core/tensor_methods_index.inc"
+#include "wick/core/tensor_methods_special.inc"
 
  private:
   void check_dtype_for_access(DType requested, const char* what) const;
