@@ -27,11 +27,11 @@ using wick::test::OracleCase;
 using TL = std::vector<Tensor>;
 
 namespace {
-using wick::test::ikw;
 using wick::test::dkw;
+using wick::test::doubles;
 using wick::test::f64;
 using wick::test::i64;
-using wick::test::doubles;
+using wick::test::ikw;
 using wick::test::longs;
 bool bkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<bool>(); }
 

@@ -28,11 +28,11 @@ using TL = std::vector<Tensor>;
 
 namespace {
 using OpFn = Tensor (*)(const TL&, const OracleCase&);
-using wick::test::ikw;
 using wick::test::dkw;
+using wick::test::doubles;
 using wick::test::f64;
 using wick::test::i64;
-using wick::test::doubles;
+using wick::test::ikw;
 using wick::test::longs;
 
 const std::map<std::string, OpFn>& ops() {

@@ -78,9 +78,9 @@ const std::map<std::string, OpFn>& ops() {
 }
 
 Tensor R(IntArrayRef shape) { return randn(shape, TensorOptions(kFloat64).requires_grad()); }
+using wick::test::doubles;
 using wick::test::f64;
 using wick::test::i64;
-using wick::test::doubles;
 using wick::test::longs;
 const double kNan = std::numeric_limits<double>::quiet_NaN();
 }  // namespace

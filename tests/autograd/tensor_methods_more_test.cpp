@@ -67,9 +67,9 @@ const std::map<std::string, OpFn>& ops() {
   return m;
 }
 
+using wick::test::doubles;
 using wick::test::f64;
 using wick::test::i64;
-using wick::test::doubles;
 using wick::test::longs;
 // mode(x, dim) as (values as doubles, indices).
 std::pair<std::vector<double>, std::vector<int64_t>> mode_of(const Tensor& x, int64_t dim = -1) {

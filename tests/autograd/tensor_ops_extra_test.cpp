@@ -24,11 +24,11 @@ using TL = std::vector<Tensor>;
 
 namespace {
 using OpFn = Tensor (*)(const TL&, const OracleCase&);
-using wick::test::ikw;
 using wick::test::dkw;
+using wick::test::doubles;
 using wick::test::f64;
 using wick::test::i64;
-using wick::test::doubles;
+using wick::test::ikw;
 using wick::test::longs;
 std::vector<int64_t> lkw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<std::vector<int64_t>>(); }
 std::optional<double> okw(const OracleCase& c, const char* key) {

@@ -58,9 +58,9 @@ const std::map<std::string, OpFn>& ops() {
 }
 
 Tensor R(IntArrayRef shape) { return randn(shape, TensorOptions(kFloat64).requires_grad()); }
+using wick::test::doubles;
 using wick::test::f64;
 using wick::test::i64;
-using wick::test::doubles;
 using wick::test::longs;
 }  // namespace
 

@@ -19,8 +19,8 @@
 //   }
 //
 // The file can be replaced with $WICK_ORACLE_FILE (e.g. one made by `generate.py --set extended`).
-#include <nlohmann/json.hpp>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
