@@ -103,6 +103,7 @@ Tensor mvlgamma(const Tensor& a, int64_t p) {
   // lgamma over x[..., None] + [-(p-1)/2, ..., -1/2, 0] summed over the new last dim, so the work
   // is that of one tensor of numel * p elements, whatever p (an empty x costs nothing). Its
   // gradient is PyTorch's mvlgamma_backward, g * sum_j digamma(x - j/2).
+  if (x.numel() == 0) return lgamma(x);  // empty, whatever p: no offsets to make
   std::vector<int64_t> shape = x.sizes().vec();
   shape.push_back(p);
   checked_nbytes(shape, x.element_size(), "mvlgamma");
