@@ -4,10 +4,11 @@
 # after the union of their #include lines. A test file's own code is small; most of its compile
 # time is parsing and instantiating the same headers (Catch2, wick.h, fmt, the standard library)
 # again, and the suite compiles three times in CI (default, asan, tsan). A batch of 8 compiled
-# in about 0.53 of the time of its files alone (20.6 s against 39.0 s, tests/nn, -O1 -g1); two
-# batches of 8 merged into one of 16 in 0.66 of the time of the two (20.0 s against 30.1 s), the
-# template instantiations the files share (Catch2's, the test support's) then made once; 32 gave
-# nothing more (45.9 s against 66.4 s for four batches of 8, 45 s for two of 16).
+# in about 0.53 of the time of its files alone (20.6 s against 39.0 s, tests/nn, -O1 -g1). Batches
+# of 16 were tried: alone on an idle machine two batches of 8 merged compiled in 0.66 of their
+# time (20.0 s against 30.1 s), but in the clean build (two jobs sharing the two cores) the test
+# batches took 520 s against 539 s, 0.90-0.95 per batch, while a one-file edit recompiles twice
+# as many files. So 8 it stays.
 #
 # The namespace keeps each file's file-scope names (its anonymous namespace, its `static`
 # helpers, its `using` directives) apart from the other files' in the batch, so files need no
@@ -20,7 +21,7 @@
 # The generated file is rewritten when one of its files changes (cmake/write_test_batch.cmake),
 # so an #include added to a test file is hoisted without reconfiguring. WICK_TEST_BATCH_SIZE 1
 # compiles every file alone. docs/architecture.md, "Building".
-set(WICK_TEST_BATCH_SIZE 16 CACHE STRING
+set(WICK_TEST_BATCH_SIZE 8 CACHE STRING
     "Test files per generated translation unit (Note [Test batches]); 1 compiles each alone")
 
 # wick_test_batches(<out_var> <name> <sources...>): <out_var> gets the sources to compile for a
