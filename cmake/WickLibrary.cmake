@@ -1,9 +1,9 @@
 # wick_add_library(NAME folder DEPS ...): one static library per source folder, named
 # wick_<folder> with the alias wick::<folder>, sources globbed from <folder>/src, public headers
-# in <folder>/include, installed and exported. PRECOMPILE_STD: its C++ sources share a precompiled
-# header of the standard and fmt headers (Note [Precompiled headers]).
+# in <folder>/include, installed and exported. Its C++ sources share a precompiled header of the
+# standard and fmt headers (Note [Precompiled headers]); CUDA sources do not.
 function(wick_add_library folder)
-  cmake_parse_arguments(ARG "PRECOMPILE_STD" "" "DEPS;PRIVATE_DEPS;EXTRA_SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;PRIVATE_DEPS;EXTRA_SOURCES" ${ARGN})
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/src/*.cpp)
   if(NOT srcs AND NOT ARG_EXTRA_SOURCES)
     file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/empty.cpp "// no sources yet\n")
@@ -19,8 +19,10 @@ function(wick_add_library folder)
   target_include_directories(wick_${folder} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/src)
   target_link_libraries(wick_${folder} PUBLIC ${ARG_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
   target_compile_options(wick_${folder} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wno-unused-parameter>)
-  if(WICK_PRECOMPILE_HEADERS AND ARG_PRECOMPILE_STD)
-    target_precompile_headers(wick_${folder} PRIVATE ${WICK_PRECOMPILED_HEADERS})
+  if(WICK_PRECOMPILE_HEADERS)
+    foreach(header ${WICK_PRECOMPILED_HEADERS})
+      target_precompile_headers(wick_${folder} PRIVATE "$<$<COMPILE_LANGUAGE:CXX>:${header}>")
+    endforeach()
   endif()
   install(TARGETS wick_${folder} EXPORT wickTargets)
   install(DIRECTORY include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})

@@ -25,7 +25,7 @@ using TL = std::vector<Tensor>;
 
 namespace {
 using OpFn = Tensor (*)(const TL&, const OracleCase&);
-int64_t int_kw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
+using wick::test::ikw;
 
 // The in-place method `name` of a differentiable copy of x (the oracle's `(a * 1).name_()`).
 Tensor unary_inplace(const std::string& name, const Tensor& x) {
@@ -47,12 +47,10 @@ Tensor binary_inplace(const std::string& name, const Tensor& a, const Tensor& b)
 
 const std::map<std::string, OpFn>& ops() {
   static const std::map<std::string, OpFn> m = {
-      {"mode", [](const TL& x,
-                  const OracleCase& c) { return std::get<0>(mode(x[0], int_kw(c, "dim"), c.kw("keepdim", false))); }},
+      {"mode",
+       [](const TL& x, const OracleCase& c) { return std::get<0>(mode(x[0], ikw(c, "dim"), c.kw("keepdim", false))); }},
       {"mode_indices",
-       [](const TL& x, const OracleCase& c) {
-         return std::get<1>(x[0].mode(int_kw(c, "dim"), c.kw("keepdim", false)));
-       }},
+       [](const TL& x, const OracleCase& c) { return std::get<1>(x[0].mode(ikw(c, "dim"), c.kw("keepdim", false))); }},
       {"inplace_unary",
        [](const TL& x, const OracleCase& c) { return unary_inplace(c.kwargs.at("name").get<std::string>(), x[0]); }},
       {"inplace_binary",
@@ -62,7 +60,7 @@ const std::map<std::string, OpFn>& ops() {
       {"inplace_cumprod",
        [](const TL& x, const OracleCase& c) {
          Tensor y = x[0] * 1;
-         return y.cumprod_(int_kw(c, "dim"));
+         return y.cumprod_(ikw(c, "dim"));
        }},
   };
   return m;

@@ -19,6 +19,7 @@
 #include "support/small_tensors.h"
 
 using namespace wick;
+using wick::test::check_inplace_write;
 using wick::test::f64;
 using wick::test::i64;
 
@@ -139,7 +140,6 @@ TEST_CASE(
     "tensor methods: the in-place special and bitwise methods write the result, bump the version once and "
     "write nothing when they refuse",
     "[tensor_methods_special]") {
-  using Inplace = Tensor& (*)(Tensor&);
   for (const Device dev : wick::test::test_devices()) {
     INFO(dev);
     manual_seed(83);
@@ -147,40 +147,37 @@ TEST_CASE(
     const Tensor y = randn({3}, TensorOptions(kFloat64)).to(dev);
     const Tensor n = i64({12, -18, 7, 9, 30, -4}, {2, 3}, dev);
     const Tensor m = i64({8, 6, -21}, {3}, dev);
-    auto expect = [](const char* name, const Tensor& self, Inplace fn, const Tensor& want) {
-      wick::test::check_inplace_write(name, self, fn, want);
-    };
     // The unary forms, each written by a captureless lambda.
-    expect(
+    check_inplace_write(
         "digamma_", pos, [](Tensor& t) -> Tensor& { return t.digamma_(); }, digamma(pos));
-    expect(
+    check_inplace_write(
         "lgamma_", pos, [](Tensor& t) -> Tensor& { return t.lgamma_(); }, lgamma(pos));
-    expect(
+    check_inplace_write(
         "polygamma_", pos, [](Tensor& t) -> Tensor& { return t.polygamma_(1); }, polygamma(1, pos));
-    expect(
+    check_inplace_write(
         "erfinv_", pos * 0.1, [](Tensor& t) -> Tensor& { return t.erfinv_(); }, erfinv(pos * 0.1));
-    expect(
+    check_inplace_write(
         "erfc_", pos, [](Tensor& t) -> Tensor& { return t.erfc_(); }, erfc(pos));
-    expect(
+    check_inplace_write(
         "i0_", pos, [](Tensor& t) -> Tensor& { return t.i0_(); }, i0(pos));
-    expect(
+    check_inplace_write(
         "mvlgamma_", pos, [](Tensor& t) -> Tensor& { return t.mvlgamma_(2); }, mvlgamma(pos, 2));
-    expect(
+    check_inplace_write(
         "sinc_", pos, [](Tensor& t) -> Tensor& { return t.sinc_(); }, sinc(pos));
-    expect(
+    check_inplace_write(
         "exp2_", pos, [](Tensor& t) -> Tensor& { return t.exp2_(); }, exp2(pos));
-    expect(
+    check_inplace_write(
         "deg2rad_", pos, [](Tensor& t) -> Tensor& { return t.deg2rad_(); }, deg2rad(pos));
-    expect(
+    check_inplace_write(
         "rad2deg_", pos, [](Tensor& t) -> Tensor& { return t.rad2deg_(); }, rad2deg(pos));
-    expect(
+    check_inplace_write(
         "float_power_ scalar", pos, [](Tensor& t) -> Tensor& { return t.float_power_(2.5); }, float_power(pos, 2.5));
-    expect(
+    check_inplace_write(
         "bitwise_not_", n, [](Tensor& t) -> Tensor& { return t.bitwise_not_(); }, bitwise_not(n));
     // The binary forms, one operand each.
     auto expect2 = [](const char* name, const Tensor& self, const Tensor& other, Tensor& (Tensor::*fn)(const Tensor&),
                       const Tensor& want) {
-      wick::test::check_inplace_write(
+      check_inplace_write(
           name, self, [&](Tensor& t) -> Tensor& { return (t.*fn)(other); }, want);
     };
     expect2("copysign_", pos, y, &Tensor::copysign_, copysign(pos, y));

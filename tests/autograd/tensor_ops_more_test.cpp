@@ -23,19 +23,19 @@ using TL = std::vector<Tensor>;
 
 namespace {
 using OpFn = Tensor (*)(const TL&, const OracleCase&);
-int64_t int_kw(const OracleCase& c, const char* key) { return c.kwargs.at(key).get<int64_t>(); }
+using wick::test::ikw;
 
 const std::map<std::string, OpFn>& ops() {
   static const std::map<std::string, OpFn> m = {
       {"kthvalue",
        [](const TL& x, const OracleCase& c) {
-         return std::get<0>(kthvalue(x[0], int_kw(c, "k"), int_kw(c, "dim"), c.kw("keepdim", false)));
+         return std::get<0>(kthvalue(x[0], ikw(c, "k"), ikw(c, "dim"), c.kw("keepdim", false)));
        }},
-      {"median", [](const TL& x, const OracleCase& c) { return std::get<0>(median(x[0], int_kw(c, "dim"))); }},
+      {"median", [](const TL& x, const OracleCase& c) { return std::get<0>(median(x[0], ikw(c, "dim"))); }},
       {"median_all", [](const TL& x, const OracleCase&) { return median(x[0]); }},
-      {"prod", [](const TL& x, const OracleCase& c) { return prod(x[0], int_kw(c, "dim"), c.kw("keepdim", false)); }},
+      {"prod", [](const TL& x, const OracleCase& c) { return prod(x[0], ikw(c, "dim"), c.kw("keepdim", false)); }},
       {"prod_all", [](const TL& x, const OracleCase&) { return prod(x[0]); }},
-      {"cumprod", [](const TL& x, const OracleCase& c) { return cumprod(x[0], int_kw(c, "dim")); }},
+      {"cumprod", [](const TL& x, const OracleCase& c) { return cumprod(x[0], ikw(c, "dim")); }},
       {"floor", [](const TL& x, const OracleCase&) { return floor(x[0]); }},
       {"ceil", [](const TL& x, const OracleCase&) { return ceil(x[0]); }},
       {"round", [](const TL& x, const OracleCase&) { return round(x[0]); }},
