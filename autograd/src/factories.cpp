@@ -2,6 +2,7 @@
 #include "op_helpers.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -16,6 +17,7 @@ Tensor empty(IntArrayRef shape, TensorOptions o) { return finish(native::empty(s
 Tensor zeros(IntArrayRef shape, TensorOptions o) { return finish(native::zeros(shape, o.dtype_, o.device_), o); }
 Tensor ones(IntArrayRef shape, TensorOptions o) { return finish(native::ones(shape, o.dtype_, o.device_), o); }
 Tensor full(IntArrayRef shape, Scalar v, TensorOptions o) {
+  check_scalar_fits("full", "value", v, o.dtype_, shape);  // Note [Scalar fits dtype]
   return finish(native::full(shape, v, o.dtype_, o.device_), o);
 }
 Tensor arange(Scalar end, std::optional<TensorOptions> o) { return arange(0, end, 1, o); }
@@ -37,7 +39,11 @@ Tensor randint(int64_t low, int64_t high, IntArrayRef shape, TensorOptions o) {
 Tensor empty_like(const Tensor& t) { return native::empty(t.sizes(), t.dtype(), t.device()); }
 Tensor zeros_like(const Tensor& t) { return native::zeros(t.sizes(), t.dtype(), t.device()); }
 Tensor ones_like(const Tensor& t) { return native::ones(t.sizes(), t.dtype(), t.device()); }
-Tensor full_like(const Tensor& t, Scalar v) { return native::full(t.sizes(), v, t.dtype(), t.device()); }
+Tensor full_like(const Tensor& t, Scalar v) {
+  WICK_CHECK(t.defined(), "full_like: the tensor is undefined");
+  check_scalar_fits("full_like", "value", v, t.dtype(), t.sizes());  // Note [Scalar fits dtype]
+  return native::full(t.sizes(), v, t.dtype(), t.device());
+}
 Tensor rand_like(const Tensor& t) { return native::rand(t.sizes(), t.dtype(), t.device()); }
 Tensor randn_like(const Tensor& t) { return native::randn(t.sizes(), t.dtype(), t.device()); }
 Tensor scalar_tensor(Scalar v, TensorOptions o) { return finish(native::scalar_tensor(v, o.dtype_, o.device_), o); }

@@ -28,7 +28,9 @@ std::pair<double, double> tolerances(const Tensor& A, std::optional<double> atol
 
 // max(atol, rtol * largest) per matrix, largest [..., 1].
 Tensor cutoff(const Tensor& largest, double atol, double rtol) {
-  return maximum(largest * rtol, full_like(largest, atol));
+  // Unchecked (native::full): an atol beyond float32's range is inf there, as in PyTorch (Note
+  // [Scalar fits dtype]).
+  return maximum(largest * rtol, native::full(largest.sizes(), atol, largest.dtype(), largest.device()));
 }
 
 // PyTorch 1.13's pinv_backward: the gradient of pinvA = pinv(A) for A [..., m, n].

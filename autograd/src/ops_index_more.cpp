@@ -20,6 +20,7 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -103,6 +104,7 @@ Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, const Te
 
 Tensor index_fill(const Tensor& self, int64_t dim, const Tensor& index, Scalar value) {
   WICK_CHECK(self.defined(), "index_fill: self is an undefined tensor");
+  check_scalar_fits("index_fill", "value", value, self.dtype(), self.sizes());  // Note [Scalar fits dtype]
   return index_fill(self, dim, index, native::full({}, value, self.dtype(), self.device()));
 }
 

@@ -2,6 +2,7 @@
 // built from existing primitives, so the gradient is where's and every device runs them.
 #include "op_helpers.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -9,9 +10,12 @@ using namespace detail;
 
 namespace {
 // A scalar operand of where, as a 0-dim tensor: PyTorch's promotion treats it as a wrapped
-// number next to `like`.
-Tensor scalar_operand(Scalar s, const Tensor& like) {
-  return native::scalar_tensor(s, native::result_type(like, s), like.device());
+// number next to `like`. It must fit the promoted dtype (Note [Scalar fits dtype]).
+Tensor scalar_operand(Scalar s, const Tensor& like, const char* arg) {
+  WICK_CHECK(like.defined(), "where: the tensor next to the scalar {} is undefined", arg);
+  const DType dtype = native::result_type(like, s);
+  check_scalar_fits("where", arg, s, dtype, like.sizes());
+  return native::scalar_tensor(s, dtype, like.device());
 }
 
 // col - row <= diagonal (tril) or >= diagonal (triu) over the last two dims of a.
@@ -41,24 +45,22 @@ void check_mask(const Tensor& a, const Tensor& mask) {
 }
 }  // namespace
 
-Tensor where(const Tensor& cond, const Tensor& a, Scalar b) { return where(cond, a, scalar_operand(b, a)); }
-Tensor where(const Tensor& cond, Scalar a, const Tensor& b) { return where(cond, scalar_operand(a, b), b); }
+Tensor where(const Tensor& cond, const Tensor& a, Scalar b) { return where(cond, a, scalar_operand(b, a, "other")); }
+Tensor where(const Tensor& cond, Scalar a, const Tensor& b) { return where(cond, scalar_operand(a, b, "input"), b); }
 Tensor where(const Tensor& cond, Scalar a, Scalar b) {
   WICK_CHECK(cond.defined(), "where: the condition is an undefined tensor");
-  Tensor ta = native::scalar_tensor(a, is_floating(a.dtype()) ? kFloat32 : a.dtype(), cond.device());
-  Tensor tb = native::scalar_tensor(b, is_floating(b.dtype()) ? kFloat32 : b.dtype(), cond.device());
+  const DType da = is_floating(a.dtype()) ? kFloat32 : a.dtype(), db = is_floating(b.dtype()) ? kFloat32 : b.dtype();
+  check_scalar_fits("where", "input", a, promote_types(da, db), cond.sizes());  // Note [Scalar fits dtype]
+  check_scalar_fits("where", "other", b, promote_types(da, db), cond.sizes());
+  Tensor ta = native::scalar_tensor(a, da, cond.device());
+  Tensor tb = native::scalar_tensor(b, db, cond.device());
   return where(cond, ta, tb);
 }
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, Scalar value) {
   check_mask(a, mask);
-  Tensor fill;
-  try {
-    fill = native::scalar_tensor(value, a.dtype(), a.device());  // refuses a value that does not fit a's dtype
-  } catch (const Error& e) {
-    rethrow_with_context(e, "masked_fill: ");
-  }
-  return where(mask, fill, a);
+  check_scalar_fits("masked_fill", "value", value, a.dtype(), a.sizes());  // Note [Scalar fits dtype]
+  return where(mask, native::scalar_tensor(value, a.dtype(), a.device()), a);
 }
 
 Tensor masked_fill(const Tensor& a, const Tensor& mask, const Tensor& value) {

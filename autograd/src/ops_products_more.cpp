@@ -8,6 +8,7 @@
 #include "wick/autograd/linalg.h"
 #include "wick/autograd/linalg_more.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -52,8 +53,9 @@ void check_defined(const char* op, std::initializer_list<const Tensor*> ts) {
 Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
   check_defined("addcmul", {&self, &tensor1, &tensor2});
   native::check_same_device("addcmul", {&self, &tensor1, &tensor2});
-  check_integral_scalar("addcmul", "value", value,
-                        promote_types(self.dtype(), promote_types(tensor1.dtype(), tensor2.dtype())));
+  const DType t = promote_types(self.dtype(), promote_types(tensor1.dtype(), tensor2.dtype()));
+  check_scalar_fits("addcmul", "value", value, t, self.sizes());  // Note [Scalar fits dtype]
+  check_integral_scalar("addcmul", "value", value, t);
   const Tensor p = mul(tensor1, tensor2);
   return add(self, value.to_double() == 1.0 ? p : p * value);
 }
@@ -65,8 +67,9 @@ Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
                   "addcdiv: integer division of tensor1 ({}) by tensor2 ({}) is not supported (PyTorch 1.13 refuses "
                   "it too); write (self + value * trunc(tensor1 / tensor2)) for the old rounding, or pass floats",
                   tensor1.dtype(), tensor2.dtype());
-  check_integral_scalar("addcdiv", "value", value,
-                        promote_types(self.dtype(), promote_types(tensor1.dtype(), tensor2.dtype())));
+  const DType t = promote_types(self.dtype(), promote_types(tensor1.dtype(), tensor2.dtype()));
+  check_scalar_fits("addcdiv", "value", value, t, self.sizes());  // Note [Scalar fits dtype]
+  check_integral_scalar("addcdiv", "value", value, t);
   const Tensor q = div(tensor1, tensor2);
   return add(self, value.to_double() == 1.0 ? q : q * value);
 }

@@ -18,6 +18,7 @@
 #include "op_helpers.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -99,7 +100,10 @@ Tensor renorm(const Tensor& a, double p, int64_t dim, double maxnorm) {
     if (i != d) others.push_back(i);
   // PyTorch's formula; the factor is differentiated too (renorm_backward is its exact derivative).
   Tensor nrm = norm(a, p, others, true);
-  Tensor factor = where(gt(nrm, full_like(nrm, maxnorm)), div(full_like(nrm, maxnorm), nrm + 1e-7), Scalar(1.0));
+  // Unchecked (native::full): a float32 renorm with maxnorm 1e300 leaves a unchanged, as PyTorch's
+  // (Note [Scalar fits dtype]).
+  const Tensor max_t = native::full(nrm.sizes(), maxnorm, nrm.dtype(), nrm.device());
+  Tensor factor = where(gt(nrm, max_t), div(max_t, nrm + 1e-7), Scalar(1.0));
   return mul(a, factor);
 }
 
@@ -111,9 +115,12 @@ Tensor nan_to_num(const Tensor& a, std::optional<double> nan, std::optional<doub
   const double big = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
   const double lowest = f32 ? std::numeric_limits<float>::lowest() : std::numeric_limits<double>::lowest();
   const Tensor inf = full_like(a, std::numeric_limits<double>::infinity());
-  Tensor out = where(eq(a, inf), Scalar(posinf.value_or(big)), a);
-  out = where(eq(a, neg(inf)), Scalar(neginf.value_or(lowest)), out);
-  return where(isnan(a), Scalar(nan.value_or(0.0)), out);
+  // The replacements are not checked against a's dtype, as in PyTorch: posinf 1e300 in float32 is
+  // inf (Note [Scalar fits dtype]). native::scalar_tensor converts without the check.
+  const auto value = [&](double v) { return native::scalar_tensor(v, a.dtype(), a.device()); };
+  Tensor out = where(eq(a, inf), value(posinf.value_or(big)), a);
+  out = where(eq(a, neg(inf)), value(neginf.value_or(lowest)), out);
+  return where(isnan(a), value(nan.value_or(0.0)), out);
 }
 
 Tensor logit(const Tensor& a, std::optional<double> eps) {
@@ -175,6 +182,7 @@ void check_lerp(const Tensor& start, const Tensor& end, const Tensor* weight) {
 
 Tensor lerp(const Tensor& start, const Tensor& end, Scalar weight) {
   check_lerp(start, end, nullptr);
+  check_scalar_fits("lerp", "weight", weight, start.dtype(), start.sizes());  // Note [Scalar fits dtype]
   const double w = weight.to_double();
   Tensor diff = sub(end, start);
   return std::abs(w) < 0.5 ? add(start, diff * w) : sub(end, diff * (1.0 - w));

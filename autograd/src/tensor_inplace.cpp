@@ -14,6 +14,7 @@
 #include "view_tracking.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -207,6 +208,7 @@ Tensor& Tensor::div_(Scalar o) {
 }
 Tensor& Tensor::zero_() { return fill_(0); }
 Tensor& Tensor::fill_(Scalar v) {
+  if (defined()) check_scalar_fits("fill_", "value", v, dtype(), sizes());  // Note [Scalar fits dtype]
   if (check_inplace(*this, nullptr, "fill_"))
     return inplace_with_grad(*this, "fill_", [&](const Tensor& s) {
       // Not s * 0 + v: that is NaN wherever s holds inf or NaN. The old values get zero gradient.
@@ -225,12 +227,16 @@ Tensor& Tensor::clamp_(std::optional<Scalar> lo, std::optional<Scalar> hi) {
                   "a {} tensor; use integer bounds, or clamp() for a new tensor",
                   lo ? fmt::format("{}", lo->to_double()) : "none", hi ? fmt::format("{}", hi->to_double()) : "none",
                   dtype());
+  // Refused before anything is written (Note [Scalar fits dtype]); the dtype is self's, as above.
+  if (lo) check_scalar_fits("clamp_", "min", *lo, dtype(), sizes());
+  if (hi) check_scalar_fits("clamp_", "max", *hi, dtype(), sizes());
   if (check_inplace(*this, nullptr, "clamp_"))
     return inplace_with_grad(*this, "clamp_", [&](const Tensor& s) { return wick::clamp(s, lo, hi); });
   native::copy_(*this, native::clamp(*this, lo, hi));
   return *this;
 }
 Tensor& Tensor::masked_fill_(const Tensor& mask, Scalar v) {
+  if (defined()) check_scalar_fits("masked_fill_", "value", v, dtype(), sizes());  // Note [Scalar fits dtype]
   if (check_inplace(*this, nullptr, "masked_fill_"))
     return inplace_with_grad(*this, "masked_fill_", [&](const Tensor& s) { return wick::masked_fill(s, mask, v); });
   native::copy_(*this, wick::masked_fill(*this, mask, v));
@@ -310,6 +316,7 @@ Tensor& Tensor::xlogy_(const Tensor& y) { return inplace_binary<wick::xlogy>(*th
 Tensor& Tensor::xlogy_(Scalar y) { return inplace_scalar<wick::xlogy>(*this, y, "xlogy_"); }
 Tensor& Tensor::hypot_(const Tensor& o) { return inplace_binary<wick::hypot>(*this, o, "hypot_"); }
 Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) {
+  if (defined()) check_scalar_fits("lerp_", "weight", weight, dtype(), sizes());  // Note [Scalar fits dtype]
   return inplace_op(*this, &end, "lerp_", [=](const Tensor& s, const Tensor& e) { return wick::lerp(s, e, weight); });
 }
 Tensor& Tensor::lerp_(const Tensor& end, const Tensor& weight) {

@@ -2,10 +2,21 @@
 // (Note [In-place ops] in tensor_inplace.cpp, through detail::inplace_apply).
 #include "inplace_apply.h"
 #include "op_helpers.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
 using TL = std::vector<Tensor>;
+
+namespace {
+// addcmul_/addcdiv_'s value is converted to the operands' promoted dtype: it must fit, checked
+// before anything is written (Note [Scalar fits dtype]); undefined operands are the op's to refuse.
+void check_value_fits(const char* op, const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar value) {
+  if (!self.defined() || !t1.defined() || !t2.defined()) return;
+  check_scalar_fits(op, "value", value, promote_types(self.dtype(), promote_types(t1.dtype(), t2.dtype())),
+                    self.sizes());
+}
+}  // namespace
 
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
   return wick::index_copy(*this, dim, index, source);
@@ -35,6 +46,7 @@ Tensor& Tensor::index_copy_(int64_t dim, const Tensor& index, const Tensor& sour
                                [&](const Tensor& s, const TL& o) { return wick::index_copy(s, dim, index, o[0]); });
 }
 Tensor& Tensor::index_fill_(int64_t dim, const Tensor& index, Scalar value) {
+  if (defined()) check_scalar_fits("index_fill_", "value", value, dtype(), sizes());  // Note [Scalar fits dtype]
   return detail::inplace_apply(*this, {}, "index_fill_",
                                [&](const Tensor& s, const TL&) { return wick::index_fill(s, dim, index, value); });
 }
@@ -53,10 +65,12 @@ Tensor& Tensor::put_(const Tensor& index, const Tensor& source, bool accumulate)
                                [&](const Tensor& s, const TL& o) { return wick::put(s, index, o[0], accumulate); });
 }
 Tensor& Tensor::addcmul_(const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
+  check_value_fits("addcmul_", *this, tensor1, tensor2, value);
   return detail::inplace_apply(*this, {tensor1, tensor2}, "addcmul_",
                                [&](const Tensor& s, const TL& o) { return wick::addcmul(s, o[0], o[1], value); });
 }
 Tensor& Tensor::addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar value) {
+  check_value_fits("addcdiv_", *this, tensor1, tensor2, value);
   return detail::inplace_apply(*this, {tensor1, tensor2}, "addcdiv_",
                                [&](const Tensor& s, const TL& o) { return wick::addcdiv(s, o[0], o[1], value); });
 }

@@ -6,6 +6,7 @@
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/scalar_fit.h"
 #include "wick/core/stubs.h"
 
 namespace wick::native {
@@ -290,10 +291,8 @@ void scaled_copy_(const Tensor& dst, const Tensor& src, double factor) {
 
 void fill_(const Tensor& t, Scalar v) {
   WICK_CHECK(t.defined(), "fill_: the tensor is undefined");
-  // The kernel converts the double to the tensor's dtype: it must fit (Note [Checked sizes]).
-  WICK_CHECK(!v.is_floating() || !is_integral(t.dtype(), false) || double_fits_int64(v.to_double()),
-             "fill_: the value {} does not fit in {} (shape [{}])", v.to_double(), t.dtype(),
-             fmt::join(t.sizes(), ", "));
+  // The kernel converts the double to the tensor's dtype: it must fit (Note [Scalar fits dtype]).
+  check_scalar_fits("fill_", "value", v, t.dtype(), t.sizes());
   t.bump_version();
   fill_value(t, v);
 }
@@ -330,9 +329,12 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
 
 Tensor clamp(const Tensor& t, std::optional<Scalar> min, std::optional<Scalar> max) {
   WICK_CHECK(min || max, "clamp: at least one of min and max must be given");
-  Tensor out = t;
-  if (!is_floating(t.dtype()) && ((min && min->is_floating()) || (max && max->is_floating())))
-    out = to(t, t.device(), kFloat32);
+  const bool to_float = !is_floating(t.dtype()) && ((min && min->is_floating()) || (max && max->is_floating()));
+  // The bounds are converted to the promoted dtype (Note [Scalar fits dtype]).
+  const DType dtype = to_float ? kFloat32 : t.dtype();
+  if (min) check_scalar_fits("clamp", "min", *min, dtype, t.sizes());
+  if (max) check_scalar_fits("clamp", "max", *max, dtype, t.sizes());
+  Tensor out = to_float ? to(t, t.device(), kFloat32) : t;
   // An int64 bound beyond 2^53 would round in the kernel's double (Note [Integer overflow and
   // conversions]): compared exactly as a 0-d tensor instead.
   const auto exact = [&](const Scalar& s) { return s.is_floating() || int64_fits_double(s.to_int()); };

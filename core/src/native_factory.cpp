@@ -9,6 +9,7 @@
 #include "wick/core/error.h"
 #include "wick/core/generator.h"
 #include "wick/core/native.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick::native {
 
@@ -49,9 +50,10 @@ Tensor empty(IntArrayRef shape, DType dtype, Device device) {
 }
 
 Tensor full(IntArrayRef shape, Scalar value, DType dtype, Device device) {
-  // A floating value filled into an integer tensor must convert without undefined behaviour.
-  WICK_CHECK(!value.is_floating() || !is_integral(dtype, false) || double_fits_int64(value.to_double()),
-             "full: the value {} does not fit in {} (shape [{}])", value.to_double(), dtype, fmt::join(shape, ", "));
+  // A floating value filled into an integer tensor must convert without undefined behaviour. A
+  // float32 target is not checked here: binary ops make their 0-d operands with full, and
+  // float32 + 1e300 is inf (Note [Scalar fits dtype]); wick::full and fill_ check every dtype.
+  if (is_integral(dtype, false)) check_scalar_fits("full", "value", value, dtype, shape);
   Tensor t = empty(shape, dtype, device);
   fill_value(t, value);  // exact for every int64 (Note [Integer overflow and conversions])
   return t;

@@ -33,6 +33,7 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/scalar_fit.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn::functional {
@@ -41,6 +42,12 @@ namespace {
 using detail::shape_str;
 
 using detail::check_activation_input;
+
+// A parameter the op converts to the input's dtype must fit it, checked before anything is
+// written (Note [Scalar fits dtype]); an undefined input is check_activation_input's to refuse.
+void check_param_fits(const char* op, const char* name, double v, const Tensor& input) {
+  if (input.defined()) check_scalar_fits(op, name, v, input.dtype(), input.sizes());
+}
 
 // fn(input), or with inplace fn's result written into the input (activation_inplace.h).
 template <typename Fn>
@@ -84,6 +91,7 @@ Tensor silu(const Tensor& input, const SiLUFuncOptions& options) {
 
 Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options) {
   const double slope = options.negative_slope();
+  check_param_fits("leaky_relu", "negative_slope", slope, input);
   return apply("leaky_relu", input, options.inplace(), [&](const Tensor& x) { return where(x.gt(0), x, x * slope); });
 }
 
@@ -118,6 +126,8 @@ Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
 Tensor hardtanh(const Tensor& input, const HardtanhFuncOptions& options) {
   const double lo = options.min_val(), hi = options.max_val();
   WICK_CHECK(lo <= hi, "hardtanh: min_val ({}) must not exceed max_val ({}); swap them", lo, hi);
+  check_param_fits("hardtanh", "min_val", lo, input);
+  check_param_fits("hardtanh", "max_val", hi, input);
   return apply("hardtanh", input, options.inplace(), [&](const Tensor& x) { return hardtanh_composite(x, lo, hi); });
 }
 
@@ -158,6 +168,8 @@ Tensor tanhshrink(const Tensor& input) {
 
 Tensor threshold(const Tensor& input, const ThresholdFuncOptions& options) {
   const double t = options.threshold(), value = options.value();
+  check_param_fits("threshold", "threshold", t, input);
+  check_param_fits("threshold", "value", value, input);
   return apply("threshold", input, options.inplace(),
                [&](const Tensor& x) { return where(x.le(t), Scalar(value), x); });
 }
