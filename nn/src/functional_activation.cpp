@@ -43,11 +43,13 @@ using detail::shape_str;
 
 using detail::check_activation_input;
 
+namespace {
 // A parameter the op converts to the input's dtype must fit it, checked before anything is
 // written (Note [Scalar fits dtype]); an undefined input is check_activation_input's to refuse.
 void check_param_fits(const char* op, const char* name, double v, const Tensor& input) {
   if (input.defined()) check_scalar_fits(op, name, v, input.dtype(), input.sizes());
 }
+}  // namespace
 
 // fn(input), or with inplace fn's result written into the input (activation_inplace.h).
 template <typename Fn>

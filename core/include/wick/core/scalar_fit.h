@@ -19,9 +19,9 @@
 // checks float32), else the tensor's own.
 // Tensor-scalar arithmetic (add, sub, mul, div, pow, fmod, remainder, comparisons), nan_to_num,
 // renorm, linalg::pinv's atol and arange do not check, as PyTorch does not: float32 + 1e300 is
-// inf. native::full and native::fill_ (the kernels' halves, which binary ops use for their 0-d
-// operands) check only the integer targets, where a conversion without the check would be
-// undefined behaviour.
+// inf. native::full (which binary ops use for their 0-d operands) checks only the integer
+// targets, where a conversion without the check would be undefined behaviour; native::fill_
+// checks every dtype, as fill_.
 // docs/tensors.md, "Scalars that do not fit the dtype".
 #include "wick/core/dim_vector.h"
 #include "wick/core/dtype.h"
