@@ -78,7 +78,10 @@ template class NormBase<InstanceNorm3dImpl, InstanceNormOptions>;
 
 template <class Derived>
 Tensor BatchNormBase<Derived>::forward(const Tensor& input) {
-  this->check_input(input);
+  // Note [Synchronised batch statistics]: the sync runs the input check itself, so that a
+  // refusal reaches every process.
+  const bool synced = sync_ && this->is_training() && sync_->world_size() > 1;
+  if (!synced) this->check_input(input);
   const BatchNormOptions& o = this->options();
   const std::optional<double> momentum = o.momentum();
   const bool track_running_stats = o.track_running_stats();
@@ -93,8 +96,23 @@ Tensor BatchNormBase<Derived>::forward(const Tensor& input) {
   const Tensor &rmean = this->running_mean(), &rvar = this->running_var();
   const bool use_batch_stats = training || (!rmean.defined() && !rvar.defined());
   const bool pass_running = !training || track_running_stats;
-  Tensor out = F::batch_norm(input, pass_running ? rmean : Tensor(), pass_running ? rvar : Tensor(), this->weight(),
-                             this->bias(), use_batch_stats, factor, o.eps());
+  Tensor out;
+  if (synced) {
+    nn::BatchNormSyncCall call;
+    call.layer = this->name();
+    call.check_input = [this](const Tensor& x) { this->check_input(x); };
+    call.num_features = o.num_features();
+    call.running_mean = pass_running ? rmean : Tensor();
+    call.running_var = pass_running ? rvar : Tensor();
+    call.weight = this->weight();
+    call.bias = this->bias();
+    call.momentum = factor;
+    call.eps = o.eps();
+    out = sync_->forward(input, call);
+  } else {
+    out = F::batch_norm(input, pass_running ? rmean : Tensor(), pass_running ? rvar : Tensor(), this->weight(),
+                        this->bias(), use_batch_stats, factor, o.eps());
+  }
   if (count_batch) {
     NoGradGuard no_grad;
     native::binary_(BinaryOp::Add, nbt, native::scalar_tensor(int64_t{1}, kInt64, nbt.device()));

@@ -5,3 +5,4 @@
 #include "wick/distributed/distributed_data_parallel.h"
 #include "wick/distributed/init.h"
 #include "wick/distributed/process_group.h"
+#include "wick/distributed/sync_batch_norm.h"

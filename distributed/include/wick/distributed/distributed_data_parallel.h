@@ -11,10 +11,10 @@
 // So, with the same optimizer on every rank, training with a per-rank batch of B on N ranks
 // equals training one process on the N*B samples with a mean loss, and the parameters stay
 // identical across ranks. It does not promise:
-//  - batch statistics across ranks: BatchNorm normalizes with its rank's batch (no
-//    SyncBatchNorm); buffers are copied from rank 0 before a forward that follows a
-//    synchronised one (broadcast_buffers, Note [When buffers are broadcast]), so the other
-//    ranks' buffer updates are discarded;
+//  - batch statistics across ranks: BatchNorm normalizes with its rank's batch unless its
+//    layers were converted (convert_sync_batchnorm, sync_batch_norm.h); buffers are copied from
+//    rank 0 before a forward that follows a synchronised one (broadcast_buffers, Note [When
+//    buffers are broadcast]), so the other ranks' buffer updates are discarded;
 //  - unused parameters without find_unused_parameters: a parameter that gets no gradient in a
 //    backward leaves its bucket unreduced, and every later forward with grad raises a
 //    StateError naming it (Note [An unfinished reduction is final], reducer.cpp).

@@ -1,9 +1,11 @@
 #pragma once
 // BatchNorm1d, BatchNorm2d and BatchNorm3d (torch.nn's), on F::batch_norm.
+#include <memory>
 #include <optional>
 
 #include "wick/core/tensor_options.h"
 #include "wick/nn/arg.h"
+#include "wick/nn/modules/batch_norm_sync.h"
 #include "wick/nn/modules/norm_base.h"
 
 namespace wick::nn {
@@ -36,6 +38,17 @@ class BatchNormBase : public NormBase<Derived, BatchNormOptions> {
   explicit BatchNormBase(const BatchNormOptions& options, TensorOptions tensor_options = {})
       : NormBase<Derived, BatchNormOptions>(options, tensor_options) {}
   Tensor forward(const Tensor& input);
+
+  /// Installs (or, with null, removes) the synchronisation of Note [Synchronised batch
+  /// statistics]: training-mode forwards then normalize over every process's batch. Copies of
+  /// the module (clone, DataParallel's replicas) share it. Use
+  /// distributed::convert_sync_batchnorm rather than calling this directly.
+  void set_sync(std::shared_ptr<BatchNormSync> sync) { sync_ = std::move(sync); }
+  /// The installed synchronisation, or null.
+  const std::shared_ptr<BatchNormSync>& sync() const { return sync_; }
+
+ private:
+  std::shared_ptr<BatchNormSync> sync_;
 };
 
 /// Input [N, C] or [N, C, L]. `BatchNorm1d(n)` or `BatchNorm1d(BatchNorm1dOptions(n).eps(..))`.
