@@ -41,8 +41,8 @@ Tensor summed(const Tensor& t) {
 std::shared_ptr<nn::BatchNorm2dImpl> make_bn2d(TensorOptions o = kF64) {
   auto bn = std::make_shared<nn::BatchNorm2dImpl>(nn::BatchNorm2dOptions(3).momentum(0.3), o);
   NoGradGuard no_grad;
-  bn->weight().copy_(tensor({1.5, -0.5, 2.0}, kF64));
-  bn->bias().copy_(tensor({0.25, 1.0, -1.0}, kF64));
+  Tensor(bn->weight()).copy_(tensor({1.5, -0.5, 2.0}, kF64));
+  Tensor(bn->bias()).copy_(tensor({0.25, 1.0, -1.0}, kF64));
   return bn;
 }
 
@@ -79,8 +79,8 @@ TEST_CASE("sync batchnorm: outputs, running statistics and gradients equal Batch
     CHECK(test::same_on_every_rank(bn->running_var()));
     CHECK(bn->num_batches_tracked().item<int64_t>() == reference->num_batches_tracked().item<int64_t>());
     for (auto* m : {bn.get(), reference.get()}) {
-      m->weight().grad() = Tensor();
-      m->bias().grad() = Tensor();
+      Tensor(m->weight()).set_grad(Tensor());
+      Tensor(m->bias()).set_grad(Tensor());
     }
   }
 }
@@ -137,7 +137,7 @@ TEST_CASE("sync batchnorm: an input refused on one rank raises on every rank and
   };
   for (const Bad& bad :
        {Bad{"a 4-d input", randn({3, 4, 1, 1}, kF64), "expected 2-d or 3-d input"},
-        Bad{"5 channels", randn({3, 5}, kF64), "expected 4 channels"}, Bad{"float32", randn({3, 4}), "is Float64"}}) {
+        Bad{"5 channels", randn({3, 5}, kF64), "expected 4 channels"}, Bad{"float32", randn({3, 4}), "but the input is float32"}}) {
     INFO(bad.what);
     const bool refuses = g.rank() == 1;
     try {
@@ -181,8 +181,8 @@ TEST_CASE("sync batchnorm: eval mode normalizes with the running statistics and 
   {
     NoGradGuard no_grad;
     for (auto* m : {bn.get(), plain.get()}) {
-      m->running_mean().copy_(tensor({0.5, -1.0, 2.0}, kF64));
-      m->running_var().copy_(tensor({4.0, 0.25, 1.0}, kF64));
+      Tensor(m->running_mean()).copy_(tensor({0.5, -1.0, 2.0}, kF64));
+      Tensor(m->running_var()).copy_(tensor({4.0, 0.25, 1.0}, kF64));
     }
   }
   distributed::convert_sync_batchnorm(bn);
