@@ -2,6 +2,7 @@
 // rules; the arithmetic (and so the gradient) is matmul's, mul's and add's.
 #include "op_helpers.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
@@ -10,7 +11,7 @@ using namespace detail;
 namespace {
 
 // beta * input + alpha * product, with input broadcast to the product's shape; beta 0 ignores
-// input's values (NaN and inf included), as PyTorch's.
+// input's values (NaN and inf included), as PyTorch's. beta and alpha must fit the result dtype.
 Tensor scaled_add(const char* op, const Tensor& input, const Tensor& product, Scalar beta, Scalar alpha) {
   WICK_CHECK(input.defined(), "{}: the input is an undefined tensor", op);
   const DimVector out = native::broadcast_shapes(input.sizes(), product.sizes(), op);
@@ -18,6 +19,10 @@ Tensor scaled_add(const char* op, const Tensor& input, const Tensor& product, Sc
              "{}: the input of shape {} does not broadcast to the product's "
              "shape {}",
              op, shape_str(input), shape_str(product));
+  // beta and alpha are converted to the result dtype: they must fit it (Note [Scalar fits dtype]).
+  const DType t = promote_types(input.dtype(), product.dtype());
+  check_scalar_fits(op, "beta", beta, t, product.sizes());
+  check_scalar_fits(op, "alpha", alpha, t, product.sizes());
   const double b = beta.to_double(), a = alpha.to_double();
   Tensor scaled = a == 1.0 ? product : product * alpha;
   if (b == 0.0) return scaled;

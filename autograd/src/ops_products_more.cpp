@@ -24,7 +24,7 @@ void check_integral_scalar(const char* op, const char* name, Scalar s, DType res
 
 // beta * self + alpha * product, self broadcast to the product's shape (and no further); beta 0
 // ignores self's values (NaN and inf included: a where, whose gradient for self is zeros, as
-// PyTorch's); 1 skips the multiplication.
+// PyTorch's); 1 skips the multiplication. beta and alpha must fit the result dtype.
 Tensor beta_self_alpha_product(const char* op, const Tensor& self, const Tensor& product, Scalar beta, Scalar alpha) {
   WICK_CHECK(self.defined(), "{}: self is an undefined tensor", op);
   native::check_same_device(op, {&self, &product});
@@ -34,6 +34,8 @@ Tensor beta_self_alpha_product(const char* op, const Tensor& self, const Tensor&
   const DType t = promote_types(self.dtype(), product.dtype());
   check_integral_scalar(op, "beta", beta, t);
   check_integral_scalar(op, "alpha", alpha, t);
+  check_scalar_fits(op, "beta", beta, t, product.sizes());  // Note [Scalar fits dtype]
+  check_scalar_fits(op, "alpha", alpha, t, product.sizes());
   const Tensor scaled = alpha.to_double() == 1.0 ? product : product * alpha;
   const double b = beta.to_double();
   if (b == 0.0) {

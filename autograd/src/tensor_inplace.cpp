@@ -138,6 +138,14 @@ Tensor& inplace_op(Tensor& self, const Tensor* other, const char* op, F&& f, boo
   native::copy_(self, r);
   return self;
 }
+
+// add_'s and sub_'s alpha is converted to the dtype the op computes in, self's and o's result
+// type (float32 self with float64 o computes in float64, as PyTorch): it must fit it, checked
+// before anything is written (Note [Scalar fits dtype]). Undefined operands are the op's to refuse.
+void check_alpha_fits(const char* op, const Tensor& self, const Tensor& o, Scalar alpha) {
+  if (alpha.is_floating() && self.defined() && o.defined())
+    check_scalar_fits(op, "alpha", alpha, native::result_type(self, o), self.sizes());
+}
 template <Tensor (*Fn)(const Tensor&)>
 Tensor& inplace_unary(Tensor& self, const char* op) {
   return inplace_op(self, nullptr, op, [](const Tensor& s, const Tensor&) { return Fn(s); });
@@ -153,6 +161,7 @@ Tensor& inplace_scalar(Tensor& self, Scalar o, const char* op) {
 }  // namespace
 
 Tensor& Tensor::add_(const Tensor& o, Scalar alpha) {
+  check_alpha_fits("add_", *this, o, alpha);
   if (check_inplace(*this, &o, "add_")) {
     const Tensor o2 = unaliased(o, *this);
     return inplace_with_grad(*this, "add_", [&](const Tensor& s) { return wick::add(s, o2, alpha); });
@@ -170,6 +179,7 @@ Tensor& Tensor::add_(Scalar o) {
   return *this;
 }
 Tensor& Tensor::sub_(const Tensor& o, Scalar alpha) {
+  check_alpha_fits("sub_", *this, o, alpha);
   if (check_inplace(*this, &o, "sub_")) {
     const Tensor o2 = unaliased(o, *this);
     return inplace_with_grad(*this, "sub_", [&](const Tensor& s) { return wick::sub(s, o2, alpha); });

@@ -16,6 +16,16 @@ void check_value_fits(const char* op, const Tensor& self, const Tensor& t1, cons
   check_scalar_fits(op, "value", value, promote_types(self.dtype(), promote_types(t1.dtype(), t2.dtype())),
                     self.sizes());
 }
+
+// addbmm_'s, addmv_'s and addr_'s beta and alpha are converted to the operands' promoted dtype:
+// they must fit it, checked before anything is written (Note [Scalar fits dtype]).
+void check_beta_alpha_fit(const char* op, const Tensor& self, const Tensor& t1, const Tensor& t2, Scalar beta,
+                          Scalar alpha) {
+  if (!self.defined() || !t1.defined() || !t2.defined()) return;
+  const DType t = promote_types(self.dtype(), promote_types(t1.dtype(), t2.dtype()));
+  check_scalar_fits(op, "beta", beta, t, self.sizes());
+  check_scalar_fits(op, "alpha", alpha, t, self.sizes());
+}
 }  // namespace
 
 Tensor Tensor::index_copy(int64_t dim, const Tensor& index, const Tensor& source) const {
@@ -75,14 +85,17 @@ Tensor& Tensor::addcdiv_(const Tensor& tensor1, const Tensor& tensor2, Scalar va
                                [&](const Tensor& s, const TL& o) { return wick::addcdiv(s, o[0], o[1], value); });
 }
 Tensor& Tensor::addbmm_(const Tensor& batch1, const Tensor& batch2, Scalar beta, Scalar alpha) {
+  check_beta_alpha_fit("addbmm_", *this, batch1, batch2, beta, alpha);
   return detail::inplace_apply(*this, {batch1, batch2}, "addbmm_",
                                [&](const Tensor& s, const TL& o) { return wick::addbmm(s, o[0], o[1], beta, alpha); });
 }
 Tensor& Tensor::addmv_(const Tensor& mat, const Tensor& vec, Scalar beta, Scalar alpha) {
+  check_beta_alpha_fit("addmv_", *this, mat, vec, beta, alpha);
   return detail::inplace_apply(*this, {mat, vec}, "addmv_",
                                [&](const Tensor& s, const TL& o) { return wick::addmv(s, o[0], o[1], beta, alpha); });
 }
 Tensor& Tensor::addr_(const Tensor& vec1, const Tensor& vec2, Scalar beta, Scalar alpha) {
+  check_beta_alpha_fit("addr_", *this, vec1, vec2, beta, alpha);
   return detail::inplace_apply(*this, {vec1, vec2}, "addr_",
                                [&](const Tensor& s, const TL& o) { return wick::addr(s, o[0], o[1], beta, alpha); });
 }

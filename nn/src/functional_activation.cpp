@@ -98,6 +98,8 @@ Tensor leaky_relu(const Tensor& input, const LeakyReLUFuncOptions& options) {
 }
 
 Tensor elu(const Tensor& input, const ELUFuncOptions& options) {
+  check_activation_input("elu", input);  // a TypeError for an integer input comes first
+  check_param_fits("elu", "alpha", options.alpha(), input);
   return apply("elu", input, options.inplace(),
                [&](const Tensor& x) { return elu_composite(x, options.alpha(), 1.0, 1.0); });
 }
@@ -114,6 +116,8 @@ Tensor celu(const Tensor& input, const CELUFuncOptions& options) {
   const double alpha = options.alpha();
   WICK_CHECK(alpha != 0.0, "celu: alpha cannot be 0 (it divides x); got alpha 0 for an input of shape {}",
              input.defined() ? shape_str(input) : "undefined");
+  check_activation_input("celu", input);
+  check_param_fits("celu", "alpha", alpha, input);
   return apply("celu", input, options.inplace(),
                [&](const Tensor& x) { return elu_composite(x, alpha, 1.0, 1.0 / alpha); });
 }
@@ -122,6 +126,8 @@ Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
   WICK_CHECK(options.beta() != 0.0, "softplus: beta cannot be 0 (the result is divided by it), got 0 for shape {}",
              input.defined() ? shape_str(input) : "undefined");
   check_activation_input("softplus", input);
+  check_param_fits("softplus", "beta", options.beta(), input);
+  check_param_fits("softplus", "threshold", options.threshold(), input);
   return softplus_composite(input, options.beta(), options.threshold());
 }
 

@@ -13,6 +13,7 @@
 #include "wick/autograd/record.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
+#include "wick/core/scalar_fit.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn {
@@ -219,6 +220,8 @@ Tensor hinge_embedding_loss(const Tensor& input, const Tensor& target, double ma
   check_reduction(op, reduction, false);
   check_defined(op, input, "input", target, "target");
   check_like_input(op, input, "input", target, "target");
+  // The margin is converted to the input's dtype: it must fit it (Note [Scalar fits dtype]).
+  check_scalar_fits(op, "margin", margin, input.dtype(), input.sizes());
   const Tensor y = label_target(op, input, target);
   const Tensor margin_term = where(differs(y, 1.0), clamp(margin - input, 0.0, std::nullopt), 0.0);
   const Tensor self_term = where(differs(y, -1.0), input, 0.0);

@@ -10,6 +10,7 @@
 #include "wick/autograd/record.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
+#include "wick/core/scalar_fit.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn::functional {
@@ -36,6 +37,8 @@ Tensor pad(const Tensor& input, const std::vector<int64_t>& pad, double value) {
   WICK_CHECK(pad.size() % 2 == 0 && pad.size() / 2 <= static_cast<size_t>(input.dim()),
              "pad: expected (before, after) pairs for at most {} dims (the input is [{}]), got {} values", input.dim(),
              fmt::join(input.sizes(), ", "), pad.size());
+  // The value fills the output in the input's dtype: it must fit it (Note [Scalar fits dtype]).
+  check_scalar_fits("pad", "value", value, input.dtype(), input.sizes());
   std::vector<int64_t> shape(input.sizes().begin(), input.sizes().end());
   const size_t pairs = pad.size() / 2;
   for (size_t i = 0; i < pairs; ++i) {

@@ -16,13 +16,23 @@
 
 #include "activation_inplace.h"
 #include "wick/core/native.h"
+#include "wick/core/scalar_fit.h"
 #include "wick/nn/functional.h"
 
 namespace wick::nn::functional {
 
+namespace {
+// lambda, lower and upper are converted to the input's dtype: they must fit it (Note [Scalar fits
+// dtype]), checked after check_activation_input and before anything is written.
+void check_param_fits(const char* op, const char* name, double v, const Tensor& input) {
+  check_scalar_fits(op, name, v, input.dtype(), input.sizes());
+}
+}  // namespace
+
 Tensor hardshrink(const Tensor& input, const HardshrinkFuncOptions& options) {
   const double l = options.lambda();
   detail::check_activation_input("hardshrink", input);
+  check_param_fits("hardshrink", "lambda", l, input);
   const Tensor outside = logical_or(input.gt(l), input.lt(-l));
   const Tensor inside = logical_and(input.ge(-l), input.le(l));
   const Tensor rest = native::where(inside, native::scalar_tensor(0.0, input.dtype(), input.device()), input);
@@ -33,6 +43,7 @@ Tensor softshrink(const Tensor& input, const SoftshrinkFuncOptions& options) {
   const double l = options.lambda();
   WICK_CHECK(l >= 0.0, "softshrink: lambda must be >= 0, got {} (input of shape {})", l, detail::shape_str(input));
   detail::check_activation_input("softshrink", input);
+  check_param_fits("softshrink", "lambda", l, input);
   return where(input.gt(l), input - l, where(input.lt(-l), input + l, Scalar(0.0)));
 }
 
@@ -40,8 +51,10 @@ Tensor rrelu(const Tensor& input, const RReLUFuncOptions& options) {
   const double lower = options.lower(), upper = options.upper();
   WICK_CHECK(lower <= upper, "rrelu: lower ({}) must not exceed upper ({}) (input of shape {})", lower, upper,
              detail::shape_str(input));
+  detail::check_activation_input("rrelu", input);
+  check_param_fits("rrelu", "lower", lower, input);
+  check_param_fits("rrelu", "upper", upper, input);
   if (!options.training()) {
-    detail::check_activation_input("rrelu", input);
     return leaky_relu(input, LeakyReLUFuncOptions().negative_slope((lower + upper) / 2).inplace(options.inplace()));
   }
   return detail::apply_activation("rrelu", input, options.inplace(), [&](const Tensor& x) {

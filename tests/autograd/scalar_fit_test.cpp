@@ -12,6 +12,9 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "support/devices.h"
@@ -38,19 +41,23 @@ Tensor i64(const std::vector<int64_t>& v, Device dev) { return wick::test::i64(v
 Tensor mask(Device dev) { return tensor(std::vector<double>{1, 0}, {2}, TensorOptions(kBool)).to(dev); }
 Tensor index0(Device dev) { return i64({0}, dev); }
 
-// `call` throws a ValueError naming `op` and `dtype`.
-void refuses(const char* op, const char* dtype, const std::function<void()>& call) {
+// What the message must hold: "op: the arg " when an argument name is given, else "op".
+std::string names(const char* op, const char* arg) { return *arg ? std::string(op) + ": the " + arg + " " : op; }
+
+// `call` throws a ValueError naming `op` (and the argument `arg`, when given) and `dtype`.
+void refuses(const char* op, const char* dtype, const std::function<void()>& call, const char* arg = "") {
   INFO(op);
-  expect_error<ValueError>(call, {op, dtype});
+  expect_error<ValueError>(call, {names(op, arg), dtype});
 }
 
-// `write` on a copy of `self` throws a ValueError naming `op` and self's dtype, and leaves the
-// copy as it was: same values, same version (nothing half-applied).
-void refuses_inplace(const char* op, const Tensor& self, const std::function<void(Tensor&)>& write) {
+// `write` on a copy of `self` throws a ValueError naming `op` (and `arg`, when given) and self's
+// dtype, and leaves the copy as it was: same values, same version (nothing half-applied).
+void refuses_inplace(const char* op, const Tensor& self, const std::function<void(Tensor&)>& write,
+                     const char* arg = "") {
   INFO(op);
   Tensor t = self.clone();
   const uint32_t version = t.version();
-  expect_error<ValueError>([&] { write(t); }, {op, std::string(dtype_name(t.dtype()))});
+  expect_error<ValueError>([&] { write(t); }, {names(op, arg), std::string(dtype_name(t.dtype()))});
   CHECK(t.version() == version);
   CHECK(t.equal(self));
 }
@@ -254,5 +261,85 @@ TEST_CASE("scalar fit: tensor-scalar arithmetic, nan_to_num and arange do not ch
     const Tensor r = arange(0.0, kHuge, 1e299, TensorOptions(kFloat32).device(dev));
     CHECK(r.numel() == 10);
     CHECK(doubles(r)[1] == kInf);
+  }
+}
+
+TEST_CASE("scalar fit: add and sub check alpha against the result dtype", "[scalar_fit]") {
+  for (const Device dev : wick::test::test_devices()) {
+    INFO(dev);
+    const Tensor a = f32({-1, 2}, dev), d = f64({-1, 2}, dev);
+    refuses(
+        "add", "float32", [&] { (void)add(a, a, kHuge); }, "alpha");
+    refuses(
+        "add", "float32", [&] { (void)a.add(a, -kAbove); }, "alpha");
+    refuses(
+        "sub", "float32", [&] { (void)sub(a, a, kHuge); }, "alpha");
+    // float32 with a 0-d float64 operand computes in float32 (the dimensioned tensor's dtype).
+    refuses(
+        "add", "float32", [&] { (void)add(a, f64({1}, dev).reshape({}), kHuge); }, "alpha");
+    refuses_inplace(
+        "add_", a, [&](Tensor& t) { t.add_(a, kHuge); }, "alpha");
+    refuses_inplace(
+        "sub_", a, [&](Tensor& t) { t.sub_(a, kAbove); }, "alpha");
+    {  // recorded
+      const Tensor leaf = f32({-1, 2}, dev).requires_grad_(true);
+      Tensor y = leaf * 1.0;
+      refuses(
+          "add_", "float32", [&] { y.add_(a, kHuge); }, "alpha");
+      CHECK(doubles(y) == std::vector<double>{-1, 2});
+    }
+    // What passes, with PyTorch's values: x + alpha * x.
+    CHECK(doubles(add(a, a, kMax)) == std::vector<double>{-kMax, kInf});
+    CHECK(doubles(sub(a, a, kMax)) == std::vector<double>{kMax, -kInf});
+    CHECK(doubles(add(a, a, kInf)) == std::vector<double>{-kInf, kInf});
+    CHECK(doubles(add(d, d, kHuge)) == std::vector<double>{-kHuge, 2 * kHuge});
+    // Not refused where PyTorch computes in float64: float32 with a float64 operand, in place too
+    // (the sum is rounded to float32 afterwards: inf).
+    CHECK(doubles(add(a, d, kHuge)) == std::vector<double>{-kHuge, 2 * kHuge});
+    Tensor t = a.clone();
+    t.add_(d, kHuge);
+    CHECK(doubles(t) == std::vector<double>{-kInf, kInf});
+  }
+}
+
+TEST_CASE("scalar fit: addmm, baddbmm, addmv, addr and addbmm check beta and alpha", "[scalar_fit]") {
+  for (const Device dev : wick::test::test_devices()) {
+    INFO(dev);
+    const Tensor m = f32({1, 1, 1, 1}, dev).view({2, 2}), v = f32({1, 1}, dev), b = m.view({1, 2, 2});
+    for (const char* arg : {"beta", "alpha"}) {
+      const bool beta = std::string(arg) == "beta";
+      const auto ba = [&](double x) { return beta ? std::pair<double, double>{x, 1.0} : std::pair{1.0, x}; };
+      double bt = 0, al = 0;
+      std::tie(bt, al) = ba(kHuge);
+      refuses(
+          "addmm", "float32", [&] { (void)addmm(m, m, m, bt, al); }, arg);
+      refuses(
+          "baddbmm", "float32", [&] { (void)baddbmm(b, b, b, bt, al); }, arg);
+      refuses(
+          "addmv", "float32", [&] { (void)addmv(v, m, v, bt, al); }, arg);
+      refuses(
+          "addr", "float32", [&] { (void)addr(m, v, v, bt, al); }, arg);
+      refuses(
+          "addbmm", "float32", [&] { (void)m.addbmm(b, b, bt, al); }, arg);
+      refuses_inplace(
+          "addmv_", v, [&](Tensor& t) { t.addmv_(m, v, bt, al); }, arg);
+      refuses_inplace(
+          "addr_", m, [&](Tensor& t) { t.addr_(v, v, bt, al); }, arg);
+      refuses_inplace(
+          "addbmm_", m, [&](Tensor& t) { t.addbmm_(b, b, bt, al); }, arg);
+      // What passes, with PyTorch's values: beta * 1 + alpha * (1 * 1 summed over 2, or 1 for addr).
+      std::tie(bt, al) = ba(kMax);
+      const double sum2 = beta ? kMax : kInf, one = kMax;
+      CHECK(doubles(addmm(m, m, m, bt, al)) == std::vector<double>(4, sum2));
+      CHECK(doubles(baddbmm(b, b, b, bt, al)) == std::vector<double>(4, sum2));
+      CHECK(doubles(addmv(v, m, v, bt, al)) == std::vector<double>(2, sum2));
+      CHECK(doubles(addr(m, v, v, bt, al)) == std::vector<double>(4, one));
+      CHECK(doubles(m.clone().addbmm_(b, b, bt, al)) == std::vector<double>(4, sum2));
+      std::tie(bt, al) = ba(kInf);
+      CHECK(doubles(addmm(m, m, m, bt, al)) == std::vector<double>(4, kInf));
+      CHECK(doubles(v.clone().addmv_(m, v, bt, al)) == std::vector<double>(2, kInf));
+      std::tie(bt, al) = ba(kHuge);  // float64 takes it
+      CHECK(doubles(addr(m.to(kFloat64), v.to(kFloat64), v.to(kFloat64), bt, al)) == std::vector<double>(4, kHuge));
+    }
   }
 }
