@@ -12,6 +12,7 @@
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
 #include "wick/distributed/init.h"
+#include "wick/distributed/sync_batch_norm.h"
 
 namespace wick::distributed {
 
@@ -244,6 +245,18 @@ void DistributedDataParallel::sync_buffers(int root) {
 // forwards without grad included.
 void DistributedDataParallel::enable_join() {
   reducer();  // a clone's refusal
+  // A synchronised BatchNorm's all_gather is a collective of the forward that a joined rank
+  // cannot shadow: the ranks still training would wait for it until the timeout. PyTorch's
+  // join does not support SyncBatchNorm either (its documentation says so); wick refuses it.
+  for (const auto& item : module().named_modules().items()) {
+    const std::string& name = item.first;
+    const nn::Module* m = item.second.get();
+    WICK_CHECK(!synchronises_batch_norm(*m),
+               "enable_join: the {} '{}' synchronises its batch statistics across ranks (convert_sync_batchnorm), and "
+               "a rank that has joined cannot take part in its collectives; remove the synchronisation "
+               "(set_sync(nullptr)) or give every rank the same number of batches",
+               m->name(), name);
+  }
   join_enabled_ = true;
   announced_forwards_ = 0;
 }

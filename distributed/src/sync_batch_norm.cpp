@@ -166,6 +166,13 @@ Tensor ProcessGroupBatchNormSync::forward(const Tensor& input, const nn::BatchNo
   return out;
 }
 
+bool synchronises_batch_norm(const nn::Module& m) {
+  if (const auto* bn1 = dynamic_cast<const nn::BatchNorm1dImpl*>(&m)) return bn1->sync() != nullptr;
+  if (const auto* bn2 = dynamic_cast<const nn::BatchNorm2dImpl*>(&m)) return bn2->sync() != nullptr;
+  if (const auto* bn3 = dynamic_cast<const nn::BatchNorm3dImpl*>(&m)) return bn3->sync() != nullptr;
+  return false;
+}
+
 std::shared_ptr<nn::Module> convert_sync_batchnorm(std::shared_ptr<nn::Module> module,
                                                    std::shared_ptr<ProcessGroup> group) {
   WICK_CHECK(module != nullptr, "convert_sync_batchnorm: the module is null");

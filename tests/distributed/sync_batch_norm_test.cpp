@@ -135,9 +135,9 @@ TEST_CASE("sync batchnorm: an input refused on one rank raises on every rank and
     Tensor input;
     const char* own_words;
   };
-  for (const Bad& bad :
-       {Bad{"a 4-d input", randn({3, 4, 1, 1}, kF64), "expected 2-d or 3-d input"},
-        Bad{"5 channels", randn({3, 5}, kF64), "expected 4 channels"}, Bad{"float32", randn({3, 4}), "but the input is float32"}}) {
+  for (const Bad& bad : {Bad{"a 4-d input", randn({3, 4, 1, 1}, kF64), "expected 2-d or 3-d input"},
+                         Bad{"5 channels", randn({3, 5}, kF64), "expected 4 channels"},
+                         Bad{"float32", randn({3, 4}), "but the input is float32"}}) {
     INFO(bad.what);
     const bool refuses = g.rank() == 1;
     try {
@@ -226,4 +226,18 @@ TEST_CASE("sync batchnorm: convert_sync_batchnorm marks every BatchNorm and noth
   bn2->set_sync(nullptr);  // removed: plain BatchNorm again
   bn2->forward(x);
   CHECK(bn2->num_batches_tracked().item<int64_t>() == 1);
+}
+
+TEST_CASE("sync batchnorm: DDP's enable_join refuses synchronised BatchNorm layers, naming the first", "[mpi]") {
+  // A joined rank cannot shadow the layer's all_gather (PyTorch's join documents the same limit).
+  auto net = make_bn_model();
+  distributed::convert_sync_batchnorm(net);
+  DistributedDataParallel ddp(net, tiny_buckets());
+  test::expect_error<ValueError>([&] { ddp.enable_join(); },
+                                 {"enable_join: the BatchNorm1d '1' synchronises", "set_sync(nullptr)"});
+  // Not enabled: training goes on as usual on every rank.
+  manual_seed(4);
+  ddp.forward(randn({3, 5}, kF64)).sum().backward();
+  std::dynamic_pointer_cast<nn::BatchNorm1dImpl>(net->get_submodule("1"))->set_sync(nullptr);
+  ddp.enable_join();
 }

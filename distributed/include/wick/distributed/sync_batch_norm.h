@@ -54,6 +54,9 @@ class ProcessGroupBatchNormSync final : public nn::BatchNormSync {
 std::shared_ptr<nn::Module> convert_sync_batchnorm(std::shared_ptr<nn::Module> module,
                                                    std::shared_ptr<ProcessGroup> group = nullptr);
 
+/// True when `m` is a BatchNorm1d, BatchNorm2d or BatchNorm3d with a synchronisation installed.
+bool synchronises_batch_norm(const nn::Module& m);
+
 /// all_gather as a differentiable op: returns [size(), *input.shape], row r being rank r's
 /// `input`. Its backward all-reduces (sums) the gradient of the whole result and keeps this
 /// rank's row, itself differentiably. Collective, in forward and (when input requires grad) in
