@@ -85,6 +85,28 @@ TEST_CASE("sync batchnorm: outputs, running statistics and gradients equal Batch
   }
 }
 
+TEST_CASE("sync batchnorm: double backward (a gradient penalty) equals BatchNorm2d's over the whole batch", "[mpi]") {
+  // The backward's all_reduce is itself recorded under create_graph, so the penalty's gradient
+  // carries every rank's terms. Ranks with 2, 0 and 3 rows.
+  auto reference = make_bn2d();
+  auto bn = make_bn2d();
+  distributed::convert_sync_batchnorm(bn);
+  const Share s = share_of({2, 0, 3});
+  manual_seed(60);
+  const Tensor data = randn({s.total, 3, 2, 2}, kF64) * 2.0 - 1.0, upstream = randn({s.total, 3, 2, 2}, kF64);
+  const auto penalty = [](const Tensor& out, const Tensor& up, const Tensor& x) {
+    const Tensor g = autograd::grad({(out * up).sum()}, {x}, {}, std::nullopt, true)[0];
+    return (g * g).sum();
+  };
+  const Tensor whole = data.clone().requires_grad_(true);
+  penalty(reference->forward(whole), upstream, whole).backward();
+  const Tensor mine_x = data.narrow(0, s.offset, s.rows).clone().requires_grad_(true);
+  penalty(bn->forward(mine_x), upstream.narrow(0, s.offset, s.rows), mine_x).backward();
+  REQUIRE(mine_x.grad().defined());
+  CHECK_ALLCLOSE(mine_x.grad(), whole.grad().narrow(0, s.offset, s.rows), 1e-11, 1e-12);
+  CHECK_ALLCLOSE(summed(bn->weight().grad()), reference->weight().grad(), 1e-11, 1e-12);
+}
+
 TEST_CASE("sync batchnorm: DDP with convert_sync_batchnorm trains as one process on the whole batch", "[mpi]") {
   // Linear, BatchNorm1d (cumulative average), Tanh, Linear; 3 SGD steps. Each rank's running
   // statistics are the whole batch's, which plain BatchNorm under DDP does not give.
