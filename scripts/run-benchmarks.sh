@@ -52,21 +52,24 @@ for name in bench_op_overhead bench_mlp_step bench_train_step bench_sequence_ste
   fi
   tail -n 5 "$OUT/$name.log"
 done
-# bench_ddp: several processes under mpirun (docs/distributed.md); its own JSON.
-exe="$BUILD/benchmarks/bench_ddp"
-if [ ! -x "$exe" ]; then
-  echo "| bench_ddp | missing (not built in $BUILD: needs MPI) | |" >>"$REPORT"
-else
-  echo "== bench_ddp (mpirun -np 2) =="
+# bench_ddp and bench_sync_batch_norm: several processes under mpirun (docs/distributed.md); their
+# own JSON.
+for name in bench_ddp bench_sync_batch_norm; do
+  exe="$BUILD/benchmarks/$name"
+  if [ ! -x "$exe" ]; then
+    echo "| $name | missing (not built in $BUILD: needs MPI) | |" >>"$REPORT"
+    continue
+  fi
+  echo "== $name (mpirun -np 2) =="
   if OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 mpirun --allow-run-as-root --oversubscribe --bind-to none \
-      --mca btl_vader_single_copy_mechanism none -np 2 "$exe" --json "$OUT/bench_ddp.json" >"$OUT/bench_ddp.log" 2>&1; then
-    echo "| bench_ddp | ran | bench_ddp.json, bench_ddp.log |" >>"$REPORT"
+      --mca btl_vader_single_copy_mechanism none -np 2 "$exe" --json "$OUT/$name.json" >"$OUT/$name.log" 2>&1; then
+    echo "| $name | ran | $name.json, $name.log |" >>"$REPORT"
   else
-    echo "| bench_ddp | FAILED (exit $?) | bench_ddp.log |" >>"$REPORT"
+    echo "| $name | FAILED (exit $?) | $name.log |" >>"$REPORT"
     rc_all=1
   fi
-  tail -n 12 "$OUT/bench_ddp.log"
-fi
+  tail -n 12 "$OUT/$name.log"
+done
 if command -v /usr/bin/python3 >/dev/null && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
   echo "== PyTorch baseline =="
   root=$(cd "$(dirname "$0")/.." && pwd)
