@@ -246,7 +246,9 @@ const std::set<std::string>& nn_ops() {
       "index_copy", "index_fill", "index_fill_tensor", "index_reduce", "put", "argwhere", "isin", "isin_scalar",
       "diagflat", "combinations", "vander", "addcmul", "addcdiv", "addbmm", "addmv", "addr", "chain_matmul", "ger",
       "vdot", "logdet", "pdist", "adaptive_log_softmax", "adaptive_log_softmax_loss", "adaptive_log_softmax_log_prob",
-      "adaptive_log_softmax_predict"};
+      "adaptive_log_softmax_predict",
+      // generate.py's normalize_cases, tests/nn/normalize_test.cpp
+      "normalize"};
   return ops;
 }
 

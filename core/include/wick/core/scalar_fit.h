@@ -7,8 +7,8 @@
 // lerp(_) with a scalar weight, addcmul(_) and addcdiv(_) value, add(_) and sub(_) alpha, addmm,
 // baddbmm, addmv(_), addr(_) and addbmm(_) beta and alpha; F::threshold, hardtanh, leaky_relu,
 // elu and celu alpha, softplus beta and threshold, hardshrink and softshrink lambda, rrelu lower
-// and upper, pad's value, hinge_embedding_loss's margin) checks the conversion first, as PyTorch
-// 1.13's checked conversion does, and refuses before anything is written:
+// and upper, pad's value, hinge_embedding_loss's margin, normalize's eps) checks the conversion
+// first, as PyTorch 1.13's checked conversion does, and refuses before anything is written:
 //   float32  a finite value of magnitude above float32's largest finite value
 //            (3.4028234663852886e38, compared exactly, as PyTorch does: a value just above it is
 //            refused even though it would round to it) is a ValueError; inf and NaN pass.
