@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "../examples/fashion_mnist_net.h"
+#include "rank_max.h"
 #include "round_stats.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
@@ -113,17 +114,8 @@ class Trainer {
 };
 
 using wick_bench::loadavg;
+using wick_bench::max_over_ranks;
 using wick_bench::median;
-
-// The slowest rank's value (the step of a DDP job ends when every rank's does).
-double max_over_ranks(distributed::ProcessGroup& g, double v) {
-  std::vector<Tensor> all;
-  for (int r = 0; r < g.size(); ++r) all.push_back(empty({1}, kFloat64));
-  g.all_gather(all, full({1}, v, kFloat64))->wait();
-  double m = v;
-  for (const auto& t : all) m = std::max(m, t.item<double>());
-  return m;
-}
 
 }  // namespace
 

@@ -26,6 +26,7 @@
 #include <thread>
 #include <vector>
 
+#include "rank_max.h"
 #include "round_stats.h"
 #include "wick/autograd/functions.h"
 #include "wick/core/cpu_threads.h"
@@ -90,16 +91,6 @@ class Trainer {
   Tensor x_, y_;
 };
 
-// The slowest rank's value (a DDP step ends when every rank's does).
-double max_over_ranks(distributed::ProcessGroup& g, double v) {
-  std::vector<Tensor> all;
-  for (int r = 0; r < g.size(); ++r) all.push_back(empty({1}, kFloat64));
-  g.all_gather(all, full({1}, v, kFloat64))->wait();
-  double m = v;
-  for (const auto& t : all) m = std::max(m, t.item<double>());
-  return m;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,8 +136,8 @@ int main(int argc, char** argv) {
     std::vector<double> t_plain, t_synced;
     for (int r = 0; r < rounds; ++r) {
       group->barrier()->wait();
-      t_plain.push_back(max_over_ranks(*group, plain.run(steps)));
-      t_synced.push_back(max_over_ranks(*group, synced.run(steps)));
+      t_plain.push_back(wick_bench::max_over_ranks(*group, plain.run(steps)));
+      t_synced.push_back(wick_bench::max_over_ranks(*group, synced.run(steps)));
     }
     const double a = wick_bench::median(t_plain), b = wick_bench::median(t_synced);
     if (lead) {

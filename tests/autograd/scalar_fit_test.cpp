@@ -19,24 +19,18 @@
 
 #include "support/devices.h"
 #include "support/expect_error.h"
+#include "support/scalar_fit_values.h"
 #include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::doubles;
 using wick::test::expect_error;
 using wick::test::longs;
+using namespace wick::test::scalar_fit;
 
 namespace {
 namespace F = wick::nn::functional;
 
-constexpr double kMax = 3.4028234663852886e38;  // float32's largest finite value
-constexpr double kHuge = 1e300;
-const double kAbove = std::nextafter(kMax, 1e300);  // rounds to kMax, but PyTorch refuses it
-constexpr double kInf = std::numeric_limits<double>::infinity();
-const double kNan = std::nan("");
-
-Tensor f32(const std::vector<double>& v, Device dev) { return wick::test::f64(v).to(dev, kFloat32); }
-Tensor f64(const std::vector<double>& v, Device dev) { return wick::test::f64(v).to(dev); }
 Tensor i64(const std::vector<int64_t>& v, Device dev) { return wick::test::i64(v).to(dev); }
 Tensor mask(Device dev) { return tensor(std::vector<double>{1, 0}, {2}, TensorOptions(kBool)).to(dev); }
 Tensor index0(Device dev) { return i64({0}, dev); }

@@ -18,23 +18,17 @@
 
 #include "support/devices.h"
 #include "support/expect_error.h"
+#include "support/scalar_fit_values.h"
 #include "support/small_tensors.h"
 
 using namespace wick;
 using wick::test::doubles;
 using wick::test::expect_error;
 using wick::test::longs;
+using namespace wick::test::scalar_fit;
 
 namespace {
 namespace F = wick::nn::functional;
-
-constexpr double kMax = 3.4028234663852886e38;  // float32's largest finite value
-constexpr double kHuge = 1e300;
-const double kAbove = std::nextafter(kMax, 1e300);  // rounds to kMax, but PyTorch refuses it
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-Tensor f32(const std::vector<double>& v, Device dev) { return wick::test::f64(v).to(dev, kFloat32); }
-Tensor f64(const std::vector<double>& v, Device dev) { return wick::test::f64(v).to(dev); }
 
 // `call` throws a ValueError whose message holds "op: the arg " and `dtype`.
 void refuses(const char* op, const char* arg, const char* dtype, const std::function<void()>& call) {
