@@ -248,7 +248,8 @@ void DistributedDataParallel::enable_join() {
   // A synchronised BatchNorm's all_gather is a collective of the forward that a joined rank
   // cannot shadow: the ranks still training would wait for it until the timeout. PyTorch's
   // join does not support SyncBatchNorm either (its documentation says so); wick refuses it.
-  for (const auto& item : module().named_modules().items()) {
+  const auto modules = module().named_modules();  // kept alive: items() refers into it
+  for (const auto& item : modules.items()) {
     const std::string& name = item.first;
     const nn::Module* m = item.second.get();
     WICK_CHECK(!synchronises_batch_norm(*m),
