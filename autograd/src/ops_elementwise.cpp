@@ -1,24 +1,14 @@
 // Differentiable elementwise ops. Each backward is written on the public API (double backward).
 #include <cmath>
 
+#include "alpha_fit.h"
 #include "op_helpers.h"
 #include "wick/core/checked_math.h"
 #include "wick/core/error.h"
-#include "wick/core/scalar_fit.h"
 
 namespace wick {
 
 using namespace detail;
-
-namespace {
-// add's and sub's alpha is converted to the result dtype (float32 + 0-d float64 is float32):
-// it must fit it (Note [Scalar fits dtype]; an integer alpha always does). Undefined operands are
-// native::binary's to refuse.
-void check_alpha_fits(const char* op, const Tensor& a, const Tensor& b, Scalar alpha) {
-  if (alpha.is_floating() && a.defined() && b.defined())
-    check_scalar_fits(op, "alpha", alpha, native::result_type(a, b), a.sizes());
-}
-}  // namespace
 
 Tensor add(const Tensor& a, const Tensor& b, Scalar alpha) {
   check_alpha_fits("add", a, b, alpha);

@@ -9,6 +9,7 @@
 // NoGradGuard for parameter updates), a view of one, a view whose elements overlap, and a view
 // made under NoGradGuard (or a custom function's output sharing memory with its input) when the
 // op would be recorded.
+#include "alpha_fit.h"
 #include "inplace_apply.h"
 #include "op_helpers.h"
 #include "view_tracking.h"
@@ -137,14 +138,6 @@ Tensor& inplace_op(Tensor& self, const Tensor* other, const char* op, F&& f, boo
   check_result_fits(op, self, r);
   native::copy_(self, r);
   return self;
-}
-
-// add_'s and sub_'s alpha is converted to the dtype the op computes in, self's and o's result
-// type (float32 self with float64 o computes in float64, as PyTorch): it must fit it, checked
-// before anything is written (Note [Scalar fits dtype]). Undefined operands are the op's to refuse.
-void check_alpha_fits(const char* op, const Tensor& self, const Tensor& o, Scalar alpha) {
-  if (alpha.is_floating() && self.defined() && o.defined())
-    check_scalar_fits(op, "alpha", alpha, native::result_type(self, o), self.sizes());
 }
 template <Tensor (*Fn)(const Tensor&)>
 Tensor& inplace_unary(Tensor& self, const char* op) {
