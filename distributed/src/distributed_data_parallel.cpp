@@ -242,8 +242,11 @@ void DistributedDataParallel::sync_buffers(int root) {
 // (_sync_final_model: _find_common_rank over the last joiners, the ranks whose join found no
 // rank active, ties to the highest): every forward, with or without grad, notifies the join
 // context there, so the last joiners are the ranks with the most forwards, an evaluation's
-// forwards without grad included.
-void DistributedDataParallel::enable_join() {
+// forwards without grad included. With divide_by_initial_world_size false, each announcement's
+// count of active ranks becomes the divisor of that forward's synchronised gradients
+// (Reducer::set_divisor): the joined ranks' zeros then leave the active ranks' average, as
+// PyTorch's reducer divides by the count its join notification all-reduced.
+void DistributedDataParallel::enable_join(bool divide_by_initial_world_size) {
   reducer();  // a clone's refusal
   // A synchronised BatchNorm's all_gather is a collective of the forward that a joined rank
   // cannot shadow: the ranks still training would wait for it until the timeout. PyTorch's
@@ -259,6 +262,7 @@ void DistributedDataParallel::enable_join() {
                m->name(), name);
   }
   join_enabled_ = true;
+  divide_by_initial_world_size_ = divide_by_initial_world_size;
   announced_forwards_ = 0;
 }
 
@@ -300,6 +304,7 @@ int DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_s
   const Announcement a =
       exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers, reducer().iteration());
   ++announced_forwards_;  // with or without grad, as PyTorch's notify_join_context (Note [Join])
+  reducer().set_divisor(divide_by_initial_world_size_ ? options_.process_group->size() : a.active);
   return a.buffer_root;
 }
 
@@ -325,6 +330,7 @@ void DistributedDataParallel::join() {
     if (b.defined()) works.push_back(group.broadcast(b, source));
   for (auto& w : works) w->wait();
   join_enabled_ = false;
+  reducer().set_divisor(group.size());
 }
 
 // Note [When buffers are broadcast]

@@ -90,6 +90,14 @@ void Reducer::set_sync(bool on) {
   sync_ = on;
 }
 
+void Reducer::set_divisor(int64_t divisor) {
+  WICK_CHECK(divisor >= 1 && divisor <= group_->size(),
+             "DistributedDataParallel: gradient divisor {} is outside [1, {}] (the world size)", divisor,
+             group_->size());
+  std::lock_guard<std::mutex> lock(mutex_);
+  divisor_ = divisor;
+}
+
 void Reducer::reset_iteration_locked() {
   std::fill(ready_.begin(), ready_.end(), 0);
   std::fill(used_.begin(), used_.end(), 0);
@@ -243,7 +251,7 @@ void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   Tensor s = slot(b, k);
   const Tensor& g = params_[index].grad();
   profiler::RecordScope trace_event("ddp", "gradient into its bucket");
-  const double scale = 1.0 / static_cast<double>(group_->size());
+  const double scale = 1.0 / static_cast<double>(divisor_ > 0 ? divisor_ : group_->size());
   if (has_grad && g.defined()) {
     if (bucket_view_ && grad_is_slot(index, s)) {
       native::binary_(BinaryOp::Mul, s, Scalar(scale));  // accumulated in place: scale it there

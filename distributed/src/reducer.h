@@ -37,6 +37,11 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
 
   bool sync() const;
   void set_sync(bool on);
+  /// What the gradients of the following synchronised backwards are divided by (each rank's
+  /// share is scaled by its inverse before the sum): the world size (the default), or, under
+  /// join with divide_by_initial_world_size false, the number of ranks still training (Note
+  /// [Join]). At least 1.
+  void set_divisor(int64_t divisor);
 
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
   /// For a joined rank: the collectives one synchronised backward of the others runs, with
@@ -92,6 +97,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
   size_t next_bucket_ = 0;           // the next bucket to launch
   int64_t iteration_ = 0;            // synchronising forwards so far (Note [Tagged buckets])
+  int64_t divisor_ = 0;              // set_divisor(); 0: the group's size
   std::vector<char> ready_;          // per param, this backward
   std::vector<char> used_;           // per param: got a gradient on this rank, this backward
   std::vector<char> unused_;         // per param: not reached from the last forward's outputs

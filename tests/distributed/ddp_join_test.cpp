@@ -51,9 +51,10 @@ bool same_model(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
 /// Runs `schedule` under enable_join()/join() with plain SGD, checking this rank's parameters
 /// after each of its steps and every rank's after join against one process that simulates each
 /// rank's own model: a synchronised step applies the sum of the synchronising ranks' gradients
-/// (each at its own rank's parameters) divided by the world size (joined ranks add zeros), a
-/// local step the rank's own gradient.
-void run_schedule(const Schedule& schedule, uint64_t seed) {
+/// (each at its own rank's parameters) divided by the world size (joined ranks add zeros) or,
+/// with divide_by_initial_world_size false, by the number of ranks still training in that
+/// round; a local step the rank's own gradient.
+void run_schedule(const Schedule& schedule, uint64_t seed, bool divide_by_initial_world_size = true) {
   auto& g = test::world();
   const int world = g.size();
   REQUIRE(schedule.size() == static_cast<size_t>(world));
@@ -77,6 +78,9 @@ void run_schedule(const Schedule& schedule, uint64_t seed) {
   for (size_t k = 0; k < rounds; ++k) {
     auto step_of = [&](int r) { return k < schedule[r].size() ? std::optional<Step>(schedule[r][k]) : std::nullopt; };
     std::vector<Tensor> sum;  // of the synchronising ranks' gradients
+    int64_t active = 0;       // ranks still training in this round
+    for (int r = 0; r < world; ++r) active += step_of(r) ? 1 : 0;
+    const int64_t divisor = divide_by_initial_world_size ? world : active;
     for (int r = 0; r < world; ++r) {
       const auto step = step_of(r);
       if (!step || *step == Step::Eval) continue;
@@ -97,7 +101,7 @@ void run_schedule(const Schedule& schedule, uint64_t seed) {
       if (!step || *step == Step::Eval) continue;
       if (*step == Step::Synced) {
         const auto params = models[r]->parameters();
-        for (size_t i = 0; i < params.size(); ++i) Tensor(params[i]).set_grad(sum[i].div(world));
+        for (size_t i = 0; i < params.size(); ++i) Tensor(params[i]).set_grad(sum[i].div(divisor));
       }
       opts[r]->step();
     }
@@ -115,7 +119,7 @@ void run_schedule(const Schedule& schedule, uint64_t seed) {
   DistributedDataParallel ddp(net, tiny_buckets());
   optim::SGD opt(net->parameters(), optim::SGDOptions(lr));
   const auto params = net->parameters();
-  ddp.enable_join();
+  ddp.enable_join(divide_by_initial_world_size);
   const auto& steps = schedule[g.rank()];
   for (size_t k = 0; k < steps.size(); ++k) {
     const auto kk = static_cast<int64_t>(k);
@@ -164,6 +168,24 @@ TEST_CASE(
     if (r < world - 1) s.back().insert(s.back().end(), {Step::Local, Step::Synced});
   }
   run_schedule(s, 201);
+}
+
+TEST_CASE(
+    "ddp: join with divide_by_initial_world_size false averages each step over the ranks still training, "
+    "with divide true over the world",
+    "[mpi]") {
+  // PyTorch's join(divide_by_initial_world_size=False): rank r trains 2 + r synchronised rounds
+  // (one no_sync round in the middle), so the ranks join one after another and the divisor goes
+  // W, W - 1, ..., 1. The same schedule divided by the world size ends elsewhere (the last
+  // round has one rank active), so a divisor that ignored the flag fails one of the two runs.
+  const int world = test::world().size();
+  Schedule s;
+  for (int r = 0; r < world; ++r) {
+    s.push_back({Step::Synced, Step::Local});
+    for (int k = 0; k < r + 1; ++k) s.back().push_back(Step::Synced);
+  }
+  run_schedule(s, 221, /*divide_by_initial_world_size=*/false);
+  run_schedule(s, 221, /*divide_by_initial_world_size=*/true);
 }
 
 TEST_CASE("ddp: under join a forward without grad counts toward the last joiner, as every forward in PyTorch",

@@ -148,13 +148,16 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// forward will run. That is a collective, so the ranks still training must run the same
   /// forwards, evaluation ones included. A rank whose data has run out
   /// calls join(): it shadows the collectives of the ranks still training, contributing zero
-  /// gradients (the average stays over the world size, PyTorch's default), until every rank
-  /// has joined. Meanwhile buffers are broadcast from the highest rank still training (PyTorch's
-  /// _find_common_rank), not rank 0. Then every rank gets the parameters and buffers of the
-  /// rank that joined last, i.e. ran the most forwards since enable_join(), with or without
-  /// grad (ties: the highest such rank; PyTorch's last joiner). Every training forward of an
-  /// enabled rank must be followed by its backward.
-  void enable_join();
+  /// gradients, until every rank has joined. The synchronised gradient is the sum over the
+  /// ranks divided by the world size (divide_by_initial_world_size, PyTorch's default: while
+  /// ranks have joined it is smaller than the active ranks' average), or with
+  /// divide_by_initial_world_size false by the number of ranks still training at that forward
+  /// (the active ranks' average, PyTorch's `join(divide_by_initial_world_size=False)`). Meanwhile buffers are broadcast
+  /// from the highest rank still training (PyTorch's _find_common_rank), not rank 0. Then every rank gets the
+  /// parameters and buffers of the rank that joined last, i.e. ran the most forwards since enable_join(), with or
+  /// without grad (ties: the highest such rank; PyTorch's last joiner). Every training forward of an enabled rank must
+  /// be followed by its backward.
+  void enable_join(bool divide_by_initial_world_size = true);
   void join();
 
   CommStats comm_stats() const;
@@ -178,6 +181,7 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   DistributedDataParallelOptions options_;
   std::shared_ptr<detail::Reducer> reducer_;
   bool join_enabled_ = false;
+  bool divide_by_initial_world_size_ = true;  // enable_join's (Note [Join])
   // PyTorch's require_forward_param_sync: the last forward ran with grad outside no_sync (true
   // before the first forward). Note [When buffers are broadcast].
   bool require_forward_param_sync_ = true;
