@@ -18,29 +18,9 @@
 #include "wick/nn/arg.h"
 #include "wick/nn/functional.h"  // Int2, PaddingMode, PadMode
 #include "wick/nn/int3.h"
+#include "wick/nn/modules/conv_size.h"  // conv_size_t<D>
 
 namespace wick::nn {
-
-namespace detail {
-template <size_t D>
-struct ConvSize;
-template <>
-struct ConvSize<1> {
-  using type = int64_t;
-};
-template <>
-struct ConvSize<2> {
-  using type = Int2;
-};
-template <>
-struct ConvSize<3> {
-  using type = Int3;
-};
-}  // namespace detail
-
-/// The per-axis sizes of a D-d convolution: int64_t, Int2 or Int3 (LibTorch's ExpandingArray<D>).
-template <size_t D>
-using conv_size_t = typename detail::ConvSize<D>::type;
 
 /// A D-d convolution's options, as LibTorch's: `Conv2dOptions(in, out, 3).stride(2).padding(1)`.
 /// Sizes are conv_size_t<D> (`3` means 3 on every axis). padding is sizes or kSame / kValid

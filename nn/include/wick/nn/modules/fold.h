@@ -8,18 +8,9 @@
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/modules/fold_options.h"  // FoldOptions, UnfoldOptions
 
 namespace wick::nn {
-
-/// Fold's options, as LibTorch: `FoldOptions({4, 5}, 2).padding(1)`.
-struct FoldOptions {
-  FoldOptions(Int2 output_size, Int2 kernel_size) : output_size_(output_size), kernel_size_(kernel_size) {}
-  WICK_ARG(Int2, output_size);
-  WICK_ARG(Int2, kernel_size);
-  WICK_ARG(Int2, dilation) = 1;
-  WICK_ARG(Int2, padding) = 0;
-  WICK_ARG(Int2, stride) = 1;
-};
 
 /// F::fold with fixed geometry: [N, C * kH * kW, L] (or [C * kH * kW, L]) -> [N, C, H, W]; prints
 /// as PyTorch's "Fold(output_size=(4, 5), kernel_size=2, dilation=1, padding=0, stride=1)".
@@ -36,15 +27,6 @@ class FoldImpl : public Cloneable<FoldImpl> {
   FoldOptions options_;
 };
 WICK_MODULE(Fold);
-
-/// Unfold's options, as LibTorch: `UnfoldOptions(3).stride(2)`.
-struct UnfoldOptions {
-  /* implicit */ UnfoldOptions(Int2 kernel_size) : kernel_size_(kernel_size) {}  // NOLINT
-  WICK_ARG(Int2, kernel_size);
-  WICK_ARG(Int2, dilation) = 1;
-  WICK_ARG(Int2, padding) = 0;
-  WICK_ARG(Int2, stride) = 1;
-};
 
 /// F::unfold with fixed geometry: [N, C, H, W] (or [C, H, W]) -> [N, C * kH * kW, L]; prints as
 /// PyTorch's "Unfold(kernel_size=3, dilation=1, padding=0, stride=2)".

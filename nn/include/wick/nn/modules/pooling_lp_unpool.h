@@ -13,19 +13,9 @@
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
 #include "wick/nn/int3.h"
+#include "wick/nn/modules/pooling_options.h"  // LPPool1dOptions, LPPool2dOptions
 
 namespace wick::nn {
-
-/// LPPool1d's options, as LibTorch: `LPPool1dOptions(2, 3).stride(2).ceil_mode(true)`. stride
-/// defaults to kernel_size.
-struct LPPool1dOptions {
-  LPPool1dOptions(double norm_type, int64_t kernel_size)
-      : norm_type_(norm_type), kernel_size_(kernel_size), stride_(kernel_size) {}
-  WICK_ARG(double, norm_type);
-  WICK_ARG(int64_t, kernel_size);
-  WICK_ARG(int64_t, stride);
-  WICK_ARG(bool, ceil_mode) = false;
-};
 
 /// F::lp_pool1d with fixed geometry; prints as PyTorch's
 /// "LPPool1d(norm_type=2, kernel_size=3, stride=3, ceil_mode=False)" (PyTorch prints stride=None
@@ -43,17 +33,6 @@ class LPPool1dImpl : public Cloneable<LPPool1dImpl> {
   LPPool1dOptions options_;
 };
 WICK_MODULE(LPPool1d);
-
-/// LPPool2d's options, as LibTorch: `LPPool2dOptions(2, {3, 2}).stride(1)`. stride defaults to
-/// kernel_size.
-struct LPPool2dOptions {
-  LPPool2dOptions(double norm_type, Int2 kernel_size)
-      : norm_type_(norm_type), kernel_size_(kernel_size), stride_(kernel_size) {}
-  WICK_ARG(double, norm_type);
-  WICK_ARG(Int2, kernel_size);
-  WICK_ARG(Int2, stride);
-  WICK_ARG(bool, ceil_mode) = false;
-};
 
 /// F::lp_pool2d with fixed geometry; prints as LPPool1d does.
 class LPPool2dImpl : public Cloneable<LPPool2dImpl> {

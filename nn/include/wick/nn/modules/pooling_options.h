@@ -8,14 +8,17 @@
 // LibTorch has ExpandingArray<D>). The adaptive options' output_size_t is what F's function takes:
 // int64_t (1-d), Int2 (AdaptiveAvgPool2d), OptionalInt2 (AdaptiveMaxPool2d, LibTorch's
 // ExpandingArrayWithOptionalElem<2>) or Int3 (3-d; LibTorch's 3-d may leave entries out, wick's
-// takes three sizes).
+// takes three sizes). LPPool1dOptions and LPPool2dOptions (LibTorch's LPPoolOptions<D>, one struct
+// each in wick) are here too, as in LibTorch's options/pooling.h.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 
 #include "wick/nn/arg.h"
-#include "wick/nn/functional.h"            // Int2, OptionalInt2
-#include "wick/nn/modules/conv_options.h"  // conv_size_t<D>
+#include "wick/nn/functional.h"  // Int2, OptionalInt2
+#include "wick/nn/int3.h"
+#include "wick/nn/modules/conv_options.h"
+#include "wick/nn/modules/conv_size.h"  // conv_size_t<D>: Note [Options headers and functional.h]
 
 namespace wick::nn {
 
@@ -85,5 +88,27 @@ struct AdaptiveMaxPoolOptions {
 using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<int64_t>;
 using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<OptionalInt2>;
 using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<Int3>;
+
+/// LPPool1d's options, as LibTorch: `LPPool1dOptions(2, 3).stride(2).ceil_mode(true)`. stride
+/// defaults to kernel_size.
+struct LPPool1dOptions {
+  LPPool1dOptions(double norm_type, int64_t kernel_size)
+      : norm_type_(norm_type), kernel_size_(kernel_size), stride_(kernel_size) {}
+  WICK_ARG(double, norm_type);
+  WICK_ARG(int64_t, kernel_size);
+  WICK_ARG(int64_t, stride);
+  WICK_ARG(bool, ceil_mode) = false;
+};
+
+/// LPPool2d's options, as LibTorch: `LPPool2dOptions(2, {3, 2}).stride(1)`. stride defaults to
+/// kernel_size.
+struct LPPool2dOptions {
+  LPPool2dOptions(double norm_type, Int2 kernel_size)
+      : norm_type_(norm_type), kernel_size_(kernel_size), stride_(kernel_size) {}
+  WICK_ARG(double, norm_type);
+  WICK_ARG(Int2, kernel_size);
+  WICK_ARG(Int2, stride);
+  WICK_ARG(bool, ceil_mode) = false;
+};
 
 }  // namespace wick::nn

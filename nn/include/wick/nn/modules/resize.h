@@ -9,6 +9,7 @@
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/modules/pixel_shuffle_options.h"  // PixelShuffleOptions, PixelUnshuffleOptions
 
 namespace wick::nn {
 
@@ -37,12 +38,6 @@ class UpsampleImpl : public Cloneable<UpsampleImpl> {
 };
 WICK_MODULE(Upsample);
 
-/// PixelShuffle's options, as LibTorch: `PixelShuffleOptions(2)`.
-struct PixelShuffleOptions {
-  /* implicit */ PixelShuffleOptions(int64_t upscale_factor) : upscale_factor_(upscale_factor) {}  // NOLINT
-  WICK_ARG(int64_t, upscale_factor);
-};
-
 /// F::pixel_shuffle; prints as "PixelShuffle(upscale_factor=2)".
 class PixelShuffleImpl : public Cloneable<PixelShuffleImpl> {
  public:
@@ -55,12 +50,6 @@ class PixelShuffleImpl : public Cloneable<PixelShuffleImpl> {
   PixelShuffleOptions options_;
 };
 WICK_MODULE(PixelShuffle);
-
-/// PixelUnshuffle's options, as LibTorch: `PixelUnshuffleOptions(2)`.
-struct PixelUnshuffleOptions {
-  /* implicit */ PixelUnshuffleOptions(int64_t downscale_factor) : downscale_factor_(downscale_factor) {}  // NOLINT
-  WICK_ARG(int64_t, downscale_factor);
-};
 
 /// F::pixel_unshuffle; prints as "PixelUnshuffle(downscale_factor=2)".
 class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
