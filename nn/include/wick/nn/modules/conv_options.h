@@ -8,39 +8,19 @@
 // int64_t for one axis (F::conv1d), Int2 for two (F::conv2d) and Int3 for three (F::conv3d), which
 // conv_size_t<D> names. Int2 and Int3 expand one number to every axis, as ExpandingArray does.
 //
-// wick's convolution functions take torch.nn.functional's positional arguments (F::conv2d(x, w,
-// b, stride, padding, dilation, groups)), so there is no ConvFuncOptions<D> /
-// ConvTransposeFuncOptions<D> (docs/modules.md).
+// The functions' options, F::ConvFuncOptions<D> and F::ConvTransposeFuncOptions<D> (F::conv2d(x, w,
+// F::Conv2dFuncOptions().stride(2))), and conv_size_t<D> are in wick/nn/functional_conv_norm_opts.h;
+// the positional forms (F::conv2d(x, w, b, stride, padding, dilation, groups)) stay too.
 #include <cstddef>
 #include <cstdint>
 #include <variant>
 
 #include "wick/nn/arg.h"
-#include "wick/nn/functional.h"  // Int2, PaddingMode, PadMode
+#include "wick/nn/functional.h"                 // Int2, PaddingMode, PadMode
+#include "wick/nn/functional_conv_norm_opts.h"  // conv_size_t
 #include "wick/nn/int3.h"
 
 namespace wick::nn {
-
-namespace detail {
-template <size_t D>
-struct ConvSize;
-template <>
-struct ConvSize<1> {
-  using type = int64_t;
-};
-template <>
-struct ConvSize<2> {
-  using type = Int2;
-};
-template <>
-struct ConvSize<3> {
-  using type = Int3;
-};
-}  // namespace detail
-
-/// The per-axis sizes of a D-d convolution: int64_t, Int2 or Int3 (LibTorch's ExpandingArray<D>).
-template <size_t D>
-using conv_size_t = typename detail::ConvSize<D>::type;
 
 /// A D-d convolution's options, as LibTorch's: `Conv2dOptions(in, out, 3).stride(2).padding(1)`.
 /// Sizes are conv_size_t<D> (`3` means 3 on every axis). padding is sizes or kSame / kValid
