@@ -272,6 +272,7 @@ namespace F = functional;
 #include "wick/nn/functional_3d.h"              // Int3, conv3d and the 3-d pooling functions
 #include "wick/nn/functional_activation.h"      // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
 #include "wick/nn/functional_bilinear.h"        // bilinear
+#include "wick/nn/functional_conv_norm_opts.h"  // LibTorch's options of conv*, *_norm, softmax, gelu
 #include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d, conv_transpose2d and conv_transpose3d
 #include "wick/nn/functional_ctc.h"             // ctc_loss
 #include "wick/nn/functional_distance.h"        // cosine_similarity, pairwise_distance

@@ -12,8 +12,8 @@
 // height, as conv1d runs conv2d; conv_transpose3d is two conv_transpose2d passes (Note [3-d
 // transposed convolution]).
 //
-// LibTorch takes ConvTranspose2dFuncOptions here; wick's functions take torch.nn.functional's
-// positional arguments, as F::conv2d does (docs/modules.md).
+// These take torch.nn.functional's positional arguments; the overloads taking LibTorch's
+// ConvTranspose1d/2d/3dFuncOptions are in wick/nn/functional_conv_norm_opts.h.
 #include <cstdint>
 
 #include "wick/autograd/functions.h"

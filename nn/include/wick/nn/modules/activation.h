@@ -27,12 +27,7 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
 };
 WICK_MODULE(ReLU);
 
-/// GELU's options, as LibTorch: `GELUOptions().approximate("tanh")`.
-struct GELUOptions {
-  /// "none" (exact, erf) or "tanh".
-  WICK_ARG(std::string, approximate) = "none";
-};
-
+// GELUOptions (F::GELUFuncOptions too): wick/nn/functional_conv_norm_opts.h.
 class GELUImpl : public Cloneable<GELUImpl> {
  public:
   explicit GELUImpl(GELUOptions options = {});

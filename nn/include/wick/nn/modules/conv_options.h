@@ -8,15 +8,16 @@
 // int64_t for one axis (F::conv1d), Int2 for two (F::conv2d) and Int3 for three (F::conv3d), which
 // conv_size_t<D> names. Int2 and Int3 expand one number to every axis, as ExpandingArray does.
 //
-// wick's convolution functions take torch.nn.functional's positional arguments (F::conv2d(x, w,
-// b, stride, padding, dilation, groups)), so there is no ConvFuncOptions<D> /
-// ConvTransposeFuncOptions<D> (docs/modules.md).
+// The functions' options, F::ConvFuncOptions<D> and F::ConvTransposeFuncOptions<D> (F::conv2d(x, w,
+// F::Conv2dFuncOptions().stride(2))), and conv_size_t<D> are in wick/nn/functional_conv_norm_opts.h;
+// the positional forms (F::conv2d(x, w, b, stride, padding, dilation, groups)) stay too.
 #include <cstddef>
 #include <cstdint>
 #include <variant>
 
 #include "wick/nn/arg.h"
-#include "wick/nn/functional.h"  // Int2, PaddingMode, PadMode
+#include "wick/nn/functional.h"                 // Int2, PaddingMode, PadMode
+#include "wick/nn/functional_conv_norm_opts.h"  // conv_size_t
 #include "wick/nn/int3.h"
 #include "wick/nn/modules/conv_size.h"  // conv_size_t<D>
 

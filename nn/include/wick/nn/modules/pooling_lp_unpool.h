@@ -114,14 +114,7 @@ class MaxUnpool3dImpl : public Cloneable<MaxUnpool3dImpl> {
 };
 WICK_MODULE(MaxUnpool3d);
 
-/// LocalResponseNorm's options, as LibTorch: `LocalResponseNormOptions(2).alpha(1e-3).k(2)`.
-struct LocalResponseNormOptions {
-  /* implicit */ LocalResponseNormOptions(int64_t size) : size_(size) {}  // NOLINT
-  WICK_ARG(int64_t, size);
-  WICK_ARG(double, alpha) = 1e-4;
-  WICK_ARG(double, beta) = 0.75;
-  WICK_ARG(double, k) = 1.0;
-};
+// LocalResponseNormOptions (F::LocalResponseNormFuncOptions too): wick/nn/functional_conv_norm_opts.h.
 
 /// F::local_response_norm with fixed options; prints as PyTorch's
 /// "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)". No parameters.
