@@ -31,30 +31,9 @@
 #include "wick/nn/arg.h"
 #include "wick/nn/functional.h"  // Int2, PaddingMode; it includes this file at its end (both #pragma once)
 #include "wick/nn/int3.h"
+#include "wick/nn/modules/conv_size.h"  // conv_size_t<D>
 
 namespace wick::nn {
-
-namespace detail {
-template <size_t D>
-struct ConvSize;
-template <>
-struct ConvSize<1> {
-  using type = int64_t;
-};
-template <>
-struct ConvSize<2> {
-  using type = Int2;
-};
-template <>
-struct ConvSize<3> {
-  using type = Int3;
-};
-}  // namespace detail
-
-/// The per-axis sizes of a D-d convolution: int64_t, Int2 or Int3 (LibTorch's ExpandingArray<D>),
-/// the types F::conv1d, F::conv2d and F::conv3d take.
-template <size_t D>
-using conv_size_t = typename detail::ConvSize<D>::type;
 
 /// GELU's options, as LibTorch: `GELUOptions().approximate("tanh")`; F::GELUFuncOptions too.
 struct GELUOptions {
