@@ -248,7 +248,9 @@ const std::set<std::string>& nn_ops() {
       "vdot", "logdet", "pdist", "adaptive_log_softmax", "adaptive_log_softmax_loss", "adaptive_log_softmax_log_prob",
       "adaptive_log_softmax_predict",
       // generate.py's normalize_cases, tests/nn/normalize_test.cpp
-      "normalize"};
+      "normalize",
+      // generate.py's mha_forward_cases, tests/nn/multi_head_attention_forward_test.cpp
+      "multi_head_attention_forward"};
   return ops;
 }
 

@@ -177,6 +177,26 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
          for (const Tensor& p : m->parameters()) r.push_back(p.grad());
          return r;
        }},
+      {"F::multi_head_attention_forward",
+       [](Device d) {
+         // Separate kdim / vdim weights, bias_k / bias_v, add_zero_attn, a float attn_mask and
+         // training dropout (drawn from one seed on every device).
+         auto leaf = [d](IntArrayRef shape, uint64_t seed) { return data(shape, seed, d).requires_grad_(true); };
+         const std::vector<Tensor> x = {leaf({3, 2, 4}, 21), leaf({5, 2, 3}, 22), leaf({5, 2, 5}, 23),
+                                        leaf({4, 4}, 24),    leaf({4, 3}, 25),    leaf({4, 5}, 26),
+                                        leaf({12}, 27),      leaf({1, 1, 4}, 28), leaf({1, 1, 4}, 29),
+                                        leaf({4, 4}, 30),    leaf({4}, 31),       leaf({3, 5}, 32)};
+         F::MultiheadAttentionForwardFuncOptions o(4, 2, {}, x[6], x[7], x[8], true, 0.3, x[9], x[10]);
+         o.use_separate_proj_weight(true).q_proj_weight(x[3]).k_proj_weight(x[4]).v_proj_weight(x[5]);
+         o.attn_mask(x[11]).average_attn_weights(false);
+         manual_seed(13);
+         Tensor y, w;
+         std::tie(y, w) = F::multi_head_attention_forward(x[0], x[1], x[2], o);
+         autograd::backward({y, w}, {data(y.sizes(), 14, d), data(w.sizes(), 17, d)});
+         std::vector<Tensor> r = {y, w};
+         for (const Tensor& t : x) r.push_back(t.grad());
+         return r;
+       }},
       {"TransformerEncoderLayer",
        [](Device d) {
          manual_seed(11);

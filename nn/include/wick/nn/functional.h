@@ -283,6 +283,7 @@ namespace F = functional;
 #include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
 #include "wick/nn/functional_loss_more.h"       // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...
 #include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
+#include "wick/nn/functional_mha.h"             // multi_head_attention_forward
 #include "wick/nn/functional_normalize.h"       // normalize
 #include "wick/nn/functional_options_pool.h"    // F::MaxPool2dFuncOptions, F::PadFuncOptions, ... and their overloads
 #include "wick/nn/functional_random.h"          // alpha_dropout, feature_alpha_dropout, gumbel_softmax

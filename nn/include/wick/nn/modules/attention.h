@@ -11,7 +11,8 @@ namespace wick::nn {
 
 /// MultiheadAttention's options: `MultiheadAttentionOptions(64, 4).dropout(0.1).batch_first(true)`.
 /// batch_first is PyTorch's (LibTorch's options lack it). kdim/vdim, add_bias_kv and
-/// add_zero_attn are not offered: key and value have embed_dim features.
+/// add_zero_attn are not offered: key and value have embed_dim features
+/// (F::multi_head_attention_forward, which the layer calls, has them).
 struct MultiheadAttentionOptions {
   MultiheadAttentionOptions(int64_t embed_dim, int64_t num_heads) : embed_dim_(embed_dim), num_heads_(num_heads) {}
   WICK_ARG(int64_t, embed_dim);
@@ -28,9 +29,9 @@ struct MultiheadAttentionOptions {
 /// Multi-head attention, as PyTorch's: the query, key and value are projected by the rows
 /// [0, E), [E, 2E), [2E, 3E) of in_proj_weight [3E, E] (+ in_proj_bias [3E]), split into
 /// num_heads heads, attended (F::scaled_dot_product_attention's math), merged and projected by
-/// the child Linear out_proj. Parameter names are PyTorch's (in_proj_weight, in_proj_bias,
-/// out_proj.weight, out_proj.bias), so a PyTorch state_dict loads name for name. Initialization
-/// as PyTorch's: xavier_uniform in_proj_weight, zero biases, Linear's default out_proj.weight.
+/// the child Linear out_proj: forward is F::multi_head_attention_forward on these parameters. Parameter names are
+/// PyTorch's (in_proj_weight, in_proj_bias, out_proj.weight, out_proj.bias), so a PyTorch state_dict loads name for
+/// name. Initialization as PyTorch's: xavier_uniform in_proj_weight, zero biases, Linear's default out_proj.weight.
 /// `tensor_options`: the parameters' dtype and device (see LinearImpl).
 class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
