@@ -283,6 +283,7 @@ namespace F = functional;
 #include "wick/nn/functional_loss_more.h"       // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...
 #include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
 #include "wick/nn/functional_normalize.h"       // normalize
+#include "wick/nn/functional_options_loss.h"    // the losses' options and the F:: overloads taking them
 #include "wick/nn/functional_random.h"          // alpha_dropout, feature_alpha_dropout, gumbel_softmax
 #include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle
 #include "wick/nn/functional_shrink.h"          // hardshrink, softshrink, rrelu
