@@ -285,6 +285,7 @@ namespace F = functional;
 #include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
 #include "wick/nn/functional_mha.h"             // multi_head_attention_forward
 #include "wick/nn/functional_normalize.h"       // normalize
+#include "wick/nn/functional_options_loss.h"    // the losses' options and the F:: overloads taking them
 #include "wick/nn/functional_options_pool.h"    // F::MaxPool2dFuncOptions, F::PadFuncOptions, ... and their overloads
 #include "wick/nn/functional_random.h"          // alpha_dropout, feature_alpha_dropout, gumbel_softmax
 #include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle

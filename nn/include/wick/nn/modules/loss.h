@@ -1,7 +1,8 @@
 #pragma once
 // The loss modules of torch.nn: MSELoss, L1Loss, NLLLoss, CrossEntropyLoss, BCEWithLogitsLoss,
 // BCELoss, SmoothL1Loss, HuberLoss, KLDivLoss, SoftMarginLoss, MarginRankingLoss,
-// HingeEmbeddingLoss, CosineEmbeddingLoss, with LibTorch's options structs:
+// HingeEmbeddingLoss, CosineEmbeddingLoss, with LibTorch's options structs (defined in
+// wick/nn/functional_options_loss.h, where the F:: overloads that take them are):
 //
 //   nn::CrossEntropyLoss loss(nn::CrossEntropyLossOptions().label_smoothing(0.1).ignore_index(0));
 //   Tensor l = loss(logits, targets);   // forward(input, target): F::cross_entropy with the options
@@ -18,77 +19,9 @@
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/functional_options_loss.h"  // the options structs
 
 namespace wick::nn {
-
-/// The options of the losses with a reduction only (`MSELoss(kSum)` as in LibTorch).
-struct MSELossOptions {
-  /* implicit */ MSELossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  WICK_ARG(Reduction, reduction);
-};
-using L1LossOptions = MSELossOptions;
-using SoftMarginLossOptions = MSELossOptions;
-
-struct NLLLossOptions {
-  /// One weight per class ([C]), or undefined.
-  WICK_ARG(Tensor, weight);
-  WICK_ARG(int64_t, ignore_index) = -100;
-  WICK_ARG(Reduction, reduction) = kMean;
-};
-
-struct CrossEntropyLossOptions {
-  WICK_ARG(Tensor, weight);
-  WICK_ARG(int64_t, ignore_index) = -100;
-  WICK_ARG(Reduction, reduction) = kMean;
-  /// In [0, 1].
-  WICK_ARG(double, label_smoothing) = 0.0;
-};
-
-struct BCEWithLogitsLossOptions {
-  /// Multiplies each element's loss (broadcast to the input).
-  WICK_ARG(Tensor, weight);
-  WICK_ARG(Reduction, reduction) = kMean;
-  /// Weighs the positive term, one per class (broadcast over the last dim).
-  WICK_ARG(Tensor, pos_weight);
-};
-
-struct BCELossOptions {
-  WICK_ARG(Tensor, weight);
-  WICK_ARG(Reduction, reduction) = kMean;
-};
-
-struct SmoothL1LossOptions {
-  /* implicit */ SmoothL1LossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  WICK_ARG(Reduction, reduction);
-  /// >= 0; 0 is L1Loss.
-  WICK_ARG(double, beta) = 1.0;
-};
-
-struct HuberLossOptions {
-  /* implicit */ HuberLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  WICK_ARG(Reduction, reduction);
-  /// > 0.
-  WICK_ARG(double, delta) = 1.0;
-};
-
-struct KLDivLossOptions {
-  /* implicit */ KLDivLossOptions(Reduction reduction = kMean) : reduction_(reduction) {}  // NOLINT
-  /// kNone, kMean (PyTorch's default: over all elements), kSum or kBatchMean (over the batch).
-  WICK_ARG(Reduction, reduction);
-  WICK_ARG(bool, log_target) = false;
-};
-
-/// MarginRankingLoss's and CosineEmbeddingLoss's (margin 0 by default).
-struct MarginRankingLossOptions {
-  WICK_ARG(double, margin) = 0.0;
-  WICK_ARG(Reduction, reduction) = kMean;
-};
-using CosineEmbeddingLossOptions = MarginRankingLossOptions;
-
-struct HingeEmbeddingLossOptions {
-  WICK_ARG(double, margin) = 1.0;
-  WICK_ARG(Reduction, reduction) = kMean;
-};
 
 /// F::mse_loss(input, target, reduction).
 class MSELossImpl : public Cloneable<MSELossImpl> {

@@ -1,7 +1,8 @@
 #pragma once
 // The margin and likelihood loss modules of torch.nn: TripletMarginLoss, MultiMarginLoss,
 // MultiLabelMarginLoss, MultiLabelSoftMarginLoss, PoissonNLLLoss and GaussianNLLLoss, with
-// LibTorch's options structs:
+// LibTorch's options structs (all but GaussianNLLLossOptions defined in
+// wick/nn/functional_options_loss.h, where the F:: overloads that take them are):
 //
 //   nn::TripletMarginLoss loss(nn::TripletMarginLossOptions().margin(0.5).swap(true));
 //   Tensor l = loss(anchor, positive, negative);   // F::triplet_margin_loss with the options
@@ -16,48 +17,10 @@
 #include "wick/nn/arg.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/functional.h"
+#include "wick/nn/functional_options_loss.h"  // the options structs
 #include "wick/nn/modules/loss.h"
 
 namespace wick::nn {
-
-struct TripletMarginLossOptions {
-  WICK_ARG(double, margin) = 1.0;
-  /// The order of the pairwise distance's norm.
-  WICK_ARG(double, p) = 2.0;
-  /// Added to every difference before the norm.
-  WICK_ARG(double, eps) = 1e-6;
-  /// Use min(d(anchor, negative), d(positive, negative)) as the negative distance.
-  WICK_ARG(bool, swap) = false;
-  WICK_ARG(Reduction, reduction) = kMean;
-};
-
-struct MultiMarginLossOptions {
-  /// 1 or 2.
-  WICK_ARG(int64_t, p) = 1;
-  WICK_ARG(double, margin) = 1.0;
-  /// One weight per class ([C]), or undefined.
-  WICK_ARG(Tensor, weight);
-  WICK_ARG(Reduction, reduction) = kMean;
-};
-
-/// MultiLabelMarginLoss takes a reduction only (`MultiLabelMarginLoss(kSum)` as in LibTorch).
-using MultiLabelMarginLossOptions = MSELossOptions;
-
-struct MultiLabelSoftMarginLossOptions {
-  /// Broadcast to the input (typically one per class, [C]), or undefined.
-  WICK_ARG(Tensor, weight);
-  WICK_ARG(Reduction, reduction) = kMean;
-};
-
-struct PoissonNLLLossOptions {
-  /// The input is the log of the rate.
-  WICK_ARG(bool, log_input) = true;
-  /// Add Stirling's approximation of log(target!).
-  WICK_ARG(bool, full) = false;
-  /// Added to the rate under the log when log_input is false.
-  WICK_ARG(double, eps) = 1e-8;
-  WICK_ARG(Reduction, reduction) = kMean;
-};
 
 /// PyTorch's GaussianNLLLoss arguments (LibTorch 1.13 has no such module).
 struct GaussianNLLLossOptions {
