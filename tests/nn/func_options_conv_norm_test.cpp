@@ -1,4 +1,4 @@
-// F:: overloads taking LibTorch's functional options (wick/nn/functional_conv_norm_opts.h): with
+// F:: overloads taking LibTorch's functional options (wick/nn/functional_options_conv_norm.h): with
 // every option set to a distinct non-default value, each equals the positional call of the same
 // function (checked against PyTorch 1.13 by the existing tests) bit for bit, values and gradients
 // of every tensor argument, and the running statistics batch_norm / instance_norm update, on every

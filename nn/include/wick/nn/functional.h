@@ -268,27 +268,27 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
 namespace F = functional;
 
 }  // namespace wick::nn
-#include "wick/nn/functional_1d.h"              // conv1d and the 1-d pooling functions
-#include "wick/nn/functional_3d.h"              // Int3, conv3d and the 3-d pooling functions
-#include "wick/nn/functional_activation.h"      // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
-#include "wick/nn/functional_bilinear.h"        // bilinear
-#include "wick/nn/functional_conv_norm_opts.h"  // LibTorch's options of conv*, *_norm, softmax, gelu
-#include "wick/nn/functional_conv_transpose.h"  // conv_transpose1d, conv_transpose2d and conv_transpose3d
-#include "wick/nn/functional_ctc.h"             // ctc_loss
-#include "wick/nn/functional_distance.h"        // cosine_similarity, pairwise_distance
-#include "wick/nn/functional_embedding.h"       // embedding and embedding_bag
-#include "wick/nn/functional_fold.h"            // fold, unfold
-#include "wick/nn/functional_fractional.h"      // fractional_max_pool2d, fractional_max_pool3d
-#include "wick/nn/functional_grid.h"            // affine_grid, grid_sample
-#include "wick/nn/functional_loss.h"            // binary_cross_entropy, smooth_l1_loss, kl_div, ...
-#include "wick/nn/functional_loss_more.h"       // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...
-#include "wick/nn/functional_lp_unpool.h"       // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
-#include "wick/nn/functional_mha.h"             // multi_head_attention_forward
-#include "wick/nn/functional_normalize.h"       // normalize
-#include "wick/nn/functional_options_loss.h"    // the losses' options and the F:: overloads taking them
-#include "wick/nn/functional_options_pool.h"    // F::MaxPool2dFuncOptions, F::PadFuncOptions, ... and their overloads
-#include "wick/nn/functional_random.h"          // alpha_dropout, feature_alpha_dropout, gumbel_softmax
-#include "wick/nn/functional_resize.h"          // interpolate, pixel_shuffle, pixel_unshuffle
-#include "wick/nn/functional_shrink.h"          // hardshrink, softshrink, rrelu
-#include "wick/nn/functional_shuffle.h"         // channel_shuffle, one_hot
-#include "wick/nn/functional_triplet.h"         // triplet_margin_with_distance_loss
+#include "wick/nn/functional_1d.h"                 // conv1d and the 1-d pooling functions
+#include "wick/nn/functional_3d.h"                 // Int3, conv3d and the 3-d pooling functions
+#include "wick/nn/functional_activation.h"         // leaky_relu, elu, softplus, hardtanh, glu, prelu, ...
+#include "wick/nn/functional_bilinear.h"           // bilinear
+#include "wick/nn/functional_conv_transpose.h"     // conv_transpose1d, conv_transpose2d and conv_transpose3d
+#include "wick/nn/functional_ctc.h"                // ctc_loss
+#include "wick/nn/functional_distance.h"           // cosine_similarity, pairwise_distance
+#include "wick/nn/functional_embedding.h"          // embedding and embedding_bag
+#include "wick/nn/functional_fold.h"               // fold, unfold
+#include "wick/nn/functional_fractional.h"         // fractional_max_pool2d, fractional_max_pool3d
+#include "wick/nn/functional_grid.h"               // affine_grid, grid_sample
+#include "wick/nn/functional_loss.h"               // binary_cross_entropy, smooth_l1_loss, kl_div, ...
+#include "wick/nn/functional_loss_more.h"          // triplet_margin_loss, multi_margin_loss, gaussian_nll_loss, ...
+#include "wick/nn/functional_lp_unpool.h"          // local_response_norm, lp_pool1d/2d, max_unpool1d/2d/3d
+#include "wick/nn/functional_mha.h"                // multi_head_attention_forward
+#include "wick/nn/functional_normalize.h"          // normalize
+#include "wick/nn/functional_options_conv_norm.h"  // LibTorch's options of conv*, *_norm, softmax, gelu
+#include "wick/nn/functional_options_loss.h"       // the losses' options and the F:: overloads taking them
+#include "wick/nn/functional_options_pool.h"  // F::MaxPool2dFuncOptions, F::PadFuncOptions, ... and their overloads
+#include "wick/nn/functional_random.h"        // alpha_dropout, feature_alpha_dropout, gumbel_softmax
+#include "wick/nn/functional_resize.h"        // interpolate, pixel_shuffle, pixel_unshuffle
+#include "wick/nn/functional_shrink.h"        // hardshrink, softshrink, rrelu
+#include "wick/nn/functional_shuffle.h"       // channel_shuffle, one_hot
+#include "wick/nn/functional_triplet.h"       // triplet_margin_with_distance_loss

@@ -13,7 +13,7 @@
 // transposed convolution]).
 //
 // These take torch.nn.functional's positional arguments; the overloads taking LibTorch's
-// ConvTranspose1d/2d/3dFuncOptions are in wick/nn/functional_conv_norm_opts.h.
+// ConvTranspose1d/2d/3dFuncOptions are in wick/nn/functional_options_conv_norm.h.
 #include <cstdint>
 
 #include "wick/autograd/functions.h"

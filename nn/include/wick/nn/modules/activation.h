@@ -27,7 +27,7 @@ class ReLUImpl : public Cloneable<ReLUImpl> {
 };
 WICK_MODULE(ReLU);
 
-// GELUOptions (F::GELUFuncOptions too): wick/nn/functional_conv_norm_opts.h.
+// GELUOptions (F::GELUFuncOptions too): wick/nn/functional_options_conv_norm.h.
 class GELUImpl : public Cloneable<GELUImpl> {
  public:
   explicit GELUImpl(GELUOptions options = {});

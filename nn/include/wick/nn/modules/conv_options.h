@@ -9,7 +9,7 @@
 // conv_size_t<D> names. Int2 and Int3 expand one number to every axis, as ExpandingArray does.
 //
 // The functions' options, F::ConvFuncOptions<D> and F::ConvTransposeFuncOptions<D> (F::conv2d(x, w,
-// F::Conv2dFuncOptions().stride(2))) are in wick/nn/functional_conv_norm_opts.h, conv_size_t<D> in
+// F::Conv2dFuncOptions().stride(2))) are in wick/nn/functional_options_conv_norm.h, conv_size_t<D> in
 // wick/nn/modules/conv_size.h; the positional forms (F::conv2d(x, w, b, stride, padding, dilation, groups)) stay too.
 #include <cstddef>
 #include <cstdint>

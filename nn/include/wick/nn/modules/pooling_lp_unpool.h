@@ -114,7 +114,7 @@ class MaxUnpool3dImpl : public Cloneable<MaxUnpool3dImpl> {
 };
 WICK_MODULE(MaxUnpool3d);
 
-// LocalResponseNormOptions (F::LocalResponseNormFuncOptions too): wick/nn/functional_conv_norm_opts.h.
+// LocalResponseNormOptions (F::LocalResponseNormFuncOptions too): wick/nn/functional_options_conv_norm.h.
 
 /// F::local_response_norm with fixed options; prints as PyTorch's
 /// "LocalResponseNorm(2, alpha=0.0001, beta=0.75, k=1.0)". No parameters.

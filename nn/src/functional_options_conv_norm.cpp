@@ -1,8 +1,8 @@
-// The F:: overloads taking LibTorch's functional options (wick/nn/functional_conv_norm_opts.h):
+// The F:: overloads taking LibTorch's functional options (wick/nn/functional_options_conv_norm.h):
 // each unpacks its options into the positional function of the same name, field by field, and
 // adds no math of its own (the calls are qualified, so that ADL cannot pick wick::softmax & co.); softmax and
 // log_softmax cast the input to the options' dtype first.
-#include "wick/nn/functional_conv_norm_opts.h"
+#include "wick/nn/functional_options_conv_norm.h"
 
 #include <fmt/format.h>
 

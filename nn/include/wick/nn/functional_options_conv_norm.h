@@ -10,7 +10,7 @@
 // Each overload forwards its options to the positional function of the same name (wick/nn/
 // functional.h, functional_1d.h, functional_3d.h, functional_conv_transpose.h,
 // functional_lp_unpool.h), which keeps torch.nn.functional's argument order; so values,
-// gradients, devices and errors are that function's (nn/src/functional_conv_norm_opts.cpp).
+// gradients, devices and errors are that function's (nn/src/functional_options_conv_norm.cpp).
 // Included by wick/nn/functional.h at its end; the layers' options (ConvOptions<D>, BatchNormOptions,
 // ...) stay in wick/nn/modules/. Where LibTorch's functional options are the layer's
 // (GELUFuncOptions, LocalResponseNormFuncOptions) the layer's struct is defined here, so that the
