@@ -250,7 +250,9 @@ const std::set<std::string>& nn_ops() {
       // generate.py's normalize_cases, tests/nn/normalize_test.cpp
       "normalize",
       // generate.py's mha_forward_cases, tests/nn/multi_head_attention_forward_test.cpp
-      "multi_head_attention_forward"};
+      "multi_head_attention_forward",
+      // generate.py's mha_layer_cases, tests/nn/multihead_attention_options_test.cpp
+      "multihead_attention_options"};
   return ops;
 }
 

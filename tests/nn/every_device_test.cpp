@@ -177,6 +177,22 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
          for (const Tensor& p : m->parameters()) r.push_back(p.grad());
          return r;
        }},
+      {"MultiheadAttention kdim, vdim, add_bias_kv, add_zero_attn",
+       [](Device d) {
+         manual_seed(11);
+         MultiheadAttention m(
+             MultiheadAttentionOptions(4, 2).kdim(3).vdim(5).add_bias_kv(true).add_zero_attn(true).dropout(0.3), f64());
+         m->to(d);
+         Tensor q = data({3, 2, 4}, 12, d).requires_grad_(true), k = data({5, 2, 3}, 15, d).requires_grad_(true);
+         Tensor v = data({5, 2, 5}, 18, d).requires_grad_(true);
+         manual_seed(13);
+         Tensor y, w;
+         std::tie(y, w) = m(q, k, v, data({2, 5}, 16, d).gt(1.0), true, Tensor(), false);
+         autograd::backward({y, w}, {data(y.sizes(), 14, d), data(w.sizes(), 17, d)});
+         std::vector<Tensor> r = {y, w, q.grad(), k.grad(), v.grad()};
+         for (const Tensor& p : m->parameters()) r.push_back(p.grad());
+         return r;
+       }},
       {"F::multi_head_attention_forward",
        [](Device d) {
          // Separate kdim / vdim weights, bias_k / bias_v, add_zero_attn, a float attn_mask and

@@ -207,6 +207,14 @@ std::vector<Layer> layers() {
        [=] {
          return Args{rnd({5, 3, 4}), rnd({5, 2, 4}), rnd({5, 2, 4}), pad(2), true, none, false, false};
        }},
+      {"MultiheadAttention kdim, vdim, add_bias_kv, add_zero_attn",
+       [=] {
+         return ptr(MultiheadAttention(
+             MultiheadAttentionOptions(4, 2).kdim(3).vdim(5).add_bias_kv(true).add_zero_attn(true).batch_first(true)));
+       },
+       [=] {
+         return Args{rnd({5, 3, 4}), rnd({5, 2, 3}), rnd({5, 2, 5}), pad(2), true, none, false, false};
+       }},
       {"TransformerEncoderLayer", [=] { return ptr(TransformerEncoderLayer(enc)); },
        [=] {
          return Args{rnd({5, 3, 4}), none, pad(3), false};
