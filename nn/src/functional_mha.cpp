@@ -227,9 +227,19 @@ std::tuple<Tensor, Tensor> multi_head_attention(const char* op, const Tensor& qu
   Tensor mask;
   if (attn_mask.defined()) mask = keep_or_add(attn_mask.dim() == 3 ? attn_mask.reshape({N, H, L, S_all}) : attn_mask);
   if (kpm.defined()) mask = combine_masks(mask, keep_or_add(kpm.reshape({N, 1, 1, S_all})));
-  if (mask.defined() && is_causal) mask = combine_masks(mask, causal_keep_mask(L, S_all, query.device()));
+  // is_causal is the causal attn_mask over the given keys (key j > query i masked); the keys
+  // bias_k and add_zero_attn append stay visible to every query, as that mask's padded column
+  // keeps them. Without appended keys or other masks, attention applies it without a mask tensor.
+  const int64_t given_keys = sk.defined() ? keys : S;
+  const bool causal_mask = is_causal && (mask.defined() || S_all > given_keys);
+  if (causal_mask) {
+    Tensor keep = causal_keep_mask(L, given_keys, query.device());
+    if (S_all > given_keys)
+      keep = cat({keep, wick::ones({L, S_all - given_keys}, TensorOptions(kBool).device(query.device()))}, 1);
+    mask = combine_masks(mask, keep);
+  }
   const double p = o.training() ? o.dropout_p() : 0.0;
-  AttentionResult r = attention(op, heads(q), k4, v4, mask, p, is_causal && !mask.defined(), std::nullopt);
+  AttentionResult r = attention(op, heads(q), k4, v4, mask, p, is_causal && !causal_mask, std::nullopt);
   // [N, H, L, Dh] -> [L, N, E] -> out_proj.
   Tensor out = F::linear(r.output.permute({2, 0, 1, 3}).reshape({L, N, E}), wo, o.out_proj_bias());
   Tensor weights;

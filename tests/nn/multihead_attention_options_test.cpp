@@ -145,6 +145,19 @@ TEST_CASE("MultiheadAttention options: PyTorch's initialization, accessors, prin
     nn::load(other, path);
     CHECK_ALLCLOSE(run(*other, q, k, v), ref, 0, 0);
   }
+  SECTION("is_causal is the causal attn_mask over the given keys, the appended ones visible") {
+    // Queries 0..4 over 5 keys, then bias_k and the zero key: the explicit [L, S] causal mask
+    // (true = masked, key j > query i) gets a keeping column for each appended key.
+    const Tensor q5 = wick::randn({5, 2, 16}, kF64);
+    const Tensor causal = wick::ones({5, 5}, TensorOptions(kBool)).triu(1);
+    Tensor by_flag, w_flag, by_mask, w_mask;
+    std::tie(by_flag, w_flag) = m->forward(q5, k, v, {}, true, {}, true, /*is_causal=*/true);
+    std::tie(by_mask, w_mask) = m->forward(q5, k, v, {}, true, causal);
+    CHECK_ALLCLOSE(by_flag, by_mask, 1e-15, 0);
+    CHECK_ALLCLOSE(w_flag, w_mask, 1e-15, 0);
+    CHECK(w_flag.select(1, 0).select(1, 5).min().item<double>() > 0.0);   // query 0 sees bias_k
+    CHECK(w_flag.select(1, 0).select(1, 1).max().item<double>() == 0.0);  // and not key 1
+  }
   SECTION("clone copies every parameter, the copies are independent") {
     auto c = std::dynamic_pointer_cast<MultiheadAttentionImpl>(m->clone());
     REQUIRE(c);
