@@ -285,6 +285,11 @@ TEST_CASE("func options loss: the options and their defaults are LibTorch's", "[
     INFO("call " << i);
     CHECK(doubles(same[i].first) == doubles(same[i].second));
   }
+  // `{}` in the reduction's place is LibTorch's default options, kMean (Reduction{} is Mean).
+  STATIC_REQUIRE(Reduction{} == kMean);
+  CHECK(doubles(F::mse_loss(x, t, {})) == doubles(F::mse_loss(x, t, F::MSELossFuncOptions())));
+  CHECK(F::mse_loss(x, t, {}).dim() == 0);
+  CHECK(doubles(F::l1_loss(x, t, {})) == doubles(F::l1_loss(x, t)));
 }
 
 TEST_CASE("func options loss: bad options are typed errors naming the loss", "[nn][loss]") {

@@ -65,8 +65,11 @@ PadMode pad_mode_from_string(const std::string& s);
 
 /// How a loss reduces its per-element values. BatchMean (the sum divided by the input's first
 /// size) is kl_div's only; every other loss refuses it with a ValueError naming the loss, where
-/// LibTorch's per-loss reduction variants refuse it at compile time.
-enum class Reduction { None, Mean, Sum, BatchMean };
+/// LibTorch's per-loss reduction variants refuse it at compile time. Mean comes first, so that
+/// Reduction{} is every loss's default: `F::mse_loss(x, y, {})` picks the positional overload
+/// (an enum from `{}` beats an options struct's constructor) and must mean what LibTorch's `{}`
+/// options mean, kMean (docs/modules.md).
+enum class Reduction { Mean, None, Sum, BatchMean };
 /// LibTorch's spellings: `MSELossOptions().reduction(kSum)` as `torch::kSum`.
 inline constexpr Reduction kNone = Reduction::None;
 inline constexpr Reduction kMean = Reduction::Mean;

@@ -14,8 +14,10 @@
 // Where wick differs from LibTorch 1.13 (docs/modules.md, "The loss functions with LibTorch's options"):
 // - The options argument has no default: `F::mse_loss(x, y)` is the positional call with its
 //   defaults (the same loss), and a default on both overloads would make that call ambiguous.
-//   So `F::mse_loss(x, y, {})` is the positional call with Reduction{} (kNone), not LibTorch's
-//   default options: write F::MSELossFuncOptions() or leave the argument out.
+//   So `F::mse_loss(x, y, {})` is the positional call with Reduction{}, which is kMean (the
+//   enum's first value) as LibTorch's default options; but where the third argument is a margin,
+//   p or flag, `{}` is that argument's zero (hinge_embedding_loss: margin 0, not LibTorch's 1):
+//   write the FuncOptions() or leave the argument out.
 // - A reduction is one enum (Reduction), so a loss refuses kBatchMean when called (ValueError
 //   naming it) where LibTorch's variant refuses it when compiled; kl_div alone takes it.
 // - L1LossOptions, SoftMarginLossOptions and MultiLabelMarginLossOptions are one type,
