@@ -26,6 +26,7 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std
       group_(std::move(group)),
       find_unused_(find_unused_parameters),
       bucket_view_(gradient_as_bucket_view) {
+  divisor_ = group_->size();
   // Reverse registration order: roughly the order backward produces the gradients.
   std::vector<Tensor> reversed(params_.rbegin(), params_.rend());
   const auto assignment = compute_bucket_assignment_by_size(reversed, size_limits);
@@ -251,7 +252,7 @@ void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   Tensor s = slot(b, k);
   const Tensor& g = params_[index].grad();
   profiler::RecordScope trace_event("ddp", "gradient into its bucket");
-  const double scale = 1.0 / static_cast<double>(divisor_ > 0 ? divisor_ : group_->size());
+  const double scale = 1.0 / static_cast<double>(divisor_);
   if (has_grad && g.defined()) {
     if (bucket_view_ && grad_is_slot(index, s)) {
       native::binary_(BinaryOp::Mul, s, Scalar(scale));  // accumulated in place: scale it there

@@ -97,7 +97,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
   size_t next_bucket_ = 0;           // the next bucket to launch
   int64_t iteration_ = 0;            // synchronising forwards so far (Note [Tagged buckets])
-  int64_t divisor_ = 0;              // set_divisor(); 0: the group's size
+  int64_t divisor_ = 1;              // set_divisor(); the group's size from construction
   std::vector<char> ready_;          // per param, this backward
   std::vector<char> used_;           // per param: got a gradient on this rank, this backward
   std::vector<char> unused_;         // per param: not reached from the last forward's outputs
