@@ -1,0 +1,92 @@
+#pragma once
+// PowerSGD gradient compression as a DDP communication hook (PyTorch's
+// torch.distributed.algorithms.ddp_comm_hooks.powerSGD_hook: PowerSGDState and powerSGD_hook).
+//
+// Note [PowerSGD]
+// Before `start_powerSGD_iter` backwards the hook is the plain averaged all-reduce (the bucket
+// times 1/world size, all-reduced: DDP's own gradients, bit for bit). From then on, per bucket:
+//  1. with error feedback, the error memorised for the bucket last time is added to it;
+//  2. every gradient of 2 or more dims is viewed as a matrix M [shape[0], rest]; with
+//     r = min(rows, cols, matrix_approximation_rank) it is compressed when
+//     (rows + cols) * r * min_compression_rate < rows * cols. The others (0-d and 1-d ones
+//     too) are all-reduced uncompressed in one flat tensor (tagged with GradBucket::tag) and
+//     divided by the world size;
+//  3. for each compressed M: Q [cols, r] (standard normal at the first compressed step of the
+//     bucket, or always without warm start; else last step's Q) is orthogonalised, P = M Q,
+//     the P's all-reduced (one flat tensor), orthogonalised (Gram-Schmidt, each column divided
+//     by its norm + orthogonalization_epsilon), Q = M^T P, the Q's all-reduced (one flat
+//     tensor) and divided by the world size, and M = P Q^T;
+//  4. with error feedback, the bucket's error is (the bucket after step 1) - (the result).
+// The iteration counter advances once per backward, when the last bucket (GradBucket::is_last)
+// is done. The three all-reduces of a bucket run in that order on every rank; steps 2's
+// unpacking to 4 run as Future::then continuations (Note [Communication hooks]).
+// Differences from PyTorch 1.13, kept:
+//  - Q's random start comes from wick's counter-based generator (generator.h) keyed by
+//    random_seed and the number of random starts drawn so far, identical on every rank and
+//    independent of the global generator; PyTorch's numpy-seeded stream is not reproduced, so
+//    compressed results match PyTorch's only where they do not depend on the start (full rank,
+//    or gradients of rank <= matrix_approximation_rank).
+//  - orthogonalisation is always Gram-Schmidt; PyTorch uses a QR factorisation when r > 2.
+//    Both span the same columns, and P Q^T = P P^T M does not depend on the columns' signs.
+//  - 0-d gradients are all-reduced uncompressed (PyTorch's view(shape[0], -1) fails on them).
+//  - no compression statistics (compression_stats_logging_frequency) and no batched variant.
+//  - a bucket whose layout changed since its memories were made is a ValueError (PyTorch
+//    fails on a shape mismatch, or mixes memories); start_powerSGD_iter >= 2 avoids DDP's
+//    bucket rebuild.
+// The bucket's dtype must be float32 or float64 (a TypeError at every step, before any
+// communication).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "wick/distributed/comm_hook.h"
+
+namespace wick::distributed::ddp_comm_hooks {
+
+/// PowerSGD's options and per-bucket memories (PyTorch's PowerSGDState). One state serves one
+/// DistributedDataParallel; share it through a shared_ptr with powerSGD_hook. The options are
+/// checked when the hook is made and at every call (a ValueError naming the option).
+struct PowerSGDState {
+  /// The group the hook communicates over; null: the default group (init_process_group()),
+  /// looked up at every call (a StateError when none is running).
+  std::shared_ptr<ProcessGroup> process_group;
+  /// The rank r of the approximation P Q^T; >= 1. Lower compresses more.
+  int64_t matrix_approximation_rank = 1;
+  /// Backwards run with the plain averaged all-reduce before compressing; must be > 1 when
+  /// use_error_feedback or warm_start (as PyTorch: DDP may rebuild its buckets after the first).
+  int64_t start_powerSGD_iter = 1000;
+  /// A matrix is compressed only when it shrinks by more than this factor; >= 0 (below 1, as in
+  /// PyTorch's example with 0.5, compresses matrices that do not shrink: at full rank the
+  /// result is then the exact average, up to rounding).
+  double min_compression_rate = 2;
+  /// Adds the last step's compression error to the bucket before compressing.
+  bool use_error_feedback = true;
+  /// Starts each step's power iteration from the last step's Q instead of a random one.
+  bool warm_start = true;
+  /// Added to each column's norm when orthogonalising (0: none; >= 0). Guards against columns
+  /// of zeros, which otherwise give NaN (as in PyTorch).
+  double orthogonalization_epsilon = 0;
+  /// Seeds Q's random starts; every rank must use the same.
+  uint64_t random_seed = 0;
+
+  // ---- internal state (PyTorch's), keyed by GradBucket::index ----
+  /// Each bucket's compression error from its last compressed step (use_error_feedback).
+  std::map<int64_t, Tensor> error_dict;
+  /// Each bucket's flat P's and Q's (kept between steps with warm_start).
+  std::map<int64_t, Tensor> p_memory_dict;
+  std::map<int64_t, Tensor> q_memory_dict;
+  /// Backwards seen so far (advanced when the last bucket of one is done).
+  int64_t iter = 0;
+  /// Random starts of Q drawn so far (PyTorch's rng stream position).
+  uint64_t random_draws = 0;
+  /// Guards the fields above against a hook call and a continuation on different threads.
+  std::mutex mutex;
+};
+
+/// The PowerSGD hook over `state` (Note [PowerSGD]): register it with
+/// DistributedDataParallel::register_comm_hook on every rank, each rank with its own state of
+/// the same options. ValueError when `state` is null or an option is out of range (naming it).
+CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state);
+
+}  // namespace wick::distributed::ddp_comm_hooks

@@ -1,0 +1,255 @@
+// PowerSGD as a communication hook (Note [PowerSGD], powersgd_hook.h).
+#include "wick/distributed/powersgd_hook.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+#include <vector>
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/error.h"
+#include "wick/core/generator.h"
+#include "wick/core/native.h"
+#include "wick/distributed/ddp_comm_hooks.h"
+#include "wick/distributed/init.h"
+
+namespace wick::distributed::ddp_comm_hooks {
+namespace {
+
+/// ValueError naming the first option out of range.
+void check_options(const PowerSGDState& s) {
+  if (s.matrix_approximation_rank < 1)
+    throw ValueError(
+        fmt::format("powerSGD_hook: matrix_approximation_rank is {}; it must be at least 1 (1 to 4 is usual)",
+                    s.matrix_approximation_rank));
+  if ((s.use_error_feedback || s.warm_start) && s.start_powerSGD_iter <= 1)
+    throw ValueError(
+        fmt::format("powerSGD_hook: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = "
+                    "{}; it must be > 1 when either is on (DDP may rebuild its buckets after the first "
+                    "iteration, which would invalidate the memories), or turn both off",
+                    s.start_powerSGD_iter, s.use_error_feedback, s.warm_start));
+  if (!(s.min_compression_rate >= 0))
+    throw ValueError(
+        fmt::format("powerSGD_hook: min_compression_rate is {}; it must be >= 0 (the factor by which a "
+                    "matrix must shrink to be compressed: below 1 compresses matrices that do not shrink, 0 "
+                    "compresses every one)",
+                    s.min_compression_rate));
+  if (!(s.orthogonalization_epsilon >= 0) || !std::isfinite(s.orthogonalization_epsilon))
+    throw ValueError(fmt::format("powerSGD_hook: orthogonalization_epsilon is {}; it must be a finite number >= 0",
+                                 s.orthogonalization_epsilon));
+}
+
+/// Gram-Schmidt on the columns of `m` [n, r], in place: each column divided by its norm
+/// (+ epsilon), then removed from the columns after it.
+void orthogonalize(Tensor m, double epsilon) {
+  const int64_t cols = m.size(1);
+  for (int64_t i = 0; i < cols; ++i) {
+    Tensor col = m.narrow(1, i, 1);
+    Tensor norm = col.norm();
+    if (epsilon == 0)
+      col.div_(norm);
+    else
+      col.div_(norm.add(epsilon));
+    if (i + 1 < cols) {
+      Tensor rest = m.narrow(1, i + 1, cols - i - 1);
+      rest.sub_(col.mul(rest).sum({0}).mul(col));
+    }
+  }
+}
+
+/// `count` standard normal values for Q's random start: wick's counter-based generator keyed by
+/// (random_seed, the number of starts drawn before), the same on every rank.
+Tensor random_start(PowerSGDState& s, int64_t count, DType dtype, Device device) {
+  const uint64_t key = math::random_bits(s.random_seed, s.random_draws++);
+  std::vector<double> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i)
+    values[static_cast<size_t>(i)] = math::random_normal(key, static_cast<uint64_t>(i));
+  return native::from_blob_copy(values.data(), {count}, kFloat64, kCPU).to(device, dtype);
+}
+
+/// One compressed gradient: its matrix view and its P [rows, r] and Q [cols, r] views.
+struct Compressed {
+  Tensor matrix, p, q;
+};
+
+/// What the continuations of one compressed step share.
+struct Step {
+  std::shared_ptr<PowerSGDState> state;
+  std::shared_ptr<ProcessGroup> group;
+  int64_t index = 0;
+  bool is_last = false;
+  Tensor input;       // the bucket's buffer
+  Tensor input_copy;  // the buffer after adding the error (use_error_feedback)
+  std::vector<Tensor> uncompressed;
+  std::vector<Compressed> compressed;
+  Tensor p_memory, q_memory;
+};
+
+/// ValueError when a memory of bucket `index` does not have `numel` elements.
+void check_memory(const std::map<int64_t, Tensor>& dict, const char* name, int64_t index, int64_t numel) {
+  auto it = dict.find(index);
+  if (it != dict.end() && it->second.numel() != numel)
+    throw ValueError(
+        fmt::format("powerSGD_hook: bucket {} needs {} elements of {} but the state holds {} from an earlier "
+                    "step: the bucket's layout changed (use a fresh PowerSGDState, or start_powerSGD_iter >= "
+                    "2 so that DDP's bucket rebuild comes first)",
+                    index, numel, name, it->second.numel()));
+}
+
+/// Steps 1 to 3 up to P = M Q (Note [PowerSGD]); the caller holds s.mutex.
+std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
+                              GradBucket& bucket) {
+  PowerSGDState& s = *state;
+  auto step = std::make_shared<Step>();
+  step->state = state;
+  step->group = std::move(group);
+  step->index = bucket.index();
+  step->is_last = bucket.is_last();
+  step->input = bucket.buffer();
+  Tensor input = step->input;
+  const DType dtype = input.dtype();
+  const Device device = input.device();
+
+  // Step 2's split first, so that every check comes before any change.
+  int64_t p_total = 0, q_total = 0;
+  std::vector<int64_t> ranks;
+  for (const Tensor& g : bucket.gradients()) {
+    if (g.dim() >= 2 && g.numel() > 0) {
+      const int64_t n = g.size(0), m = g.numel() / n;
+      const int64_t r = std::min({n, m, s.matrix_approximation_rank});
+      const double compressed_size = static_cast<double>(n + m) * static_cast<double>(r);
+      if (compressed_size * s.min_compression_rate < static_cast<double>(n * m)) {
+        step->compressed.push_back({g.view({n, m}), Tensor(), Tensor()});
+        ranks.push_back(r);
+        p_total += n * r;
+        q_total += m * r;
+        continue;
+      }
+    }
+    step->uncompressed.push_back(g);
+  }
+  if (s.use_error_feedback) check_memory(s.error_dict, "error", step->index, input.numel());
+  const bool randomize = !s.warm_start || !s.p_memory_dict.count(step->index);
+  if (!randomize) {
+    check_memory(s.p_memory_dict, "P memory", step->index, p_total);
+    check_memory(s.q_memory_dict, "Q memory", step->index, q_total);
+  }
+
+  // Step 1: error feedback.
+  if (s.use_error_feedback) {
+    auto it = s.error_dict.find(step->index);
+    if (it != s.error_dict.end())
+      input.add_(it->second);
+    else
+      s.error_dict[step->index] = native::zeros({input.numel()}, dtype, device);
+    step->input_copy = input.clone();
+  }
+
+  // Step 3: P and Q memories, Q's start, P = M Q.
+  if (randomize) {
+    s.p_memory_dict[step->index] = native::empty({p_total}, dtype, device);
+    s.q_memory_dict[step->index] = native::empty({q_total}, dtype, device);
+  }
+  step->p_memory = s.p_memory_dict[step->index];
+  step->q_memory = s.q_memory_dict[step->index];
+  if (randomize) step->q_memory.copy_(random_start(s, q_total, dtype, device));
+  int64_t p_at = 0, q_at = 0;
+  for (size_t k = 0; k < step->compressed.size(); ++k) {
+    Compressed& c = step->compressed[k];
+    const int64_t n = c.matrix.size(0), m = c.matrix.size(1), r = ranks[k];
+    c.p = step->p_memory.narrow(0, p_at, n * r).view({n, r});
+    c.q = step->q_memory.narrow(0, q_at, m * r).view({m, r});
+    p_at += n * r;
+    q_at += m * r;
+    orthogonalize(c.q, s.orthogonalization_epsilon);
+    c.p.copy_(native::mm(c.matrix, c.q));
+  }
+  return step;
+}
+
+/// Copies the averaged flat `memory` back into the uncompressed gradients, then all-reduces the
+/// P's and returns them.
+Tensor unpack_and_reduce_p(Step& step, Tensor memory) {
+  NoGradGuard no_grad;
+  memory.div_(static_cast<double>(step.group->size()));
+  int64_t at = 0;
+  for (Tensor g : step.uncompressed) {
+    g.copy_(memory.narrow(0, at, g.numel()).view(g.sizes()));
+    at += g.numel();
+  }
+  step.group->all_reduce(step.p_memory, ReduceOp::Sum)->wait();
+  return step.p_memory;
+}
+
+/// Orthogonalises the summed P's, computes Q = M^T P, all-reduces the Q's and returns them.
+Tensor reduce_q(Step& step) {
+  NoGradGuard no_grad;
+  for (Compressed& c : step.compressed) {
+    orthogonalize(c.p, step.state->orthogonalization_epsilon);
+    c.q.copy_(native::mm(c.matrix.t(), c.p));
+  }
+  step.group->all_reduce(step.q_memory, ReduceOp::Sum)->wait();
+  return step.q_memory;
+}
+
+/// Averages the Q's, writes M = P Q^T into the bucket, memorises the error and advances the
+/// iteration at the last bucket; returns the bucket.
+Tensor decompress(Step& step) {
+  NoGradGuard no_grad;
+  step.q_memory.div_(static_cast<double>(step.group->size()));
+  for (Compressed& c : step.compressed) {
+    c.matrix.copy_(native::mm(c.p, c.q.t()));
+  }
+  PowerSGDState& s = *step.state;
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.use_error_feedback) s.error_dict[step.index] = step.input_copy.sub(step.input);
+  if (!s.warm_start) {
+    s.p_memory_dict.erase(step.index);
+    s.q_memory_dict.erase(step.index);
+  }
+  if (step.is_last) ++s.iter;
+  return step.input;
+}
+
+}  // namespace
+
+CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
+  if (!state) throw ValueError("powerSGD_hook: the state is null; pass std::make_shared<PowerSGDState>()");
+  {
+    std::lock_guard<std::mutex> lock(state->mutex);
+    check_options(*state);
+  }
+  return [state](GradBucket& bucket) -> std::shared_ptr<Future> {
+    NoGradGuard no_grad;
+    const DType dtype = bucket.buffer().dtype();
+    if (dtype != kFloat32 && dtype != kFloat64)
+      throw TypeError(
+          fmt::format("powerSGD_hook: bucket {} holds {} gradients; PowerSGD compresses float32 and float64 "
+                      "only (keep those parameters in another DDP, or use allreduce_hook)",
+                      bucket.index(), dtype_name(dtype)));
+    std::unique_lock<std::mutex> lock(state->mutex);
+    check_options(*state);
+    std::shared_ptr<ProcessGroup> group = state->process_group ? state->process_group : default_group_ptr();
+    if (state->iter < state->start_powerSGD_iter) {  // the plain averaged all-reduce
+      std::shared_ptr<Future> averaged = allreduce_hook(group)(bucket);
+      if (bucket.is_last()) ++state->iter;
+      return averaged;
+    }
+    std::shared_ptr<Step> step = prepare(state, group, bucket);
+    lock.unlock();
+
+    // The uncompressed gradients in one flat tensor, all-reduced first under DDP's tag.
+    std::vector<Tensor> flat;
+    for (const Tensor& g : step->uncompressed) flat.push_back(g.reshape({g.numel()}));
+    Tensor memory = flat.empty() ? native::empty({0}, dtype, step->input.device()) : native::cat(flat, 0);
+    std::shared_ptr<Future> reduced = Future::of(group->all_reduce(memory, ReduceOp::Sum, bucket.tag()), memory);
+    return reduced->then([step](const Tensor& m) { return unpack_and_reduce_p(*step, m); })
+        ->then([step](const Tensor&) { return reduce_q(*step); })
+        ->then([step](const Tensor&) { return decompress(*step); });
+  };
+}
+
+}  // namespace wick::distributed::ddp_comm_hooks
