@@ -192,6 +192,7 @@ TEST_CASE(
   CHECK(state->iter == steps);
   REQUIRE(state->error_dict.size() == 2);
   REQUIRE(state->p_memory_dict.size() == 2);  // warm start keeps them
+  CHECK(state->random_draws == 2);            // one random start per bucket, at step 3
   CHECK(state->p_memory_dict.at(0).numel() == 6);
   CHECK(state->q_memory_dict.at(0).numel() == 5);
   CHECK(state->p_memory_dict.at(1).numel() == 3);
