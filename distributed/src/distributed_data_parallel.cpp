@@ -388,6 +388,13 @@ void DistributedDataParallel::on_replicated() {
 
 Tensor DistributedDataParallel::forward(const Tensor& input) { return forward_value({nn::Value(input)}).tensor(); }
 
+void DistributedDataParallel::register_comm_hook(CommHook hook) {
+  WICK_CHECK(static_cast<bool>(hook),
+             "DistributedDataParallel::register_comm_hook: the hook is empty; pass a function of a GradBucket that "
+             "returns a Future (ddp_comm_hooks.h has ready-made ones)");
+  reducer().set_comm_hook(std::move(hook));
+}
+
 CommStats DistributedDataParallel::comm_stats() const { return reducer().stats(); }
 void DistributedDataParallel::reset_comm_stats() { reducer().reset_stats(); }
 

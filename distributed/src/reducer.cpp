@@ -19,6 +19,28 @@ namespace wick::distributed::detail {
 
 using Clock = std::chrono::steady_clock;
 
+namespace {
+// The reducer whose communication hook (or a continuation of its future) this thread is
+// running: calls back into that reducer would wait for its own lock.
+thread_local const Reducer* t_hook_of = nullptr;
+
+struct InHook {
+  const Reducer* previous;
+  explicit InHook(const Reducer* r) : previous(t_hook_of) { t_hook_of = r; }
+  ~InHook() { t_hook_of = previous; }
+  InHook(const InHook&) = delete;
+  InHook& operator=(const InHook&) = delete;
+};
+}  // namespace
+
+std::unique_lock<std::mutex> Reducer::locked() const {
+  WICK_CHECK_STATE(t_hook_of != this,
+                   "DistributedDataParallel: a communication hook called back into its own DistributedDataParallel "
+                   "(forward, backward, no_sync, join or its statistics); a hook may only communicate and compute on "
+                   "the bucket it was given (Note [Communication hooks])");
+  return std::unique_lock<std::mutex>(mutex_);
+}
+
 Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
                  std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view)
     : params_(std::move(params)),
@@ -82,12 +104,12 @@ void Reducer::detach_grad_from_slot(size_t param, const Tensor& slot) {
 }
 
 bool Reducer::sync() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   return sync_;
 }
 
 void Reducer::set_sync(bool on) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   sync_ = on;
 }
 
@@ -95,8 +117,19 @@ void Reducer::set_divisor(int64_t divisor) {
   WICK_CHECK(divisor >= 1 && divisor <= group_->size(),
              "DistributedDataParallel: gradient divisor {} is outside [1, {}] (the world size)", divisor,
              group_->size());
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   divisor_ = divisor;
+}
+
+void Reducer::set_comm_hook(CommHook hook) {
+  auto lock = locked();
+  WICK_CHECK_STATE(!comm_hook_,
+                   "DistributedDataParallel::register_comm_hook: a communication hook is already registered; register "
+                   "one hook, once (PyTorch: register_comm_hook can only be called once)");
+  WICK_CHECK_STATE(!in_backward_,
+                   "DistributedDataParallel::register_comm_hook: called during a backward; register the hook between "
+                   "iterations, on every rank at the same point");
+  comm_hook_ = std::move(hook);
 }
 
 void Reducer::reset_iteration_locked() {
@@ -106,6 +139,7 @@ void Reducer::reset_iteration_locked() {
   for (auto& b : buckets_) {
     b.pending = b.params.size();
     b.work.reset();
+    b.future.reset();
   }
   next_bucket_ = 0;
   in_backward_ = false;
@@ -113,7 +147,7 @@ void Reducer::reset_iteration_locked() {
 }
 
 bool Reducer::prepare_for_forward() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   WICK_CHECK_STATE(broken_.empty(), "{}", broken_);
   iteration_sync_ = sync_;
   if (in_backward_) {
@@ -162,7 +196,7 @@ bool Reducer::prepare_for_forward() {
 
 void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    auto lock = locked();
     expect_hooks_ = true;  // Note [One reduction per forward]
   }
   if (!find_unused_) return;
@@ -188,12 +222,12 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
     for (const auto& e : node->next_edges())
       if (e.function && seen.insert(e.function.get()).second) stack.push_back(e.function.get());
   }
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   for (size_t i = 0; i < params_.size(); ++i) unused_[i] = !reached[i];
 }
 
 void Reducer::on_gradient_ready(size_t index) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   // The forward decided (as PyTorch's expect_autograd_hooks_): entering or leaving no_sync()
   // between a forward and its backward changes nothing, so every rank's collectives follow what
   // the forward announced.
@@ -252,10 +286,11 @@ void Reducer::mark_ready_locked(size_t index, bool has_grad) {
   Tensor s = slot(b, k);
   const Tensor& g = params_[index].grad();
   profiler::RecordScope trace_event("ddp", "gradient into its bucket");
-  const double scale = 1.0 / static_cast<double>(divisor_);
+  // With a communication hook the bucket holds the gradients as they are: the hook scales them.
+  const double scale = comm_hook_ ? 1.0 : 1.0 / static_cast<double>(divisor_);
   if (has_grad && g.defined()) {
     if (bucket_view_ && grad_is_slot(index, s)) {
-      native::binary_(BinaryOp::Mul, s, Scalar(scale));  // accumulated in place: scale it there
+      if (scale != 1.0) native::binary_(BinaryOp::Mul, s, Scalar(scale));  // accumulated in place: scale it there
     } else {
       native::scaled_copy_(s, g, scale);
       if (bucket_view_) params_[index].set_grad(s);  // Note [Gradients as bucket views]
@@ -289,13 +324,61 @@ void Reducer::launch_ready_buckets_locked() {
     // iteration's and average different steps for the rest of the run. With it every rank's
     // backward raises a ValueError naming both iterations. A joined rank tags its shadow
     // collectives with the iteration the active ranks announce (Note [Join]) and adopts it.
-    b.work =
-        group_->all_reduce(b.flat, ReduceOp::Sum, CollectiveTag{iteration_, static_cast<int64_t>(next_bucket_ - 1)});
+    const CollectiveTag tag{iteration_, static_cast<int64_t>(next_bucket_ - 1)};
+    if (comm_hook_)
+      b.future = run_hook_locked(next_bucket_ - 1, tag);
+    else
+      b.work = group_->all_reduce(b.flat, ReduceOp::Sum, tag);
   }
 }
 
+std::shared_ptr<Future> Reducer::run_hook_locked(size_t b, CollectiveTag tag) {
+  const Bucket& bucket = buckets_[b];
+  std::vector<Tensor> params;
+  params.reserve(bucket.params.size());
+  for (size_t p : bucket.params) params.push_back(params_[p]);
+  GradBucket view(static_cast<int64_t>(b), static_cast<int64_t>(buckets_.size()), bucket.flat, std::move(params),
+                  bucket.offsets, tag);
+  InHook in_hook(this);
+  NoGradGuard no_grad;
+  profiler::RecordScope trace_event("ddp", "communication hook");
+  auto future = comm_hook_(view);
+  WICK_CHECK(future != nullptr,
+             "DistributedDataParallel: the communication hook returned a null Future for bucket {} on rank {}; return "
+             "Future::completed(bucket.buffer()) or the Future of its collective",
+             b, group_->rank());
+  return future;
+}
+
+void Reducer::adopt_hook_result_locked(size_t b) {
+  Bucket& bucket = buckets_[b];
+  Tensor result;
+  {
+    InHook in_hook(this);  // the future's continuations are the hook's code
+    NoGradGuard no_grad;
+    result = bucket.future->wait();
+  }
+  const Tensor& flat = bucket.flat;
+  WICK_CHECK(result.defined() && result.numel() == flat.numel() && result.dtype() == flat.dtype() &&
+                 result.device() == flat.device(),
+             "DistributedDataParallel: the communication hook's result for bucket {} on rank {} is {}; it must hold "
+             "the bucket's {} {} elements on {} (return the bucket's buffer, or a tensor like it)",
+             b, group_->rank(),
+             result.defined() ? fmt::format("{} elements of {} on {}", result.numel(), result.dtype(), result.device())
+                              : std::string("undefined"),
+             flat.numel(), flat.dtype(), flat.device());
+  if (result.data_ptr() == flat.data_ptr() && result.is_contiguous()) return;  // the buffer itself
+  NoGradGuard no_grad;
+  Tensor src = result.reshape({flat.numel()});
+  // A result that overlaps the buffer (a shifted view of it) is read before the buffer is written.
+  const auto* lo = static_cast<const char*>(flat.data_ptr());
+  const auto* at = static_cast<const char*>(src.data_ptr());
+  if (at < lo + flat.nbytes() && lo < at + src.nbytes()) src = src.clone();
+  bucket.flat.copy_(src);
+}
+
 void Reducer::finalize_backward() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   expect_hooks_ = false;  // Note [One reduction per forward]
   struct Reset {          // whatever happens below, the next iteration starts clean
     Reducer* r;
@@ -325,11 +408,16 @@ void Reducer::finalize_backward() {
   auto wait_event = std::make_optional<profiler::RecordScope>("ddp", "wait for the buckets");
   for (size_t b = 0; b < next_bucket_; ++b) {
     try {
-      buckets_[b].work->wait();
+      if (comm_hook_)
+        adopt_hook_result_locked(b);
+      else
+        buckets_[b].work->wait();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }
-    stats_.allreduce_seconds += buckets_[b].work->seconds();
+    // A hook's communication time is not known: from its launch to the end of its wait here.
+    stats_.allreduce_seconds += comm_hook_ ? std::chrono::duration<double>(Clock::now() - buckets_[b].launched).count()
+                                           : buckets_[b].work->seconds();
   }
   wait_event.reset();
   stats_.exposed_wait_seconds += std::chrono::duration<double>(Clock::now() - wait_start).count();
@@ -359,23 +447,41 @@ void Reducer::finalize_backward() {
 }
 
 void Reducer::shadow_backward(int64_t iteration) {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   iteration_ = iteration;  // the active ranks' count: this rank's next iterations carry on from it
   std::vector<std::shared_ptr<Work>> works;
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    for (size_t k = 0; k < buckets_[b].params.size(); ++k) detach_grad_from_slot(buckets_[b].params[k], slot(b, k));
-    buckets_[b].flat.zero_();
-    works.push_back(
-        group_->all_reduce(buckets_[b].flat, ReduceOp::Sum, CollectiveTag{iteration, static_cast<int64_t>(b)}));
+  // With a hook: the hook on every bucket of zeros, as the ranks still training run it, their
+  // futures waited for in bucket order after the used map, as finalize_backward does.
+  std::vector<std::shared_ptr<Future>> futures;
+  std::exception_ptr failure;  // wait for every one launched before raising, so no tensor is still in use
+  try {
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      for (size_t k = 0; k < buckets_[b].params.size(); ++k) detach_grad_from_slot(buckets_[b].params[k], slot(b, k));
+      buckets_[b].flat.zero_();
+      const CollectiveTag tag{iteration, static_cast<int64_t>(b)};
+      if (comm_hook_)
+        futures.push_back(run_hook_locked(b, tag));
+      else
+        works.push_back(group_->all_reduce(buckets_[b].flat, ReduceOp::Sum, tag));
+    }
+  } catch (...) {
+    failure = std::current_exception();  // a hook raised
   }
-  if (find_unused_)
+  if (find_unused_ && !failure)
     works.push_back(group_->all_reduce(
         zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device())), ReduceOp::Sum,
         CollectiveTag{iteration, -1}));
-  std::exception_ptr failure;  // wait for every one before raising, so no tensor is still in use
   for (auto& w : works) {
     try {
       w->wait();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  for (auto& f : futures) {  // the results are zeros' average: nothing to keep
+    try {
+      InHook in_hook(this);
+      f->wait();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }
@@ -384,17 +490,17 @@ void Reducer::shadow_backward(int64_t iteration) {
 }
 
 int64_t Reducer::iteration() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   return iteration_;
 }
 
 CommStats Reducer::stats() const {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   return stats_;
 }
 
 void Reducer::reset_stats() {
-  std::lock_guard<std::mutex> lock(mutex_);
+  auto lock = locked();
   stats_ = {};
 }
 

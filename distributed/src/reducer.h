@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "wick/core/removable_handle.h"
+#include "wick/distributed/comm_hook.h"
 #include "wick/distributed/distributed_data_parallel.h"
 
 namespace wick::distributed::detail {
@@ -42,6 +43,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// join with divide_by_initial_world_size false, the number of ranks still training (Note
   /// [Join]). At least 1.
   void set_divisor(int64_t divisor);
+  /// Makes `hook` synchronise every bucket from the next bucket on (Note [Communication hooks]).
+  /// StateError when a hook is already registered (once only, as PyTorch) or during a backward.
+  void set_comm_hook(CommHook hook);
 
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
   /// For a joined rank: the collectives one synchronised backward of the others runs, with
@@ -57,11 +61,12 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
 
  private:
   struct Bucket {
-    Tensor flat;                   // the bucket: one flat tensor of its dtype and device
-    std::vector<size_t> params;    // indices into params_
-    std::vector<int64_t> offsets;  // each param's first element in flat
-    size_t pending = 0;            // params not ready yet in this backward
-    std::shared_ptr<Work> work;
+    Tensor flat;                     // the bucket: one flat tensor of its dtype and device
+    std::vector<size_t> params;      // indices into params_
+    std::vector<int64_t> offsets;    // each param's first element in flat
+    size_t pending = 0;              // params not ready yet in this backward
+    std::shared_ptr<Work> work;      // without a hook: the all-reduce
+    std::shared_ptr<Future> future;  // with one: what the hook returned
     std::chrono::steady_clock::time_point launched;
   };
 
@@ -69,6 +74,13 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   void mark_ready_locked(size_t index, bool has_grad);
   void launch_ready_buckets_locked();
   void finalize_backward();
+  /// Runs the hook on bucket `b` (its current contents) with `tag`; the hook's future.
+  std::shared_ptr<Future> run_hook_locked(size_t b, CollectiveTag tag);
+  /// Waits for bucket `b`'s future and puts the hook's result into the bucket.
+  void adopt_hook_result_locked(size_t b);
+  /// The reducer's lock; StateError when the calling thread is inside this reducer's hook (it
+  /// would wait for itself).
+  std::unique_lock<std::mutex> locked() const;
   void reset_iteration_locked();
   Tensor slot(size_t bucket, size_t k) const;
   /// True when `param`'s .grad is its slot itself (gradient_as_bucket_view).
@@ -86,6 +98,7 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<Bucket> buckets_;
   std::vector<std::pair<size_t, size_t>> where_;  // param -> (bucket, position in bucket)
   std::vector<RemovableHandle> hooks_;
+  CommHook comm_hook_;  // register_comm_hook's; empty: the built-in averaging all-reduce
 
   mutable std::mutex mutex_;
   bool sync_ = true;            // no_sync() is not active

@@ -103,7 +103,7 @@ const std::vector<Shapes> kLayout = {{{6, 5}, {6}}, {{3, 4, 2}, {2, 2}}};
 
 }  // namespace
 
-TEST_CASE("ddp: powerSGD_hook refuses bad options and non-float buckets, changing nothing", "[powersgd]") {
+TEST_CASE("ddp: powerSGD_hook refuses bad options and non-float buckets, changing nothing", "[comm_hook]") {
   using test::expect_error;
   expect_error<ValueError>([] { powerSGD_hook(nullptr); }, {"powerSGD_hook", "null"});
   auto refused = [](const std::function<void(PowerSGDState&)>& set, const std::vector<std::string>& words) {

@@ -2,6 +2,8 @@
 // wick::distributed: process groups and DistributedDataParallel (docs/distributed.md).
 #include "wick/distributed/backend_choice.h"
 #include "wick/distributed/bucketing.h"
+#include "wick/distributed/comm_hook.h"
+#include "wick/distributed/ddp_comm_hooks.h"
 #include "wick/distributed/distributed_data_parallel.h"
 #include "wick/distributed/init.h"
 #include "wick/distributed/process_group.h"

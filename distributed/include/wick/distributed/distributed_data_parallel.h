@@ -62,6 +62,7 @@
 #include <string>
 #include <vector>
 
+#include "wick/distributed/comm_hook.h"
 #include "wick/distributed/process_group.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/value.h"
@@ -159,6 +160,14 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// be followed by its backward.
   void enable_join(bool divide_by_initial_world_size = true);
   void join();
+
+  /// Makes `hook` synchronise every gradient bucket instead of the built-in averaging
+  /// all-reduce (PyTorch's register_comm_hook; the hook's state is what it captures; ready-made
+  /// hooks: ddp_comm_hooks.h, powersgd_hook.h). Every rank must register an equivalent hook at the
+  /// same point. The buckets then hold the gradients undivided, and the hook's result becomes the
+  /// gradients (Note [Communication hooks], comm_hook.h). ValueError for an empty hook; StateError
+  /// when a hook is already registered, during a backward, or on a clone.
+  void register_comm_hook(CommHook hook);
 
   CommStats comm_stats() const;
   void reset_comm_stats();
