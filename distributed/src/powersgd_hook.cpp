@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
 #include "wick/core/generator.h"
+#include "wick/core/lapack.h"
 #include "wick/core/native.h"
 #include "wick/distributed/ddp_comm_hooks.h"
 #include "wick/distributed/init.h"
@@ -42,10 +44,18 @@ void check_options(const PowerSGDState& s) {
                                  s.orthogonalization_epsilon));
 }
 
-/// Gram-Schmidt on the columns of `m` [n, r], in place: each column divided by its norm
-/// (+ epsilon), then removed from the columns after it.
+/// Orthonormalises the columns of `m` [n, r] (r <= n) in place, as PyTorch 1.13's
+/// _orthogonalize: Gram-Schmidt for r <= 2 (each column divided by its norm + epsilon, then
+/// removed from the columns after it), else Householder QR's Q (epsilon unused), which stays
+/// orthonormal when m's columns are linearly dependent (a batch smaller than the layer).
 void orthogonalize(Tensor m, double epsilon) {
   const int64_t cols = m.size(1);
+  if (cols > 2) {
+    Tensor q, r;
+    std::tie(q, r) = native::lapack_qr(m, /*compute_q=*/true, /*complete=*/false);
+    m.copy_(q);
+    return;
+  }
   for (int64_t i = 0; i < cols; ++i) {
     Tensor col = m.narrow(1, i, 1);
     Tensor norm = col.norm();

@@ -266,3 +266,51 @@ TEST_CASE("ddp: powerSGD_hook is exact at full rank and for rank-1 gradients wit
     CHECK(state->random_draws == 2);  // a fresh random start at every step
   }
 }
+
+TEST_CASE("ddp: DDP with powerSGD_hook at full rank trains as plain DDP, in one bucket and in many", "[mpi]") {
+  auto& g = test::world();
+  const int64_t local = 2, global = local * g.size(), steps = 5;
+  manual_seed(62);
+  const Tensor x = randn({steps, global, 5}, kFloat64), y = randn({steps, global, 3}, kFloat64);
+  for (bool tiny : {false, true}) {
+    INFO("one bucket per parameter " << tiny);
+    manual_seed(61);
+    auto plain_net = test::ddp::make_mlp();
+    manual_seed(61);
+    auto net = test::ddp::make_mlp();
+    const distributed::DistributedDataParallelOptions o =
+        tiny ? test::ddp::tiny_buckets() : distributed::DistributedDataParallelOptions();
+    distributed::DistributedDataParallel plain(plain_net, o), ddp(net, o);
+    auto state = std::make_shared<PowerSGDState>();
+    state->start_powerSGD_iter = 2;
+    state->matrix_approximation_rank = 8;  // >= min(rows, cols) of every weight
+    state->min_compression_rate = 0;       // compress every weight
+    ddp.register_comm_hook(powerSGD_hook(state));
+    optim::SGD opt_plain(plain_net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
+    optim::SGD opt(net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
+    for (int64_t k = 0; k < steps; ++k) {
+      INFO("step " << k);
+      for (nn::Module* m : {static_cast<nn::Module*>(&plain), static_cast<nn::Module*>(&ddp)})
+        nn::F::mse_loss(m->forward_value({nn::Value(test::ddp::mine(x[k], local))}).tensor(),
+                        test::ddp::mine(y[k], local))
+            .backward();
+      opt_plain.step();
+      opt.step();
+      opt_plain.zero_grad();
+      opt.zero_grad();
+      const auto pp = plain_net->parameters(), ps = net->parameters();
+      for (size_t i = 0; i < pp.size(); ++i) {
+        INFO("parameter " << i);
+        CHECK_ALLCLOSE(ps[i], pp[i], 0.0, 1e-10);
+        CHECK(test::same_on_every_rank(ps[i]));
+      }
+    }
+    CHECK(state->iter == steps);
+    // Every weight compressed: Q is [cols, min(rows, cols)] for [8, 5], [8, 8] and [3, 8].
+    int64_t q_numel = 0;
+    for (const auto& [index, q] : state->q_memory_dict) q_numel += q.numel();
+    CHECK(q_numel == 5 * 5 + 8 * 8 + 8 * 3);
+    CHECK(state->q_memory_dict.size() == ddp.bucket_indices().size());
+    CHECK(state->random_draws == state->q_memory_dict.size());  // one random start per bucket
+  }
+}

@@ -13,9 +13,11 @@
 //     divided by the world size;
 //  3. for each compressed M: Q [cols, r] (standard normal at the first compressed step of the
 //     bucket, or always without warm start; else last step's Q) is orthogonalised, P = M Q,
-//     the P's all-reduced (one flat tensor), orthogonalised (Gram-Schmidt, each column divided
-//     by its norm + orthogonalization_epsilon), Q = M^T P, the Q's all-reduced (one flat
-//     tensor) and divided by the world size, and M = P Q^T;
+//     the P's all-reduced (one flat tensor) and orthogonalised, Q = M^T P, the Q's
+//     all-reduced (one flat tensor) and divided by the world size, and M = P Q^T.
+//     Orthogonalising is PyTorch 1.13's: Gram-Schmidt for r <= 2 (each column divided by its
+//     norm + orthogonalization_epsilon), else Householder QR (which stays orthonormal when the
+//     columns are dependent, e.g. a weight's gradient over a batch smaller than its rank);
 //  4. with error feedback, the bucket's error is (the bucket after step 1) - (the result).
 // The iteration counter advances once per backward, when the last bucket (GradBucket::is_last)
 // is done. The three all-reduces of a bucket run in that order on every rank; steps 2's
@@ -26,8 +28,8 @@
 //    independent of the global generator; PyTorch's numpy-seeded stream is not reproduced, so
 //    compressed results match PyTorch's only where they do not depend on the start (full rank,
 //    or gradients of rank <= matrix_approximation_rank).
-//  - orthogonalisation is always Gram-Schmidt; PyTorch uses a QR factorisation when r > 2.
-//    Both span the same columns, and P Q^T = P P^T M does not depend on the columns' signs.
+//  - min_compression_rate must be >= 0 (PyTorch checks nothing); below 1 it compresses
+//    matrices that do not shrink (at full rank they are then reproduced exactly).
 //  - 0-d gradients are all-reduced uncompressed (PyTorch's view(shape[0], -1) fails on them).
 //  - no compression statistics (compression_stats_logging_frequency) and no batched variant.
 //  - a bucket whose layout changed since its memories were made is a ValueError (PyTorch
