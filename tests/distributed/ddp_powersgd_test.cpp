@@ -3,7 +3,9 @@
 // over ranks / world size) before start_powerSGD_iter and wherever the approximation must be
 // exact (full rank, rank-1 gradients with a common column space), error feedback's telescoping
 // sum, and bitwise agreement between ranks. Plus option and dtype refusals without a group.
-#include <map>
+#include <cmath>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
