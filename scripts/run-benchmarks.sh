@@ -52,9 +52,9 @@ for name in bench_op_overhead bench_mlp_step bench_train_step bench_sequence_ste
   fi
   tail -n 5 "$OUT/$name.log"
 done
-# bench_ddp and bench_sync_batch_norm: several processes under mpirun (docs/distributed.md); their
-# own JSON.
-for name in bench_ddp bench_sync_batch_norm; do
+# bench_ddp, bench_sync_batch_norm and bench_comm_hooks: several processes under mpirun
+# (docs/distributed.md); their own JSON.
+for name in bench_ddp bench_sync_batch_norm bench_comm_hooks; do
   exe="$BUILD/benchmarks/$name"
   if [ ! -x "$exe" ]; then
     echo "| $name | missing (not built in $BUILD: needs MPI) | |" >>"$REPORT"

@@ -30,8 +30,8 @@ void check_options(const PowerSGDState& s) {
   if ((s.use_error_feedback || s.warm_start) && s.start_powerSGD_iter <= 1)
     throw ValueError(
         fmt::format("powerSGD_hook: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = "
-                    "{}; it must be > 1 when either is on (DDP may rebuild its buckets after the first "
-                    "iteration, which would invalidate the memories), or turn both off",
+                    "{}; it must be > 1 when either is on (as in PyTorch, whose DDP rebuilds its buckets after the "
+                    "first iteration, which would invalidate the memories), or turn both off",
                     s.start_powerSGD_iter, s.use_error_feedback, s.warm_start));
   if (!(s.min_compression_rate >= 0))
     throw ValueError(
