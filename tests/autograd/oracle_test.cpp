@@ -252,7 +252,9 @@ const std::set<std::string>& nn_ops() {
       // generate.py's mha_forward_cases, tests/nn/multi_head_attention_forward_test.cpp
       "multi_head_attention_forward",
       // generate.py's mha_layer_cases, tests/nn/multihead_attention_options_test.cpp
-      "multihead_attention_options"};
+      "multihead_attention_options",
+      // generate.py's padding_module_cases, tests/nn/padding_modules_test.cpp
+      "padding_module"};
   return ops;
 }
 

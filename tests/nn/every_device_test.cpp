@@ -47,6 +47,7 @@ std::function<std::vector<Tensor>(Device)> layer(std::function<Holder()> make, s
 }
 
 TensorOptions f64() { return TensorOptions(kFloat64); }
+using Pads = std::vector<int64_t>;
 
 // A loss of random logits and targets, and the logits' gradient.
 std::function<std::vector<Tensor>(Device)> loss(std::function<Tensor(const Tensor&, const Tensor&)> f,
@@ -117,6 +118,9 @@ const std::map<std::string, std::function<std::vector<Tensor>(Device)>>& cases()
       {"FeatureAlphaDropout",
        layer<FeatureAlphaDropout>([] { return FeatureAlphaDropout(FeatureAlphaDropoutOptions(0.3)); }, {4, 6, 3})},
       {"ChannelShuffle", layer<ChannelShuffle>([] { return ChannelShuffle(3); }, {2, 6, 2})},
+      {"ReflectionPad2d", layer<ReflectionPad2d>([] { return ReflectionPad2d(Pads{2, 1, -1, 3}); }, {2, 3, 5, 4})},
+      {"ReplicationPad3d", layer<ReplicationPad3d>([] { return ReplicationPad3d(Pads{1, 3, 0, 2, 2, -1}); }, {3, 2, 3, 2})},
+      {"ConstantPad1d", layer<ConstantPad1d>([] { return ConstantPad1d(Pads{-1, 3}, 2.5); }, {2, 3, 4})},
       {"FractionalMaxPool2d",
        layer<FractionalMaxPool2d>(
            [] {

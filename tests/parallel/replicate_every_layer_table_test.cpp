@@ -135,6 +135,19 @@ std::vector<Layer> layers() {
        },
        one({5, 2, 3, 2, 3})},
       {"ReplicationPad3d", [=] { return ptr(ReplicationPad3d(2)); }, one({5, 2, 2, 3, 2})},
+      {"Sequential of the 2-d padding layers and ConstantPad3d",
+       [=] {
+         using P = std::vector<int64_t>;
+         return ptr(Sequential(ZeroPad2d(P{1, 0, 2, 1}), ConstantPad2d(1, 0.5), ReflectionPad2d(P{2, 1, 0, 3}),
+                               ReplicationPad2d(P{1, 2, -1, 0}), ConstantPad3d(P{0, 1, 1, 0, 1, 0}, -1.0)));
+       },
+       one({5, 2, 3, 4})},
+      {"Sequential of the 1-d padding layers",
+       [=] {
+         using P = std::vector<int64_t>;
+         return ptr(Sequential(ConstantPad1d(P{2, -1}, 1.5), ReflectionPad1d(P{1, 2}), ReplicationPad1d(P{3, 0})));
+       },
+       one({5, 2, 4})},
       {"Fold",
        [=] {
          return ptr(Fold(FoldOptions({3, 4}, 2).padding(1)));

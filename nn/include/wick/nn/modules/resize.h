@@ -96,6 +96,11 @@ struct PadOptions {
   /* implicit */ PadOptions(std::vector<int64_t> padding) : padding_(std::move(padding)) {}  // NOLINT
   WICK_ARG(std::vector<int64_t>, padding);
 };
+/// LibTorch's template names of the same options: ReflectionPadOptions<2> is ReflectionPad2dOptions.
+template <int D>
+using ReflectionPadOptions = PadOptions<D>;
+template <int D>
+using ReplicationPadOptions = PadOptions<D>;
 /// ConstantPadNd's options: the pads and the fill value, as LibTorch's ConstantPad2dOptions.
 template <int D>
 struct ConstantPadOptions {
@@ -124,12 +129,21 @@ class PadLayer {
   bool with_value_;  // ConstantPad prints its value, ZeroPad2d does not
 };
 
-#define WICK_PAD_LAYER(Name, D, OPT, MODE, VALUE)                                                              \
+// LibTorch's constructors from the pads alone (ReflectionPad2dImpl({1, 1, 2, 0})) or, for
+// ConstantPad, from the pads and the value (ConstantPad2d(1, 3.5), ConstantPad1dImpl({3, 1}, 3.5)).
+#define WICK_PAD_CTORS(Name) \
+  explicit Name##Impl(std::vector<int64_t> padding) : Name##Impl(Name##Options(std::move(padding))) {}
+#define WICK_PAD_VALUE_CTORS(Name)                                                         \
+  Name##Impl(int64_t padding, double value) : Name##Impl(Name##Options(padding, value)) {} \
+  Name##Impl(std::vector<int64_t> padding, double value) : Name##Impl(Name##Options(std::move(padding), value)) {}
+
+#define WICK_PAD_LAYER(Name, D, OPT, MODE, VALUE, CTORS)                                                       \
   using Name##Options = OPT;                                                                                   \
   /** F::pad in mode MODE over the last D dims; prints as PyTorch's. */                                        \
   class Name##Impl : public Cloneable<Name##Impl>, public PadLayer {                                           \
    public:                                                                                                     \
     explicit Name##Impl(const Name##Options& o) : PadLayer(#Name, D, o.padding(), MODE, VALUE), options_(o) {} \
+    CTORS(Name)                                                                                                \
     Tensor forward(const Tensor& input) { return pad(input); }                                                 \
     std::string extra_repr() const override { return repr(); }                                                 \
     const Name##Options& options() const { return options_; }                                                  \
@@ -139,16 +153,18 @@ class PadLayer {
   };                                                                                                           \
   WICK_MODULE(Name)
 
-WICK_PAD_LAYER(ZeroPad2d, 2, PadOptions<2>, kConstant, 0.0);
-WICK_PAD_LAYER(ConstantPad1d, 1, ConstantPadOptions<1>, kConstant, o.value());
-WICK_PAD_LAYER(ConstantPad2d, 2, ConstantPadOptions<2>, kConstant, o.value());
-WICK_PAD_LAYER(ConstantPad3d, 3, ConstantPadOptions<3>, kConstant, o.value());
-WICK_PAD_LAYER(ReflectionPad1d, 1, PadOptions<1>, kReflect, 0.0);
-WICK_PAD_LAYER(ReflectionPad2d, 2, PadOptions<2>, kReflect, 0.0);
-WICK_PAD_LAYER(ReplicationPad1d, 1, PadOptions<1>, kReplicate, 0.0);
-WICK_PAD_LAYER(ReplicationPad2d, 2, PadOptions<2>, kReplicate, 0.0);
-WICK_PAD_LAYER(ReflectionPad3d, 3, PadOptions<3>, kReflect, 0.0);
-WICK_PAD_LAYER(ReplicationPad3d, 3, PadOptions<3>, kReplicate, 0.0);
+WICK_PAD_LAYER(ZeroPad2d, 2, PadOptions<2>, kConstant, 0.0, WICK_PAD_CTORS);
+WICK_PAD_LAYER(ConstantPad1d, 1, ConstantPadOptions<1>, kConstant, o.value(), WICK_PAD_VALUE_CTORS);
+WICK_PAD_LAYER(ConstantPad2d, 2, ConstantPadOptions<2>, kConstant, o.value(), WICK_PAD_VALUE_CTORS);
+WICK_PAD_LAYER(ConstantPad3d, 3, ConstantPadOptions<3>, kConstant, o.value(), WICK_PAD_VALUE_CTORS);
+WICK_PAD_LAYER(ReflectionPad1d, 1, PadOptions<1>, kReflect, 0.0, WICK_PAD_CTORS);
+WICK_PAD_LAYER(ReflectionPad2d, 2, PadOptions<2>, kReflect, 0.0, WICK_PAD_CTORS);
+WICK_PAD_LAYER(ReplicationPad1d, 1, PadOptions<1>, kReplicate, 0.0, WICK_PAD_CTORS);
+WICK_PAD_LAYER(ReplicationPad2d, 2, PadOptions<2>, kReplicate, 0.0, WICK_PAD_CTORS);
+WICK_PAD_LAYER(ReflectionPad3d, 3, PadOptions<3>, kReflect, 0.0, WICK_PAD_CTORS);
+WICK_PAD_LAYER(ReplicationPad3d, 3, PadOptions<3>, kReplicate, 0.0, WICK_PAD_CTORS);
 #undef WICK_PAD_LAYER
+#undef WICK_PAD_CTORS
+#undef WICK_PAD_VALUE_CTORS
 
 }  // namespace wick::nn
