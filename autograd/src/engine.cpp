@@ -335,6 +335,11 @@ bool task_should_compute(const Edge& e) {
   return gt->execute.count(n) > 0 || gt->captures.count(n) > 0;
 }
 
+bool is_checkpoint_valid() {
+  const GraphTask* gt = t_current_task;
+  return gt == nullptr || !gt->capture;
+}
+
 variable_list run_backward(const variable_list& roots, const variable_list& grad_roots, bool keep_graph,
                            bool create_graph, const variable_list& inputs, bool allow_unused) {
   WICK_CHECK(roots.size() == grad_roots.size(), "backward: got {} tensors but {} gradients", roots.size(),

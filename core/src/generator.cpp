@@ -22,4 +22,15 @@ RandomDraw reserve_random(uint64_t count) {
   return d;
 }
 
+RngState get_rng_state() {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  return RngState{g_seed, g_offset};
+}
+
+void set_rng_state(const RngState& state) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  g_seed = state.seed;
+  g_offset = state.counter;
+}
+
 }  // namespace wick

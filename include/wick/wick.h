@@ -1,5 +1,6 @@
 #pragma once
 // The umbrella header: everything in wick.
+#include "wick/autograd/activation_checkpoint.h"
 #include "wick/autograd/anomaly.h"
 #include "wick/autograd/cdist.h"
 #include "wick/autograd/custom_function.h"

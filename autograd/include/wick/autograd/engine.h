@@ -29,6 +29,12 @@ void queue_callback(std::function<void()> callback);
 /// custom function's needs_input_grad asks it.
 bool task_should_compute(const Edge& e);
 
+/// False while the backward running on this thread captures the gradients of given inputs
+/// (autograd::grad) instead of accumulating into .grad; true otherwise, also when no backward
+/// runs. A reentrant activation checkpoint refuses the former (PyTorch's
+/// Engine::is_checkpoint_valid; wick/autograd/activation_checkpoint.h).
+bool is_checkpoint_valid();
+
 /// Limits the worker threads a backward uses besides its caller: -1 (the default) gives every
 /// device its worker thread; 0 runs every node on the calling thread; n > 0 gives a worker to
 /// the first n devices other than the caller's that a backward meets. Gradients are the same,

@@ -16,6 +16,23 @@ struct RandomDraw {
 };
 RandomDraw reserve_random(uint64_t count);
 
+// Note [RNG state]
+// The whole state of the global generator is its seed and the counter of the next draw, for
+// every device. PyTorch's torch.get_rng_state returns a ByteTensor; here a typed struct of the
+// two integers says what it holds, needs no size or dtype check on the way back (every state is
+// valid) and keeps the generator free of tensors. The activation checkpoint saves it in forward
+// and sets it for the recomputation (docs/autograd.md, "Activation checkpointing").
+struct RngState {
+  uint64_t seed;
+  uint64_t counter;
+  bool operator==(const RngState&) const = default;
+};
+/// The generator's current state (torch.get_rng_state). Thread-safe.
+RngState get_rng_state();
+/// Puts the generator back into `state` (torch.set_rng_state): the next draws are those that
+/// followed get_rng_state(). Every state is valid. Thread-safe.
+void set_rng_state(const RngState& state);
+
 namespace math {
 /// A 64-bit hash of (seed, counter): splitmix64 over a mixed key. Host and device.
 #if defined(__CUDACC__)

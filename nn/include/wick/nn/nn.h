@@ -1,8 +1,9 @@
 #pragma once
 // Everything in wick::nn except optimizers, data and checkpoint files: Module, Value, the
 // layers, nn::functional (alias nn::F), nn::init and nn::utils (gradient clipping, parameter
-// vectors).
+// vectors), checkpoint_sequential.
 #include "wick/core/generator.h"
+#include "wick/nn/checkpoint_sequential.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/dot.h"
 #include "wick/nn/functional.h"
