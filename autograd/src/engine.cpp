@@ -326,6 +326,16 @@ void queue_callback(std::function<void()> callback) {
   gt->callbacks.push_back(std::move(callback));
 }
 
+void queue_callback_outermost(std::function<void()> callback) {
+  GraphTask* gt = t_current_task;
+  WICK_CHECK_STATE(gt != nullptr,
+                   "queue_callback_outermost: no backward is running on this thread; call it from a hook or a node "
+                   "during backward");
+  while (gt->parent != nullptr) gt = gt->parent;
+  std::lock_guard<std::mutex> lock(gt->mutex);
+  gt->callbacks.push_back(std::move(callback));
+}
+
 bool task_should_compute(const Edge& e) {
   if (!e.valid()) return false;
   const GraphTask* gt = t_current_task;
@@ -350,6 +360,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   gt->keep_graph = keep_graph;
   gt->create_graph = create_graph;
   gt->max_workers = g_max_workers.load();
+  gt->parent = t_current_task;
 
   // A graph root that gathers the user's gradients into the real roots.
   std::vector<Edge> root_edges;

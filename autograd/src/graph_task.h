@@ -63,6 +63,9 @@ struct GraphTask {
   TaskQueue* local_queue = nullptr;
   Device caller_device;
   int max_workers = -1;  ///< worker threads this backward may use (-1: one per device)
+  /// The backward whose node or hook started this one on the same thread (a reentrant backward),
+  /// or null. It outlives this one: its node waits for this backward to end.
+  GraphTask* parent = nullptr;
   /// The caller's current stream on each non-CPU device of the graph, read when backward starts;
   /// every node of that device runs with it current, on any thread (Note [Backward streams]).
   std::vector<std::pair<Device, uintptr_t>> caller_streams;

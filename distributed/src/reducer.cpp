@@ -246,7 +246,9 @@ void Reducer::on_gradient_ready(size_t index) {
   if (!in_backward_) {
     in_backward_ = true;
     std::weak_ptr<Reducer> weak = weak_from_this();
-    autograd::queue_callback([weak] {
+    // The outermost backward's end: a reentrant backward (an activation checkpoint's
+    // recomputation) may deliver the first gradients, and the rest arrive after it ends.
+    autograd::queue_callback_outermost([weak] {
       if (auto self = weak.lock()) self->finalize_backward();
     });
     if (find_unused_ && !unused_marked_) {

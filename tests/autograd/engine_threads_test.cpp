@@ -282,6 +282,30 @@ TEST_CASE("engine threads: queue_callback runs once, on the caller, after every 
   CHECK(callback_thread == std::this_thread::get_id());
   CHECK(log == std::vector<std::string>{"hook", "callback 3.000000", "queued by a callback"});
   CHECK_THROWS_AS(autograd::queue_callback([] {}), StateError);
+  CHECK_THROWS_AS(autograd::queue_callback_outermost([] {}), StateError);
+
+  // Inside a reentrant backward (started by a hook that runs on cpu:1's worker): queue_callback
+  // waits for that backward, queue_callback_outermost for the one that started it.
+  Tensor a = ones({2}).requires_grad_();
+  Tensor z = ones({3}).requires_grad_();
+  Tensor w = z.to(cpu(1)) * 2.0;
+  std::vector<std::string> order;
+  w.register_hook([&](const Tensor&) {
+    AutoGradMode enable(true);
+    Tensor t = a * 3.0;
+    t.register_hook([&](const Tensor&) {
+      autograd::queue_callback([&] { order.push_back("inner end"); });
+      autograd::queue_callback_outermost([&] {
+        callback_thread = std::this_thread::get_id();
+        order.push_back("outer end, z.grad " + std::to_string(z.grad().to_vector<float>()[0]));
+      });
+    });
+    t.sum().backward();
+    order.push_back("inner backward returned");
+  });
+  (w.to(cpu(0)).sum() + z.sum()).backward();
+  CHECK(order == std::vector<std::string>{"inner end", "inner backward returned", "outer end, z.grad 3.000000"});
+  CHECK(callback_thread == std::this_thread::get_id());
 }
 
 TEST_CASE("engine threads: 10 000 backward calls leave no thread and no memory behind") {

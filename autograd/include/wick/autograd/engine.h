@@ -23,6 +23,14 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
 /// run in the order queued and may queue more; none run when the backward fails.
 void queue_callback(std::function<void()> callback);
 
+/// As queue_callback, for the outermost backward running on this thread: inside a backward that
+/// a node or hook of another one started (a reentrant backward, such as an activation
+/// checkpoint's recomputation), the callback runs when that other backward ends, on its
+/// caller's thread. DistributedDataParallel queues its end-of-backward work so, since a
+/// checkpointed segment's gradients may be the first to arrive (PyTorch reaches the outer
+/// backward through a node on DDP's outputs, _DDPSink, and only when asked to).
+void queue_callback_outermost(std::function<void()> callback);
+
 /// True when `e` is valid and the backward running on this thread, if any, uses the gradient
 /// sent along it: autograd::grad leaves out the nodes that lead to none of its inputs (Note
 /// [autograd::grad runs only what its inputs need]). PyTorch's task_should_compute_output; a
