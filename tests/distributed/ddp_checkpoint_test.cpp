@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ddp_test_util.h"
+#include "support/expect_error.h"
 
 using namespace wick;
 using namespace wick::test::ddp;
@@ -70,7 +71,9 @@ TEST_CASE("ddp: a model with an activation checkpoint trains as without it, bit 
   }
 }
 
-TEST_CASE("ddp: a model that ends in an activation checkpoint", "[mpi]") {
+TEST_CASE("ddp: a model that ends in an activation checkpoint, and one that reuses a parameter inside it", "[mpi]") {
+  // The checkpoint's reentrant backward delivers the first gradients (fc2's); DDP's end of
+  // backward still waits for fc1's, which arrive after it (Note [Activation checkpoint]).
   auto& g = test::world();
   const int64_t local = 3, global = local * g.size();
   manual_seed(84);
@@ -92,4 +95,15 @@ TEST_CASE("ddp: a model that ends in an activation checkpoint", "[mpi]") {
     const auto pp = nets[0]->parameters(), pc = nets[1]->parameters();
     for (size_t i = 0; i < pp.size(); ++i) CHECK_ALLCLOSE(pc[i].grad(), pp[i].grad(), 0.0, 0.0);
   }
+  // fc1 used outside and again inside a checkpoint: two gradients in one backward, refused on
+  // every rank (PyTorch needs static_graph for it).
+  manual_seed(86);
+  auto fc1 = std::make_shared<nn::LinearImpl>(5, 5, kF64);
+  DistributedDataParallel reused(fc1);
+  auto twice = [&](const Tensor& in) {
+    const Tensor h = reused.forward(in).tanh();
+    return autograd::checkpoint([&fc1](const Tensor& t) { return fc1->forward(t); }, h);
+  };
+  test::expect_error<StateError>([&] { twice(mine(x[0], local)).sum().backward(); },
+                                 {"second gradient", "re-entrant backward"});
 }
