@@ -17,24 +17,9 @@
 #include <fstream>
 
 #include "ddp_step_log.h"
+#include "param_checksum.h"
 
 using namespace wick;
-
-namespace {
-
-/// FNV-1a over the bytes of every parameter, in registration order: equal on two ranks only
-/// when every bit of every parameter is.
-uint64_t checksum(nn::Module& m) {
-  uint64_t h = 1469598103934665603ull;
-  for (const Tensor& p : m.parameters()) {
-    const Tensor c = p.contiguous();
-    const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
-    for (size_t i = 0; i < c.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-  }
-  return h;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   try {
@@ -60,7 +45,8 @@ int main(int argc, char** argv) {
                                {"fc2", nn::Linear(8, 8)},
                                {"act2", nn::ReLU()},
                                {"fc3", nn::Linear(8, 2)}});
-    std::printf("[rank %d] before DDP:         checksum %016llx\n", rank, (unsigned long long)checksum(*net));
+    std::printf("[rank %d] before DDP:         checksum %016llx\n", rank,
+                (unsigned long long)examples::param_checksum(*net));
 
     // Our hooks go on first, so each logs its parameter before DDP's hook for it runs.
     auto log = std::make_shared<examples::StepLog>();
@@ -80,7 +66,8 @@ int main(int argc, char** argv) {
     distributed::DistributedDataParallel ddp(net, options);
     log->set_on(false);
     const std::vector<examples::StepEvent> construction = log->take();
-    std::printf("[rank %d] after construction: checksum %016llx\n", rank, (unsigned long long)checksum(*net));
+    std::printf("[rank %d] after construction: checksum %016llx\n", rank,
+                (unsigned long long)examples::param_checksum(*net));
 
     const auto& buckets = ddp.bucket_indices();
     for (size_t b = 0; b < buckets.size(); ++b) {
@@ -111,7 +98,7 @@ int main(int argc, char** argv) {
         std::string rows;
         for (float i : batch.data.narrow(1, 0, 1).contiguous().to_vector<float>()) rows += " " + std::to_string(int(i));
         std::printf("[rank %d] step %zu: rows%s, loss %.6f, checksum %016llx\n", rank, step, rows.c_str(),
-                    loss.item<double>(), (unsigned long long)checksum(*net));
+                    loss.item<double>(), (unsigned long long)examples::param_checksum(*net));
       }
     }
 

@@ -15,23 +15,13 @@
 #include <cstdio>
 #include <string>
 
+#include "param_checksum.h"
 #include "wick/distributed/distributed.h"
 
 using namespace wick;
 namespace dist = wick::distributed;
 
 namespace {
-
-/// FNV-1a over the bytes of every parameter: equal on two ranks only when every bit is.
-uint64_t checksum(nn::Module& m) {
-  uint64_t h = 1469598103934665603ull;
-  for (const Tensor& p : m.parameters()) {
-    const Tensor c = p.contiguous();
-    const auto* bytes = static_cast<const unsigned char*>(c.data_ptr());
-    for (size_t i = 0; i < c.nbytes(); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
-  }
-  return h;
-}
 
 /// A hook written by hand: each rank sends its share of the average as float32, half of the
 /// float64 bucket's bytes; the sum comes back into the float64 bucket, rounded. (PyTorch's
@@ -93,7 +83,7 @@ int main() {
       for (size_t i = 0; i < params.size(); ++i)
         diff = std::max(diff, (params[i] - first[i]).abs().max().item<double>());
       std::printf("[rank %d] %-22s checksum %016llx, largest difference from the first run %.3g\n", rank, run.name,
-                  static_cast<unsigned long long>(checksum(*net)), diff);
+                  static_cast<unsigned long long>(examples::param_checksum(*net)), diff);
     }
     dist::destroy_process_group();
     return 0;
