@@ -196,6 +196,50 @@ TEST_CASE("nccl ddp: DDP on this rank's GPU equals plain training on the whole b
   CHECK(stats.buckets == 5 * static_cast<int64_t>(ddp.bucket_indices().size()));
 }
 
+TEST_CASE("nccl ddp: communication hooks on the GPU: allreduce_hook and full-rank PowerSGD give DDP's own", "[nccl]") {
+  // Three DDPs from the same start: DDP's own all-reduce, allreduce_hook (bit for bit), and
+  // PowerSGD at full rank after one plain step (every weight compressed, QR on the host for
+  // rank > 2, the random start made on the host and moved: Note [PowerSGD]).
+  auto& g = group();
+  const Device dev = g.device();
+  const int64_t local = 3, global = local * g.size();
+  std::vector<std::shared_ptr<nn::SequentialImpl>> nets;
+  for (int k = 0; k < 3; ++k) {
+    manual_seed(300);
+    nets.push_back(make_mlp(dev));
+  }
+  distributed::DistributedDataParallelOptions o;
+  o.bucket_cap_mb = 1e-6;  // every parameter in its own bucket
+  o.first_bucket_bytes = 8;
+  distributed::DistributedDataParallel plain(nets[0], o), hooked(nets[1], o), compressed(nets[2], o);
+  hooked.register_comm_hook(distributed::ddp_comm_hooks::allreduce_hook());
+  auto state = std::make_shared<distributed::ddp_comm_hooks::PowerSGDState>();
+  state->matrix_approximation_rank = 8;  // full rank for every weight of make_mlp
+  state->min_compression_rate = 0;
+  state->start_powerSGD_iter = 2;
+  compressed.register_comm_hook(distributed::ddp_comm_hooks::powerSGD_hook(state));
+  std::vector<std::unique_ptr<optim::SGD>> opts;
+  for (auto& n : nets) opts.push_back(std::make_unique<optim::SGD>(n->parameters(), optim::SGDOptions(0.1)));
+  manual_seed(301);
+  const Tensor x = randn({4, global, 5}, kFloat64).to(dev), y = randn({4, global, 3}, kFloat64).to(dev);
+  distributed::DistributedDataParallel* ddps[] = {&plain, &hooked, &compressed};
+  for (int64_t step = 0; step < 4; ++step) {
+    INFO("step " << step);
+    const Tensor xs = x[step].narrow(0, g.rank() * local, local), ys = y[step].narrow(0, g.rank() * local, local);
+    for (size_t k = 0; k < 3; ++k) {
+      opts[k]->zero_grad();
+      nn::F::mse_loss(ddps[k]->forward(xs), ys).backward();
+      opts[k]->step();
+    }
+    const auto p0 = nets[0]->parameters(), p1 = nets[1]->parameters(), p2 = nets[2]->parameters();
+    for (size_t i = 0; i < p0.size(); ++i) {
+      CHECK_ALLCLOSE(p1[i].to(kCPU), p0[i].to(kCPU), 0.0, 0.0);
+      CHECK_ALLCLOSE(p2[i].to(kCPU), p0[i].to(kCPU), 1e-10, 1e-12);
+    }
+  }
+  CHECK(state->iter == 4);
+}
+
 namespace {
 
 // fc1 is used, fc2 never.
