@@ -220,7 +220,7 @@ TEST_CASE("ddp: communication hook refusals", "[mpi]") {
   }
 }
 
-TEST_CASE("distributed: Future's value, then() and errors", "[comm_hook]") {
+TEST_CASE("comm hooks: Future's value, then() and errors", "[comm_hook]") {
   const Tensor v = test::vec({1, 2, 3});
   auto done = Future::completed(v);
   CHECK(done->is_completed());
