@@ -317,23 +317,25 @@ void set_max_worker_threads(int n) {
 
 int max_worker_threads() { return g_max_workers.load(); }
 
-void queue_callback(std::function<void()> callback) {
+namespace {
+// Queues `callback` on the backward running on this thread or, with `outermost`, on the one
+// that started it (following GraphTask::parent).
+void queue_on_task(std::function<void()> callback, bool outermost, const char* op) {
   GraphTask* gt = t_current_task;
   WICK_CHECK_STATE(gt != nullptr,
-                   "queue_callback: no backward is running on this thread; call it from a hook or "
-                   "a node during backward");
+                   "{}: no backward is running on this thread; call it from a hook or a node during "
+                   "backward",
+                   op);
+  while (outermost && gt->parent != nullptr) gt = gt->parent;
   std::lock_guard<std::mutex> lock(gt->mutex);
   gt->callbacks.push_back(std::move(callback));
 }
+}  // namespace
+
+void queue_callback(std::function<void()> callback) { queue_on_task(std::move(callback), false, "queue_callback"); }
 
 void queue_callback_outermost(std::function<void()> callback) {
-  GraphTask* gt = t_current_task;
-  WICK_CHECK_STATE(gt != nullptr,
-                   "queue_callback_outermost: no backward is running on this thread; call it from a hook or a node "
-                   "during backward");
-  while (gt->parent != nullptr) gt = gt->parent;
-  std::lock_guard<std::mutex> lock(gt->mutex);
-  gt->callbacks.push_back(std::move(callback));
+  queue_on_task(std::move(callback), true, "queue_callback_outermost");
 }
 
 bool task_should_compute(const Edge& e) {

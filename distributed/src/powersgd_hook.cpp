@@ -23,25 +23,22 @@ namespace {
 
 /// ValueError naming the first option out of range.
 void check_options(const PowerSGDState& s) {
-  if (s.matrix_approximation_rank < 1)
-    throw ValueError(
-        fmt::format("powerSGD_hook: matrix_approximation_rank is {}; it must be at least 1 (1 to 4 is usual)",
-                    s.matrix_approximation_rank));
-  if ((s.use_error_feedback || s.warm_start) && s.start_powerSGD_iter <= 1)
-    throw ValueError(
-        fmt::format("powerSGD_hook: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = "
-                    "{}; it must be > 1 when either is on (as in PyTorch, whose DDP rebuilds its buckets after the "
-                    "first iteration, which would invalidate the memories), or turn both off",
-                    s.start_powerSGD_iter, s.use_error_feedback, s.warm_start));
-  if (!(s.min_compression_rate >= 0))
-    throw ValueError(
-        fmt::format("powerSGD_hook: min_compression_rate is {}; it must be >= 0 (the factor by which a "
-                    "matrix must shrink to be compressed: below 1 compresses matrices that do not shrink, 0 "
-                    "compresses every one)",
-                    s.min_compression_rate));
-  if (!(s.orthogonalization_epsilon >= 0) || !std::isfinite(s.orthogonalization_epsilon))
-    throw ValueError(fmt::format("powerSGD_hook: orthogonalization_epsilon is {}; it must be a finite number >= 0",
-                                 s.orthogonalization_epsilon));
+  WICK_CHECK(s.matrix_approximation_rank >= 1,
+             "powerSGD_hook: matrix_approximation_rank is {}; it must be at least 1 (1 to 4 is usual)",
+             s.matrix_approximation_rank);
+  WICK_CHECK(
+      !(s.use_error_feedback || s.warm_start) || s.start_powerSGD_iter > 1,
+      "powerSGD_hook: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = {}; it must be > 1 "
+      "when either is on (as in PyTorch, whose DDP rebuilds its buckets after the first iteration, which would "
+      "invalidate the memories), or turn both off",
+      s.start_powerSGD_iter, s.use_error_feedback, s.warm_start);
+  WICK_CHECK(s.min_compression_rate >= 0,
+             "powerSGD_hook: min_compression_rate is {}; it must be >= 0 (the factor by which a matrix must shrink to "
+             "be compressed: below 1 compresses matrices that do not shrink, 0 compresses every one)",
+             s.min_compression_rate);
+  WICK_CHECK(s.orthogonalization_epsilon >= 0 && std::isfinite(s.orthogonalization_epsilon),
+             "powerSGD_hook: orthogonalization_epsilon is {}; it must be a finite number >= 0",
+             s.orthogonalization_epsilon);
 }
 
 /// Orthonormalises the columns of `m` [n, r] (r <= n) in place, as PyTorch 1.13's
@@ -58,11 +55,7 @@ void orthogonalize(Tensor m, double epsilon) {
   }
   for (int64_t i = 0; i < cols; ++i) {
     Tensor col = m.narrow(1, i, 1);
-    Tensor norm = col.norm();
-    if (epsilon == 0)
-      col.div_(norm);
-    else
-      col.div_(norm.add(epsilon));
+    col.div_(col.norm().add(epsilon));  // + 0 changes no bit
     if (i + 1 < cols) {
       Tensor rest = m.narrow(1, i + 1, cols - i - 1);
       rest.sub_(col.mul(rest).sum({0}).mul(col));
@@ -101,12 +94,10 @@ struct Step {
 /// ValueError when a memory of bucket `index` does not have `numel` elements.
 void check_memory(const std::map<int64_t, Tensor>& dict, const char* name, int64_t index, int64_t numel) {
   auto it = dict.find(index);
-  if (it != dict.end() && it->second.numel() != numel)
-    throw ValueError(
-        fmt::format("powerSGD_hook: bucket {} needs {} elements of {} but the state holds {} from an earlier "
-                    "step: the bucket's layout changed (use a fresh PowerSGDState, or start_powerSGD_iter >= "
-                    "2 so that DDP's bucket rebuild comes first)",
-                    index, numel, name, it->second.numel()));
+  WICK_CHECK(it == dict.end() || it->second.numel() == numel,
+             "powerSGD_hook: bucket {} needs {} elements of {} but the state holds {} from an earlier step: the "
+             "bucket's layout changed (give each DistributedDataParallel a PowerSGDState of its own)",
+             index, numel, name, it->second.numel());
 }
 
 /// Steps 1 to 3 up to P = M Q (Note [PowerSGD]); the caller holds s.mutex.
@@ -227,7 +218,7 @@ Tensor decompress(Step& step) {
 }  // namespace
 
 CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
-  if (!state) throw ValueError("powerSGD_hook: the state is null; pass std::make_shared<PowerSGDState>()");
+  WICK_CHECK(state != nullptr, "powerSGD_hook: the state is null; pass std::make_shared<PowerSGDState>()");
   {
     std::lock_guard<std::mutex> lock(state->mutex);
     check_options(*state);
@@ -235,11 +226,10 @@ CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
   return [state](GradBucket& bucket) -> std::shared_ptr<Future> {
     NoGradGuard no_grad;
     const DType dtype = bucket.buffer().dtype();
-    if (dtype != kFloat32 && dtype != kFloat64)
-      throw TypeError(
-          fmt::format("powerSGD_hook: bucket {} holds {} gradients; PowerSGD compresses float32 and float64 "
-                      "only (keep those parameters in another DDP, or use allreduce_hook)",
-                      bucket.index(), dtype_name(dtype)));
+    WICK_CHECK_TYPE(dtype == kFloat32 || dtype == kFloat64,
+                    "powerSGD_hook: bucket {} holds {} gradients; PowerSGD compresses float32 and float64 only (keep "
+                    "those parameters in another DDP, or use allreduce_hook)",
+                    bucket.index(), dtype_name(dtype));
     std::unique_lock<std::mutex> lock(state->mutex);
     check_options(*state);
     std::shared_ptr<ProcessGroup> group = state->process_group ? state->process_group : default_group_ptr();

@@ -371,12 +371,7 @@ void Reducer::adopt_hook_result_locked(size_t b) {
              flat.numel(), flat.dtype(), flat.device());
   if (result.data_ptr() == flat.data_ptr() && result.is_contiguous()) return;  // the buffer itself
   NoGradGuard no_grad;
-  Tensor src = result.reshape({flat.numel()});
-  // A result that overlaps the buffer (a shifted view of it) is read before the buffer is written.
-  const auto* lo = static_cast<const char*>(flat.data_ptr());
-  const auto* at = static_cast<const char*>(src.data_ptr());
-  if (at < lo + flat.nbytes() && lo < at + src.nbytes()) src = src.clone();
-  bucket.flat.copy_(src);
+  bucket.flat.copy_(result.reshape({flat.numel()}));  // copy_ reads a result overlapping the bucket first
 }
 
 void Reducer::finalize_backward() {
