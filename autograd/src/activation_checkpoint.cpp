@@ -8,6 +8,8 @@
 #include <string>
 #include <utility>
 
+#include "checkpoint_internal.h"
+#include "rng_fork.h"
 #include "wick/autograd/engine.h"
 #include "wick/autograd/grad.h"
 #include "wick/autograd/grad_mode.h"
@@ -23,25 +25,6 @@ namespace wick::autograd {
 namespace {
 
 constexpr const char* kName = "CheckpointBackward";
-
-// Puts the caller's generator state back when the recomputation ends, also by an exception
-// (PyTorch's fork_rng).
-class RngFork {
- public:
-  explicit RngFork(const std::optional<RngState>& forward_state) {
-    if (!forward_state) return;
-    caller_ = get_rng_state();
-    set_rng_state(*forward_state);
-  }
-  ~RngFork() {
-    if (caller_) set_rng_state(*caller_);
-  }
-  RngFork(const RngFork&) = delete;
-  RngFork& operator=(const RngFork&) = delete;
-
- private:
-  std::optional<RngState> caller_;
-};
 
 class CheckpointNode final : public Node {
  public:
@@ -97,7 +80,7 @@ variable_list CheckpointNode::apply(variable_list&& grads) {
   }
   std::vector<Tensor> outs;
   {
-    RngFork fork(rng_);
+    detail::RngFork fork(rng_);
     AutoGradMode grad_on(true);
     outs = fn_(detached);
   }
@@ -180,9 +163,20 @@ std::vector<Tensor> checkpoint(const CheckpointFn& fn, const std::vector<Tensor>
 }
 
 Tensor checkpoint(const std::function<Tensor(const Tensor&)>& fn, const Tensor& input, bool preserve_rng_state) {
+  return checkpoint(fn, input, CheckpointOptions{.use_reentrant = true, .preserve_rng_state = preserve_rng_state});
+}
+
+std::vector<Tensor> checkpoint(const CheckpointFn& fn, const std::vector<Tensor>& inputs,
+                               const CheckpointOptions& options) {
+  if (options.use_reentrant) return checkpoint(fn, inputs, options.preserve_rng_state);
+  return detail::checkpoint_without_reentrant(fn, inputs, options.preserve_rng_state);
+}
+
+Tensor checkpoint(const std::function<Tensor(const Tensor&)>& fn, const Tensor& input,
+                  const CheckpointOptions& options) {
   WICK_CHECK(static_cast<bool>(fn), "checkpoint: the function is empty; pass a callable");
   CheckpointFn wrapped = [fn](const std::vector<Tensor>& xs) { return std::vector<Tensor>{fn(xs.at(0))}; };
-  return checkpoint(wrapped, {input}, preserve_rng_state)[0];
+  return checkpoint(wrapped, {input}, options)[0];
 }
 
 }  // namespace wick::autograd

@@ -114,7 +114,9 @@ std::string to_dot(const std::vector<Tensor>& roots, const DotOptions& o) {
         if (!saved[s]->defined()) continue;
         const std::string sid = fmt::format("{}_s{}", id[n], s);
         const Tensor& data = saved[s]->peek();
-        const std::string what = saved[s]->released() ? "(freed)" : dot_tensor_summary(data);
+        const std::string what = saved[s]->released() ? "(freed)"
+                                 : saved[s]->packed() ? "(packed by a saved-tensor hook)"
+                                                      : dot_tensor_summary(data);
         auto named = data.defined() ? names.find(data.impl()) : names.end();
         const std::string label = fmt::format("saved {}{}{}\n{}", s, saved[s]->is_output() ? " (output)" : "",
                                               named != names.end() ? " = " + named->second : "", what);

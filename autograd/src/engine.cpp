@@ -186,6 +186,7 @@ void evaluate(const std::shared_ptr<GraphTask>& gt_ptr, const std::shared_ptr<No
   }
   CurrentTask current(&gt);
   AutoGradMode mode(gt.create_graph);
+  SavedTensorsHooksScope saved_hooks(gt.saved_tensors_hooks);
   DeviceGuard guard(n->device());
   std::optional<CurrentStreamScope> stream;  // Note [Backward streams]
   for (const auto& [device, handle] : gt.caller_streams)
@@ -363,6 +364,7 @@ variable_list run_backward(const variable_list& roots, const variable_list& grad
   gt->create_graph = create_graph;
   gt->max_workers = g_max_workers.load();
   gt->parent = t_current_task;
+  gt->saved_tensors_hooks = current_saved_tensors_hooks();
 
   // A graph root that gathers the user's gradients into the real roots.
   std::vector<Edge> root_edges;

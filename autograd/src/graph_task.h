@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "wick/autograd/node.h"
+#include "wick/autograd/saved_tensors_hooks.h"
 #include "wick/core/device_threads.h"
 
 namespace wick::autograd::detail {
@@ -66,6 +67,9 @@ struct GraphTask {
   /// The backward whose node or hook started this one on the same thread (a reentrant backward),
   /// or null. It outlives this one: its node waits for this backward to end.
   GraphTask* parent = nullptr;
+  /// The saved-tensor hooks in effect where backward was called; every node of this backward
+  /// runs with them, on any thread (Note [Saved tensor hooks]).
+  std::shared_ptr<const SavedTensorHooks> saved_tensors_hooks;
   /// The caller's current stream on each non-CPU device of the graph, read when backward starts;
   /// every node of that device runs with it current, on any thread (Note [Backward streams]).
   std::vector<std::pair<Device, uintptr_t>> caller_streams;

@@ -1,5 +1,8 @@
 #include "wick/autograd/saved_tensor.h"
 
+#include <typeinfo>
+
+#include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
 #include "wick/core/native.h"
@@ -9,6 +12,10 @@ namespace wick::autograd {
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) : defined_(t.defined()), is_output_(is_output) {
   if (!defined_) return;
   version_ = t.version();
+  if ((hooks_ = current_saved_tensors_hooks())) {
+    pack(t);
+    return;
+  }
   if (is_output) {
     // Note [Saved tensors and cycles]
     data_ = native::alias(t);
@@ -23,12 +30,73 @@ SavedTensor::SavedTensor(const Tensor& t, bool is_output) : defined_(t.defined()
   }
 }
 
+// Note [Saved tensor hooks]: keeps what the pack hook returns, and what unpack needs to give its
+// result t's autograd identity back: an output's grad_fn weakly (Note [Saved tensors and
+// cycles]), an input's gradient edge (its grad_fn, or a leaf's accumulator, which holds the leaf
+// only weakly).
+void SavedTensor::pack(const Tensor& t) {
+  sizes_.assign(t.sizes().begin(), t.sizes().end());
+  dtype_ = t.dtype();
+  device_ = t.device();
+  if (is_output_) {
+    const AutogradMeta* m = get_meta(t);
+    if (m && m->grad_fn) {
+      weak_grad_fn_ = m->grad_fn;
+      output_nr_ = m->output_nr;
+      requires_grad_ = true;
+    }
+  } else if (requires_grad(t)) {
+    input_edge_ = gradient_edge(t);
+    requires_grad_ = true;
+  }
+  {
+    NoGradGuard no_grad;
+    packed_ = hooks_->pack(native::alias(t));
+  }
+  WICK_CHECK_STATE(t.version() == version_,
+                   "saved_tensors_hooks: the pack hook modified the tensor it was given in place (a tensor of shape "
+                   "[{}], version {} before the hook and {} after); a pack hook must not modify its input: return a "
+                   "modified copy instead",
+                   fmt::join(t.sizes(), ", "), version_, t.version());
+}
+
+Tensor SavedTensor::unpack_packed(const std::string& node) const {
+  Tensor data = hooks_->unpack(packed_);
+  WICK_CHECK(
+      data.defined() && data.sizes() == IntArrayRef(sizes_) && data.dtype() == dtype_ && data.device() == device_,
+      "{}: the saved tensor unpack hook returned {} for a tensor saved as [{}] {} on {}; an unpack hook must "
+      "return a tensor of the saved tensor's shape, dtype and device",
+      node,
+      data.defined() ? fmt::format("[{}] {} on {}", fmt::join(data.sizes(), ", "), data.dtype(), data.device())
+                     : std::string("an undefined tensor"),
+      fmt::join(sizes_, ", "), dtype_, device_);
+  Tensor t = native::alias(data);
+  if (!requires_grad_) return t;
+  if (is_output_) {
+    std::shared_ptr<Node> fn = weak_grad_fn_.lock();
+    if (!fn) return t;
+    AutogradMeta& m = ensure_meta(t);
+    m.grad_fn = std::move(fn);
+    m.output_nr = output_nr_;
+  } else if (dynamic_cast<const AccumulateGrad*>(input_edge_.function.get())) {
+    AutogradMeta& m = ensure_meta(t);
+    m.requires_grad = true;
+    m.grad_accumulator = input_edge_.function;
+  } else {
+    AutogradMeta& m = ensure_meta(t);
+    m.grad_fn = input_edge_.function;
+    m.output_nr = input_edge_.input_nr;
+  }
+  return t;
+}
+
 Tensor SavedTensor::unpack(const std::string& node) const {
   if (!defined_) return {};
   WICK_CHECK_STATE(!released_,
                    "{}: trying to backward through the graph a second time (or to use saved tensors after "
                    "they were freed). Pass retain_graph=true to the first backward if you need to backward twice.",
                    node);
+  if (hooks_) return unpack_packed(node);
   const uint32_t now = data_.version();
   WICK_CHECK_STATE(now == version_,
                    "{}: one of the tensors needed for gradient computation has been modified by an "
@@ -47,6 +115,8 @@ Tensor SavedTensor::unpack(const std::string& node) const {
 
 void SavedTensor::reset() {
   data_ = Tensor();
+  packed_.reset();
+  input_edge_ = Edge{};
   released_ = true;
 }
 

@@ -14,6 +14,7 @@
 #include "wick/autograd/linalg.h"
 #include "wick/autograd/node.h"
 #include "wick/autograd/record.h"
+#include "wick/autograd/saved_tensors_hooks.h"
 #include "wick/config.h"
 #include "wick/core/allocator.h"
 #include "wick/core/backend.h"

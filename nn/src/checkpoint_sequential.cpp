@@ -18,6 +18,13 @@ Tensor run_range(const std::vector<std::shared_ptr<Module>>& children, size_t be
 }  // namespace
 
 Tensor checkpoint_sequential(const Sequential& seq, int64_t segments, const Tensor& input, bool preserve_rng_state) {
+  return checkpoint_sequential(
+      seq, segments, input,
+      autograd::CheckpointOptions{.use_reentrant = true, .preserve_rng_state = preserve_rng_state});
+}
+
+Tensor checkpoint_sequential(const Sequential& seq, int64_t segments, const Tensor& input,
+                             const autograd::CheckpointOptions& options) {
   WICK_CHECK(!seq.is_empty(), "checkpoint_sequential: the Sequential holder is empty; construct it first");
   const std::vector<std::shared_ptr<Module>> children(seq->begin(), seq->end());
   const auto n = static_cast<int64_t>(children.size());
@@ -35,7 +42,7 @@ Tensor checkpoint_sequential(const Sequential& seq, int64_t segments, const Tens
     end = begin + size;
     // The children are captured by value: the recomputation in backward runs the same modules.
     x = autograd::checkpoint([children, begin, end](const Tensor& t) { return run_range(children, begin, end, t); }, x,
-                             preserve_rng_state);
+                             options);
   }
   return run_range(children, end, children.size(), x);
 }

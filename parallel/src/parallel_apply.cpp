@@ -7,6 +7,7 @@
 #include <string>
 
 #include "wick/autograd/grad_mode.h"
+#include "wick/autograd/saved_tensors_hooks.h"
 #include "wick/core/backend.h"
 #include "wick/core/device_threads.h"
 #include "wick/core/error.h"
@@ -52,12 +53,15 @@ std::vector<nn::Value> parallel_apply(const std::vector<std::shared_ptr<nn::Modu
   std::vector<nn::Value> results(n);
   std::vector<std::exception_ptr> errors(n);
   const bool grad_enabled = GradMode::is_enabled();
+  // Every replica saves through the caller's saved-tensor hooks (Note [Saved tensor hooks]).
+  const std::shared_ptr<const autograd::SavedTensorHooks> saved_hooks = autograd::current_saved_tensors_hooks();
   // Each replica runs on the caller's current stream of its device (Note [parallel_apply threads]).
   std::vector<uintptr_t> streams(n);
   for (size_t i = 0; i < n; ++i) streams[i] = backend(devs[i].type).current_stream(devs[i]);
   auto work = [&](size_t i) {
     try {
       AutoGradMode mode(grad_enabled);
+      autograd::SavedTensorsHooksScope hooks(saved_hooks);
       DeviceGuard guard(devs[i]);
       CurrentStreamScope stream(devs[i], streams[i]);
       auto trace_event = profiler::RecordScope::named(  // Note [Tracer]

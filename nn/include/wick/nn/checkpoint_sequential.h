@@ -4,6 +4,7 @@
 // (wick/autograd/activation_checkpoint.h), so only the segments' boundaries are kept for backward.
 #include <cstdint>
 
+#include "wick/autograd/activation_checkpoint.h"
 #include "wick/core/tensor.h"
 #include "wick/nn/modules/container.h"
 
@@ -17,5 +18,11 @@ namespace wick::nn {
 /// autograd::checkpoint otherwise (an input that does not require grad while grad mode is on).
 Tensor checkpoint_sequential(const Sequential& seq, int64_t segments, const Tensor& input,
                              bool preserve_rng_state = true);
+
+/// checkpoint_sequential with checkpoint's options: `{.use_reentrant = false}` checkpoints each
+/// segment with saved-tensor hooks (Note [Non-reentrant checkpoint]), which takes an input that
+/// does not require grad.
+Tensor checkpoint_sequential(const Sequential& seq, int64_t segments, const Tensor& input,
+                             const autograd::CheckpointOptions& options);
 
 }  // namespace wick::nn
