@@ -15,6 +15,7 @@ ex=$build/examples
 "$ex/tour_02_autograd" "$out" >/dev/null
 "$ex/tour_03_module" "$out" >/dev/null
 "$ex/explain_replicate" "$out" > "$out/explain_replicate.txt"
+"$ex/tour_10_checkpoint" "$out" >/dev/null
 # Page 7 runs on 2 processes ($MPIRUN: the launcher and its options, the Makefile's by default).
 ${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none} \
   -np 2 "$ex/tour_07_ddp" "$out" >/dev/null
