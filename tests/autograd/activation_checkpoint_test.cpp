@@ -1,10 +1,12 @@
 // The reentrant activation checkpoint (wick/autograd/activation_checkpoint.h), on every test
-// device. Truths: the same computation run without checkpoint (same ops, so gradients equal bit
-// for bit), a float64 check of directional derivatives against central differences, the calls
-// of the function counted, the intermediate's lifetime seen through a weak reference, the
-// generator's draws compared with a run without checkpoint, and the typed refusals. Not a row
-// of the every-device table: that table differentiates with autograd::grad, which a checkpoint
-// refuses (as PyTorch's reentrant checkpoint does); each case loops over the devices instead.
+// device; the RNG case runs the non-reentrant kind too (its other cases:
+// checkpoint_nonreentrant_test.cpp). Truths: the same computation run without checkpoint (same
+// ops, so gradients equal bit for bit), a float64 check of directional derivatives against
+// central differences, the calls of the function counted, the intermediate's lifetime seen
+// through a weak reference, the generator's draws compared with a run without checkpoint, and
+// the typed refusals. Not a row of the every-device table: that table differentiates with
+// autograd::grad, which a reentrant checkpoint refuses (as PyTorch's does); each case loops over
+// the devices instead.
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
@@ -105,7 +107,7 @@ TEST_CASE("activation checkpoint: gradients equal the uncheckpointed run bit for
   }
 }
 
-TEST_CASE("activation checkpoint: random draws inside are recomputed from the forward's state") {
+TEST_CASE("activation checkpoint, both kinds: random draws inside are recomputed from the forward's state") {
   for (const Device& d : test::test_devices()) {
     INFO("device " << d);
     // A hand-made dropout: the mask comes from the global generator.
@@ -123,11 +125,11 @@ TEST_CASE("activation checkpoint: random draws inside are recomputed from the fo
     sum(mul(out0, g)).backward();
     const Tensor next0 = rand({4}, kFloat64);
 
-    for (bool preserve : {true, false}) {
-      INFO("preserve_rng_state " << preserve);
+    for (auto [reentrant, preserve] : {std::pair{true, true}, {true, false}, {false, true}, {false, false}}) {
+      INFO("use_reentrant " << reentrant << ", preserve_rng_state " << preserve);
       const Tensor x = leaf({6, 7}, 20, d);
       manual_seed(5);
-      const Tensor out = checkpoint(segment, x, preserve);
+      const Tensor out = checkpoint(segment, x, {.use_reentrant = reentrant, .preserve_rng_state = preserve});
       CHECK_ALLCLOSE(out, out0, 0.0, 0.0);
       CHECK_ALLCLOSE(rand({4}, kFloat64), between0, 0.0, 0.0);
       sum(mul(out, g)).backward();
@@ -136,8 +138,9 @@ TEST_CASE("activation checkpoint: random draws inside are recomputed from the fo
         CHECK_ALLCLOSE(x.grad(), x0.grad(), 0.0, 0.0);  // the forward's mask, recomputed
         CHECK_ALLCLOSE(next, next0, 0.0, 0.0);          // the caller's stream as without checkpoint
       } else {
-        // The recomputation draws a new mask: where the gradient is zero differs from the forward's
-        // mask, and the caller's stream has moved on by those draws.
+        // The recomputation draws a new mask (the reentrant kind's recomputed graph, and the
+        // non-reentrant kind's saved tensors, hold it): where the gradient is zero differs from
+        // the forward's mask, and the caller's stream has moved on by those draws.
         const Tensor mask0 = ne(x0.grad(), zeros_like(x0.grad()));
         const Tensor mask = ne(x.grad(), zeros_like(x.grad()));
         CHECK_FALSE(mask.equal(mask0));

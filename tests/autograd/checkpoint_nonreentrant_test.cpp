@@ -2,8 +2,8 @@
 // wick/autograd/activation_checkpoint.h), on every test device. Truths: the same computation
 // without checkpoint (same ops on the same values: outputs, gradients, autograd::grad's results
 // and second derivatives equal bit for bit), the calls of the function counted, the
-// intermediate's lifetime seen through a weak reference, the generator's draws compared with a
-// run without checkpoint, and the typed refusals.
+// intermediate's lifetime seen through a weak reference, and the typed refusals. The generator's
+// draws: activation_checkpoint_test.cpp, for both kinds.
 #include <wick/wick.h>
 
 #include <catch2/catch.hpp>
@@ -126,42 +126,6 @@ TEST_CASE("non-reentrant checkpoint: backward, autograd::grad and double backwar
       loss({mul(po[0], scalar(3.0, d)), po[1]}, g0, g1).backward();
       loss(checkpoint(outer, {xn, yn}, kNonReentrant), g0, g1).backward();
       check_same({xn.grad(), yn.grad(), a.w.grad(), a.b.grad()}, {xp.grad(), yp.grad(), p.w.grad(), p.b.grad()});
-    }
-  }
-}
-
-TEST_CASE("non-reentrant checkpoint: random draws inside are recomputed from the forward's state") {
-  for (const Device& d : test::test_devices()) {
-    INFO("device " << d);
-    auto segment = [](const Tensor& x) {
-      Tensor h = exp(x);
-      Tensor keep = lt(rand_like(h), full_like(h, 0.5)).to(kFloat64);
-      return mul(mul(h, keep), scalar(2.0, h.device()));
-    };
-    const Tensor g = seeded({6, 7}, 21, d);
-    const Tensor x0 = leaf({6, 7}, 20, d);
-    manual_seed(5);
-    const Tensor out0 = segment(x0);
-    const Tensor between0 = rand({4}, kFloat64);
-    sum(mul(out0, g)).backward();
-    const Tensor next0 = rand({4}, kFloat64);
-    for (bool preserve : {true, false}) {
-      INFO("preserve_rng_state " << preserve);
-      const Tensor x = leaf({6, 7}, 20, d);
-      manual_seed(5);
-      const Tensor out = checkpoint(segment, x, {.use_reentrant = false, .preserve_rng_state = preserve});
-      CHECK_ALLCLOSE(out, out0, 0.0, 0.0);
-      CHECK_ALLCLOSE(rand({4}, kFloat64), between0, 0.0, 0.0);
-      sum(mul(out, g)).backward();
-      const Tensor next = rand({4}, kFloat64);
-      if (preserve) {
-        CHECK_ALLCLOSE(x.grad(), x0.grad(), 0.0, 0.0);
-        CHECK_ALLCLOSE(next, next0, 0.0, 0.0);
-      } else {
-        // The saved mask that multiplies the gradient is the recomputation's new draw.
-        CHECK_FALSE(ne(x.grad(), zeros_like(x.grad())).equal(ne(x0.grad(), zeros_like(x0.grad()))));
-        CHECK_FALSE(next.equal(next0));
-      }
     }
   }
 }
