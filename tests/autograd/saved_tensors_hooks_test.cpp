@@ -1,8 +1,9 @@
 // Saved-tensor hooks (wick/autograd/saved_tensors_hooks.h), on every test device. Truths: the
 // graph's own count of saved tensors (walked through next_edges) against the pack and unpack
 // calls, the same computation without hooks (identity hooks change no bit), PyTorch's
-// test_autograd cases for default hooks (values by hand: exp's saved result doubled, the inner
-// of two nested pairs, a saved leaf's identity through double backward), equality between
+// test_autograd cases for default hooks (values by hand: exp's saved result doubled, a custom
+// function's saved input doubled, the inner of two nested pairs, a saved leaf's identity through
+// double backward), equality between
 // devices for the hooks a backward carries to its worker threads, and the typed refusals.
 #include <wick/wick.h>
 
@@ -52,6 +53,18 @@ size_t saved_in_graph(const Tensor& root, bool* all_packed) {
   }
   return n;
 }
+
+// x^2, written as a custom function that saves its input.
+struct Square : autograd::Function<Square> {
+  static Tensor forward(autograd::AutogradContext* ctx, const Tensor& x) {
+    ctx->save_for_backward({x});
+    return mul(x, x);
+  }
+  static autograd::variable_list backward(autograd::AutogradContext* ctx, autograd::variable_list g) {
+    const Tensor x = ctx->get_saved_variables()[0];
+    return {mul(g[0], mul(x, scalar(2.0, x.device())))};
+  }
+};
 
 }  // namespace
 
@@ -116,6 +129,17 @@ TEST_CASE("saved tensor hooks: PyTorch's cases by hand, and the hooks a backward
       }
       sum(y).backward();
       CHECK_ALLCLOSE(a.grad(), mul(y.detach(), scalar(2.0, d)), 0.0, 0.0);
+    }
+    // A custom function's save_for_backward goes through the hooks too: 2 (2a) = 4a.
+    {
+      const Tensor a = leaf({5}, 6, d);
+      Tensor y;
+      {
+        saved_tensors_hooks hooks(twice, same);
+        y = Square::apply(a);
+      }
+      sum(y).backward();
+      CHECK_ALLCLOSE(a.grad(), mul(a.detach(), scalar(4.0, d)), 1e-15, 0.0);
     }
     // Nested pairs: the inner one applies. a * a saves a twice: grad = 2 * (5 * 5) a.
     {
