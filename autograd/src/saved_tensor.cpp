@@ -1,7 +1,5 @@
 #include "wick/autograd/saved_tensor.h"
 
-#include <typeinfo>
-
 #include "wick/autograd/grad_mode.h"
 #include "wick/autograd/meta.h"
 #include "wick/core/error.h"
@@ -9,25 +7,33 @@
 
 namespace wick::autograd {
 
+namespace {
+// An unpacked tensor with its history back: `fn` as its grad_fn.
+Tensor with_history(Tensor t, std::shared_ptr<Node> fn, uint32_t output_nr) {
+  AutogradMeta& m = ensure_meta(t);
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr;
+  return t;
+}
+}  // namespace
+
 SavedTensor::SavedTensor(const Tensor& t, bool is_output) : defined_(t.defined()), is_output_(is_output) {
   if (!defined_) return;
   version_ = t.version();
-  if ((hooks_ = current_saved_tensors_hooks())) {
-    pack(t);
-    return;
-  }
   if (is_output) {
-    // Note [Saved tensors and cycles]
-    data_ = native::alias(t);
+    // Note [Saved tensors and cycles]: the node is kept weakly, also under hooks.
     const AutogradMeta* m = get_meta(t);
     if (m && m->grad_fn) {
       weak_grad_fn_ = m->grad_fn;
       output_nr_ = m->output_nr;
       requires_grad_ = true;
     }
-  } else {
-    data_ = t;
   }
+  if ((hooks_ = current_saved_tensors_hooks())) {
+    pack(t);
+    return;
+  }
+  data_ = is_output ? native::alias(t) : t;
 }
 
 // Note [Saved tensor hooks]: keeps what the pack hook returns, and what unpack needs to give its
@@ -38,14 +44,7 @@ void SavedTensor::pack(const Tensor& t) {
   sizes_.assign(t.sizes().begin(), t.sizes().end());
   dtype_ = t.dtype();
   device_ = t.device();
-  if (is_output_) {
-    const AutogradMeta* m = get_meta(t);
-    if (m && m->grad_fn) {
-      weak_grad_fn_ = m->grad_fn;
-      output_nr_ = m->output_nr;
-      requires_grad_ = true;
-    }
-  } else if (requires_grad(t)) {
+  if (!is_output_ && requires_grad(t)) {
     input_edge_ = gradient_edge(t);
     requires_grad_ = true;
   }
@@ -74,19 +73,13 @@ Tensor SavedTensor::unpack_packed(const std::string& node) const {
   if (!requires_grad_) return t;
   if (is_output_) {
     std::shared_ptr<Node> fn = weak_grad_fn_.lock();
-    if (!fn) return t;
-    AutogradMeta& m = ensure_meta(t);
-    m.grad_fn = std::move(fn);
-    m.output_nr = output_nr_;
-  } else if (dynamic_cast<const AccumulateGrad*>(input_edge_.function.get())) {
-    AutogradMeta& m = ensure_meta(t);
-    m.requires_grad = true;
-    m.grad_accumulator = input_edge_.function;
-  } else {
-    AutogradMeta& m = ensure_meta(t);
-    m.grad_fn = input_edge_.function;
-    m.output_nr = input_edge_.input_nr;
+    return fn ? with_history(std::move(t), std::move(fn), output_nr_) : t;
   }
+  if (!dynamic_cast<const AccumulateGrad*>(input_edge_.function.get()))
+    return with_history(std::move(t), input_edge_.function, input_edge_.input_nr);
+  AutogradMeta& m = ensure_meta(t);  // a leaf: its accumulator, the leaf itself held weakly
+  m.requires_grad = true;
+  m.grad_accumulator = input_edge_.function;
   return t;
 }
 
@@ -105,12 +98,7 @@ Tensor SavedTensor::unpack(const std::string& node) const {
                    node, fmt::join(data_.sizes(), ", "), now, version_);
   if (!is_output_ || !requires_grad_) return data_;
   std::shared_ptr<Node> fn = weak_grad_fn_.lock();
-  if (!fn) return data_;
-  Tensor t = native::alias(data_);
-  AutogradMeta& m = ensure_meta(t);
-  m.grad_fn = fn;
-  m.output_nr = output_nr_;
-  return t;
+  return fn ? with_history(native::alias(data_), std::move(fn), output_nr_) : data_;
 }
 
 void SavedTensor::reset() {

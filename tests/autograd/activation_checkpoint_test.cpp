@@ -12,43 +12,14 @@
 #include <catch2/catch.hpp>
 #include <memory>
 
+#include "checkpoint_segment.h"
 #include "support/allclose.h"
 #include "support/devices.h"
 #include "support/expect_error.h"
 
 using namespace wick;
 using wick::autograd::checkpoint;
-
-namespace {
-
-Tensor seeded(IntArrayRef shape, uint64_t seed, Device d) {
-  manual_seed(seed);
-  return randn(shape, kFloat64).to(d);
-}
-Tensor leaf(IntArrayRef shape, uint64_t seed, Device d) { return seeded(shape, seed, d).requires_grad_(true); }
-
-// A segment with two inputs, a captured parameter pair and two outputs. `calls` counts its
-// runs and `grad_mode` the grad mode of each; `inner` is its intermediate, seen weakly.
-struct Segment {
-  Tensor w, b;
-  int calls = 0;
-  std::vector<bool> grad_mode;
-  std::weak_ptr<TensorImpl> inner;
-  std::vector<Tensor> operator()(const std::vector<Tensor>& xs) {
-    ++calls;
-    grad_mode.push_back(GradMode::is_enabled());
-    Tensor h = tanh(add(matmul(xs[0], w), b));
-    inner = h.impl_ptr();
-    return {mul(sin(h), xs[1]), sum(exp(h), {1})};
-  }
-};
-
-// sum(out0 * g0) + sum(out1 * g1): one scalar through both outputs.
-Tensor loss(const std::vector<Tensor>& outs, const Tensor& g0, const Tensor& g1) {
-  return add(sum(mul(outs[0], g0)), sum(mul(outs[1], g1)));
-}
-
-}  // namespace
+using namespace wick::test::checkpointing;
 
 TEST_CASE("activation checkpoint: gradients equal the uncheckpointed run bit for bit, fn recomputed, nothing kept") {
   for (const Device& d : test::test_devices()) {

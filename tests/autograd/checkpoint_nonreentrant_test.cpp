@@ -9,41 +9,20 @@
 #include <catch2/catch.hpp>
 #include <memory>
 
+#include "checkpoint_segment.h"
 #include "support/allclose.h"
 #include "support/devices.h"
 #include "support/expect_error.h"
 
 using namespace wick;
 using wick::autograd::checkpoint;
+using namespace wick::test::checkpointing;
 
 namespace {
 
 const autograd::CheckpointOptions kNonReentrant{.use_reentrant = false};
 
-Tensor seeded(IntArrayRef shape, uint64_t seed, Device d) {
-  manual_seed(seed);
-  return randn(shape, kFloat64).to(d);
-}
-Tensor leaf(IntArrayRef shape, uint64_t seed, Device d) { return seeded(shape, seed, d).requires_grad_(true); }
 Tensor scalar(double v, Device d) { return scalar_tensor(v, kFloat64).to(d); }
-
-// A segment with two inputs, a captured parameter pair and two outputs. `calls` counts its
-// runs; `inner` is its intermediate, seen weakly.
-struct Segment {
-  Tensor w, b;
-  int calls = 0;
-  std::weak_ptr<TensorImpl> inner;
-  std::vector<Tensor> operator()(const std::vector<Tensor>& xs) {
-    ++calls;
-    Tensor h = tanh(add(matmul(xs[0], w), b));
-    inner = h.impl_ptr();
-    return {mul(sin(h), xs[1]), sum(exp(h), {1})};
-  }
-};
-
-Tensor loss(const std::vector<Tensor>& outs, const Tensor& g0, const Tensor& g1) {
-  return add(sum(mul(outs[0], g0)), sum(mul(outs[1], g1)));
-}
 
 void check_same(const std::vector<Tensor>& got, const std::vector<Tensor>& truth) {
   REQUIRE(got.size() == truth.size());
