@@ -201,10 +201,10 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
     for (auto& w : works) w->wait();
   }
   const auto cap = static_cast<int64_t>(options_.bucket_cap_mb * 1024 * 1024);
-  reducer_ =
-      std::make_shared<detail::Reducer>(std::move(params), std::move(names), options_.process_group,
-                                        std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)},
-                                        options_.find_unused_parameters, options_.gradient_as_bucket_view);
+  reducer_ = std::make_shared<detail::Reducer>(
+      std::move(params), std::move(names), options_.process_group,
+      std::vector<int64_t>{options_.first_bucket_bytes, std::max<int64_t>(cap, 1)}, options_.find_unused_parameters,
+      options_.gradient_as_bucket_view, options_.static_graph);
   reducer_->install_hooks();
 }
 
@@ -261,6 +261,13 @@ void DistributedDataParallel::enable_join(bool divide_by_initial_world_size) {
                "(set_sync(nullptr)) or give every rank the same number of batches",
                m->name(), name);
   }
+  // A rank that joins before the first synchronised backward would shadow static_graph's
+  // learning iteration without learning anything itself (Note [Static graph]).
+  WICK_CHECK_STATE(!options_.static_graph,
+                   "enable_join: this DistributedDataParallel was built with static_graph, which join does not "
+                   "support (a rank that has joined cannot learn the graph); build it without static_graph (with "
+                   "find_unused_parameters = true when some parameters go unused) or give every rank the same number "
+                   "of batches");
   join_enabled_ = true;
   divide_by_initial_world_size_ = divide_by_initial_world_size;
   announced_forwards_ = 0;
@@ -399,11 +406,12 @@ CommStats DistributedDataParallel::comm_stats() const { return reducer().stats()
 void DistributedDataParallel::reset_comm_stats() { reducer().reset_stats(); }
 
 std::string DistributedDataParallel::extra_repr() const {
-  return fmt::format("world_size={}, rank={}, buckets={}, bucket_cap_mb={}, find_unused_parameters={}{}",
+  return fmt::format("world_size={}, rank={}, buckets={}, bucket_cap_mb={}, find_unused_parameters={}{}{}",
                      options_.process_group->size(), options_.process_group->rank(),
                      reducer_ ? fmt::format("{}", reducer_->bucket_indices().size()) : std::string("none (a copy)"),
                      options_.bucket_cap_mb, options_.find_unused_parameters,
-                     options_.gradient_as_bucket_view ? ", gradient_as_bucket_view=true" : "");
+                     options_.gradient_as_bucket_view ? ", gradient_as_bucket_view=true" : "",
+                     options_.static_graph ? ", static_graph=true" : "");
 }
 
 }  // namespace wick::distributed

@@ -42,12 +42,14 @@ std::unique_lock<std::mutex> Reducer::locked() const {
 }
 
 Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
-                 std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view)
+                 std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view,
+                 bool static_graph)
     : params_(std::move(params)),
       names_(std::move(names)),
       group_(std::move(group)),
       find_unused_(find_unused_parameters),
-      bucket_view_(gradient_as_bucket_view) {
+      bucket_view_(gradient_as_bucket_view),
+      static_graph_(static_graph) {
   divisor_ = group_->size();
   // Reverse registration order: roughly the order backward produces the gradients.
   std::vector<Tensor> reversed(params_.rbegin(), params_.rend());
@@ -72,6 +74,7 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std
   used_.assign(params_.size(), 0);
   unused_.assign(params_.size(), 0);
   used_unsynced_.assign(params_.size(), 0);
+  grad_count_.assign(params_.size(), 0);
   reset_iteration_locked();
 }
 
@@ -136,6 +139,7 @@ void Reducer::reset_iteration_locked() {
   std::fill(ready_.begin(), ready_.end(), 0);
   std::fill(used_.begin(), used_.end(), 0);
   std::fill(used_unsynced_.begin(), used_unsynced_.end(), 0);
+  std::fill(grad_count_.begin(), grad_count_.end(), 0);
   for (auto& b : buckets_) {
     b.pending = b.params.size();
     b.work.reset();
@@ -183,14 +187,25 @@ bool Reducer::prepare_for_forward() {
     names += fmt::format("{}'{}' (index {})", k ? ", " : "", names_[unfinished_[k]], unfinished_[k]);
   if (unfinished_.size() > 8) names += fmt::format(" and {} more", unfinished_.size() - 8);
   unfinished_.clear();
-  broken_ = fmt::format(
-      "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
-      "one. The previous backward on rank {} produced no gradient for parameter(s) {}, so their buckets (and every "
-      "bucket after them) were never reduced: that step's gradients were not synchronised, and the ranks' "
-      "collectives may no longer pair, so this DistributedDataParallel cannot go on. If your forward does not use "
-      "every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; otherwise make sure "
-      "the loss depends on every parameter's output. Then restart from the last checkpoint",
-      group_->rank(), names);
+  if (static_graph_)
+    broken_ = fmt::format(
+        "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
+        "one. With static_graph, the previous backward on rank {} gave parameter(s) {} fewer gradients than the "
+        "first synchronised backward did, so their buckets (and every bucket after them) were never reduced: the "
+        "graph changed, which static_graph does not allow (Note [Static graph]), and the ranks' collectives may no "
+        "longer pair, so this DistributedDataParallel cannot go on. For a model whose set of used parameters "
+        "changes, construct it without static_graph and with find_unused_parameters = true. Then restart from the "
+        "last checkpoint",
+        group_->rank(), names);
+  else
+    broken_ = fmt::format(
+        "DistributedDataParallel: Expected to have finished reduction in the prior iteration before starting a new "
+        "one. The previous backward on rank {} produced no gradient for parameter(s) {}, so their buckets (and "
+        "every bucket after them) were never reduced: that step's gradients were not synchronised, and the ranks' "
+        "collectives may no longer pair, so this DistributedDataParallel cannot go on. If your forward does not use "
+        "every parameter, pass find_unused_parameters = true in DistributedDataParallelOptions; otherwise make sure "
+        "the loss depends on every parameter's output. Then restart from the last checkpoint",
+        group_->rank(), names);
   WICK_FAIL_T(StateError, "{}", broken_);
 }
 
@@ -199,7 +214,7 @@ void Reducer::prepare_for_backward(const std::vector<Tensor>& outputs) {
     auto lock = locked();
     expect_hooks_ = true;  // Note [One reduction per forward]
   }
-  if (!find_unused_) return;
+  if (!dynamic_find_unused()) return;  // static_graph learns the unused parameters once
   std::unordered_map<const TensorImpl*, size_t> index;
   for (size_t i = 0; i < params_.size(); ++i) index.emplace(params_[i].impl(), i);
   std::vector<char> reached(params_.size(), 0);
@@ -251,24 +266,58 @@ void Reducer::on_gradient_ready(size_t index) {
     autograd::queue_callback_outermost([weak] {
       if (auto self = weak.lock()) self->finalize_backward();
     });
-    if (find_unused_ && !unused_marked_) {
+    // The parameters this backward will not reach: the graph walk's (which may have missed this
+    // one: a parameter used outside forward), or those static_graph learned.
+    if ((dynamic_find_unused() || (static_graph_ && learned_)) && !unused_marked_) {
       unused_marked_ = true;
       for (size_t i = 0; i < params_.size(); ++i)
-        if (unused_[i] && i != index) mark_ready_locked(i, false);
+        if (unused_[i] && (static_graph_ || i != index)) mark_ready_locked(i, false);
     }
   }
+  if (static_graph_) {
+    // Note [Static graph]
+    // With static_graph (PyTorch's), the model promises the same graph every iteration. The
+    // first synchronised backward learns it: each hook only counts its parameter's gradients,
+    // and at the end of that backward (finalize_backward) every bucket is filled with the
+    // complete .grad and launched in bucket order, then the used map is all-reduced as with
+    // find_unused_parameters: the same collectives in the same order as a backward with it.
+    // That backward overlaps nothing. Every later one marks the parameters that got no gradient then as unused
+    // at its first hook (no graph walk) and a parameter ready when its hook has seen the learned
+    // number of gradients: .grad has accumulated all of them by then. So a parameter used
+    // inside and outside a reentrant activation checkpoint (two gradients, from two backwards)
+    // is reduced once, complete, where without static_graph it is a StateError. A parameter no
+    // rank used in the first backward keeps its .grad as it is, as find_unused_parameters does.
+    // Deviations are StateErrors (PyTorch checks fewer of them): one more gradient than learned
+    // during the backward, fewer at the next forward (Note [An unfinished reduction is final]).
+    if (learning()) {  // count only: finalize_backward fills and launches every bucket
+      ++grad_count_[index];
+      return;
+    }
+    WICK_CHECK_STATE(grad_count_[index] < expected_grads_[index],
+                     "DistributedDataParallel: with static_graph, parameter '{}' (index {}) received gradient {} in "
+                     "one synchronised backward on rank {}, but the first synchronised backward gave it {}: the graph "
+                     "changed, which static_graph does not allow (Note [Static graph]). For a model whose use of its "
+                     "parameters changes between iterations, construct it without static_graph (with "
+                     "find_unused_parameters = true when some go unused)",
+                     names_[index], index, grad_count_[index] + 1, group_->rank(), expected_grads_[index]);
+    if (++grad_count_[index] < expected_grads_[index]) return;  // .grad accumulates until the last one
+    mark_ready_locked(index, true);
+    return;
+  }
   // PyTorch's checkAndRaiseMarkedTwiceError lists the same causes, the first one first.
-  WICK_CHECK_STATE(!ready_[index],
-                   "DistributedDataParallel: parameter '{}' (index {}) received a second gradient in one synchronised "
-                   "backward on rank {}, but DDP reduces each parameter once per backward. The common causes: (1) the "
-                   "parameter is used outside the module's forward (the loss reads it directly): with "
-                   "find_unused_parameters, the graph walk from the forward's outputs did not reach it, so DDP marked "
-                   "it unused and reduced it before its real gradient arrived; (2) with find_unused_parameters, two "
-                   "forwards before one backward: the graph walk of the last forward marked as unused (and reduced) a "
-                   "parameter only the first forward used, whose real gradient then arrived; (3) a "
-                   "re-entrant backward (activation checkpointing) that reaches the same parameter twice. Run one "
-                   "forward per backward and use the parameters only inside forward",
-                   names_[index], index, group_->rank());
+  WICK_CHECK_STATE(
+      !ready_[index],
+      "DistributedDataParallel: parameter '{}' (index {}) received a second gradient in one synchronised "
+      "backward on rank {}, but DDP reduces each parameter once per backward. The common causes: (1) the "
+      "parameter is used outside the module's forward (the loss reads it directly): with "
+      "find_unused_parameters, the graph walk from the forward's outputs did not reach it, so DDP marked "
+      "it unused and reduced it before its real gradient arrived; (2) with find_unused_parameters, two "
+      "forwards before one backward: the graph walk of the last forward marked as unused (and reduced) a "
+      "parameter only the first forward used, whose real gradient then arrived; (3) a "
+      "re-entrant backward (activation checkpointing) that reaches the same parameter twice (construct with "
+      "static_graph = true for that, Note [Static graph]). Run one "
+      "forward per backward and use the parameters only inside forward",
+      names_[index], index, group_->rank());
   mark_ready_locked(index, true);
 }
 
@@ -381,14 +430,16 @@ void Reducer::finalize_backward() {
     Reducer* r;
     ~Reset() { r->reset_iteration_locked(); }
   } reset{this};
+  const bool learning_now = learning();
   // Parameters the graph walk thought used but that got no gradient (a branch whose gradient
-  // was undefined) are unused too.
-  if (find_unused_)
+  // was undefined) are unused too. static_graph's first backward fills every bucket now, with
+  // each gradient complete, and launches them in bucket order.
+  if (dynamic_find_unused() || learning_now)
     for (size_t i = 0; i < params_.size(); ++i)
-      if (!ready_[i]) mark_ready_locked(i, false);
+      if (!ready_[i]) mark_ready_locked(i, learning_now && grad_count_[i] > 0);
   std::vector<double> global_used;
   std::exception_ptr failure;
-  if (find_unused_) {
+  if (dynamic_find_unused() || learning_now) {
     std::vector<double> mine(params_.size());
     for (size_t i = 0; i < params_.size(); ++i) mine[i] = used_[i] ? 1.0 : 0.0;
     // Staged on the group's device (Note [Bookkeeping on the group's device]).
@@ -421,12 +472,22 @@ void Reducer::finalize_backward() {
   stats_.buckets += static_cast<int64_t>(next_bucket_);
   stats_.backwards += 1;
   if (failure) std::rethrow_exception(failure);
+  if (learning_now) {
+    expected_grads_ = grad_count_;
+    global_unused_.assign(params_.size(), 0);
+    for (size_t i = 0; i < params_.size(); ++i) {
+      unused_[i] = grad_count_[i] == 0;
+      global_unused_[i] = global_used[i] == 0;
+    }
+    learned_ = true;
+  }
   NoGradGuard no_grad;
   profiler::RecordScope copy_event("ddp", "gradients out of the buckets");
   for (size_t b = 0; b < next_bucket_; ++b) {
     for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
       const size_t p = buckets_[b].params[k];
-      if (find_unused_ && global_used[p] == 0) continue;  // no rank used it: .grad stays as it was
+      // No rank used it: .grad stays as it was.
+      if (global_used.empty() ? static_graph_ && global_unused_[p] : global_used[p] == 0) continue;
       Tensor& param = params_[p];
       const Tensor s = slot(b, k);
       if (bucket_view_) {
@@ -464,7 +525,7 @@ void Reducer::shadow_backward(int64_t iteration) {
   } catch (...) {
     failure = std::current_exception();  // a hook raised
   }
-  if (find_unused_ && !failure)
+  if (dynamic_find_unused() && !failure)  // enable_join refuses static_graph
     works.push_back(group_->all_reduce(
         zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device())), ReduceOp::Sum,
         CollectiveTag{iteration, -1}));

@@ -17,7 +17,8 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
  public:
   /// `params` (with their dotted names) in registration order; they must all require grad.
   Reducer(std::vector<Tensor> params, std::vector<std::string> names, std::shared_ptr<ProcessGroup> group,
-          std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view);
+          std::vector<int64_t> size_limits, bool find_unused_parameters, bool gradient_as_bucket_view,
+          bool static_graph);
   ~Reducer();
   Reducer(const Reducer&) = delete;
   Reducer& operator=(const Reducer&) = delete;
@@ -33,7 +34,8 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   bool prepare_for_forward();
   /// At the end of such a forward whose backward synchronises, with its outputs: arms the
   /// reduction of the next backward (Note [One reduction per forward]) and, with
-  /// find_unused_parameters, walks their graph to find the parameters the forward did not use.
+  /// find_unused_parameters and without static_graph, walks their graph to find the parameters
+  /// the forward did not use.
   void prepare_for_backward(const std::vector<Tensor>& outputs);
 
   bool sync() const;
@@ -71,6 +73,10 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   };
 
   void on_gradient_ready(size_t index);
+  /// find_unused_parameters without static_graph: the graph walk and the used map every iteration.
+  bool dynamic_find_unused() const { return find_unused_ && !static_graph_; }
+  /// static_graph's first synchronised backward, which learns the graph (Note [Static graph]).
+  bool learning() const { return static_graph_ && !learned_; }
   void mark_ready_locked(size_t index, bool has_grad);
   void launch_ready_buckets_locked();
   void finalize_backward();
@@ -93,7 +99,12 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<std::string> names_;
   std::shared_ptr<ProcessGroup> group_;
   bool find_unused_;
-  bool bucket_view_;  // gradient_as_bucket_view (Note [Gradients as bucket views])
+  bool bucket_view_;                 // gradient_as_bucket_view (Note [Gradients as bucket views])
+  bool static_graph_;                // Note [Static graph]
+  bool learned_ = false;             // static_graph: the first synchronised backward finished
+  std::vector<int> grad_count_;      // per param: gradients its hook saw in this backward
+  std::vector<int> expected_grads_;  // static_graph: per param, the learned count
+  std::vector<char> global_unused_;  // static_graph: no rank used it in the learned backward
   std::vector<std::vector<size_t>> bucket_params_;
   std::vector<Bucket> buckets_;
   std::vector<std::pair<size_t, size_t>> where_;  // param -> (bucket, position in bucket)
@@ -107,13 +118,14 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   // The last synchronising forward's graph was not reduced yet (Note [One reduction per
   // forward]; PyTorch's expect_autograd_hooks_).
   bool expect_hooks_ = false;
-  bool unused_marked_ = false;       // the unused parameters of this iteration were marked ready
-  size_t next_bucket_ = 0;           // the next bucket to launch
-  int64_t iteration_ = 0;            // synchronising forwards so far (Note [Tagged buckets])
-  int64_t divisor_ = 1;              // set_divisor(); the group's size from construction
-  std::vector<char> ready_;          // per param, this backward
-  std::vector<char> used_;           // per param: got a gradient on this rank, this backward
-  std::vector<char> unused_;         // per param: not reached from the last forward's outputs
+  bool unused_marked_ = false;  // the unused parameters of this iteration were marked ready
+  size_t next_bucket_ = 0;      // the next bucket to launch
+  int64_t iteration_ = 0;       // synchronising forwards so far (Note [Tagged buckets])
+  int64_t divisor_ = 1;         // set_divisor(); the group's size from construction
+  std::vector<char> ready_;     // per param, this backward
+  std::vector<char> used_;      // per param: got a gradient on this rank, this backward
+  std::vector<char>
+      unused_;  // per param: not reached from the last forward's outputs (static_graph: no gradient when learned)
   std::vector<char> used_unsynced_;  // per param: got a gradient in a no_sync() backward since the last sync
   std::vector<size_t> unfinished_;   // params that got no gradient in the last backward
   std::string broken_;               // set when a reduction did not finish: every later forward raises it

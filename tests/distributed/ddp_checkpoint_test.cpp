@@ -108,7 +108,7 @@ TEST_CASE("ddp: a model that ends in an activation checkpoint, and one that reus
     }
   }
   // fc1 used outside and again inside a checkpoint: two gradients in one backward, refused on
-  // every rank (PyTorch needs static_graph for it).
+  // every rank without static_graph (ddp_static_graph_test.cpp takes it with).
   manual_seed(86);
   auto fc1 = std::make_shared<nn::LinearImpl>(5, 5, kF64);
   DistributedDataParallel reused(fc1);

@@ -87,6 +87,12 @@ struct DistributedDataParallelOptions {
   /// gradient into the bucket once and nothing back (PyTorch's gradient_as_bucket_view; Note
   /// [Gradients as bucket views]).
   bool gradient_as_bucket_view = false;
+  /// The graph is the same every iteration: the first synchronised backward learns how many
+  /// gradients each parameter gets (none: unused; two or more: a parameter used inside and
+  /// outside a reentrant activation checkpoint) and reduces at its end; later ones reduce each
+  /// parameter once its last gradient has arrived, with no graph walk (PyTorch's static_graph;
+  /// Note [Static graph]). A backward that deviates is a StateError. Not with enable_join().
+  bool static_graph = false;
   /// The group to reduce over; null: the default group (init_process_group()).
   std::shared_ptr<ProcessGroup> process_group;
 };
@@ -157,7 +163,7 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// from the highest rank still training (PyTorch's _find_common_rank), not rank 0. Then every rank gets the
   /// parameters and buffers of the rank that joined last, i.e. ran the most forwards since enable_join(), with or
   /// without grad (ties: the highest such rank; PyTorch's last joiner). Every training forward of an enabled rank must
-  /// be followed by its backward.
+  /// be followed by its backward. StateError with static_graph or a synchronised BatchNorm.
   void enable_join(bool divide_by_initial_world_size = true);
   void join();
 
