@@ -130,7 +130,12 @@ inline std::string ddp_step_dot(const std::vector<StepEvent>& construction, cons
          "];\n  { rank=same; head; comm; }\n  fwd -> head [style=invis];\n";
   std::string prev = "head", last_ar;
   int n = 0;
+  std::string rebuild;  // the first backward's last collective (Note [Bucket rebuild])
   for (const auto& e : step) {
+    if (e.kind == StepEvent::Launch && e.bucket == -2) {
+      rebuild = e.text;
+      continue;
+    }
     if (e.kind == StepEvent::Launch) {
       // Launched from inside the hook of the gradient logged just before: drawn beside it.
       const std::string b = std::to_string(e.bucket), ar = "ar" + b;
@@ -157,6 +162,11 @@ inline std::string ddp_step_dot(const std::vector<StepEvent>& construction, cons
       "];\n";
   dot += "  " + prev + " -> end [weight=10];\n";
   if (!last_ar.empty()) dot += "  " + last_ar + " -> end [style=dotted, label=\"waited for\"];\n";
+  if (!rebuild.empty())
+    dot += "  rebuild [style=filled, fillcolor=lightblue, label=" +
+           q("first backward only: " + rebuild +
+             "\nof each parameter's arrival order;\nthe buckets are rebuilt in that order, once") +
+           "];\n  end -> rebuild [style=dotted];\n  { rank=same; end; rebuild; }\n";
   dot += "  opt [label=" + q("sgd.step(): the same update on every rank") + "];\n  end -> opt;\n}\n";
   return dot;
 }

@@ -107,7 +107,10 @@ int main(int argc, char** argv) {
       for (const auto& e : first_step) {
         std::string line = e.text;
         if (e.kind == examples::StepEvent::GradReady) line += ".grad ready (bucket " + std::to_string(e.bucket) + ")";
-        if (e.kind == examples::StepEvent::Launch)
+        if (e.kind == examples::StepEvent::Launch && e.bucket == -2)  // Note [Bucket rebuild]
+          line =
+              "  -> end of the first backward: " + line + " of the gradients' arrival order, the buckets rebuilt in it";
+        else if (e.kind == examples::StepEvent::Launch)
           line = "  -> bucket " + std::to_string(e.bucket) + " launched: " + line;
         std::printf("[rank 0] step 0: %s\n", line.c_str());
       }

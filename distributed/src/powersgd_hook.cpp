@@ -29,8 +29,8 @@ void check_options(const PowerSGDState& s) {
   WICK_CHECK(
       !(s.use_error_feedback || s.warm_start) || s.start_powerSGD_iter > 1,
       "powerSGD_hook: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = {}; it must be > 1 "
-      "when either is on (as in PyTorch, whose DDP rebuilds its buckets after the first iteration, which would "
-      "invalidate the memories), or turn both off",
+      "when either is on (as in PyTorch: DDP rebuilds its buckets at the end of the first synchronised backward, "
+      "which would invalidate the memories), or turn both off",
       s.start_powerSGD_iter, s.use_error_feedback, s.warm_start);
   WICK_CHECK(s.min_compression_rate >= 0,
              "powerSGD_hook: min_compression_rate is {}; it must be >= 0 (the factor by which a matrix must shrink to "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -49,33 +50,91 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std
       group_(std::move(group)),
       find_unused_(find_unused_parameters),
       bucket_view_(gradient_as_bucket_view),
-      static_graph_(static_graph) {
+      static_graph_(static_graph),
+      size_limits_(std::move(size_limits)) {
   divisor_ = group_->size();
-  // Reverse registration order: roughly the order backward produces the gradients.
-  std::vector<Tensor> reversed(params_.rbegin(), params_.rend());
-  const auto assignment = compute_bucket_assignment_by_size(reversed, size_limits);
-  where_.resize(params_.size());
-  for (const auto& indices : assignment) {
-    Bucket b;
-    int64_t numel = 0;
-    for (size_t r : indices) {
-      const size_t p = params_.size() - 1 - r;
-      where_[p] = {buckets_.size(), b.params.size()};
-      b.params.push_back(p);
-      b.offsets.push_back(numel);
-      numel += params_[p].numel();
-    }
-    const Tensor& first = params_[b.params.front()];
-    b.flat = zeros({numel}, TensorOptions(first.dtype()).device(first.device()));
-    bucket_params_.push_back(b.params);
-    buckets_.push_back(std::move(b));
-  }
+  // Reverse registration order: roughly the order backward produces the gradients, until the
+  // first synchronised backward shows the real one (Note [Bucket rebuild]).
+  std::vector<size_t> reversed(params_.size());
+  for (size_t k = 0; k < reversed.size(); ++k) reversed[k] = params_.size() - 1 - k;
+  build_buckets(reversed);
+  arrival_.assign(params_.size(), 0);
   ready_.assign(params_.size(), 0);
   used_.assign(params_.size(), 0);
   unused_.assign(params_.size(), 0);
   used_unsynced_.assign(params_.size(), 0);
   grad_count_.assign(params_.size(), 0);
   reset_iteration_locked();
+}
+
+void Reducer::build_buckets(const std::vector<size_t>& order) {
+  std::vector<Tensor> ordered;
+  ordered.reserve(order.size());
+  for (size_t p : order) ordered.push_back(params_[p]);
+  const auto assignment = compute_bucket_assignment_by_size(ordered, size_limits_);
+  std::vector<Bucket> buckets;
+  std::vector<std::vector<size_t>> bucket_params;
+  std::vector<std::pair<size_t, size_t>> where(params_.size());
+  for (const auto& indices : assignment) {
+    Bucket b;
+    int64_t numel = 0;
+    for (size_t k : indices) {
+      const size_t p = order[k];
+      where[p] = {buckets.size(), b.params.size()};
+      b.params.push_back(p);
+      b.offsets.push_back(numel);
+      numel += params_[p].numel();
+    }
+    const Tensor& first = params_[b.params.front()];
+    b.flat = zeros({numel}, TensorOptions(first.dtype()).device(first.device()));
+    b.pending = b.params.size();
+    bucket_params.push_back(b.params);
+    buckets.push_back(std::move(b));
+  }
+  if (!buckets_.empty()) {  // a rebuild: gradients that are views of the old buckets move with their values
+    NoGradGuard no_grad;
+    for (size_t p = 0; p < params_.size(); ++p) {
+      const Tensor old_slot = slot(where_[p].first, where_[p].second);
+      if (!grad_is_slot(p, old_slot)) continue;
+      const Bucket& nb = buckets[where[p].first];
+      Tensor new_slot = nb.flat.narrow(0, nb.offsets[where[p].second], params_[p].numel()).view(params_[p].sizes());
+      new_slot.copy_(old_slot);
+      params_[p].set_grad(new_slot);
+    }
+  }
+  buckets_ = std::move(buckets);
+  bucket_params_ = std::move(bucket_params);
+  where_ = std::move(where);
+}
+
+void Reducer::rebuild_buckets_locked(const std::vector<double>& arrival) {
+  // Note [Bucket rebuild]
+  // The buckets are first laid out over the parameters in reverse registration order, a guess
+  // at the order backward produces their gradients. PyTorch rebuilds them once, after the first
+  // iteration, in the order the gradients became ready on rank 0, so that a model whose layers
+  // are registered in another order than they run (a head registered first, say) does not keep a
+  // first bucket that completes only at the end of backward: buckets launch strictly in order,
+  // so one late bucket holds back every later one. wick does the same at the end of the first
+  // synchronised backward (without find_unused_parameters, whose graph walk marks unused
+  // parameters ready in index order; with static_graph, whose first backward counts every
+  // gradient): each rank numbers its parameters by the arrival of their last gradient (0 for
+  // none: they are marked ready first from then on), the numbers are all-reduced (summed) and
+  // every rank sorts by the sums, ties in reverse registration order. Every rank computes the
+  // same layout from the same sums, where PyTorch broadcasts rank 0's: a joined rank, which may
+  // be rank 0, adds zeros (Reducer::shadow_backward) and still gets the layout. The buckets then
+  // keep it for good. A parameter whose .grad is a view of its slot (gradient_as_bucket_view)
+  // gets a view of its new slot with the same values.
+  // Staged on the group's device (Note [Bookkeeping on the group's device]).
+  Tensor sums = from_blob(const_cast<double*>(arrival.data()), {static_cast<int64_t>(arrival.size())}, kFloat64)
+                    .clone()
+                    .to(group_->device());
+  group_->all_reduce(sums, ReduceOp::Sum, CollectiveTag{iteration_, -2})->wait();
+  const std::vector<double> summed = sums.to(kCPU).to_vector<double>();
+  std::vector<size_t> order(params_.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = params_.size() - 1 - k;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return summed[a] < summed[b]; });
+  rebuilt_ = true;
+  build_buckets(order);
 }
 
 Reducer::~Reducer() {
@@ -140,6 +199,8 @@ void Reducer::reset_iteration_locked() {
   std::fill(used_.begin(), used_.end(), 0);
   std::fill(used_unsynced_.begin(), used_unsynced_.end(), 0);
   std::fill(grad_count_.begin(), grad_count_.end(), 0);
+  std::fill(arrival_.begin(), arrival_.end(), 0.0);
+  arrivals_ = 0;
   for (auto& b : buckets_) {
     b.pending = b.params.size();
     b.work.reset();
@@ -274,6 +335,7 @@ void Reducer::on_gradient_ready(size_t index) {
         if (unused_[i] && (static_graph_ || i != index)) mark_ready_locked(i, false);
     }
   }
+  if (should_rebuild()) arrival_[index] = ++arrivals_;  // Note [Bucket rebuild]
   if (static_graph_) {
     // Note [Static graph]
     // With static_graph (PyTorch's), the model promises the same graph every iteration. The
@@ -502,6 +564,7 @@ void Reducer::finalize_backward() {
   unfinished_.clear();
   for (size_t i = 0; i < params_.size(); ++i)
     if (!ready_[i]) unfinished_.push_back(i);
+  if (should_rebuild()) rebuild_buckets_locked(arrival_);  // every rank alike, finished or not
 }
 
 void Reducer::shadow_backward(int64_t iteration) {
@@ -545,6 +608,9 @@ void Reducer::shadow_backward(int64_t iteration) {
     }
   }
   if (failure) std::rethrow_exception(failure);
+  // This rank joined before any synchronised backward: the active ranks are in their first,
+  // whose end rebuilds the buckets (Note [Bucket rebuild]); no gradient arrived here.
+  if (should_rebuild()) rebuild_buckets_locked(std::vector<double>(params_.size(), 0.0));
 }
 
 int64_t Reducer::iteration() const {

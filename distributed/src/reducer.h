@@ -49,6 +49,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// StateError when a hook is already registered (once only, as PyTorch) or during a backward.
   void set_comm_hook(CommHook hook);
 
+  /// The buckets as indices into the parameters, in bucket order: reverse registration order
+  /// until the first synchronised backward ends, then the order its gradients arrived in (Note
+  /// [Bucket rebuild]). Read it between iterations.
   const std::vector<std::vector<size_t>>& bucket_indices() const { return bucket_params_; }
   /// For a joined rank: the collectives one synchronised backward of the others runs, with
   /// zero gradients (every bucket in order, then the used map with find_unused_parameters),
@@ -73,6 +76,16 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   };
 
   void on_gradient_ready(size_t index);
+  /// Replaces the buckets with those of compute_bucket_assignment_by_size over the parameters in
+  /// `order` (indices into params_, the earliest ready first). A parameter whose .grad is its
+  /// old slot gets its new slot as .grad, with the same values.
+  void build_buckets(const std::vector<size_t>& order);
+  /// The first synchronised backward's end (and a joined rank's shadow of it): all-reduces
+  /// `arrival` (this rank's arrival positions, zeros on a joined rank) and rebuilds the buckets in
+  /// the summed order (Note [Bucket rebuild]).
+  void rebuild_buckets_locked(const std::vector<double>& arrival);
+  /// Whether this backward's end rebuilds the buckets (PyTorch's should_rebuild_buckets).
+  bool should_rebuild() const { return !rebuilt_ && (!find_unused_ || static_graph_); }
   /// find_unused_parameters without static_graph: the graph walk and the used map every iteration.
   bool dynamic_find_unused() const { return find_unused_ && !static_graph_; }
   /// static_graph's first synchronised backward, which learns the graph (Note [Static graph]).
@@ -99,12 +112,16 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::vector<std::string> names_;
   std::shared_ptr<ProcessGroup> group_;
   bool find_unused_;
-  bool bucket_view_;                 // gradient_as_bucket_view (Note [Gradients as bucket views])
-  bool static_graph_;                // Note [Static graph]
-  bool learned_ = false;             // static_graph: the first synchronised backward finished
-  std::vector<int> grad_count_;      // per param: gradients its hook saw in this backward
-  std::vector<int> expected_grads_;  // static_graph: per param, the learned count
-  std::vector<char> global_unused_;  // static_graph: no rank used it in the learned backward
+  bool bucket_view_;                  // gradient_as_bucket_view (Note [Gradients as bucket views])
+  bool static_graph_;                 // Note [Static graph]
+  std::vector<int64_t> size_limits_;  // compute_bucket_assignment_by_size's: first bucket, the rest
+  bool rebuilt_ = false;              // Note [Bucket rebuild]
+  std::vector<double> arrival_;       // per param: 1 + position of its last gradient this backward; 0: none
+  double arrivals_ = 0;               // gradients counted into arrival_ this backward
+  bool learned_ = false;              // static_graph: the first synchronised backward finished
+  std::vector<int> grad_count_;       // per param: gradients its hook saw in this backward
+  std::vector<int> expected_grads_;   // static_graph: per param, the learned count
+  std::vector<char> global_unused_;   // static_graph: no rank used it in the learned backward
   std::vector<std::vector<size_t>> bucket_params_;
   std::vector<Bucket> buckets_;
   std::vector<std::pair<size_t, size_t>> where_;  // param -> (bucket, position in bucket)

@@ -261,3 +261,14 @@ TEST_CASE("ddp: join with find_unused_parameters, a branch that each rank uses i
   g.all_reduce(one)->wait();
   CHECK(one.item<double>() == world);
 }
+
+TEST_CASE("ddp: a rank with no batches joins before the first backward and shadows the bucket rebuild", "[mpi]") {
+  // Rank 0 joins at once, so the active ranks' first synchronised backward, whose end rebuilds
+  // the buckets (Note [Bucket rebuild]), is shadowed by a rank that never saw a gradient; it
+  // must take part in the rebuild's all-reduce and adopt the same layout, or the next round's
+  // bucket collectives no longer pair.
+  const int world = test::world().size();
+  Schedule s(static_cast<size_t>(world), {Step::Synced, Step::Local, Step::Synced});
+  s[0].clear();
+  run_schedule(s, 231);
+}

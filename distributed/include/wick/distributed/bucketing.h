@@ -12,8 +12,8 @@
 // This function is PyTorch's; the layout DDP builds with it is not quite (Note [Gradient buckets
 // and overlap], distributed_data_parallel.h): PyTorch 1.13 starts with one bucket for everything
 // (find_unused_parameters off) or buckets over registration order, reversed (on), and rebuilds
-// them once in the order gradients arrived; wick always uses reverse registration order and
-// never rebuilds.
+// them once in the order gradients arrived; wick starts from reverse registration order and
+// rebuilds once, in the summed arrival order of every rank (Note [Bucket rebuild], reducer.cpp).
 #include <cstdint>
 #include <vector>
 

@@ -43,9 +43,10 @@
 // bucket for everything, and it then rebuilds the buckets once in the order the gradients
 // became ready on rank 0; with find_unused_parameters it assigns over registration order and
 // reverses the list, so its small first bucket holds the first-registered parameters and is
-// reduced last. wick has no rebuild: reverse registration order matches PyTorch's rebuilt
-// layout only when gradients arrive in exactly that order; otherwise a bucket waits for a late
-// gradient and the strict in-order launch hides less communication behind backward.
+// reduced last. wick starts from reverse registration order in every mode and rebuilds the
+// buckets once, at the end of the first synchronised backward, in the order its gradients
+// arrived (without find_unused_parameters, or with static_graph; Note [Bucket rebuild],
+// reducer.cpp), so that a late gradient does not hold back every bucket after its own.
 //
 // Note [Gradients as bucket views]
 // With gradient_as_bucket_view, the hook that fills a slot then makes the slot the parameter's
@@ -127,7 +128,8 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   const DistributedDataParallelOptions& options() const { return options_; }
 
   /// The buckets, as indices into module().parameters() (those that require grad), in bucket
-  /// order (Note [Bucket assignment]).
+  /// order (Note [Bucket assignment]): reverse registration order until the first synchronised
+  /// backward ends, then the order its gradients arrived in (Note [Bucket rebuild]).
   const std::vector<std::vector<size_t>>& bucket_indices() const;
 
   /// RAII: while alive, backward only accumulates into .grad, without communication

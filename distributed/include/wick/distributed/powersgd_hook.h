@@ -33,7 +33,8 @@
 //  - 0-d gradients are all-reduced uncompressed (PyTorch's view(shape[0], -1) fails on them).
 //  - no compression statistics (compression_stats_logging_frequency) and no batched variant.
 //  - a bucket whose layout changed since its memories were made is a ValueError (PyTorch
-//    fails on a shape mismatch, or mixes memories; wick's DDP never rebuilds its buckets).
+//    fails on a shape mismatch, or mixes memories; wick's DDP rebuilds its buckets only before
+//    start_powerSGD_iter, Note [Bucket rebuild]).
 // The bucket's dtype must be float32 or float64 (a TypeError at every step, before any
 // communication).
 #include <cstdint>
@@ -55,8 +56,8 @@ struct PowerSGDState {
   /// The rank r of the approximation P Q^T; >= 1. Lower compresses more.
   int64_t matrix_approximation_rank = 1;
   /// Backwards run with the plain averaged all-reduce before compressing; must be > 1 when
-  /// use_error_feedback or warm_start (as PyTorch, whose DDP rebuilds its buckets after the
-  /// first; wick's does not, the rule is kept so that settings carry over).
+  /// use_error_feedback or warm_start (as PyTorch): DDP rebuilds its buckets at the end of the
+  /// first synchronised backward (Note [Bucket rebuild]).
   int64_t start_powerSGD_iter = 1000;
   /// A matrix is compressed only when it shrinks by more than this factor; >= 0 (below 1, as in
   /// PyTorch's example with 0.5, compresses matrices that do not shrink: at full rank the
