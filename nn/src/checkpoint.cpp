@@ -33,8 +33,7 @@ void add_module(std::vector<NamedTensor>& out, const Module& m) {
 }
 
 void add_optimizer(std::vector<NamedTensor>& out, std::map<std::string, std::string>& meta,
-                   const optim::Optimizer& opt) {
-  optim::OptimizerStateDict sd = opt.state_dict();
+                   const optim::OptimizerStateDict& sd) {
   for (const auto& [k, t] : sd.state) out.emplace_back(kOptimizerPrefix + k, t);
   meta[kOptimizerMeta] = sd.groups_json();
 }
@@ -107,8 +106,8 @@ int64_t parse_epoch(const std::map<std::string, std::string>& meta, const std::s
   const std::string& s = it->second;
   auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), e);
   WICK_CHECK_FORMAT(ec == std::errc() && ptr == s.data() + s.size() && e >= 0 && e <= kMaxCheckpointEpoch,
-                    "load_checkpoint: {}: the epoch \"{}\" is not an integer in [0, {}]", path,
-                    s.size() > 64 ? s.substr(0, 64) + "..." : s, kMaxCheckpointEpoch);
+                    "load_checkpoint: {}: the epoch \"{:.64}{}\" is not an integer in [0, {}]", path, s,
+                    s.size() > 64 ? "..." : "", kMaxCheckpointEpoch);
   return e;
 }
 
@@ -140,14 +139,25 @@ LoadStateDictResult load(Module& m, const std::string& path, bool strict) {
   }
 }
 
-void save(const optim::Optimizer& opt, const std::string& path) {
+void save(const optim::Optimizer& opt, const std::string& path) { save(opt.state_dict(), path); }
+
+void save(const optim::OptimizerStateDict& state, const std::string& path) {
   std::vector<NamedTensor> tensors;
   std::map<std::string, std::string> meta;
-  add_optimizer(tensors, meta, opt);
+  add_optimizer(tensors, meta, state);
   save_safetensors(path, tensors, meta);
 }
 
 void load(optim::Optimizer& opt, const std::string& path) {
+  optim::OptimizerStateDict state = load_optimizer_state_dict(path);
+  try {
+    opt.load_state_dict(state);
+  } catch (const Error& e) {
+    rethrow_with_context(e, fmt::format("load {}: ", path));
+  }
+}
+
+optim::OptimizerStateDict load_optimizer_state_dict(const std::string& path) {
   SafetensorsData data = read(path, "load");
   WICK_CHECK_FORMAT(data.metadata.count(kOptimizerMeta), "load: {} holds no optimizer state (no \"{}\" metadata)", path,
                     kOptimizerMeta);
@@ -161,11 +171,7 @@ void load(optim::Optimizer& opt, const std::string& path) {
                     serialize::detail::brief_join(model_keys, ", ", /*quote=*/true));
   WICK_CHECK_TYPE(p.optimizer_unsupported.empty(), "load {}: {}", path,
                   optimizer_unsupported_message(p.optimizer_unsupported));
-  try {
-    opt.load_state_dict(p.optimizer);
-  } catch (const Error& e) {
-    rethrow_with_context(e, fmt::format("load {}: ", path));
-  }
+  return std::move(p.optimizer);
 }
 
 void save_checkpoint(const std::string& path, const Module& model, const optim::Optimizer& opt, int64_t epoch,
@@ -177,7 +183,7 @@ void save_checkpoint(const std::string& path, const Module& model, const optim::
   auto meta = metadata;
   meta.emplace("format", "pt");
   add_module(tensors, model);
-  add_optimizer(tensors, meta, opt);
+  add_optimizer(tensors, meta, opt.state_dict());
   meta[kEpochMeta] = std::to_string(epoch);
   save_safetensors(path, tensors, meta);
 }

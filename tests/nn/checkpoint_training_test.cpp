@@ -338,3 +338,26 @@ TEST_CASE("checkpoint: training checkpoints with tensors of dtypes wick cannot h
   nn::load(*net3, opt_path);
   CHECK(same_bits(net3->get_parameter("5.weight"), net->get_parameter("5.weight")));
 }
+
+TEST_CASE("checkpoint: an optimizer state dict saved on its own is the optimizer's file", "[checkpoint]") {
+  // nn::save(state dict, path) writes what nn::save(optimizer, path) writes, byte for byte, and
+  // load_optimizer_state_dict reads it back entry for entry, with load(optimizer)'s file checks.
+  TempDir dir("wick-ckpt-test");
+  auto net = make_net(1);
+  optim::Adam adam(net->parameters(), optim::AdamOptions(1e-2).amsgrad(true));
+  train_steps(*net, adam, 2);
+  nn::save(adam, dir.file("opt.safetensors"));
+  nn::save(adam.state_dict(), dir.file("dict.safetensors"));
+  CHECK(text_of(dir.file("dict.safetensors")) == text_of(dir.file("opt.safetensors")));
+  const optim::OptimizerStateDict want = adam.state_dict(),
+                                  got = nn::load_optimizer_state_dict(dir.file("dict.safetensors"));
+  CHECK(got.optimizer == want.optimizer);
+  CHECK(got.groups_json() == want.groups_json());
+  REQUIRE(got.state.keys() == want.state.keys());
+  for (const auto& [k, t] : want.state) {
+    INFO(k);
+    CHECK(same_bits(got.state.at(k), t));
+  }
+  nn::save(*net, dir.file("model.safetensors"));  // a model's file holds no optimizer state
+  CHECK_THROWS_AS(nn::load_optimizer_state_dict(dir.file("model.safetensors")), FormatError);
+}

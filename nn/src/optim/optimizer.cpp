@@ -18,6 +18,7 @@
 #include "wick/autograd/node.h"
 #include "wick/core/error.h"
 #include "wick/nn/loader_limits.h"
+#include "wick/nn/optim/param_utils.h"
 
 namespace wick::optim {
 
@@ -154,24 +155,26 @@ const ParamState* Optimizer::state(const Tensor& p) const {
   return it == state_.end() ? nullptr : &it->second;
 }
 
-void Optimizer::zero_grad(bool set_to_none) {
+void zero_grad_of(const std::vector<Tensor>& params, bool set_to_none) {
   NoGradGuard no_grad;
-  for (auto& g : groups_) {
-    for (const auto& p0 : g.params()) {
-      Tensor p = p0;
-      if (!p.grad().defined()) continue;
-      if (set_to_none) {
-        p.set_grad(Tensor());
-      } else {
-        Tensor& grad = p.mutable_grad();
-        if (grad.grad_fn())
-          grad = grad.detach();
-        else
-          grad.requires_grad_(false);
-        grad.zero_();
-      }
+  for (const auto& p0 : params) {
+    Tensor p = p0;
+    if (!p.grad().defined()) continue;
+    if (set_to_none) {
+      p.set_grad(Tensor());
+    } else {
+      Tensor& grad = p.mutable_grad();
+      if (grad.grad_fn())
+        grad = grad.detach();
+      else
+        grad.requires_grad_(false);
+      grad.zero_();
     }
   }
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  for (auto& g : groups_) zero_grad_of(g.params(), set_to_none);
 }
 
 OptimizerStateDict Optimizer::state_dict() const {
@@ -199,8 +202,6 @@ OptimizerStateDict Optimizer::state_dict() const {
   return d;
 }
 
-namespace {
-// "state.<i>.<name>" -> (i, name); false when the key has another form.
 bool parse_state_key(const std::string& key, int64_t& id, std::string& name) {
   if (key.rfind("state.", 0) != 0) return false;
   size_t dot = key.find('.', 6);
@@ -215,6 +216,8 @@ bool parse_state_key(const std::string& key, int64_t& id, std::string& name) {
   name = key.substr(dot + 1);
   return true;
 }
+
+namespace {
 std::string shape_str(IntArrayRef s) { return fmt::format("[{}]", fmt::join(s, ", ")); }
 // A key read from a file, cut short for a message (Note [Loader limits]).
 std::string brief(const std::string& key) { return serialize::detail::quote_prefix(key, serialize::kMaxQuotedChars); }

@@ -9,3 +9,4 @@
 #include "wick/distributed/powersgd_hook.h"
 #include "wick/distributed/process_group.h"
 #include "wick/distributed/sync_batch_norm.h"
+#include "wick/distributed/zero_redundancy_optimizer.h"

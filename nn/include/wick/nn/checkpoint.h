@@ -61,6 +61,13 @@ void save(const optim::Optimizer& opt, const std::string& path);
 /// checkpoint's model tensors are ignored; in any other file a tensor outside "optimizer." is an
 /// unexpected key, a FormatError); `opt` is unchanged on error.
 void load(optim::Optimizer& opt, const std::string& path);
+/// Writes an optimizer state dict (a ZeroRedundancyOptimizer's consolidated one, say) in the
+/// layout save(opt, path) writes, so that either load reads it.
+void save(const optim::OptimizerStateDict& state, const std::string& path);
+/// Reads the optimizer state of a file written by save(opt or state, ...) or save_checkpoint,
+/// with load(opt, path)'s checks of the file (FormatError, TypeError, IOError naming `path`);
+/// the optimizer that loads it checks the rest.
+optim::OptimizerStateDict load_optimizer_state_dict(const std::string& path);
 
 /// The largest epoch a training checkpoint holds (2^31 - 1): a resumed loop multiplies it by the
 /// steps per epoch, so a hostile file must not be able to make that product overflow.

@@ -1,0 +1,312 @@
+// ZeroRedundancyOptimizer (zero_redundancy_optimizer.h, Note [Sharded optimizer state]).
+#include "wick/distributed/zero_redundancy_optimizer.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <exception>
+#include <string>
+#include <unordered_set>
+
+#include "wick/autograd/functions.h"
+#include "wick/autograd/grad_mode.h"
+#include "wick/core/error.h"
+#include "wick/distributed/init.h"
+#include "wick/nn/optim/param_utils.h"
+#include "wick/nn/safetensors.h"
+
+namespace wick::distributed {
+
+std::vector<std::vector<std::vector<size_t>>> zero_partition(const std::vector<std::vector<int64_t>>& group_numels,
+                                                             int world_size) {
+  WICK_CHECK(world_size >= 1, "zero_partition: world_size must be at least 1, got {}", world_size);
+  const auto world = static_cast<size_t>(world_size);
+  std::vector<std::vector<std::vector<size_t>>> out(world, std::vector<std::vector<size_t>>(group_numels.size()));
+  std::vector<int64_t> sizes(world, 0);
+  for (size_t g = 0; g < group_numels.size(); ++g) {
+    std::vector<size_t> order(group_numels[g].size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return group_numels[g][a] > group_numels[g][b]; });
+    for (size_t i : order) {
+      size_t rank = 0;
+      for (size_t r = 1; r < world; ++r)
+        if (sizes[r] < sizes[rank]) rank = r;
+      out[rank][g].push_back(i);
+      sizes[rank] += group_numels[g][i];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+std::vector<optim::ParamGroup> one_group(std::vector<Tensor> params) {
+  std::vector<optim::ParamGroup> groups;
+  groups.emplace_back(std::move(params));
+  return groups;
+}
+
+/// Bytes as int64 words (the last one zero-padded) on `device`, so that any backend can
+/// broadcast them.
+Tensor words_of(const std::string& bytes, Device device) {
+  std::vector<int64_t> words((bytes.size() + 7) / 8, 0);
+  if (!bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
+  return from_blob(words.data(), {static_cast<int64_t>(words.size())}, kInt64).clone().to(device);
+}
+
+/// Waits for every work, then rethrows the first failure (so no tensor is still in use).
+void wait_all(std::vector<std::shared_ptr<Work>>& works) {
+  std::exception_ptr failure;
+  for (auto& w : works) {
+    try {
+      w->wait();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  if (failure) std::rethrow_exception(failure);
+}
+
+/// All-reduces this rank's failure flag: the ranks that failed (every rank gets the same list).
+std::vector<int> failed_ranks(ProcessGroup& group, bool failed) {
+  std::vector<int64_t> mine(static_cast<size_t>(group.size()), 0);
+  mine[static_cast<size_t>(group.rank())] = failed ? 1 : 0;
+  Tensor flags = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kInt64).clone().to(group.device());
+  group.all_reduce(flags, ReduceOp::Sum)->wait();
+  std::vector<int> out;
+  const auto all = flags.to(kCPU).to_vector<int64_t>();
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r] != 0) out.push_back(static_cast<int>(r));
+  return out;
+}
+
+}  // namespace
+
+ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<Tensor> params, const OptimizerFactory& make,
+                                                 ZeroRedundancyOptimizerOptions options)
+    : ZeroRedundancyOptimizer(one_group(std::move(params)), make, std::move(options)) {}
+
+ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> groups, const OptimizerFactory& make,
+                                                 ZeroRedundancyOptimizerOptions options)
+    : groups_(std::move(groups)),
+      group_(options.process_group ? std::move(options.process_group) : default_group_ptr()) {
+  WICK_CHECK(make != nullptr, "ZeroRedundancyOptimizer: the optimizer factory is empty");
+  const int world = group_->size(), rank = group_->rank();
+  std::vector<std::vector<int64_t>> numels(groups_.size());
+  std::unordered_set<const TensorImpl*> seen;
+  size_t total = 0;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    for (size_t i = 0; i < groups_[g].params().size(); ++i) {
+      const Tensor& p = groups_[g].params()[i];
+      WICK_CHECK(p.defined(), "ZeroRedundancyOptimizer: parameter {} of group {} is undefined", i, g);
+      WICK_CHECK(seen.insert(p.impl()).second,
+                 "ZeroRedundancyOptimizer: parameter {} of group {} (shape [{}]) appears more than once in the groups",
+                 i, g, fmt::join(p.sizes(), ", "));
+      group_->check_operand("ZeroRedundancyOptimizer", p);
+      numels[g].push_back(p.numel());
+      ++total;
+    }
+  }
+  const auto partition = zero_partition(numels, world);
+  for (int r = 0; r < world; ++r) {
+    size_t count = 0;
+    for (const auto& in_group : partition[static_cast<size_t>(r)]) count += in_group.size();
+    WICK_CHECK(count > 0,
+               "ZeroRedundancyOptimizer: rank {} would own no parameter ({} parameters over {} ranks); every rank "
+               "needs at least one: use fewer ranks, or the plain optimizer",
+               r, total, world);
+  }
+  std::vector<int64_t> first_number(groups_.size(), 0);  // global numbering over the groups, as state dicts
+  for (size_t g = 1; g < groups_.size(); ++g)
+    first_number[g] = first_number[g - 1] + static_cast<int64_t>(groups_[g - 1].params().size());
+  owned_.resize(static_cast<size_t>(world));
+  owner_by_number_.assign(total, -1);
+  for (int r = 0; r < world; ++r)
+    for (size_t g = 0; g < groups_.size(); ++g)
+      for (size_t i : partition[static_cast<size_t>(r)][g]) {
+        owned_[static_cast<size_t>(r)].push_back(groups_[g].params()[i]);
+        owner_by_number_[static_cast<size_t>(first_number[g]) + i] = r;
+      }
+  std::vector<optim::ParamGroup> local;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    std::vector<Tensor> params;
+    std::vector<int64_t> numbers;
+    for (size_t i : partition[static_cast<size_t>(rank)][g]) {
+      params.push_back(groups_[g].params()[i]);
+      numbers.push_back(first_number[g] + static_cast<int64_t>(i));
+    }
+    local_to_global_.push_back(std::move(numbers));
+    if (groups_[g].has_options())
+      local.emplace_back(std::move(params), groups_[g].options().clone());
+    else
+      local.emplace_back(std::move(params));
+  }
+  local_ = make(std::move(local));
+  WICK_CHECK(local_ != nullptr, "ZeroRedundancyOptimizer: the optimizer factory returned no optimizer");
+  WICK_CHECK(local_->param_groups().size() == groups_.size(),
+             "ZeroRedundancyOptimizer: the factory's optimizer has {} parameter groups for the {} it was given; it "
+             "must keep the groups it is given",
+             local_->param_groups().size(), groups_.size());
+}
+
+int ZeroRedundancyOptimizer::owner(const Tensor& p) const {
+  size_t number = 0;
+  for (const auto& g : groups_)
+    for (const auto& q : g.params()) {
+      if (q.is_same(p)) return owner_by_number_[number];
+      ++number;
+    }
+  WICK_FAIL("ZeroRedundancyOptimizer::owner: the tensor (shape [{}]) is not one of this optimizer's parameters",
+            fmt::join(p.sizes(), ", "));
+}
+
+void ZeroRedundancyOptimizer::step() {
+  consolidated_.reset();
+  // Every rank agrees before any changes anything: a gradient that cannot update its parameter
+  // on one rank would otherwise leave that rank's shard stale while the others broadcast theirs.
+  std::string problem;
+  for (const Tensor& p : owned_[static_cast<size_t>(group_->rank())]) {
+    const Tensor& g = p.grad();
+    if (g.defined() && (g.sizes() != p.sizes() || g.dtype() != p.dtype() || g.device() != p.device())) {
+      problem = fmt::format("a gradient of shape [{}], {} on {} for a parameter of shape [{}], {} on {}",
+                            fmt::join(g.sizes(), ", "), g.dtype(), g.device(), fmt::join(p.sizes(), ", "), p.dtype(),
+                            p.device());
+      break;
+    }
+  }
+  const auto failed = failed_ranks(*group_, !problem.empty());
+  WICK_CHECK_STATE(failed.empty(),
+                   "ZeroRedundancyOptimizer::step: rank(s) {} cannot update their parameters{}; nothing was updated on "
+                   "any rank",
+                   fmt::join(failed, ", "), problem.empty() ? std::string() : " (this rank: " + problem + ")");
+  local_->step();
+  NoGradGuard no_grad;
+  std::vector<std::shared_ptr<Work>> works;
+  for (size_t r = 0; r < owned_.size(); ++r)
+    for (const Tensor& p : owned_[r]) works.push_back(group_->broadcast(p, static_cast<int>(r)));
+  wait_all(works);
+}
+
+void ZeroRedundancyOptimizer::zero_grad(bool set_to_none) {
+  for (const auto& g : groups_) optim::zero_grad_of(g.params(), set_to_none);
+}
+
+void ZeroRedundancyOptimizer::consolidate_state_dict(int to) {
+  const int world = group_->size(), rank = group_->rank();
+  WICK_CHECK(to >= 0 && to < world, "ZeroRedundancyOptimizer::consolidate_state_dict: rank {} is not in [0, {})", to,
+             world);
+  consolidated_.reset();
+  // This rank's shard, numbered over the full groups.
+  const optim::OptimizerStateDict mine = local_->state_dict();
+  std::vector<int64_t> local_to_global;
+  for (const auto& numbers : local_to_global_)
+    local_to_global.insert(local_to_global.end(), numbers.begin(), numbers.end());
+  std::vector<serialize::NamedTensor> named;
+  for (const auto& [key, t] : mine.state) {
+    int64_t id = 0;
+    std::string name;
+    WICK_CHECK(optim::parse_state_key(key, id, name) && id < static_cast<int64_t>(local_to_global.size()),
+               "ZeroRedundancyOptimizer: the local optimizer's state dict has a key '{}' of another form", key);
+    named.push_back({fmt::format("state.{}.{}", local_to_global[static_cast<size_t>(id)], name), t});
+  }
+  const std::string bytes = serialize::serialize_safetensors(named);
+  // Rank by rank: the shard's size, then its bytes (every rank takes part; only `to` keeps them).
+  std::vector<std::vector<std::pair<std::string, Tensor>>> by_number(owner_by_number_.size());
+  for (int r = 0; r < world; ++r) {
+    Tensor size =
+        from_blob(std::vector<int64_t>{static_cast<int64_t>(r == rank ? bytes.size() : 0)}.data(), {1}, kInt64)
+            .clone()
+            .to(group_->device());
+    group_->broadcast(size, r)->wait();
+    const int64_t n = size.to(kCPU).item<int64_t>();
+    Tensor words = r == rank ? words_of(bytes, group_->device())
+                             : zeros({(n + 7) / 8}, TensorOptions(kInt64).device(group_->device()));
+    group_->broadcast(words, r)->wait();
+    if (rank != to) continue;
+    const Tensor host = words.to(kCPU).contiguous();
+    const auto shard = serialize::parse_safetensors(host.data_ptr(), static_cast<size_t>(n),
+                                                    fmt::format("rank {}'s optimizer state", r));
+    for (const auto& [key, t] : shard.tensors) {
+      int64_t id = 0;
+      std::string name;
+      WICK_CHECK(optim::parse_state_key(key, id, name) && id < static_cast<int64_t>(by_number.size()),
+                 "ZeroRedundancyOptimizer: rank {}'s optimizer state has a key '{}' of another form", r, key);
+      by_number[static_cast<size_t>(id)].emplace_back(key, t);
+    }
+  }
+  if (rank != to) return;
+  optim::OptimizerStateDict all;
+  all.optimizer = mine.optimizer;
+  for (auto& entries : by_number)
+    for (auto& [key, t] : entries) all.state.insert(key, std::move(t));
+  int64_t number = 0;
+  for (size_t g = 0; g < groups_.size(); ++g) {
+    optim::ParamGroupState gs;
+    gs.options = local_->param_groups()[g].options().values();
+    for (size_t i = 0; i < groups_[g].params().size(); ++i) gs.params.push_back(number++);
+    all.param_groups.push_back(std::move(gs));
+  }
+  consolidated_ = std::move(all);
+}
+
+const optim::OptimizerStateDict& ZeroRedundancyOptimizer::state_dict() const {
+  WICK_CHECK_STATE(consolidated_.has_value(),
+                   "ZeroRedundancyOptimizer::state_dict: no consolidated state on rank {}; call "
+                   "consolidate_state_dict(to) on every rank first, then state_dict() on rank `to` (again after "
+                   "every step())",
+                   group_->rank());
+  return *consolidated_;
+}
+
+void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerStateDict& dict) {
+  // This rank's part, numbered as the local optimizer numbers its parameters. Everything about
+  // the dict as a whole is checked alike on every rank; the local optimizer checks the rest.
+  std::exception_ptr refused;  // this rank's own error, raised once every rank has answered
+  optim::Optimizer::PendingLoad pending;
+  try {
+    WICK_CHECK(dict.param_groups.size() == groups_.size(),
+               "ZeroRedundancyOptimizer::load_state_dict: the state dict has {} parameter groups, this optimizer {}",
+               dict.param_groups.size(), groups_.size());
+    std::vector<int64_t> global_to_local(owner_by_number_.size(), -1);
+    optim::OptimizerStateDict part;
+    part.optimizer = dict.optimizer;
+    int64_t local = 0;
+    for (size_t g = 0; g < groups_.size(); ++g) {
+      WICK_CHECK(dict.param_groups[g].params.size() == groups_[g].params().size(),
+                 "ZeroRedundancyOptimizer::load_state_dict: group {} of the state dict has {} parameters, this "
+                 "optimizer's {}",
+                 g, dict.param_groups[g].params.size(), groups_[g].params().size());
+      optim::ParamGroupState gs;
+      gs.options = dict.param_groups[g].options;
+      for (int64_t number : local_to_global_[g]) {
+        global_to_local[static_cast<size_t>(number)] = local;
+        gs.params.push_back(local++);
+      }
+      part.param_groups.push_back(std::move(gs));
+    }
+    for (const auto& [key, t] : dict.state) {
+      int64_t id = 0;
+      std::string name;
+      WICK_CHECK(optim::parse_state_key(key, id, name) && id < static_cast<int64_t>(global_to_local.size()),
+                 "ZeroRedundancyOptimizer::load_state_dict: the state dict has a key '{}'; expected "
+                 "state.<parameter number below {}>.<name>",
+                 key, global_to_local.size());
+      const int64_t mine = global_to_local[static_cast<size_t>(id)];
+      if (mine >= 0) part.state.insert(fmt::format("state.{}.{}", mine, name), t);
+    }
+    pending = local_->prepare_load_state_dict(part);
+  } catch (const Error&) {
+    refused = std::current_exception();
+  }
+  const auto failed = failed_ranks(*group_, refused != nullptr);
+  if (refused) std::rethrow_exception(refused);
+  WICK_CHECK(failed.empty(),
+             "ZeroRedundancyOptimizer::load_state_dict: rank(s) {} refused their part of the state dict (their error "
+             "says why); nothing was loaded on any rank",
+             fmt::join(failed, ", "));
+  local_->apply_load(std::move(pending));
+  consolidated_.reset();
+}
+
+}  // namespace wick::distributed

@@ -1,0 +1,206 @@
+// ZeroRedundancyOptimizer (Note [Sharded optimizer state]): the partition rule by hand, and on
+// 2 and 3 ranks (mpirun) training, state dicts and refusals against the plain optimizer over
+// every parameter, the independent truth: bit for bit, since each element is updated by the
+// same arithmetic on one rank and copied to the others.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ddp_test_util.h"
+#include "support/expect_error.h"
+#include "support/temp_dir.h"
+#include "wick/nn/checkpoint.h"
+
+using namespace wick;
+using namespace wick::test::ddp;
+using distributed::DistributedDataParallel;
+using distributed::ZeroRedundancyOptimizer;
+
+namespace {
+
+/// make_mlp()'s parameters in two groups: the weights with the defaults, the biases with their
+/// own learning rate and weight decay.
+std::vector<optim::ParamGroup> two_groups(nn::Module& m) {
+  std::vector<Tensor> weights, biases;
+  for (const auto& [name, p] : m.named_parameters())
+    (name.find("weight") != std::string::npos ? weights : biases).push_back(p);
+  std::vector<optim::ParamGroup> groups;
+  groups.emplace_back(weights);
+  groups.emplace_back(biases, std::make_unique<optim::AdamOptions>(optim::AdamOptions(0.05).weight_decay(0.01)));
+  return groups;
+}
+
+const optim::AdamOptions kDefaults = optim::AdamOptions(0.01).amsgrad(true);
+
+}  // namespace
+
+TEST_CASE("zero: zero_partition gives each parameter, largest first, to the rank with the fewest elements", "[zero]") {
+  using Partition = std::vector<std::vector<std::vector<size_t>>>;
+  const std::vector<std::vector<int64_t>> numels{{10, 3, 7, 7}, {5, 1}};
+  // By hand. Two ranks: 10 -> r0, 7 (i2) -> r1, 7 (i3) -> r1 (7 < 10), 3 -> r0 (10 < 14); then the
+  // second group: 5 -> r0 (13 < 14), 1 -> r1 (14 < 18).
+  CHECK(distributed::zero_partition(numels, 2) == Partition{{{0, 1}, {0}}, {{2, 3}, {1}}});
+  // Three ranks: 10 -> r0, 7 -> r1, 7 -> r2, 3 -> r1 (the lowest of the two 7s); 5 -> r2 (7 is
+  // the least), 1 -> r0 (10, 10, 12: the lowest rank).
+  CHECK(distributed::zero_partition(numels, 3) == Partition{{{0}, {1}}, {{2, 1}, {}}, {{3}, {0}}});
+  CHECK(distributed::zero_partition(numels, 1) == Partition{{{0, 2, 3, 1}, {0, 1}}});
+  test::expect_error<ValueError>([&] { distributed::zero_partition(numels, 0); }, {"world_size", "0"});
+}
+
+TEST_CASE("zero: DDP with ZeroRedundancyOptimizer trains as with the plain optimizer, each rank keeping its shard",
+          "[mpi]") {
+  auto& g = test::world();
+  const int64_t local = 3, global = local * g.size();
+  manual_seed(500);
+  const Tensor x = randn({4, global, 5}, kFloat64), y = randn({4, global, 3}, kFloat64);
+  std::vector<std::shared_ptr<nn::SequentialImpl>> nets;
+  for (int k = 0; k < 2; ++k) {
+    manual_seed(501);
+    nets.push_back(make_mlp());
+  }
+  DistributedDataParallel plain_ddp(nets[0], tiny_buckets()), zero_ddp(nets[1], tiny_buckets());
+  optim::Adam plain(two_groups(*nets[0]), kDefaults);
+  ZeroRedundancyOptimizer zero(two_groups(*nets[1]), distributed::optimizer_factory<optim::Adam>(kDefaults));
+  const auto pp = nets[0]->parameters(), pz = nets[1]->parameters();
+  for (int64_t k = 0; k < 4; ++k) {
+    INFO("step " << k);
+    plain.zero_grad();
+    zero.zero_grad();
+    nn::F::mse_loss(plain_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
+    nn::F::mse_loss(zero_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
+    plain.step();
+    zero.step();
+    for (size_t i = 0; i < pp.size(); ++i) {
+      CHECK_ALLCLOSE(pz[i], pp[i], 0.0, 0.0);
+      CHECK(test::same_on_every_rank(pz[i]));
+    }
+  }
+  // Each parameter's state lives on its owner only, and every parameter has one owner.
+  int64_t mine_count = 0;
+  for (const Tensor& p : pz) {
+    const bool owned = zero.owner(p) == g.rank();
+    CHECK((zero.optim().state(p) != nullptr) == owned);
+    mine_count += owned ? 1 : 0;
+  }
+  CHECK(zero.optim().size() == static_cast<size_t>(mine_count));
+  Tensor total = full({1}, static_cast<double>(mine_count), kFloat64);
+  g.all_reduce(total)->wait();
+  CHECK(total.item<double>() == static_cast<double>(pz.size()));
+}
+
+TEST_CASE("zero: consolidate_state_dict gives the plain optimizer's state dict, load_state_dict takes one", "[mpi]") {
+  auto& g = test::world();
+  const int64_t local = 2, global = local * g.size();
+  const int to = g.size() - 1;
+  manual_seed(510);
+  const Tensor x = randn({6, global, 5}, kFloat64), y = randn({6, global, 3}, kFloat64);
+  std::vector<std::shared_ptr<nn::SequentialImpl>> nets;
+  for (int k = 0; k < 3; ++k) {
+    manual_seed(511);
+    nets.push_back(make_mlp());
+  }
+  DistributedDataParallel plain_ddp(nets[0], tiny_buckets()), zero_ddp(nets[1], tiny_buckets());
+  optim::Adam plain(two_groups(*nets[0]), kDefaults);
+  ZeroRedundancyOptimizer zero(two_groups(*nets[1]), distributed::optimizer_factory<optim::Adam>(kDefaults));
+  auto train = [&](DistributedDataParallel& ddp, auto& opt, int64_t k) {
+    opt.zero_grad();
+    nn::F::mse_loss(ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
+    opt.step();
+  };
+  for (int64_t k = 0; k < 3; ++k) {
+    train(plain_ddp, plain, k);
+    train(zero_ddp, zero, k);
+  }
+  zero.consolidate_state_dict(to);
+  const optim::OptimizerStateDict expected = plain.state_dict();
+  if (g.rank() == to) {
+    const optim::OptimizerStateDict& got = zero.state_dict();
+    CHECK(got.optimizer == expected.optimizer);
+    CHECK(got.groups_json() == expected.groups_json());
+    REQUIRE(got.state.keys() == expected.state.keys());  // the same entries in the same order
+    for (const auto& [key, t] : expected.state) {
+      INFO(key);
+      CHECK_ALLCLOSE(got.state[key], t, 0.0, 0.0);
+    }
+    // Saved as a checkpoint, it loads into the plain optimizer.
+    test::TempDir dir("wick-zero-test");
+    nn::save(got, dir.file("zero.safetensors"));
+    optim::Adam reader(two_groups(*nets[2]), kDefaults);
+    nn::load(reader, dir.file("zero.safetensors"));
+    CHECK(reader.state_dict().groups_json() == expected.groups_json());
+    CHECK(reader.state_dict().state.keys() == expected.state.keys());
+  } else {
+    test::expect_error<StateError>([&] { zero.state_dict(); }, {"consolidate_state_dict"});
+  }
+
+  // A fresh model and optimizer load the plain optimizer's dict and train on with it.
+  {
+    NoGradGuard no_grad;
+    const auto src = nets[0]->parameters(), dst = nets[2]->parameters();
+    for (size_t i = 0; i < src.size(); ++i) Tensor(dst[i]).copy_(src[i]);
+  }
+  DistributedDataParallel loaded_ddp(nets[2], tiny_buckets());
+  ZeroRedundancyOptimizer loaded(two_groups(*nets[2]), distributed::optimizer_factory<optim::Adam>(kDefaults));
+  // Refused first: a state tensor of the wrong shape for parameter number 2, which one rank owns. Every
+  // rank raises, and nothing is loaded anywhere.
+  optim::OptimizerStateDict bad = expected;
+  bad.state["state.2.exp_avg"] = zeros({3}, kF64);
+  const bool owns_2 = loaded.owner(nets[2]->parameters()[4]) == g.rank();  // number 2: the third weight
+  test::expect_error<ValueError>([&] { loaded.load_state_dict(bad); },
+                                 owns_2 ? std::vector<std::string>{"exp_avg"}
+                                        : std::vector<std::string>{"refused their part", "nothing was loaded"});
+  for (const Tensor& p : nets[2]->parameters()) CHECK(loaded.optim().state(p) == nullptr);
+  loaded.load_state_dict(expected);
+  for (int64_t k = 3; k < 6; ++k) {
+    INFO("step " << k);
+    train(plain_ddp, plain, k);
+    train(loaded_ddp, loaded, k);
+    const auto pp = nets[0]->parameters(), pl = nets[2]->parameters();
+    for (size_t i = 0; i < pp.size(); ++i) CHECK_ALLCLOSE(pl[i], pp[i], 0.0, 0.0);
+  }
+  // A step makes the consolidated state stale.
+  train(zero_ddp, zero, 3);
+  test::expect_error<StateError>([&] { zero.state_dict(); }, {"consolidate_state_dict"});
+}
+
+TEST_CASE("zero: refusals leave every rank as it was", "[mpi]") {
+  auto& g = test::world();
+  {  // fewer parameters than ranks: every rank refuses, the same way
+    auto one = std::make_shared<nn::LinearImpl>(nn::LinearOptions(4, 2).bias(false), kF64);
+    test::expect_error<ValueError>(
+        [&] {
+          ZeroRedundancyOptimizer z(one->parameters(),
+                                    distributed::optimizer_factory<optim::SGD>(optim::SGDOptions(0.1)));
+        },
+        {"would own no parameter", "1 parameters"});
+  }
+  manual_seed(520);
+  auto net = make_mlp();
+  const auto params = net->parameters();
+  test::expect_error<ValueError>(
+      [&] {
+        ZeroRedundancyOptimizer z(std::vector<Tensor>{params[0], params[1], params[2], params[3], params[0]},
+                                  distributed::optimizer_factory<optim::SGD>(optim::SGDOptions(0.1)));
+      },
+      {"appears more than once"});
+  ZeroRedundancyOptimizer zero(params, distributed::optimizer_factory<optim::SGD>(optim::SGDOptions(0.1)));
+  test::expect_error<ValueError>([&] { zero.consolidate_state_dict(g.size()); }, {"consolidate_state_dict"});
+  // One rank's parameter gets data of another shape (set_data keeps the old gradient): its
+  // rank cannot update it, so no rank updates anything.
+  for (const Tensor& p : params) Tensor(p).set_grad(full(p.sizes(), 1.0, kFloat64));
+  std::vector<Tensor> before;
+  for (const Tensor& p : params) before.push_back(p.detach().clone());
+  Tensor odd = params[0];
+  for (const Tensor& p : params)
+    if (zero.owner(p) == g.size() - 1) odd = p;
+  const Tensor original = odd.detach();
+  if (g.rank() == g.size() - 1) odd.set_data(zeros({1}, kFloat64));
+  test::expect_error<StateError>([&] { zero.step(); }, {"cannot update", "nothing was updated"});
+  if (g.rank() == g.size() - 1) odd.set_data(original);
+  for (size_t i = 0; i < params.size(); ++i) CHECK_ALLCLOSE(params[i], before[i], 0.0, 0.0);
+  zero.step();  // and the next step works: SGD moves every parameter by -0.1 on every rank
+  for (size_t i = 0; i < params.size(); ++i) {
+    CHECK_ALLCLOSE(params[i], before[i] - 0.1, 0.0, 0.0);
+    CHECK(test::same_on_every_rank(params[i]));
+  }
+}
