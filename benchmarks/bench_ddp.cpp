@@ -12,6 +12,10 @@
 //   DDP                     every rank, cpu:0 with one thread, 128 images per rank
 //   DDP, bucket views       the same with gradient_as_bucket_view (Note [Gradients as bucket
 //                           views]): no copy of the gradients back out of the buckets
+//   DDP, sharded Adam       DDP with ZeroRedundancyOptimizer(Adam) (Note [Sharded optimizer
+//                           state]): each rank keeps the Adam state of its share of the
+//                           parameters and broadcasts them after its step; it also prints the
+//                           state each rank holds against plain Adam's
 //   separate processes      DDP's ceiling: every rank trains a model of its own on 128 images,
 //                           at the same time, with no communication; DDP's rate as a share of
 //                           this one is what its buckets and all-reduces cost on the machine
@@ -58,7 +62,16 @@ std::shared_ptr<nn::Module> make_mlp() {
                         nn::Linear(512, 10));
 }
 
-enum class Kind { Single, DataParallel, Ddp, DdpBucketView };
+enum class Kind { Single, DataParallel, Ddp, DdpBucketView, DdpZero };
+
+// Bytes of optimizer state `opt` holds for `params` (those it has state for).
+int64_t state_bytes(const optim::Optimizer& opt, const std::vector<Tensor>& params) {
+  int64_t bytes = 0;
+  for (const Tensor& p : params)
+    if (const optim::ParamState* s = opt.state(p))
+      for (const auto& [name, t] : s->buffers) bytes += static_cast<int64_t>(t.nbytes());
+  return bytes;
+}
 
 // One configuration of one model, ready to step.
 class Trainer {
@@ -75,13 +88,17 @@ class Trainer {
     } else {
       devices_ = {Device("cpu:0")};
     }
-    if (kind == Kind::Ddp || kind == Kind::DdpBucketView) {
+    if (kind == Kind::Ddp || kind == Kind::DdpBucketView || kind == Kind::DdpZero) {
       distributed::DistributedDataParallelOptions o;
       o.gradient_as_bucket_view = kind == Kind::DdpBucketView;
       ddp_ = std::make_shared<distributed::DistributedDataParallel>(net_, o);
       model_ = ddp_;
     }
-    opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
+    if (kind == Kind::DdpZero)
+      zero_ = std::make_unique<distributed::ZeroRedundancyOptimizer>(
+          net_->parameters(), distributed::optimizer_factory<optim::Adam>(optim::AdamOptions(1e-3)));
+    else
+      opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
     x_ = randn({batch, 1, 28, 28});
     y_ = randint(0, 10, {batch});
   }
@@ -94,15 +111,25 @@ class Trainer {
     for (const auto& d : devices_) set_intra_op_threads(d, 1);
     const auto t0 = Clock::now();
     for (int i = 0; i < steps; ++i) {
-      opt_->zero_grad();
+      if (zero_)
+        zero_->zero_grad();
+      else
+        opt_->zero_grad();
       Tensor loss = nn::F::cross_entropy(model_->forward_tensor(x_), y_);
       loss.backward();
-      opt_->step();
+      if (zero_)
+        zero_->step();
+      else
+        opt_->step();
       (void)loss.item<float>();
     }
     return std::chrono::duration<double>(Clock::now() - t0).count() / steps;
   }
   distributed::DistributedDataParallel* ddp() const { return ddp_.get(); }
+  /// Bytes of Adam state this rank holds.
+  int64_t optimizer_state_bytes() const {
+    return zero_ ? state_bytes(zero_->optim(), net_->parameters()) : state_bytes(*opt_, net_->parameters());
+  }
 
  private:
   Kind kind_;
@@ -110,6 +137,7 @@ class Trainer {
   std::shared_ptr<nn::Module> net_, model_;
   std::shared_ptr<distributed::DistributedDataParallel> ddp_;
   std::unique_ptr<optim::Optimizer> opt_;
+  std::unique_ptr<distributed::ZeroRedundancyOptimizer> zero_;
   Tensor x_, y_;
 };
 
@@ -167,12 +195,13 @@ int main(int argc, char** argv) {
     }
     // The separate processes: every rank trains a single-process model of its own, at once.
     Trainer ddp(m.make, Kind::Ddp, world), ddp_view(m.make, Kind::DdpBucketView, world),
-        separate(m.make, Kind::Single, world);
+        ddp_zero(m.make, Kind::DdpZero, world), separate(m.make, Kind::Single, world);
     ddp.run(3);
     ddp_view.run(3);
+    ddp_zero.run(3);
     separate.run(3);
     ddp.ddp()->reset_comm_stats();
-    std::vector<double> t_single, t_dp, t_ddp, t_view, t_sep;
+    std::vector<double> t_single, t_dp, t_ddp, t_view, t_zero, t_sep;
     for (int r = 0; r < rounds; ++r) {
       group->barrier()->wait();
       if (lead) {
@@ -183,9 +212,12 @@ int main(int argc, char** argv) {
       group->barrier()->wait();
       t_ddp.push_back(max_over_ranks(*group, ddp.run(steps)));
       t_view.push_back(max_over_ranks(*group, ddp_view.run(steps)));
+      t_zero.push_back(max_over_ranks(*group, ddp_zero.run(steps)));
       t_sep.push_back(max_over_ranks(*group, separate.run(steps)));
     }
     const auto stats = ddp.ddp()->comm_stats();
+    // The largest share of the sharded state any rank holds (the partition is not exact).
+    const double zero_state = max_over_ranks(*group, static_cast<double>(ddp_zero.optimizer_state_bytes()));
     // The wait after backward also covers a slower rank still computing (an all-reduce cannot end
     // before every rank has posted it), so it can exceed the all-reduce time: hidden is then 0.
     const double hidden = stats.allreduce_seconds > 0
@@ -194,7 +226,8 @@ int main(int argc, char** argv) {
     if (lead) {
       const double ips_single = kBatch / median(t_single), ips_dp = kBatch * world / median(t_dp),
                    ips_ddp = kBatch * world / median(t_ddp), ips_view = kBatch * world / median(t_view),
-                   ips_sep = kBatch * world / median(t_sep);
+                   ips_zero = kBatch * world / median(t_zero), ips_sep = kBatch * world / median(t_sep);
+      const double plain_state = static_cast<double>(ddp.optimizer_state_bytes());
       std::printf("\n%s\n", m.name);
       auto line = [&](const char* name, double ips, const std::vector<double>& t, int per) {
         std::printf("  %-40s %8.0f images/s  %5.2fx   (rounds, images/s:", name, ips, ips / ips_single);
@@ -205,8 +238,13 @@ int main(int argc, char** argv) {
       line(("DataParallel, " + std::to_string(world) + " CPU devices x 1 thread").c_str(), ips_dp, t_dp, world);
       line(("DDP, " + std::to_string(world) + " processes x 1 thread").c_str(), ips_ddp, t_ddp, world);
       line("  the same, gradient_as_bucket_view", ips_view, t_view, world);
+      line("  the same, ZeroRedundancyOptimizer(Adam)", ips_zero, t_zero, world);
       line((std::to_string(world) + " separate processes, no communication").c_str(), ips_sep, t_sep, world);
       std::printf("  DDP vs DataParallel: %.2fx\n", ips_ddp / ips_dp);
+      std::printf(
+          "  Adam state per rank: %.2f MiB plain, %.2f MiB sharded (the largest share, %.0f%%); the sharded step "
+          "runs at %.0f%% of DDP's rate\n",
+          plain_state / (1 << 20), zero_state / (1 << 20), 100 * zero_state / plain_state, 100 * ips_zero / ips_ddp);
       std::printf(
           "  DDP runs at %.0f%% (bucket views: %.0f%%) of the separate processes: its buckets and all-reduces cost "
           "the rest\n",
@@ -223,6 +261,8 @@ int main(int argc, char** argv) {
              ", \"ddp_speedup\": " + std::to_string(ips_ddp / ips_single) +
              ", \"ddp_bucket_view_ips\": " + std::to_string(ips_view) +
              ", \"ddp_bucket_view_speedup\": " + std::to_string(ips_view / ips_single) +
+             ", \"ddp_zero_ips\": " + std::to_string(ips_zero) +
+             ", \"zero_state_fraction\": " + std::to_string(zero_state / plain_state) +
              ", \"ddp_vs_data_parallel\": " + std::to_string(ips_ddp / ips_dp) +
              ", \"separate_ips\": " + std::to_string(ips_sep) +
              ", \"ddp_vs_separate\": " + std::to_string(ips_ddp / ips_sep) +

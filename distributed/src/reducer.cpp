@@ -343,12 +343,14 @@ void Reducer::on_gradient_ready(size_t index) {
     // and at the end of that backward (finalize_backward) every bucket is filled with the
     // complete .grad and launched in bucket order, then the used map is all-reduced as with
     // find_unused_parameters: the same collectives in the same order as a backward with it.
-    // That backward overlaps nothing. Every later one marks the parameters that got no gradient then as unused
-    // at its first hook (no graph walk) and a parameter ready when its hook has seen the learned
-    // number of gradients: .grad has accumulated all of them by then. So a parameter used
-    // inside and outside a reentrant activation checkpoint (two gradients, from two backwards)
-    // is reduced once, complete, where without static_graph it is a StateError. A parameter no
-    // rank used in the first backward keeps its .grad as it is, as find_unused_parameters does.
+    // That backward overlaps nothing. Every later one marks the parameters that got no gradient
+    // then as unused at its first hook (no graph walk) and a parameter ready when its hook has
+    // seen the learned number of gradients: .grad has accumulated all of them by then. So a
+    // parameter used inside and outside a reentrant activation checkpoint (two gradients, from
+    // two backwards) is reduced once, complete, where without static_graph it is a StateError.
+    // A parameter no rank used in the first backward keeps its .grad as it is, as
+    // find_unused_parameters does. The first backward also rebuilds the buckets in the order
+    // of each parameter's last gradient (Note [Bucket rebuild]).
     // Deviations are StateErrors (PyTorch checks fewer of them): one more gradient than learned
     // during the backward, fewer at the next forward (Note [An unfinished reduction is final]).
     if (learning()) {  // count only: finalize_backward fills and launches every bucket
