@@ -238,7 +238,7 @@ int main(int argc, char** argv) {
       line(("DataParallel, " + std::to_string(world) + " CPU devices x 1 thread").c_str(), ips_dp, t_dp, world);
       line(("DDP, " + std::to_string(world) + " processes x 1 thread").c_str(), ips_ddp, t_ddp, world);
       line("  the same, gradient_as_bucket_view", ips_view, t_view, world);
-      line("  the same, ZeroRedundancyOptimizer(Adam)", ips_zero, t_zero, world);
+      line("  the same, ZeRO-sharded Adam", ips_zero, t_zero, world);
       line((std::to_string(world) + " separate processes, no communication").c_str(), ips_sep, t_sep, world);
       std::printf("  DDP vs DataParallel: %.2fx\n", ips_ddp / ips_dp);
       std::printf(
