@@ -142,12 +142,25 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> 
     else
       local.emplace_back(std::move(params));
   }
-  local_ = make(std::move(local));
-  WICK_CHECK(local_ != nullptr, "ZeroRedundancyOptimizer: the optimizer factory returned no optimizer");
-  WICK_CHECK(local_->param_groups().size() == groups_.size(),
-             "ZeroRedundancyOptimizer: the factory's optimizer has {} parameter groups for the {} it was given; it "
-             "must keep the groups it is given",
-             local_->param_groups().size(), groups_.size());
+  // The local optimizer checks only this rank's share (leaves, floating point, options): the
+  // ranks agree before any goes on, so that a share one rank refuses fails every rank.
+  std::exception_ptr refused;
+  try {
+    local_ = make(std::move(local));
+    WICK_CHECK(local_ != nullptr, "ZeroRedundancyOptimizer: the optimizer factory returned no optimizer");
+    WICK_CHECK(local_->param_groups().size() == groups_.size(),
+               "ZeroRedundancyOptimizer: the factory's optimizer has {} parameter groups for the {} it was given; it "
+               "must keep the groups it is given",
+               local_->param_groups().size(), groups_.size());
+  } catch (const Error&) {
+    refused = std::current_exception();
+  }
+  const auto failed = failed_ranks(*group_, refused != nullptr);
+  if (refused) std::rethrow_exception(refused);
+  WICK_CHECK(failed.empty(),
+             "ZeroRedundancyOptimizer: rank(s) {} refused their share of the parameters (their error says why); give "
+             "every rank parameters and options its optimizer accepts",
+             fmt::join(failed, ", "));
 }
 
 int ZeroRedundancyOptimizer::owner(const Tensor& p) const {

@@ -2,6 +2,7 @@
 // 2 and 3 ranks (mpirun) training, state dicts and refusals against the plain optimizer over
 // every parameter, the independent truth: bit for bit, since each element is updated by the
 // same arithmetic on one rank and copied to the others.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -183,6 +184,20 @@ TEST_CASE("zero: refusals leave every rank as it was", "[mpi]") {
                                   distributed::optimizer_factory<optim::SGD>(optim::SGDOptions(0.1)));
       },
       {"appears more than once"});
+  {  // a share one rank's optimizer refuses (a non-leaf): that rank says why, every rank raises
+    const Tensor doubled = params[0] * 2.0;
+    const std::vector<Tensor> with_non_leaf{doubled, params[1], params[2], params[3], params[4], params[5]};
+    std::vector<int64_t> numels;
+    for (const Tensor& p : with_non_leaf) numels.push_back(p.numel());
+    const auto partition = distributed::zero_partition({numels}, g.size());
+    const auto& share = partition[static_cast<size_t>(g.rank())][0];
+    const bool mine = std::find(share.begin(), share.end(), size_t{0}) != share.end();  // the non-leaf is here
+    test::expect_error<ValueError>(
+        [&] {
+          ZeroRedundancyOptimizer z(with_non_leaf, distributed::optimizer_factory<optim::SGD>(optim::SGDOptions(0.1)));
+        },
+        mine ? std::vector<std::string>{"not a leaf"} : std::vector<std::string>{"refused their share"});
+  }
   ZeroRedundancyOptimizer zero(params, distributed::optimizer_factory<optim::SGD>(optim::SGDOptions(0.1)));
   test::expect_error<ValueError>([&] { zero.consolidate_state_dict(g.size()); }, {"consolidate_state_dict"});
   // One rank's parameter gets data of another shape (set_data keeps the old gradient): its

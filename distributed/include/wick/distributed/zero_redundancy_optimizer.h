@@ -55,12 +55,13 @@ struct ZeroRedundancyOptimizerOptions {
 
 class ZeroRedundancyOptimizer {
  public:
-  /// Shards `groups` over the group's ranks and makes the local optimizer with `make` over this
-  /// rank's share, every group kept (empty where this rank owns none of it). Every rank must
-  /// construct it with the same groups (the partition is computed, not communicated).
-  /// ValueError when a parameter is not on the process group's device type, when a rank would
-  /// own no parameter (fewer parameters than ranks), or what the local optimizer refuses;
-  /// StateError when no process group is running.
+  /// Collective: shards `groups` over the group's ranks and makes the local optimizer with
+  /// `make` over this rank's share, every group kept (empty where this rank owns none of it).
+  /// Every rank must construct it with the same groups (the partition is computed, not
+  /// communicated). ValueError, on every rank, when a parameter is given twice or is not on the
+  /// process group's device type, when a rank would own no parameter (fewer parameters than
+  /// ranks), or when any rank's local optimizer refuses its share (that rank raises the
+  /// optimizer's own error); StateError when no process group is running.
   ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> groups, const OptimizerFactory& make,
                           ZeroRedundancyOptimizerOptions options = {});
   /// One group.
