@@ -20,6 +20,12 @@
 // A dict that any rank refuses changes nothing on any rank.
 // Learning-rate schedulers drive optim(), the local optimizer: every rank schedules its own
 // shard alike (the groups are the same on every rank, some possibly empty).
+// Where the API differs from PyTorch's, and why: PyTorch's constructor takes the optimizer class
+// and its keyword arguments; C++ has neither, so a factory makes the local optimizer
+// (optimizer_factory<Opt>(defaults) is the usual one). PyTorch's ZeroRedundancyOptimizer is an
+// Optimizer itself, driven by schedulers; wick's Optimizer keeps its state and state dict for the
+// parameters it updates, so this class wraps one rather than being one, and schedulers drive
+// optim().
 #include <functional>
 #include <memory>
 #include <optional>
