@@ -6,6 +6,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "host_collectives.h"
 #include "reducer.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -47,16 +48,8 @@ std::string describe_row(const int64_t* row, bool with_grad_flag) {
 // backend, a small transfer for nccl, which moves CUDA tensors only) and read back on the CPU.
 // The buckets themselves live on their parameters' device and never leave it.
 
-// Every rank's copy of the CPU tensor `mine`, gathered through the group's device (Note
-// [Bookkeeping on the group's device]); the results are on the CPU.
-std::vector<Tensor> gather_on_cpu(ProcessGroup& group, const Tensor& mine) {
-  const Device dev = group.device();
-  std::vector<Tensor> all;
-  for (int r = 0; r < group.size(); ++r) all.push_back(empty(mine.sizes(), TensorOptions(mine.dtype()).device(dev)));
-  group.all_gather(all, mine.to(dev))->wait();
-  for (auto& t : all) t = t.to(kCPU);
-  return all;
-}
+// (The helpers: host_collectives.h.)
+using detail::gather_on_cpu;
 
 void verify_same_parameters(ProcessGroup& group, const std::vector<Tensor>& params,
                             const std::vector<std::string>& names, size_t param_count) {
@@ -296,9 +289,7 @@ Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs,
     mine[3] = syncs ? iteration : 0;
     mine[static_cast<size_t>(kAnnounceFixed + group.rank())] = 1;
   }
-  Tensor flags = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kInt64).to(group.device());
-  group.all_reduce(flags)->wait();
-  const auto f = flags.to(kCPU).to_vector<int64_t>();
+  const auto f = detail::sum_on_cpu(group, mine);
   Announcement a{f[0], f[1], f[2], f[1] > 0 ? f[3] / f[1] : 0, 0};
   for (int r = 0; r < group.size(); ++r)
     if (f[static_cast<size_t>(kAnnounceFixed + r)] > 0) a.buffer_root = r;

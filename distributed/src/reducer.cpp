@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "host_collectives.h"
 #include "wick/autograd/engine.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
@@ -55,9 +56,7 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std
   divisor_ = group_->size();
   // Reverse registration order: roughly the order backward produces the gradients, until the
   // first synchronised backward shows the real one (Note [Bucket rebuild]).
-  std::vector<size_t> reversed(params_.size());
-  for (size_t k = 0; k < reversed.size(); ++k) reversed[k] = params_.size() - 1 - k;
-  build_buckets(reversed);
+  build_buckets(reverse_registration_order());
   arrival_.assign(params_.size(), 0);
   ready_.assign(params_.size(), 0);
   used_.assign(params_.size(), 0);
@@ -65,6 +64,12 @@ Reducer::Reducer(std::vector<Tensor> params, std::vector<std::string> names, std
   used_unsynced_.assign(params_.size(), 0);
   grad_count_.assign(params_.size(), 0);
   reset_iteration_locked();
+}
+
+std::vector<size_t> Reducer::reverse_registration_order() const {
+  std::vector<size_t> order(params_.size());
+  for (size_t k = 0; k < order.size(); ++k) order[k] = params_.size() - 1 - k;
+  return order;
 }
 
 void Reducer::build_buckets(const std::vector<size_t>& order) {
@@ -124,14 +129,8 @@ void Reducer::rebuild_buckets_locked(const std::vector<double>& arrival) {
   // be rank 0, adds zeros (Reducer::shadow_backward) and still gets the layout. The buckets then
   // keep it for good. A parameter whose .grad is a view of its slot (gradient_as_bucket_view)
   // gets a view of its new slot with the same values.
-  // Staged on the group's device (Note [Bookkeeping on the group's device]).
-  Tensor sums = from_blob(const_cast<double*>(arrival.data()), {static_cast<int64_t>(arrival.size())}, kFloat64)
-                    .clone()
-                    .to(group_->device());
-  group_->all_reduce(sums, ReduceOp::Sum, CollectiveTag{iteration_, -2})->wait();
-  const std::vector<double> summed = sums.to(kCPU).to_vector<double>();
-  std::vector<size_t> order(params_.size());
-  for (size_t k = 0; k < order.size(); ++k) order[k] = params_.size() - 1 - k;
+  const std::vector<double> summed = sum_on_cpu(*group_, arrival, CollectiveTag{iteration_, -2});
+  std::vector<size_t> order = reverse_registration_order();
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return summed[a] < summed[b]; });
   rebuilt_ = true;
   build_buckets(order);
@@ -506,12 +505,8 @@ void Reducer::finalize_backward() {
   if (dynamic_find_unused() || learning_now) {
     std::vector<double> mine(params_.size());
     for (size_t i = 0; i < params_.size(); ++i) mine[i] = used_[i] ? 1.0 : 0.0;
-    // Staged on the group's device (Note [Bookkeeping on the group's device]).
-    Tensor used = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kFloat64).to(group_->device());
-    auto used_work = group_->all_reduce(used, ReduceOp::Sum, CollectiveTag{iteration_, -1});
     try {
-      used_work->wait();
-      global_used = used.to(kCPU).to_vector<double>();
+      global_used = sum_on_cpu(*group_, mine, CollectiveTag{iteration_, -1});
     } catch (...) {
       failure = std::current_exception();  // raised once the buckets are done with their tensors
     }

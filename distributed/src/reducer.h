@@ -80,6 +80,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// `order` (indices into params_, the earliest ready first). A parameter whose .grad is its
   /// old slot gets its new slot as .grad, with the same values.
   void build_buckets(const std::vector<size_t>& order);
+  /// The parameters' indices, last registered first: the first layout's order, and the rebuild's
+  /// order among equal arrivals.
+  std::vector<size_t> reverse_registration_order() const;
   /// The first synchronised backward's end (and a joined rank's shadow of it): all-reduces
   /// `arrival` (this rank's arrival positions, zeros on a joined rank) and rebuilds the buckets in
   /// the summed order (Note [Bucket rebuild]).

@@ -8,9 +8,11 @@
 #include <string>
 #include <unordered_set>
 
+#include "host_collectives.h"
 #include "wick/autograd/functions.h"
 #include "wick/autograd/grad_mode.h"
 #include "wick/core/error.h"
+#include "wick/core/native.h"
 #include "wick/distributed/init.h"
 #include "wick/nn/optim/param_utils.h"
 #include "wick/nn/safetensors.h"
@@ -52,7 +54,7 @@ std::vector<optim::ParamGroup> one_group(std::vector<Tensor> params) {
 Tensor words_of(const std::string& bytes, Device device) {
   std::vector<int64_t> words((bytes.size() + 7) / 8, 0);
   if (!bytes.empty()) std::memcpy(words.data(), bytes.data(), bytes.size());
-  return from_blob(words.data(), {static_cast<int64_t>(words.size())}, kInt64).clone().to(device);
+  return native::from_blob_copy(words.data(), {static_cast<int64_t>(words.size())}, kInt64, kCPU).to(device);
 }
 
 /// Waits for every work, then rethrows the first failure (so no tensor is still in use).
@@ -72,10 +74,8 @@ void wait_all(std::vector<std::shared_ptr<Work>>& works) {
 std::vector<int> failed_ranks(ProcessGroup& group, bool failed) {
   std::vector<int64_t> mine(static_cast<size_t>(group.size()), 0);
   mine[static_cast<size_t>(group.rank())] = failed ? 1 : 0;
-  Tensor flags = from_blob(mine.data(), {static_cast<int64_t>(mine.size())}, kInt64).clone().to(group.device());
-  group.all_reduce(flags, ReduceOp::Sum)->wait();
+  const auto all = detail::sum_on_cpu(group, mine);
   std::vector<int> out;
-  const auto all = flags.to(kCPU).to_vector<int64_t>();
   for (size_t r = 0; r < all.size(); ++r)
     if (all[r] != 0) out.push_back(static_cast<int>(r));
   return out;
@@ -131,12 +131,10 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> 
   std::vector<optim::ParamGroup> local;
   for (size_t g = 0; g < groups_.size(); ++g) {
     std::vector<Tensor> params;
-    std::vector<int64_t> numbers;
     for (size_t i : partition[static_cast<size_t>(rank)][g]) {
       params.push_back(groups_[g].params()[i]);
-      numbers.push_back(first_number[g] + static_cast<int64_t>(i));
+      local_numbers_.push_back(first_number[g] + static_cast<int64_t>(i));
     }
-    local_to_global_.push_back(std::move(numbers));
     if (groups_[g].has_options())
       local.emplace_back(std::move(params), groups_[g].options().clone());
     else
@@ -212,27 +210,22 @@ void ZeroRedundancyOptimizer::consolidate_state_dict(int to) {
   consolidated_.reset();
   // This rank's shard, numbered over the full groups.
   const optim::OptimizerStateDict mine = local_->state_dict();
-  std::vector<int64_t> local_to_global;
-  for (const auto& numbers : local_to_global_)
-    local_to_global.insert(local_to_global.end(), numbers.begin(), numbers.end());
   std::vector<serialize::NamedTensor> named;
   for (const auto& [key, t] : mine.state) {
     int64_t id = 0;
     std::string name;
-    WICK_CHECK(optim::parse_state_key(key, id, name) && id < static_cast<int64_t>(local_to_global.size()),
+    WICK_CHECK(optim::parse_state_key(key, id, name) && id < static_cast<int64_t>(local_numbers_.size()),
                "ZeroRedundancyOptimizer: the local optimizer's state dict has a key '{}' of another form", key);
-    named.push_back({fmt::format("state.{}.{}", local_to_global[static_cast<size_t>(id)], name), t});
+    named.push_back({fmt::format("state.{}.{}", local_numbers_[static_cast<size_t>(id)], name), t});
   }
   const std::string bytes = serialize::serialize_safetensors(named);
-  // Rank by rank: the shard's size, then its bytes (every rank takes part; only `to` keeps them).
+  // Every shard's size at once, then each shard's bytes from its rank (every rank takes part;
+  // only `to` keeps them).
+  const int64_t my_size = static_cast<int64_t>(bytes.size());
+  const std::vector<Tensor> sizes = detail::gather_on_cpu(*group_, native::from_blob_copy(&my_size, {1}, kInt64, kCPU));
   std::vector<std::vector<std::pair<std::string, Tensor>>> by_number(owner_by_number_.size());
   for (int r = 0; r < world; ++r) {
-    Tensor size =
-        from_blob(std::vector<int64_t>{static_cast<int64_t>(r == rank ? bytes.size() : 0)}.data(), {1}, kInt64)
-            .clone()
-            .to(group_->device());
-    group_->broadcast(size, r)->wait();
-    const int64_t n = size.to(kCPU).item<int64_t>();
+    const int64_t n = sizes[static_cast<size_t>(r)].item<int64_t>();
     Tensor words = r == rank ? words_of(bytes, group_->device())
                              : zeros({(n + 7) / 8}, TensorOptions(kInt64).device(group_->device()));
     group_->broadcast(words, r)->wait();
@@ -284,7 +277,7 @@ void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerStateDict& d
     std::vector<int64_t> global_to_local(owner_by_number_.size(), -1);
     optim::OptimizerStateDict part;
     part.optimizer = dict.optimizer;
-    int64_t local = 0;
+    size_t local = 0;  // the local optimizer numbers its parameters over its groups in order
     for (size_t g = 0; g < groups_.size(); ++g) {
       WICK_CHECK(dict.param_groups[g].params.size() == groups_[g].params().size(),
                  "ZeroRedundancyOptimizer::load_state_dict: group {} of the state dict has {} parameters, this "
@@ -292,9 +285,9 @@ void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerStateDict& d
                  g, dict.param_groups[g].params.size(), groups_[g].params().size());
       optim::ParamGroupState gs;
       gs.options = dict.param_groups[g].options;
-      for (int64_t number : local_to_global_[g]) {
-        global_to_local[static_cast<size_t>(number)] = local;
-        gs.params.push_back(local++);
+      for (size_t k = 0; k < local_->param_groups()[g].params().size(); ++k, ++local) {
+        global_to_local[static_cast<size_t>(local_numbers_[local])] = static_cast<int64_t>(local);
+        gs.params.push_back(static_cast<int64_t>(local));
       }
       part.param_groups.push_back(std::move(gs));
     }

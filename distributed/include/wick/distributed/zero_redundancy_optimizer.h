@@ -104,9 +104,9 @@ class ZeroRedundancyOptimizer {
   std::vector<optim::ParamGroup> groups_;
   std::shared_ptr<ProcessGroup> group_;
   std::unique_ptr<optim::Optimizer> local_;
-  std::vector<std::vector<Tensor>> owned_;             // per rank: its parameters, in the order it broadcasts them
-  std::vector<std::vector<int64_t>> local_to_global_;  // this rank's groups: local position -> global number
-  std::vector<int> owner_by_number_;                   // global number -> owner rank
+  std::vector<std::vector<Tensor>> owned_;  // per rank: its parameters, in the order it broadcasts them
+  std::vector<int64_t> local_numbers_;      // the local optimizer's parameters, in its order: their global numbers
+  std::vector<int> owner_by_number_;        // global number -> owner rank
   std::optional<optim::OptimizerStateDict> consolidated_;
 };
 
