@@ -214,32 +214,33 @@ void DistributedDataParallel::sync_buffers(int root) {
 }
 
 // Note [Join]
-// Ranks with uneven amounts of data. While join is enabled, each forward of a rank still
-// training starts with an all_reduce of its announcement [1, sync, buffers, iteration, one-hot
-// of its rank] (sync: 1 when its backward will synchronise, i.e. grad mode on and outside
-// no_sync; buffers: 1 when this forward broadcasts the buffers, Note [When buffers are
-// broadcast]; iteration: with sync, the reducer's synchronised iteration, Note [Tagged buckets]
-// in reducer.cpp, which the joined rank's shadow collectives carry as their tag: the sum over
-// the synchronising ranks divided by their number, their common iteration when they are in
-// step; when they are not, some of them mismatch it and every rank fails). A joined rank
-// loops on all_reduce of zeros. A sum of 0 active ranks means every rank has joined: all leave
-// the loop together. Otherwise the joined rank runs what the active ranks' iteration runs: the
-// buffer broadcast when they broadcast, then, when they synchronise, every bucket's all_reduce
-// with zeros (Reducer::shadow_backward). The buffers are broadcast from the highest rank still
-// active, as PyTorch's _sync_buffers under join (_find_common_rank: an all-reduce MAX where
-// joined ranks pass -1): rank 0 may have joined, and its buffers stopped changing then. The
-// one-hot ranks in the sum tell every rank, joined or not, which rank that is. Last, the ranks
-// all-gather how many forwards each announced and copy the parameters and buffers of the one
-// that announced the most (the highest such rank) to all, so the models agree again (optimizer
-// states do not: each rank's optimizer stepped only while it trained). That is PyTorch's rule
-// (_sync_final_model: _find_common_rank over the last joiners, the ranks whose join found no
-// rank active, ties to the highest): every forward, with or without grad, notifies the join
-// context there, so the last joiners are the ranks with the most forwards, an evaluation's
-// forwards without grad included. With divide_by_initial_world_size false, each announcement's
-// count of active ranks becomes the divisor of that forward's synchronised gradients
-// (Reducer::set_divisor): the joined ranks' zeros then leave the active ranks' average, as
-// PyTorch's reducer divides by the count its join notification all-reduced.
-void DistributedDataParallel::enable_join(bool divide_by_initial_world_size) {
+// DistributedDataParallel under a Join (Note [Join context], join.h), for ranks with uneven
+// amounts of data. Each forward of a rank still training notifies the Join with the payload
+// [sync, buffers, iteration, one-hot of its rank] (sync: 1 when its backward will synchronise,
+// i.e. grad mode on and outside no_sync; buffers: 1 when this forward broadcasts the buffers,
+// Note [When buffers are broadcast]; iteration: with sync, the reducer's synchronised iteration,
+// Note [Tagged buckets] in reducer.cpp, which the joined rank's shadow collectives carry as their
+// tag: the sum over the synchronising ranks divided by their number, their common iteration when
+// they are in step; when they are not, some of them mismatch it and every rank fails). For each
+// such notification a joined rank (join_main_hook) runs what the active ranks' iteration runs:
+// the buffer broadcast when they broadcast, then, when they synchronise, every bucket's
+// all_reduce with zeros (Reducer::shadow_backward), after which its .grad holds the synchronised
+// gradients as the active ranks' do (so a ZeroRedundancyOptimizer in the same Join steps its
+// shard with them; PyTorch's join hook discards them). The buffers are broadcast from the
+// highest rank still active, as PyTorch's _sync_buffers under join (_find_common_rank: an
+// all-reduce MAX where joined ranks pass -1): rank 0 may have joined, and its buffers stopped
+// changing then. The one-hot ranks in the sum tell every rank, joined or not, which rank that is.
+// Last (join_post_hook), every rank gets the parameters and buffers of the highest last joiner,
+// so the models agree again (optimizer states do not: each rank's optimizer stepped only while
+// it trained). That is PyTorch's _sync_final_model; every forward, with or without grad,
+// notifies, so the last joiners are the ranks with the most forwards, evaluation forwards
+// included. With divide_by_initial_world_size false, each notification's count of active ranks
+// becomes the divisor of that forward's synchronised gradients (Reducer::set_divisor): the joined
+// ranks' zeros then leave the active ranks' average, as PyTorch's reducer divides by the count
+// its join notification all-reduced. enable_join()/join() are a Join over this module alone.
+DistributedDataParallel::~DistributedDataParallel() { own_join_.reset(); }
+
+void DistributedDataParallel::join_check(const JoinOptions&) const {
   reducer();  // a clone's refusal
   // A synchronised BatchNorm's all_gather is a collective of the forward that a joined rank
   // cannot shadow: the ranks still training would wait for it until the timeout. PyTorch's
@@ -249,86 +250,84 @@ void DistributedDataParallel::enable_join(bool divide_by_initial_world_size) {
     const std::string& name = item.first;
     const nn::Module* m = item.second.get();
     WICK_CHECK(!synchronises_batch_norm(*m),
-               "enable_join: the {} '{}' synchronises its batch statistics across ranks (convert_sync_batchnorm), and "
-               "a rank that has joined cannot take part in its collectives; remove the synchronisation "
-               "(set_sync(nullptr)) or give every rank the same number of batches",
+               "DistributedDataParallel join: the {} '{}' synchronises its batch statistics across ranks "
+               "(convert_sync_batchnorm), and a rank that has joined cannot take part in its collectives; remove the "
+               "synchronisation (set_sync(nullptr)) or give every rank the same number of batches",
                m->name(), name);
   }
   // A rank that joins before the first synchronised backward would shadow static_graph's
   // learning iteration without learning anything itself (Note [Static graph]).
   WICK_CHECK_STATE(!options_.static_graph,
-                   "enable_join: this DistributedDataParallel was built with static_graph, which join does not "
-                   "support (a rank that has joined cannot learn the graph); build it without static_graph (with "
-                   "find_unused_parameters = true when some parameters go unused) or give every rank the same number "
-                   "of batches");
-  join_enabled_ = true;
-  divide_by_initial_world_size_ = divide_by_initial_world_size;
-  announced_forwards_ = 0;
+                   "DistributedDataParallel join: this DistributedDataParallel was built with static_graph, which "
+                   "join does not support (a rank that has joined cannot learn the graph); build it without "
+                   "static_graph (with find_unused_parameters = true when some parameters go unused) or give every "
+                   "rank the same number of batches");
 }
 
-namespace {
-
-// The sum over the ranks of their announcements (Note [Join]).
-struct Announcement {
-  int64_t active = 0;     // ranks still training
-  int64_t syncs = 0;      // of those, ranks whose backward synchronises
-  int64_t buffers = 0;    // of those, ranks that broadcast the buffers first
-  int64_t iteration = 0;  // the synchronising ranks' iteration (0 when none synchronises)
-  int buffer_root = 0;    // the highest active rank (0 when none is)
-};
-
-constexpr int64_t kAnnounceFixed = 4;  // [active, syncs, buffers, iteration], then one entry per rank
-
-// All-reduces this rank's announcement: `active` false for a joined rank (zeros). Collective.
-Announcement exchange_announcement(ProcessGroup& group, bool active, bool syncs, bool buffers, int64_t iteration) {
-  std::vector<int64_t> mine(static_cast<size_t>(kAnnounceFixed + group.size()), 0);
-  if (active) {
-    mine[0] = 1;
-    mine[1] = syncs ? 1 : 0;
-    mine[2] = buffers ? 1 : 0;
-    mine[3] = syncs ? iteration : 0;
-    mine[static_cast<size_t>(kAnnounceFixed + group.rank())] = 1;
-  }
-  const auto f = detail::sum_on_cpu(group, mine);
-  Announcement a{f[0], f[1], f[2], f[1] > 0 ? f[3] / f[1] : 0, 0};
-  for (int r = 0; r < group.size(); ++r)
-    if (f[static_cast<size_t>(kAnnounceFixed + r)] > 0) a.buffer_root = r;
-  return a;
+void DistributedDataParallel::join_started(const JoinOptions& options) {
+  divide_by_initial_world_size_ = options.divide_by_initial_world_size;
 }
 
-}  // namespace
+void DistributedDataParallel::join_ended() {
+  if (reducer_) reducer_->set_divisor(options_.process_group->size());
+}
+
+ProcessGroup& DistributedDataParallel::join_process_group() const { return *options_.process_group; }
+
+size_t DistributedDataParallel::join_payload_size() const {
+  return static_cast<size_t>(kJoinPayloadFixed + options_.process_group->size());
+}
+
+void DistributedDataParallel::enable_join(bool divide_by_initial_world_size) {
+  reducer();          // a clone's refusal
+  own_join_.reset();  // enable_join() again: start afresh
+  own_join_ = std::make_shared<Join>(std::vector<Joinable*>{this},
+                                     JoinOptions{.divide_by_initial_world_size = divide_by_initial_world_size});
+}
 
 int DistributedDataParallel::announce_active(bool syncs_buffers, bool backward_syncs) {
-  const Announcement a =
-      exchange_announcement(*options_.process_group, true, backward_syncs, syncs_buffers, reducer().iteration());
-  ++announced_forwards_;  // with or without grad, as PyTorch's notify_join_context (Note [Join])
-  reducer().set_divisor(divide_by_initial_world_size_ ? options_.process_group->size() : a.active);
-  return a.buffer_root;
+  ProcessGroup& group = *options_.process_group;
+  std::vector<int64_t> mine(join_payload_size(), 0);
+  mine[0] = backward_syncs ? 1 : 0;
+  mine[1] = syncs_buffers ? 1 : 0;
+  mine[2] = backward_syncs ? reducer().iteration() : 0;
+  mine[static_cast<size_t>(kJoinPayloadFixed + group.rank())] = 1;
+  const JoinNotification n = notify_join_context(mine);
+  reducer().set_divisor(divide_by_initial_world_size_ ? group.size() : n.active);
+  return buffer_root_of(n);
+}
+
+int DistributedDataParallel::buffer_root_of(const JoinNotification& n) const {
+  int root = 0;
+  for (int r = 0; r < options_.process_group->size(); ++r)
+    if (n.payload[static_cast<size_t>(kJoinPayloadFixed + r)] > 0) root = r;
+  return root;
+}
+
+void DistributedDataParallel::join_main_hook(const JoinNotification& n) {
+  const int64_t syncs = n.payload[0], buffers = n.payload[1];
+  if (buffers > 0) sync_buffers(buffer_root_of(n));
+  if (syncs > 0) reducer().shadow_backward(n.payload[2] / syncs);
+  require_forward_param_sync_ = syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
+}
+
+void DistributedDataParallel::join_post_hook(int last_joiner) {
+  ProcessGroup& group = *options_.process_group;
+  NoGradGuard no_grad;
+  std::vector<std::shared_ptr<Work>> works;
+  for (const auto& p : module().parameters()) works.push_back(group.broadcast(p, last_joiner));
+  for (const auto& b : module().buffers())
+    if (b.defined()) works.push_back(group.broadcast(b, last_joiner));
+  for (auto& w : works) w->wait();
 }
 
 void DistributedDataParallel::join() {
   reducer();  // a clone's refusal
-  WICK_CHECK_STATE(join_enabled_, "DistributedDataParallel::join: call enable_join() on every rank before training");
-  ProcessGroup& group = *options_.process_group;
-  for (;;) {
-    const Announcement a = exchange_announcement(group, false, false, false, 0);
-    if (a.active == 0) break;  // every rank has joined
-    if (a.buffers > 0) sync_buffers(a.buffer_root);
-    if (a.syncs > 0) reducer().shadow_backward(a.iteration);
-    require_forward_param_sync_ = a.syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
-  }
-  const std::vector<Tensor> counts = gather_on_cpu(group, full({1}, announced_forwards_, kInt64));
-  int source = 0;
-  for (int r = 0; r < group.size(); ++r)
-    if (counts[r].item<int64_t>() >= counts[source].item<int64_t>()) source = r;
-  NoGradGuard no_grad;
-  std::vector<std::shared_ptr<Work>> works;
-  for (const auto& p : module().parameters()) works.push_back(group.broadcast(p, source));
-  for (const auto& b : module().buffers())
-    if (b.defined()) works.push_back(group.broadcast(b, source));
-  for (auto& w : works) w->wait();
-  join_enabled_ = false;
-  reducer().set_divisor(group.size());
+  WICK_CHECK_STATE(own_join_ != nullptr,
+                   "DistributedDataParallel::join: call enable_join() on every rank before training (or use a Join "
+                   "over this module and call its join())");
+  const std::shared_ptr<Join> join = std::move(own_join_);
+  join->join();
 }
 
 // Note [When buffers are broadcast]
@@ -358,7 +357,7 @@ nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& a
   // those collectives.
   const bool syncs_buffers = will_sync_buffers();
   const bool backward_syncs = grad && r.prepare_for_forward();
-  const int buffer_root = join_enabled_ ? announce_active(syncs_buffers, backward_syncs) : 0;
+  const int buffer_root = join_enabled() ? announce_active(syncs_buffers, backward_syncs) : 0;
   if (syncs_buffers) sync_buffers(buffer_root);
   nn::Value out = module().forward_value(args);
   require_forward_param_sync_ = backward_syncs;
@@ -380,8 +379,8 @@ detail::Reducer& DistributedDataParallel::reducer() const {
 }
 
 void DistributedDataParallel::on_replicated() {
-  reducer_.reset();  // a copy must not drive the original's reducer (see reducer())
-  join_enabled_ = false;
+  reducer_.reset();   // a copy must not drive the original's reducer (see reducer())
+  own_join_.reset();  // the original's (a copy is in no Join: Joinable's copy constructor)
 }
 
 Tensor DistributedDataParallel::forward(const Tensor& input) { return forward_value({nn::Value(input)}).tensor(); }

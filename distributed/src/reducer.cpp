@@ -540,9 +540,17 @@ void Reducer::finalize_backward() {
     }
     learned_ = true;
   }
+  copy_out_locked(next_bucket_, global_used);
+  unfinished_.clear();
+  for (size_t i = 0; i < params_.size(); ++i)
+    if (!ready_[i]) unfinished_.push_back(i);
+  if (should_rebuild()) rebuild_buckets_locked(arrival_);  // every rank alike, finished or not
+}
+
+void Reducer::copy_out_locked(size_t buckets, const std::vector<double>& global_used) {
   NoGradGuard no_grad;
   profiler::RecordScope copy_event("ddp", "gradients out of the buckets");
-  for (size_t b = 0; b < next_bucket_; ++b) {
+  for (size_t b = 0; b < buckets; ++b) {
     for (size_t k = 0; k < buckets_[b].params.size(); ++k) {
       const size_t p = buckets_[b].params[k];
       // No rank used it: .grad stays as it was.
@@ -558,53 +566,50 @@ void Reducer::finalize_backward() {
       }
     }
   }
-  unfinished_.clear();
-  for (size_t i = 0; i < params_.size(); ++i)
-    if (!ready_[i]) unfinished_.push_back(i);
-  if (should_rebuild()) rebuild_buckets_locked(arrival_);  // every rank alike, finished or not
 }
 
 void Reducer::shadow_backward(int64_t iteration) {
   auto lock = locked();
   iteration_ = iteration;  // the active ranks' count: this rank's next iterations carry on from it
-  std::vector<std::shared_ptr<Work>> works;
-  // With a hook: the hook on every bucket of zeros, as the ranks still training run it, their
-  // futures waited for in bucket order after the used map, as finalize_backward does.
-  std::vector<std::shared_ptr<Future>> futures;
+  // The collectives of the active ranks' backward, in their order: every bucket (through the
+  // hook when there is one) with zeros, then the used map; then, as finalize_backward, the
+  // results become .grad (Note [Join], distributed_data_parallel.cpp).
   std::exception_ptr failure;  // wait for every one launched before raising, so no tensor is still in use
+  size_t launched = 0;
   try {
     for (size_t b = 0; b < buckets_.size(); ++b) {
       for (size_t k = 0; k < buckets_[b].params.size(); ++k) detach_grad_from_slot(buckets_[b].params[k], slot(b, k));
       buckets_[b].flat.zero_();
       const CollectiveTag tag{iteration, static_cast<int64_t>(b)};
       if (comm_hook_)
-        futures.push_back(run_hook_locked(b, tag));
+        buckets_[b].future = run_hook_locked(b, tag);
       else
-        works.push_back(group_->all_reduce(buckets_[b].flat, ReduceOp::Sum, tag));
+        buckets_[b].work = group_->all_reduce(buckets_[b].flat, ReduceOp::Sum, tag);
+      launched = b + 1;
     }
   } catch (...) {
     failure = std::current_exception();  // a hook raised
   }
-  if (dynamic_find_unused() && !failure)  // enable_join refuses static_graph
-    works.push_back(group_->all_reduce(
-        zeros({static_cast<int64_t>(params_.size())}, TensorOptions(kFloat64).device(group_->device())), ReduceOp::Sum,
-        CollectiveTag{iteration, -1}));
-  for (auto& w : works) {
+  std::vector<double> global_used;
+  if (dynamic_find_unused() && !failure) {  // enable_join refuses static_graph
     try {
-      w->wait();
+      global_used = sum_on_cpu(*group_, std::vector<double>(params_.size(), 0.0), CollectiveTag{iteration, -1});
     } catch (...) {
-      if (!failure) failure = std::current_exception();
+      failure = std::current_exception();
     }
   }
-  for (auto& f : futures) {  // the results are zeros' average: nothing to keep
+  for (size_t b = 0; b < launched; ++b) {
     try {
-      InHook in_hook(this);
-      f->wait();
+      if (comm_hook_)
+        adopt_hook_result_locked(b);
+      else
+        buckets_[b].work->wait();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }
   }
   if (failure) std::rethrow_exception(failure);
+  copy_out_locked(buckets_.size(), global_used);
   // This rank joined before any synchronised backward: the active ranks are in their first,
   // whose end rebuilds the buckets (Note [Bucket rebuild]); no gradient arrived here.
   if (should_rebuild()) rebuild_buckets_locked(std::vector<double>(params_.size(), 0.0));

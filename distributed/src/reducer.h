@@ -56,7 +56,8 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   /// For a joined rank: the collectives one synchronised backward of the others runs, with
   /// zero gradients (every bucket in order, then the used map with find_unused_parameters),
   /// tagged with `iteration`, the active ranks' synchronised iteration, which this reducer
-  /// adopts (Note [Tagged buckets]). Rethrows the first failure once every one has finished.
+  /// adopts (Note [Tagged buckets]); the results then become .grad as in the active ranks'
+  /// backward. Rethrows the first failure once every one has finished.
   void shadow_backward(int64_t iteration);
   /// The synchronised iterations so far: forwards whose backward synchronises (Note [Tagged
   /// buckets]).
@@ -100,6 +101,9 @@ class Reducer : public std::enable_shared_from_this<Reducer> {
   std::shared_ptr<Future> run_hook_locked(size_t b, CollectiveTag tag);
   /// Waits for bucket `b`'s future and puts the hook's result into the bucket.
   void adopt_hook_result_locked(size_t b);
+  /// Copies the first `buckets` buckets' results into .grad (or makes the slots .grad, bucket
+  /// views), skipping the parameters no rank used (`global_used`: the used map's sums, or empty).
+  void copy_out_locked(size_t buckets, const std::vector<double>& global_used);
   /// The reducer's lock; StateError when the calling thread is inside this reducer's hook (it
   /// would wait for itself).
   std::unique_lock<std::mutex> locked() const;

@@ -173,6 +173,24 @@ int ZeroRedundancyOptimizer::owner(const Tensor& p) const {
 }
 
 void ZeroRedundancyOptimizer::step() {
+  notify_join_context({});
+  step_shard();
+}
+
+// Note [A joined rank's shard]
+// Under a Join, a rank that has run out of data still owns its shard: the ranks still training
+// wait for its broadcasts in every step(). Its join hook (PyTorch's _ZeROJoinHook.main_hook)
+// runs the same step: the agreement, the local optimizer over its shard with the .grad it
+// holds, the broadcasts. With a DistributedDataParallel in the same Join, that .grad is the
+// synchronised gradient of the active ranks' backward (the joined rank's shadow backward leaves
+// it there, Note [Join] in distributed_data_parallel.cpp), so the shard is updated exactly as if
+// its owner were still training: DDP + ZeroRedundancyOptimizer under join equal DDP + the plain
+// optimizer under join on the ranks still training, bit for bit (PyTorch's DDP join hook
+// discards the synchronised gradients, and its test sets the joined rank's gradients by hand).
+// Without DDP, .grad is whatever the joined rank left there.
+void ZeroRedundancyOptimizer::join_main_hook(const JoinNotification&) { step_shard(); }
+
+void ZeroRedundancyOptimizer::step_shard() {
   consolidated_.reset();
   // Every rank agrees before any changes anything: a gradient that cannot update its parameter
   // on one rank would otherwise leave that rank's shard stale while the others broadcast theirs.

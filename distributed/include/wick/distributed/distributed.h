@@ -6,6 +6,7 @@
 #include "wick/distributed/ddp_comm_hooks.h"
 #include "wick/distributed/distributed_data_parallel.h"
 #include "wick/distributed/init.h"
+#include "wick/distributed/join.h"
 #include "wick/distributed/powersgd_hook.h"
 #include "wick/distributed/process_group.h"
 #include "wick/distributed/sync_batch_norm.h"

@@ -64,6 +64,7 @@
 #include <vector>
 
 #include "wick/distributed/comm_hook.h"
+#include "wick/distributed/join.h"
 #include "wick/distributed/process_group.h"
 #include "wick/nn/cloneable.h"
 #include "wick/nn/value.h"
@@ -107,7 +108,7 @@ struct CommStats {
   double exposed_wait_seconds = 0;  ///< time the end-of-backward callback waited for them
 };
 
-class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
+class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel>, public Joinable {
  public:
   /// Wraps `module` (already on its device). Collective: every rank must construct it at the
   /// same point. ValueError on every rank naming the first parameter or buffer that differs when
@@ -115,6 +116,9 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// parameter requires grad (PyTorch's "DistributedDataParallel is not needed ..."); nothing is
   /// copied then. StateError when no process group is running.
   explicit DistributedDataParallel(std::shared_ptr<nn::Module> module, DistributedDataParallelOptions options = {});
+  DistributedDataParallel(const DistributedDataParallel&) = default;  // clone(); Joinable's copy joins nothing
+  /// Ends enable_join()'s Join, if any, without the join loop.
+  ~DistributedDataParallel() override;
 
   /// Runs the module on this rank's inputs (and, before that, the checks and the buffer
   /// broadcast of Note [What DistributedDataParallel promises]).
@@ -151,21 +155,23 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
     return NoSyncGuard(reducer_);
   }
 
-  /// Uneven inputs (PyTorch's `with Join([ddp])`, Note [Join]). Call enable_join() on every
-  /// rank before the training loop: from then on every forward (training or eval, with or
-  /// without grad) first tells the other ranks that this rank is still training and what that
-  /// forward will run. That is a collective, so the ranks still training must run the same
-  /// forwards, evaluation ones included. A rank whose data has run out
-  /// calls join(): it shadows the collectives of the ranks still training, contributing zero
-  /// gradients, until every rank has joined. The synchronised gradient is the sum over the
+  /// Uneven inputs (PyTorch's `with ddp.join():`, Note [Join]): a Join (join.h) over this module
+  /// alone. Call enable_join() on every rank before the training loop: from then on every
+  /// forward (training or eval, with or without grad) first tells the other ranks that this
+  /// rank is still training and what that forward will run. That is a collective, so the ranks
+  /// still training must run the same forwards, evaluation ones included. A rank whose data has
+  /// run out calls join(): it shadows the collectives of the ranks still training, contributing
+  /// zero gradients, until every rank has joined. The synchronised gradient is the sum over the
   /// ranks divided by the world size (divide_by_initial_world_size, PyTorch's default: while
   /// ranks have joined it is smaller than the active ranks' average), or with
   /// divide_by_initial_world_size false by the number of ranks still training at that forward
-  /// (the active ranks' average, PyTorch's `join(divide_by_initial_world_size=False)`). Meanwhile buffers are broadcast
-  /// from the highest rank still training (PyTorch's _find_common_rank), not rank 0. Then every rank gets the
-  /// parameters and buffers of the rank that joined last, i.e. ran the most forwards since enable_join(), with or
-  /// without grad (ties: the highest such rank; PyTorch's last joiner). Every training forward of an enabled rank must
-  /// be followed by its backward. StateError with static_graph or a synchronised BatchNorm.
+  /// (the active ranks' average). Meanwhile buffers are broadcast from the highest rank still
+  /// training (PyTorch's _find_common_rank), not rank 0, and a joined rank's .grad receives the
+  /// synchronised gradients. Then every rank gets the parameters and buffers of the highest
+  /// last joiner (the ranks that ran the most forwards since enable_join(), with or without
+  /// grad). Every training forward of an enabled rank must be followed by its backward.
+  /// ValueError with a synchronised BatchNorm, StateError with static_graph. To combine with a
+  /// ZeroRedundancyOptimizer, or for throw_on_early_termination, use a Join directly.
   void enable_join(bool divide_by_initial_world_size = true);
   void join();
 
@@ -184,25 +190,37 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel> {
   /// and statistics raise a StateError that says to wrap a copy of the module instead.
   void on_replicated() override;
 
+  // Joinable (Note [Join]).
+  ProcessGroup& join_process_group() const override;
+  std::string join_name() const override { return "DistributedDataParallel"; }
+  size_t join_payload_size() const override;
+  void join_check(const JoinOptions& options) const override;
+  void join_started(const JoinOptions& options) override;
+  void join_ended() override;
+  void join_main_hook(const JoinNotification& n) override;
+  void join_post_hook(int last_joiner) override;
+
  private:
+  static constexpr int64_t kJoinPayloadFixed = 3;  // [sync, buffers, iteration], then a one-hot of the ranks
   detail::Reducer& reducer() const;
   /// Whether the next forward broadcasts rank 0's buffers (Note [When buffers are broadcast]).
   bool will_sync_buffers() const;
   /// Broadcasts the module's buffers from `root` (0, or under join the highest active rank).
   void sync_buffers(int root);
-  /// Under join: this rank's announcement (Note [Join]); returns the rank to broadcast the
+  /// Under join: this rank's notification (Note [Join]); returns the rank to broadcast the
   /// buffers from.
   int announce_active(bool syncs_buffers, bool backward_syncs);
+  /// The highest rank still training at notification `n`.
+  int buffer_root_of(const JoinNotification& n) const;
 
   nn::ChildSlot<nn::Module> module_;
   DistributedDataParallelOptions options_;
   std::shared_ptr<detail::Reducer> reducer_;
-  bool join_enabled_ = false;
-  bool divide_by_initial_world_size_ = true;  // enable_join's (Note [Join])
+  bool divide_by_initial_world_size_ = true;  // the Join's (Note [Join])
   // PyTorch's require_forward_param_sync: the last forward ran with grad outside no_sync (true
   // before the first forward). Note [When buffers are broadcast].
   bool require_forward_param_sync_ = true;
-  int64_t announced_forwards_ = 0;  // forwards since enable_join(), with or without grad (Note [Join])
+  std::shared_ptr<Join> own_join_;  // enable_join()'s; last, so that it ends first
 };
 
 }  // namespace wick::distributed

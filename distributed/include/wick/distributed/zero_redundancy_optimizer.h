@@ -31,6 +31,7 @@
 #include <optional>
 #include <vector>
 
+#include "wick/distributed/join.h"
 #include "wick/distributed/process_group.h"
 #include "wick/nn/optim/optimizer.h"
 
@@ -59,7 +60,7 @@ struct ZeroRedundancyOptimizerOptions {
   std::shared_ptr<ProcessGroup> process_group;
 };
 
-class ZeroRedundancyOptimizer {
+class ZeroRedundancyOptimizer : public Joinable {
  public:
   /// Collective: shards `groups` over the group's ranks and makes the local optimizer with
   /// `make` over this rank's share, every group kept (empty where this rank owns none of it).
@@ -75,7 +76,8 @@ class ZeroRedundancyOptimizer {
                           ZeroRedundancyOptimizerOptions options = {});
 
   /// Collective: the local optimizer's step, then every rank's parameters broadcast from their
-  /// owners (Note [Sharded optimizer state]).
+  /// owners (Note [Sharded optimizer state]). Under a Join (join.h) it first notifies the Join,
+  /// and a joined rank runs the same step on its shard (Note [A joined rank's shard]).
   void step();
   /// Clears the gradients of every parameter (not only this rank's): to None or to zeros.
   void zero_grad(bool set_to_none = true);
@@ -100,7 +102,15 @@ class ZeroRedundancyOptimizer {
   /// raises (a ValueError naming the ranks) and nothing changes anywhere.
   void load_state_dict(const optim::OptimizerStateDict& dict);
 
+  // Joinable (Note [A joined rank's shard], zero_redundancy_optimizer.cpp).
+  ProcessGroup& join_process_group() const override { return *group_; }
+  std::string join_name() const override { return "ZeroRedundancyOptimizer"; }
+  void join_main_hook(const JoinNotification& n) override;
+
  private:
+  /// step() after the notification: the agreement, the local step, the broadcasts.
+  void step_shard();
+
   std::vector<optim::ParamGroup> groups_;
   std::shared_ptr<ProcessGroup> group_;
   std::unique_ptr<optim::Optimizer> local_;
