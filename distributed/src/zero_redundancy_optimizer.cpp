@@ -159,6 +159,68 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> 
              "ZeroRedundancyOptimizer: rank(s) {} refused their share of the parameters (their error says why); give "
              "every rank parameters and options its optimizer accepts",
              fmt::join(failed, ", "));
+  if (options.parameters_as_bucket_view) build_param_buckets();
+}
+
+// Note [Parameters as bucket views]
+// With parameters_as_bucket_view (PyTorch's option), each rank's parameters are packed, in the
+// order that rank owns them, into one flat tensor per dtype and device, and every parameter is
+// made a view of its slot (Tensor::set_data: the parameter keeps its identity, gradient and
+// hooks, so DistributedDataParallel and the local optimizer hold it as before). step() then
+// broadcasts one tensor per owner instead of one per parameter: W collectives instead of P. The
+// values are those of the default, bit for bit. A parameter that stopped being a view of its
+// slot (a set_data, Module::to() with the same dtype) would silently miss the broadcasts, so
+// step() first makes every parameter a view again (copying its values into the slot); one whose
+// dtype, device or shape changed makes every rank's step() raise before anything is updated.
+void ZeroRedundancyOptimizer::build_param_buckets() {
+  NoGradGuard no_grad;
+  for (size_t r = 0; r < owned_.size(); ++r) {
+    std::vector<ParamBucket> mine;  // this owner's, one per dtype and device, in first appearance
+    for (const Tensor& p : owned_[r]) {
+      auto it = std::find_if(mine.begin(), mine.end(), [&](const ParamBucket& b) {
+        return b.params[0].dtype() == p.dtype() && b.params[0].device() == p.device();
+      });
+      if (it == mine.end()) {
+        mine.push_back(ParamBucket{static_cast<int>(r), Tensor(), {}, {}, {}});
+        it = std::prev(mine.end());
+      }
+      it->offsets.push_back(it->params.empty() ? 0 : it->offsets.back() + it->params.back().numel());
+      it->params.push_back(p);
+      it->sizes.push_back(p.sizes().vec());
+    }
+    for (ParamBucket& b : mine) {
+      const Tensor& last = b.params.back();
+      b.flat = empty({b.offsets.back() + last.numel()}, TensorOptions(last.dtype()).device(last.device()));
+      for (size_t k = 0; k < b.params.size(); ++k) {
+        Tensor& p = b.params[k];
+        Tensor slot = b.flat.narrow(0, b.offsets[k], p.numel()).view(p.sizes());
+        slot.copy_(p.detach());
+        p.set_data(slot);
+      }
+      param_buckets_.push_back(std::move(b));
+    }
+  }
+}
+
+std::string ZeroRedundancyOptimizer::restore_param_views() {
+  NoGradGuard no_grad;
+  for (ParamBucket& b : param_buckets_) {
+    for (size_t k = 0; k < b.params.size(); ++k) {
+      Tensor& p = b.params[k];
+      const std::vector<int64_t>& sizes = b.sizes[k];
+      if (p.dtype() != b.flat.dtype() || p.device() != b.flat.device() || p.sizes() != IntArrayRef(sizes))
+        return fmt::format("a parameter owned by rank {} is now {} on {} with shape [{}], but "
+                           "parameters_as_bucket_view packed it as {} on {} with shape [{}]",
+                           b.owner, p.dtype(), p.device(), fmt::join(p.sizes(), ", "), b.flat.dtype(),
+                           b.flat.device(), fmt::join(sizes, ", "));
+      Tensor slot = b.flat.narrow(0, b.offsets[k], p.numel());
+      if (p.data_ptr() == slot.data_ptr() && p.is_contiguous()) continue;
+      slot = slot.view(sizes);
+      slot.copy_(p.detach());
+      p.set_data(slot);
+    }
+  }
+  return {};
 }
 
 int ZeroRedundancyOptimizer::owner(const Tensor& p) const {
@@ -194,8 +256,9 @@ void ZeroRedundancyOptimizer::step_shard() {
   consolidated_.reset();
   // Every rank agrees before any changes anything: a gradient that cannot update its parameter
   // on one rank would otherwise leave that rank's shard stale while the others broadcast theirs.
-  std::string problem;
+  std::string problem = restore_param_views();
   for (const Tensor& p : owned_[static_cast<size_t>(group_->rank())]) {
+    if (!problem.empty()) break;
     const Tensor& g = p.grad();
     if (g.defined() && (g.sizes() != p.sizes() || g.dtype() != p.dtype() || g.device() != p.device())) {
       problem = fmt::format("a gradient of shape [{}], {} on {} for a parameter of shape [{}], {} on {}",
@@ -212,8 +275,12 @@ void ZeroRedundancyOptimizer::step_shard() {
   local_->step();
   NoGradGuard no_grad;
   std::vector<std::shared_ptr<Work>> works;
-  for (size_t r = 0; r < owned_.size(); ++r)
-    for (const Tensor& p : owned_[r]) works.push_back(group_->broadcast(p, static_cast<int>(r)));
+  if (!param_buckets_.empty()) {
+    for (const ParamBucket& b : param_buckets_) works.push_back(group_->broadcast(b.flat, b.owner));
+  } else {
+    for (size_t r = 0; r < owned_.size(); ++r)
+      for (const Tensor& p : owned_[r]) works.push_back(group_->broadcast(p, static_cast<int>(r)));
+  }
   wait_all(works);
 }
 

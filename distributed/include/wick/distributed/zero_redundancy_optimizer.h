@@ -58,6 +58,10 @@ std::vector<std::vector<std::vector<size_t>>> zero_partition(const std::vector<s
 struct ZeroRedundancyOptimizerOptions {
   /// The group to shard over; null: the default group (init_process_group()).
   std::shared_ptr<ProcessGroup> process_group;
+  /// Pack each rank's parameters (per dtype and device) into one flat tensor and make the
+  /// parameters views of it, so that step() broadcasts one tensor per rank instead of one per
+  /// parameter (PyTorch's parameters_as_bucket_view; Note [Parameters as bucket views]).
+  bool parameters_as_bucket_view = false;
 };
 
 class ZeroRedundancyOptimizer : public Joinable {
@@ -77,7 +81,10 @@ class ZeroRedundancyOptimizer : public Joinable {
 
   /// Collective: the local optimizer's step, then every rank's parameters broadcast from their
   /// owners (Note [Sharded optimizer state]). Under a Join (join.h) it first notifies the Join,
-  /// and a joined rank runs the same step on its shard (Note [A joined rank's shard]).
+  /// and a joined rank runs the same step on its shard (Note [A joined rank's shard]). StateError
+  /// on every rank, with nothing updated, when a rank's gradient does not fit its parameter or,
+  /// with parameters_as_bucket_view, a parameter changed dtype, device or shape since
+  /// construction.
   void step();
   /// Clears the gradients of every parameter (not only this rank's): to None or to zeros.
   void zero_grad(bool set_to_none = true);
@@ -118,6 +125,20 @@ class ZeroRedundancyOptimizer : public Joinable {
   std::vector<int64_t> local_numbers_;      // the local optimizer's parameters, in its order: their global numbers
   std::vector<int> owner_by_number_;        // global number -> owner rank
   std::optional<optim::OptimizerStateDict> consolidated_;
+  /// parameters_as_bucket_view: one flat tensor per rank, dtype and device, its parameters
+  /// views of consecutive slots (Note [Parameters as bucket views]).
+  struct ParamBucket {
+    int owner = 0;
+    Tensor flat;
+    std::vector<Tensor> params;
+    std::vector<int64_t> offsets;
+    std::vector<std::vector<int64_t>> sizes;  // each parameter's shape when packed
+  };
+  std::vector<ParamBucket> param_buckets_;
+  void build_param_buckets();
+  /// Makes every parameter a view of its slot again (after a set_data or Module::to() that kept
+  /// dtype, device and shape); a description of the first parameter that no longer fits, or "".
+  std::string restore_param_views();
 };
 
 }  // namespace wick::distributed
