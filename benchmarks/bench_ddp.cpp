@@ -102,8 +102,7 @@ class Trainer {
       o.parameters_as_bucket_view = kind == Kind::DdpZeroBuckets;
       zero_ = std::make_unique<distributed::ZeroRedundancyOptimizer>(
           net_->parameters(), distributed::optimizer_factory<optim::Adam>(optim::AdamOptions(1e-3)), o);
-    }
-    else
+    } else
       opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
     x_ = randn({batch, 1, 28, 28});
     y_ = randint(0, 10, {batch});
@@ -236,8 +235,7 @@ int main(int argc, char** argv) {
       const double ips_single = kBatch / median(t_single), ips_dp = kBatch * world / median(t_dp),
                    ips_ddp = kBatch * world / median(t_ddp), ips_view = kBatch * world / median(t_view),
                    ips_zero = kBatch * world / median(t_zero),
-                   ips_zero_buckets = kBatch * world / median(t_zero_buckets),
-                   ips_sep = kBatch * world / median(t_sep);
+                   ips_zero_buckets = kBatch * world / median(t_zero_buckets), ips_sep = kBatch * world / median(t_sep);
       const double plain_state = static_cast<double>(ddp.optimizer_state_bytes());
       std::printf("\n%s\n", m.name);
       auto line = [&](const char* name, double ips, const std::vector<double>& t, int per) {

@@ -90,6 +90,7 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<Tensor> params, con
 ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> groups, const OptimizerFactory& make,
                                                  ZeroRedundancyOptimizerOptions options)
     : groups_(std::move(groups)),
+      make_(make),
       group_(options.process_group ? std::move(options.process_group) : default_group_ptr()) {
   WICK_CHECK(make != nullptr, "ZeroRedundancyOptimizer: the optimizer factory is empty");
   const int world = group_->size(), rank = group_->rank();
@@ -209,10 +210,11 @@ std::string ZeroRedundancyOptimizer::restore_param_views() {
       Tensor& p = b.params[k];
       const std::vector<int64_t>& sizes = b.sizes[k];
       if (p.dtype() != b.flat.dtype() || p.device() != b.flat.device() || p.sizes() != IntArrayRef(sizes))
-        return fmt::format("a parameter owned by rank {} is now {} on {} with shape [{}], but "
-                           "parameters_as_bucket_view packed it as {} on {} with shape [{}]",
-                           b.owner, p.dtype(), p.device(), fmt::join(p.sizes(), ", "), b.flat.dtype(),
-                           b.flat.device(), fmt::join(sizes, ", "));
+        return fmt::format(
+            "a parameter owned by rank {} is now {} on {} with shape [{}], but "
+            "parameters_as_bucket_view packed it as {} on {} with shape [{}]",
+            b.owner, p.dtype(), p.device(), fmt::join(p.sizes(), ", "), b.flat.dtype(), b.flat.device(),
+            fmt::join(sizes, ", "));
       Tensor slot = b.flat.narrow(0, b.offsets[k], p.numel());
       if (p.data_ptr() == slot.data_ptr() && p.is_contiguous()) continue;
       slot = slot.view(sizes);
@@ -286,6 +288,65 @@ void ZeroRedundancyOptimizer::step_shard() {
 
 void ZeroRedundancyOptimizer::zero_grad(bool set_to_none) {
   for (const auto& g : groups_) optim::zero_grad_of(g.params(), set_to_none);
+}
+
+void ZeroRedundancyOptimizer::add_param_group(optim::ParamGroup group) {
+  // Every check sees the whole group, so every rank decides alike without communicating: the
+  // parameters against the ones here, and a throwaway optimizer from the factory over the whole
+  // group for what the local optimizer would check of its share (leaves, floating point,
+  // options). Only then does anything change.
+  std::unordered_set<const TensorImpl*> seen;
+  for (const auto& g : groups_)
+    for (const auto& p : g.params()) seen.insert(p.impl());
+  std::vector<int64_t> new_numels;
+  for (size_t i = 0; i < group.params().size(); ++i) {
+    const Tensor& p = group.params()[i];
+    WICK_CHECK(p.defined(), "ZeroRedundancyOptimizer::add_param_group: parameter {} of the new group is undefined", i);
+    WICK_CHECK(seen.insert(p.impl()).second,
+               "ZeroRedundancyOptimizer::add_param_group: parameter {} of the new group (shape [{}]) is already in "
+               "this optimizer's groups or given twice",
+               i, fmt::join(p.sizes(), ", "));
+    group_->check_operand("ZeroRedundancyOptimizer::add_param_group", p);
+    new_numels.push_back(p.numel());
+  }
+  {
+    std::vector<optim::ParamGroup> whole;
+    if (group.has_options())
+      whole.emplace_back(group.params(), group.options().clone());
+    else
+      whole.emplace_back(group.params());
+    (void)make_(std::move(whole));  // raises what the local optimizer would raise for any share
+  }
+  std::vector<std::vector<int64_t>> numels;
+  for (const auto& g : groups_) {
+    numels.emplace_back();
+    for (const auto& p : g.params()) numels.back().push_back(p.numel());
+  }
+  numels.push_back(new_numels);
+  const auto partition = zero_partition(numels, group_->size());        // the earlier groups' as before
+  const int64_t first = static_cast<int64_t>(owner_by_number_.size());  // the new group's global numbers follow
+  owner_by_number_.resize(owner_by_number_.size() + group.params().size(), -1);
+  std::vector<Tensor> share;
+  for (int r = 0; r < group_->size(); ++r)
+    for (size_t i : partition[static_cast<size_t>(r)].back()) {
+      const Tensor& p = group.params()[i];
+      owned_[static_cast<size_t>(r)].push_back(p);
+      owner_by_number_[static_cast<size_t>(first) + i] = r;
+      if (r == group_->rank()) {
+        share.push_back(p);
+        local_numbers_.push_back(first + static_cast<int64_t>(i));
+      }
+    }
+  if (group.has_options())
+    local_->add_param_group(optim::ParamGroup(std::move(share), group.options().clone()));
+  else
+    local_->add_param_group(optim::ParamGroup(std::move(share)));
+  groups_.push_back(std::move(group));
+  consolidated_.reset();
+  if (!param_buckets_.empty()) {
+    param_buckets_.clear();
+    build_param_buckets();
+  }
 }
 
 void ZeroRedundancyOptimizer::consolidate_state_dict(int to) {

@@ -297,3 +297,93 @@ TEST_CASE("zero: parameters_as_bucket_view packs each rank's parameters and trai
   if (g.rank() == 0) odd.set_data(original);
   for (size_t i = 0; i < pz.size(); ++i) CHECK_ALLCLOSE(pz[i], before[i], 0.0, 0.0);
 }
+
+TEST_CASE("zero: add_param_group partitions the new group and trains on as the plain optimizer", "[mpi]") {
+  // PyTorch's add_param_group: the weights first, the biases (with their own options) added
+  // after 2 steps, on ZeRO (with and without parameters_as_bucket_view) and on plain Adam at the
+  // same point: bit for bit after every step, every parameter with one owner, the consolidated
+  // state the plain one's. Refusals on every rank, with nothing added.
+  auto& g = test::world();
+  const int64_t local = 2, global = local * g.size();
+  manual_seed(530);
+  const Tensor x = randn({5, global, 5}, kFloat64), y = randn({5, global, 3}, kFloat64);
+  for (const bool views : {false, true}) {
+    INFO("parameters_as_bucket_view " << views);
+    std::vector<std::shared_ptr<nn::SequentialImpl>> nets;
+    for (int k = 0; k < 2; ++k) {
+      manual_seed(531);
+      nets.push_back(make_mlp());
+    }
+    auto split = [](nn::Module& m) {
+      std::vector<Tensor> weights, biases;
+      for (const auto& [name, p] : m.named_parameters())
+        (name.find("weight") != std::string::npos ? weights : biases).push_back(p);
+      return std::make_pair(weights, biases);
+    };
+    const auto [w0, b0] = split(*nets[0]);
+    const auto [w1, b1] = split(*nets[1]);
+    DistributedDataParallel plain_ddp(nets[0], tiny_buckets()), zero_ddp(nets[1], tiny_buckets());
+    optim::Adam plain(w0, kDefaults);
+    distributed::ZeroRedundancyOptimizerOptions options;
+    options.parameters_as_bucket_view = views;
+    ZeroRedundancyOptimizer zero(w1, distributed::optimizer_factory<optim::Adam>(kDefaults), options);
+    const auto pp = nets[0]->parameters(), pz = nets[1]->parameters();
+    for (int64_t k = 0; k < 5; ++k) {
+      INFO("step " << k);
+      if (k == 2) {
+        const auto bias_options = optim::AdamOptions(0.05).weight_decay(0.01);
+        // Refused on every rank alike, nothing added: a parameter already here, and options of
+        // another optimizer class.
+        test::expect_error<ValueError>(
+            [&] {
+              zero.add_param_group(optim::ParamGroup({b1[0], w1[0]}));
+            },
+            {"already in this optimizer"});
+        test::expect_error<TypeError>(
+            [&] {
+              zero.add_param_group(optim::ParamGroup(b1, std::make_unique<optim::SGDOptions>(optim::SGDOptions(0.1))));
+            },
+            {"SGDOptions"});
+        CHECK(zero.param_groups().size() == 1);
+        CHECK(zero.optim().param_groups().size() == 1);
+        plain.add_param_group(optim::ParamGroup(b0, std::make_unique<optim::AdamOptions>(bias_options)));
+        zero.add_param_group(optim::ParamGroup(b1, std::make_unique<optim::AdamOptions>(bias_options)));
+        CHECK(zero.param_groups().size() == 2);
+        CHECK(zero.optim().param_groups().size() == 2);
+      }
+      plain.zero_grad();
+      zero.zero_grad();
+      nn::F::mse_loss(plain_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
+      nn::F::mse_loss(zero_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
+      plain.step();
+      zero.step();
+      for (size_t i = 0; i < pp.size(); ++i) {
+        CHECK_ALLCLOSE(pz[i], pp[i], 0.0, 0.0);
+        CHECK(test::same_on_every_rank(pz[i]));
+      }
+    }
+    // Every parameter has one owner, each owner's state is the plain optimizer's.
+    int64_t owned = 0;
+    for (const Tensor& p : pz) owned += zero.owner(p) == g.rank() ? 1 : 0;
+    CHECK(zero.optim().size() == static_cast<size_t>(owned));
+    Tensor total = full({1}, static_cast<double>(owned), kFloat64);
+    g.all_reduce(total)->wait();
+    CHECK(total.item<double>() == static_cast<double>(pz.size()));
+    if (views) {
+      std::vector<std::vector<Tensor>> by_owner(static_cast<size_t>(g.size()));
+      for (const Tensor& p : pz) by_owner[static_cast<size_t>(zero.owner(p))].push_back(p);
+      for (const auto& params : by_owner) CHECK(packed(params));
+    }
+    zero.consolidate_state_dict(0);
+    if (g.rank() == 0) {
+      const optim::OptimizerStateDict want = plain.state_dict();
+      const optim::OptimizerStateDict& got = zero.state_dict();
+      CHECK(got.groups_json() == want.groups_json());
+      REQUIRE(got.state.keys() == want.state.keys());
+      for (const auto& [key, t] : want.state) {
+        INFO(key);
+        CHECK_ALLCLOSE(got.state[key], t, 0.0, 0.0);
+      }
+    }
+  }
+}

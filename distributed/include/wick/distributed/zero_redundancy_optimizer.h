@@ -88,6 +88,14 @@ class ZeroRedundancyOptimizer : public Joinable {
   void step();
   /// Clears the gradients of every parameter (not only this rank's): to None or to zeros.
   void zero_grad(bool set_to_none = true);
+  /// Adds a group (PyTorch's add_param_group): its parameters are partitioned as the
+  /// constructor's would have been with the group there (the earlier groups keep their owners)
+  /// and this rank's share joins the local optimizer as a new group (empty when it owns none).
+  /// Every rank must add the same group at the same point; nothing is communicated. ValueError
+  /// on every rank, with nothing added, for a parameter already here or given twice, one the
+  /// group cannot carry, or a group the optimizer refuses (the factory's optimizer checks the
+  /// whole group on every rank). With parameters_as_bucket_view the buckets are packed anew.
+  void add_param_group(optim::ParamGroup group);
 
   /// The local optimizer: this rank's parameters and state (attach learning-rate schedulers here).
   optim::Optimizer& optim() { return *local_; }
@@ -119,6 +127,7 @@ class ZeroRedundancyOptimizer : public Joinable {
   void step_shard();
 
   std::vector<optim::ParamGroup> groups_;
+  OptimizerFactory make_;
   std::shared_ptr<ProcessGroup> group_;
   std::unique_ptr<optim::Optimizer> local_;
   std::vector<std::vector<Tensor>> owned_;  // per rank: its parameters, in the order it broadcasts them
