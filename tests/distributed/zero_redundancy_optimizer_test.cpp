@@ -322,7 +322,10 @@ TEST_CASE("zero: add_param_group partitions the new group and trains on as the p
     };
     // Plain variables: clang 14 does not capture structured bindings in lambdas.
     const auto split0 = split(*nets[0]), split1 = split(*nets[1]);
-    const std::vector<Tensor>&w0 = split0.first, &b0 = split0.second, &w1 = split1.first, &b1 = split1.second;
+    const std::vector<Tensor>& w0 = split0.first;
+    const std::vector<Tensor>& b0 = split0.second;
+    const std::vector<Tensor>& w1 = split1.first;
+    const std::vector<Tensor>& b1 = split1.second;
     DistributedDataParallel plain_ddp(nets[0], tiny_buckets()), zero_ddp(nets[1], tiny_buckets());
     optim::Adam plain(w0, kDefaults);
     distributed::ZeroRedundancyOptimizerOptions options;
