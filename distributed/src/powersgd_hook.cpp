@@ -22,23 +22,22 @@ namespace wick::distributed::ddp_comm_hooks {
 namespace {
 
 /// ValueError naming the first option out of range.
-void check_options(const PowerSGDState& s) {
+void check_options(const PowerSGDState& s, const char* name) {
   WICK_CHECK(s.matrix_approximation_rank >= 1,
-             "powerSGD_hook: matrix_approximation_rank is {}; it must be at least 1 (1 to 4 is usual)",
+             "{}: matrix_approximation_rank is {}; it must be at least 1 (1 to 4 is usual)", name,
              s.matrix_approximation_rank);
   WICK_CHECK(
       !(s.use_error_feedback || s.warm_start) || s.start_powerSGD_iter > 1,
-      "powerSGD_hook: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = {}; it must be > 1 "
+      "{}: start_powerSGD_iter is {} with use_error_feedback = {} and warm_start = {}; it must be > 1 "
       "when either is on (as in PyTorch: DDP rebuilds its buckets at the end of the first synchronised backward, "
       "which would invalidate the memories), or turn both off",
-      s.start_powerSGD_iter, s.use_error_feedback, s.warm_start);
+      name, s.start_powerSGD_iter, s.use_error_feedback, s.warm_start);
   WICK_CHECK(s.min_compression_rate >= 0,
-             "powerSGD_hook: min_compression_rate is {}; it must be >= 0 (the factor by which a matrix must shrink to "
+             "{}: min_compression_rate is {}; it must be >= 0 (the factor by which a matrix must shrink to "
              "be compressed: below 1 compresses matrices that do not shrink, 0 compresses every one)",
-             s.min_compression_rate);
+             name, s.min_compression_rate);
   WICK_CHECK(s.orthogonalization_epsilon >= 0 && std::isfinite(s.orthogonalization_epsilon),
-             "powerSGD_hook: orthogonalization_epsilon is {}; it must be a finite number >= 0",
-             s.orthogonalization_epsilon);
+             "{}: orthogonalization_epsilon is {}; it must be a finite number >= 0", name, s.orthogonalization_epsilon);
 }
 
 /// Orthonormalises the columns of `m` [n, r] (r <= n) in place, as PyTorch 1.13's
@@ -85,7 +84,8 @@ struct Step {
   int64_t index = 0;
   bool is_last = false;
   Tensor input;       // the bucket's buffer
-  Tensor input_copy;  // the buffer after adding the error (use_error_feedback)
+  Tensor padded;      // batched: the bucket zero-padded to side^2 elements, M's storage
+  Tensor input_copy;  // the buffer (batched: padded) after adding the error (use_error_feedback)
   std::vector<Tensor> uncompressed;
   std::vector<Compressed> compressed;
   Tensor p_memory, q_memory;
@@ -168,6 +168,61 @@ std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::
     orthogonalize(c.q, s.orthogonalization_epsilon);
     c.p.copy_(native::mm(c.matrix, c.q));
   }
+  int64_t uncompressed = 0;
+  for (const Tensor& g : step->uncompressed) uncompressed += g.numel();
+  s.total_numel_before_compression += input.numel();
+  s.total_numel_after_compression += uncompressed + p_total + q_total;
+  return step;
+}
+
+/// Note [Batched PowerSGD]: the bucket padded to M [side, side], error feedback, Q's start and
+/// P = M Q; the caller holds s.mutex.
+std::shared_ptr<Step> prepare_batched(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
+                                      GradBucket& bucket) {
+  PowerSGDState& s = *state;
+  auto step = std::make_shared<Step>();
+  step->state = state;
+  step->group = std::move(group);
+  step->index = bucket.index();
+  step->is_last = bucket.is_last();
+  step->input = bucket.buffer();
+  const Tensor& input = step->input;
+  const DType dtype = input.dtype();
+  const Device device = input.device();
+  const int64_t n = input.numel();
+  int64_t side = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(static_cast<double>(n))));
+  while (side * side < n) ++side;  // ceil(sqrt(n)), exact for any n
+  while (side > 1 && (side - 1) * (side - 1) >= n) --side;
+  const int64_t r = std::min(side, s.matrix_approximation_rank);
+  if (s.use_error_feedback) check_memory(s.error_dict, "error", step->index, side * side);
+  const bool randomize = !s.warm_start || !s.p_memory_dict.count(step->index);
+  if (!randomize) {
+    check_memory(s.p_memory_dict, "P memory", step->index, side * r);
+    check_memory(s.q_memory_dict, "Q memory", step->index, side * r);
+  }
+  step->padded = native::zeros({side * side}, dtype, device);
+  step->padded.narrow(0, 0, n).copy_(input);
+  if (s.use_error_feedback) {
+    auto it = s.error_dict.find(step->index);
+    if (it != s.error_dict.end())
+      step->padded.add_(it->second);
+    else
+      s.error_dict[step->index] = native::zeros({side * side}, dtype, device);
+    step->input_copy = step->padded.clone();
+  }
+  if (randomize) {
+    s.p_memory_dict[step->index] = native::empty({side * r}, dtype, device);
+    s.q_memory_dict[step->index] = native::empty({side * r}, dtype, device);
+  }
+  step->p_memory = s.p_memory_dict[step->index];
+  step->q_memory = s.q_memory_dict[step->index];
+  if (randomize) step->q_memory.copy_(random_start(s, side * r, dtype, device));
+  Compressed c{step->padded.view({side, side}), step->p_memory.view({side, r}), step->q_memory.view({side, r})};
+  orthogonalize(c.q, s.orthogonalization_epsilon);
+  c.p.copy_(native::mm(c.matrix, c.q));
+  step->compressed.push_back(c);
+  s.total_numel_before_compression += n;
+  s.total_numel_after_compression += 2 * side * r;
   return step;
 }
 
@@ -204,9 +259,12 @@ Tensor decompress(Step& step) {
   for (Compressed& c : step.compressed) {
     c.matrix.copy_(native::mm(c.p, c.q.t()));
   }
+  // Batched: M was the padded copy; the bucket takes its first numel elements.
+  if (step.padded.defined()) step.input.copy_(step.padded.narrow(0, 0, step.input.numel()));
   PowerSGDState& s = *step.state;
   std::lock_guard<std::mutex> lock(s.mutex);
-  if (s.use_error_feedback) s.error_dict[step.index] = step.input_copy.sub(step.input);
+  if (s.use_error_feedback)
+    s.error_dict[step.index] = step.input_copy.sub(step.padded.defined() ? step.padded : step.input);
   if (!s.warm_start) {
     s.p_memory_dict.erase(step.index);
     s.q_memory_dict.erase(step.index);
@@ -215,28 +273,37 @@ Tensor decompress(Step& step) {
   return step.input;
 }
 
-}  // namespace
-
-CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
-  WICK_CHECK(state != nullptr, "powerSGD_hook: the state is null; pass std::make_shared<PowerSGDState>()");
+/// The hook of either kind: `name` for errors; `batched` picks Note [Batched PowerSGD].
+CommHook make_hook(std::shared_ptr<PowerSGDState> state, const char* name, bool batched) {
+  WICK_CHECK(state != nullptr, "{}: the state is null; pass std::make_shared<PowerSGDState>()", name);
   {
     std::lock_guard<std::mutex> lock(state->mutex);
-    check_options(*state);
+    check_options(*state, name);
   }
-  return [state](GradBucket& bucket) -> std::shared_ptr<Future> {
+  return [state, name, batched](GradBucket& bucket) -> std::shared_ptr<Future> {
     NoGradGuard no_grad;
     const DType dtype = bucket.buffer().dtype();
     WICK_CHECK_TYPE(dtype == kFloat32 || dtype == kFloat64,
-                    "powerSGD_hook: bucket {} holds {} gradients; PowerSGD compresses float32 and float64 only (keep "
-                    "those parameters in another DDP, or use allreduce_hook)",
-                    bucket.index(), dtype_name(dtype));
+                    "{}: bucket {} holds {} gradients; PowerSGD compresses float32 and float64 only (keep those "
+                    "parameters in another DDP, or use allreduce_hook)",
+                    name, bucket.index(), dtype_name(dtype));
     std::unique_lock<std::mutex> lock(state->mutex);
-    check_options(*state);
+    check_options(*state, name);
     std::shared_ptr<ProcessGroup> group = state->process_group ? state->process_group : default_group_ptr();
     if (state->iter < state->start_powerSGD_iter) {  // the plain averaged all-reduce
       std::shared_ptr<Future> averaged = allreduce_hook(group)(bucket);
       if (bucket.is_last()) ++state->iter;
       return averaged;
+    }
+    if (batched) {
+      std::shared_ptr<Step> step = prepare_batched(state, group, bucket);
+      lock.unlock();
+      // P's all-reduce first, under DDP's tag; then Q's, then M = P Q^T.
+      std::shared_ptr<Future> reduced =
+          Future::of(group->all_reduce(step->p_memory, ReduceOp::Sum, bucket.tag()), step->p_memory);
+      return reduced->then([step](const Tensor&) { return reduce_q(*step); })->then([step](const Tensor&) {
+        return decompress(*step);
+      });
     }
     std::shared_ptr<Step> step = prepare(state, group, bucket);
     lock.unlock();
@@ -250,6 +317,24 @@ CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
         ->then([step](const Tensor&) { return reduce_q(*step); })
         ->then([step](const Tensor&) { return decompress(*step); });
   };
+}
+
+}  // namespace
+
+std::tuple<double, int64_t, int64_t> PowerSGDState::compression_stats() const {
+  std::lock_guard<std::mutex> lock(mutex);
+  const double rate = total_numel_after_compression > 0 ? static_cast<double>(total_numel_before_compression) /
+                                                              static_cast<double>(total_numel_after_compression)
+                                                        : 0.0;
+  return {rate, total_numel_before_compression, total_numel_after_compression};
+}
+
+CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
+  return make_hook(std::move(state), "powerSGD_hook", false);
+}
+
+CommHook batched_powerSGD_hook(std::shared_ptr<PowerSGDState> state) {
+  return make_hook(std::move(state), "batched_powerSGD_hook", true);
 }
 
 }  // namespace wick::distributed::ddp_comm_hooks

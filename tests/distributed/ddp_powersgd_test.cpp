@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ddp_test_util.h"
@@ -15,6 +16,7 @@
 
 using namespace wick;
 using distributed::GradBucket;
+using distributed::ddp_comm_hooks::batched_powerSGD_hook;
 using distributed::ddp_comm_hooks::powerSGD_hook;
 using distributed::ddp_comm_hooks::PowerSGDState;
 
@@ -108,6 +110,13 @@ const std::vector<Shapes> kLayout = {{{6, 5}, {6}}, {{3, 4, 2}, {2, 2}}};
 TEST_CASE("ddp: powerSGD_hook refuses bad options and non-float buckets, changing nothing", "[comm_hook]") {
   using test::expect_error;
   expect_error<ValueError>([] { powerSGD_hook(nullptr); }, {"powerSGD_hook", "null"});
+  expect_error<ValueError>([] { batched_powerSGD_hook(nullptr); }, {"batched_powerSGD_hook", "null"});
+  {
+    auto s = std::make_shared<PowerSGDState>();
+    s->matrix_approximation_rank = 0;
+    expect_error<ValueError>([&] { batched_powerSGD_hook(s); }, {"batched_powerSGD_hook: matrix_approximation_rank"});
+    CHECK(s->compression_stats() == std::make_tuple(0.0, int64_t{0}, int64_t{0}));  // nothing compressed yet
+  }
   auto refused = [](const std::function<void(PowerSGDState&)>& set, const std::vector<std::string>& words) {
     auto s = std::make_shared<PowerSGDState>();
     set(*s);
@@ -195,6 +204,9 @@ TEST_CASE(
   REQUIRE(state->error_dict.size() == 2);
   REQUIRE(state->p_memory_dict.size() == 2);  // warm start keeps them
   CHECK(state->random_draws == 2);            // one random start per bucket, at step 3
+  // 4 compressed steps of 36 + 28 elements; each sends bucket 0's P 6 + Q 5 + bias 6 and bucket
+  // 1's P 3 + Q 8 + the [2, 2] gradient 4: 32 elements.
+  CHECK(state->compression_stats() == std::make_tuple(2.0, int64_t{256}, int64_t{128}));
   CHECK(state->p_memory_dict.at(0).numel() == 6);
   CHECK(state->q_memory_dict.at(0).numel() == 5);
   CHECK(state->p_memory_dict.at(1).numel() == 3);
@@ -274,45 +286,108 @@ TEST_CASE("ddp: DDP with powerSGD_hook at full rank trains as plain DDP, in one 
   const int64_t local = 2, global = local * g.size(), steps = 5;
   manual_seed(62);
   const Tensor x = randn({steps, global, 5}, kFloat64), y = randn({steps, global, 3}, kFloat64);
-  for (bool tiny : {false, true}) {
-    INFO("one bucket per parameter " << tiny);
-    manual_seed(61);
-    auto plain_net = test::ddp::make_mlp();
-    manual_seed(61);
-    auto net = test::ddp::make_mlp();
-    const distributed::DistributedDataParallelOptions o =
-        tiny ? test::ddp::tiny_buckets() : distributed::DistributedDataParallelOptions();
-    distributed::DistributedDataParallel plain(plain_net, o), ddp(net, o);
+  for (const bool batched : {false, true})
+    for (bool tiny : {false, true}) {
+      INFO("batched " << batched << ", one bucket per parameter " << tiny);
+      manual_seed(61);
+      auto plain_net = test::ddp::make_mlp();
+      manual_seed(61);
+      auto net = test::ddp::make_mlp();
+      const distributed::DistributedDataParallelOptions o =
+          tiny ? test::ddp::tiny_buckets() : distributed::DistributedDataParallelOptions();
+      distributed::DistributedDataParallel plain(plain_net, o), ddp(net, o);
+      auto state = std::make_shared<PowerSGDState>();
+      state->start_powerSGD_iter = 2;
+      // >= min(rows, cols) of every weight; batched, >= the side of the whole bucket's square (147
+      // elements: 13).
+      state->matrix_approximation_rank = batched ? 13 : 8;
+      state->min_compression_rate = 0;  // compress every weight
+      ddp.register_comm_hook(batched ? batched_powerSGD_hook(state) : powerSGD_hook(state));
+      optim::SGD opt_plain(plain_net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
+      optim::SGD opt(net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
+      for (int64_t k = 0; k < steps; ++k) {
+        INFO("step " << k);
+        for (nn::Module* m : {static_cast<nn::Module*>(&plain), static_cast<nn::Module*>(&ddp)})
+          nn::F::mse_loss(m->forward_value({nn::Value(test::ddp::mine(x[k], local))}).tensor(),
+                          test::ddp::mine(y[k], local))
+              .backward();
+        opt_plain.step();
+        opt.step();
+        opt_plain.zero_grad();
+        opt.zero_grad();
+        const auto pp = plain_net->parameters(), ps = net->parameters();
+        for (size_t i = 0; i < pp.size(); ++i) {
+          INFO("parameter " << i);
+          CHECK_ALLCLOSE(ps[i], pp[i], 0.0, 1e-10);
+          CHECK(test::same_on_every_rank(ps[i]));
+        }
+      }
+      CHECK(state->iter == steps);
+      int64_t q_numel = 0;
+      for (const auto& [index, q] : state->q_memory_dict) q_numel += q.numel();
+      if (!batched)  // every weight compressed: Q is [cols, min(rows, cols)] for [8, 5], [8, 8] and [3, 8]
+        CHECK(q_numel == 5 * 5 + 8 * 8 + 8 * 3);
+      CHECK(state->q_memory_dict.size() == ddp.bucket_indices().size());
+      CHECK(state->random_draws == state->q_memory_dict.size());  // one random start per bucket
+    }
+}
+
+TEST_CASE("ddp: batched_powerSGD_hook compresses each bucket as one padded square matrix", "[mpi]") {
+  // Note [Batched PowerSGD]. kLayout's buckets have 36 and 28 elements: both are padded to
+  // 6 x 6. At rank >= 6 the approximation is exact (the padding stays zero); at rank 1 the
+  // error feedback telescopes over the bucket's own elements.
+  auto& g = test::world();
+  SECTION("full rank: the exact average, P and Q of 6 x 6, the statistics") {
     auto state = std::make_shared<PowerSGDState>();
     state->start_powerSGD_iter = 2;
-    state->matrix_approximation_rank = 8;  // >= min(rows, cols) of every weight
-    state->min_compression_rate = 0;       // compress every weight
-    ddp.register_comm_hook(powerSGD_hook(state));
-    optim::SGD opt_plain(plain_net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
-    optim::SGD opt(net->parameters(), optim::SGDOptions(0.1).momentum(0.5));
-    for (int64_t k = 0; k < steps; ++k) {
-      INFO("step " << k);
-      for (nn::Module* m : {static_cast<nn::Module*>(&plain), static_cast<nn::Module*>(&ddp)})
-        nn::F::mse_loss(m->forward_value({nn::Value(test::ddp::mine(x[k], local))}).tensor(),
-                        test::ddp::mine(y[k], local))
-            .backward();
-      opt_plain.step();
-      opt.step();
-      opt_plain.zero_grad();
-      opt.zero_grad();
-      const auto pp = plain_net->parameters(), ps = net->parameters();
-      for (size_t i = 0; i < pp.size(); ++i) {
-        INFO("parameter " << i);
-        CHECK_ALLCLOSE(ps[i], pp[i], 0.0, 1e-10);
-        CHECK(test::same_on_every_rank(ps[i]));
+    state->matrix_approximation_rank = 8;  // clamped to the side, 6
+    const distributed::CommHook hook = batched_powerSGD_hook(state);
+    for (int64_t s = 1; s <= 4; ++s) {  // 3: random start, 4: warm start
+      INFO("step " << s);
+      const std::vector<Tensor> out = run_step(hook, kLayout, mine_at(s, kLayout), kFloat64, s);
+      const std::vector<Tensor> avg = averages_at(s, kLayout);
+      for (size_t b = 0; b < 2; ++b) {
+        CHECK_ALLCLOSE(out[b], avg[b], 0.0, 1e-12);
+        CHECK(test::same_on_every_rank(out[b]));
       }
     }
-    CHECK(state->iter == steps);
-    // Every weight compressed: Q is [cols, min(rows, cols)] for [8, 5], [8, 8] and [3, 8].
-    int64_t q_numel = 0;
-    for (const auto& [index, q] : state->q_memory_dict) q_numel += q.numel();
-    CHECK(q_numel == 5 * 5 + 8 * 8 + 8 * 3);
-    CHECK(state->q_memory_dict.size() == ddp.bucket_indices().size());
-    CHECK(state->random_draws == state->q_memory_dict.size());  // one random start per bucket
+    for (int64_t b = 0; b < 2; ++b) {
+      CHECK(state->p_memory_dict.at(b).numel() == 36);
+      CHECK(state->q_memory_dict.at(b).numel() == 36);
+      CHECK(state->error_dict.at(b).numel() == 36);  // the padded bucket
+    }
+    CHECK(state->random_draws == 2);
+    // 2 compressed steps of 36 + 28 elements, each bucket sending P and Q of 6 x 6.
+    CHECK(state->compression_stats() == std::make_tuple(128.0 / 288.0, int64_t{128}, int64_t{288}));
+  }
+  SECTION("rank 1: telescoping error feedback, every rank alike") {
+    auto state = std::make_shared<PowerSGDState>();
+    state->start_powerSGD_iter = 2;
+    const distributed::CommHook hook = batched_powerSGD_hook(state);
+    std::vector<Tensor> applied(2), exact(2), own(2);
+    for (int64_t s = 1; s <= 5; ++s) {
+      INFO("step " << s);
+      const std::vector<Tensor> out = run_step(hook, kLayout, mine_at(s, kLayout), kFloat64, s);
+      const std::vector<Tensor> avg = averages_at(s, kLayout);
+      for (size_t b = 0; b < 2; ++b) {
+        CHECK(test::same_on_every_rank(out[b]));
+        if (s > 2) CHECK((out[b] - avg[b]).abs().max().item<double>() > 1e-3);  // rank 1 of a 6 x 6
+        const Tensor kept = s <= 2 ? avg[b] : test::vec(mine_at(s, kLayout)[b]);
+        applied[b] = s == 1 ? out[b] : applied[b] + out[b];
+        exact[b] = s == 1 ? avg[b] : exact[b] + avg[b];
+        own[b] = s == 1 ? kept : own[b] + kept;
+      }
+    }
+    CHECK(state->p_memory_dict.at(0).numel() == 6);
+    for (int64_t b = 0; b < 2; ++b) {
+      INFO("bucket " << b);
+      const int64_t n = own[b].numel();
+      const Tensor error = state->error_dict.at(b).narrow(0, 0, n);
+      CHECK(error.abs().max().item<double>() > 1e-3);
+      CHECK_ALLCLOSE(applied[b] + error, own[b], 0.0, 1e-12);
+      Tensor mean_error = error.clone();
+      g.all_reduce(mean_error)->wait();
+      CHECK_ALLCLOSE(applied[b] + mean_error.div(g.size()), exact[b], 0.0, 1e-12);
+    }
   }
 }

@@ -31,16 +31,29 @@
 //  - min_compression_rate must be >= 0 (PyTorch checks nothing); below 1 it compresses
 //    matrices that do not shrink (at full rank they are then reproduced exactly).
 //  - 0-d gradients are all-reduced uncompressed (PyTorch's view(shape[0], -1) fails on them).
-//  - no compression statistics (compression_stats_logging_frequency) and no batched variant.
+//  - compression statistics are counted (compression_stats()) but not logged
+//    (compression_stats_logging_frequency).
 //  - a bucket whose layout changed since its memories were made is a ValueError (PyTorch
 //    fails on a shape mismatch, or mixes memories; wick's DDP rebuilds its buckets only before
 //    start_powerSGD_iter, Note [Bucket rebuild]).
 // The bucket's dtype must be float32 or float64 (a TypeError at every step, before any
 // communication).
+//
+// Note [Batched PowerSGD]
+// batched_powerSGD_hook (PyTorch's) compresses each bucket as one square matrix instead of
+// gradient by gradient: the flat bucket, zero-padded to side^2 elements with side =
+// ceil(sqrt(numel)), is viewed as M [side, side] and approximated at rank
+// r = min(side, matrix_approximation_rank) by the same power iteration (one P [side, r] and one
+// Q [side, r], two all-reduces: P's under the bucket's tag, then Q's), with error feedback over
+// the padded bucket and warm start as above; min_compression_rate plays no part. It ignores the
+// gradients' shapes, so it compresses 1-d gradients too and sends fewer, larger messages, at a
+// cost in accuracy PyTorch's documentation warns about. r is clamped to side where PyTorch
+// would build a P with more columns than rows.
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <tuple>
 
 #include "wick/distributed/comm_hook.h"
 
@@ -83,13 +96,25 @@ struct PowerSGDState {
   int64_t iter = 0;
   /// Random starts of Q drawn so far (PyTorch's rng stream position).
   uint64_t random_draws = 0;
+  /// Elements of the buckets compressed so far, before and after compression (PyTorch's
+  /// total_numel_before_compression and total_numel_after_compression).
+  int64_t total_numel_before_compression = 0;
+  int64_t total_numel_after_compression = 0;
   /// Guards the fields above against a hook call and a continuation on different threads.
-  std::mutex mutex;
+  mutable std::mutex mutex;
+
+  /// (before / after, before, after) from the fields above, 0 as the rate before any compressed
+  /// step (PyTorch's PowerSGDState.compression_stats()).
+  std::tuple<double, int64_t, int64_t> compression_stats() const;
 };
 
 /// The PowerSGD hook over `state` (Note [PowerSGD]): register it with
 /// DistributedDataParallel::register_comm_hook on every rank, each rank with its own state of
 /// the same options. ValueError when `state` is null or an option is out of range (naming it).
 CommHook powerSGD_hook(std::shared_ptr<PowerSGDState> state);
+
+/// The batched PowerSGD hook over `state` (Note [Batched PowerSGD]): the whole bucket as one
+/// square matrix. Registered and refused as powerSGD_hook.
+CommHook batched_powerSGD_hook(std::shared_ptr<PowerSGDState> state);
 
 }  // namespace wick::distributed::ddp_comm_hooks
