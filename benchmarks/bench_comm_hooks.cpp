@@ -11,12 +11,15 @@
 //   DDP's own        the built-in averaging all-reduce
 //   allreduce_hook   the same through a hook (what the hook path adds)
 //   PowerSGD rank r  low-rank compression from the first step (powerSGD_hook, r = 1 and 4)
+//   batched PowerSGD each bucket one square matrix (batched_powerSGD_hook, Note [Batched
+//                    PowerSGD], r = 4)
 //
 // Configurations alternate in rounds, so load from other processes hits them alike; each line
 // gives the median round's images per second (the slowest rank's), its ratio to noop_hook, the
 // time per step from each hook's call to the end of its wait, and the bytes all-reduced per step
-// per rank, computed from the shapes (every gradient; for PowerSGD its P and Q, and whole the
-// gradients it leaves uncompressed).
+// per rank: every gradient, or for PowerSGD the gradients divided by its compression rate
+// (PowerSGDState::compression_stats(): its P and Q, and whole the gradients it leaves
+// uncompressed).
 #include <wick/wick.h>
 
 #include <algorithm>
@@ -27,6 +30,7 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "rank_max.h"
@@ -48,8 +52,9 @@ constexpr int64_t kBatch = 128;  // per rank
 
 struct Config {
   std::string name;
-  std::function<distributed::CommHook()> hook;  // empty: DDP's own all-reduce
+  std::function<distributed::CommHook()> hook;  // empty: DDP's own all-reduce (or PowerSGD's)
   int64_t rank = 0;                             // PowerSGD's rank; 0 for the others
+  bool batched = false;                         // batched_powerSGD_hook
 };
 
 // One DDP of one model with one hook, ready to step.
@@ -59,7 +64,16 @@ class Trainer {
     manual_seed(0);
     net_ = make();
     ddp_ = std::make_shared<distributed::DistributedDataParallel>(net_);
-    if (c.hook) ddp_->register_comm_hook(c.hook());
+    if (c.rank > 0) {
+      powersgd_ = std::make_shared<hooks::PowerSGDState>();
+      powersgd_->matrix_approximation_rank = c.rank;
+      powersgd_->start_powerSGD_iter = 2;  // compressed from the second step on
+      powersgd_->use_error_feedback = true;
+      powersgd_->warm_start = true;
+      ddp_->register_comm_hook(c.batched ? hooks::batched_powerSGD_hook(powersgd_) : hooks::powerSGD_hook(powersgd_));
+    } else if (c.hook) {
+      ddp_->register_comm_hook(c.hook());
+    }
     opt_ = std::make_unique<optim::Adam>(net_->parameters(), optim::AdamOptions(1e-3));
     x_ = randn({kBatch, 784});
     y_ = randint(0, 10, {kBatch});
@@ -80,30 +94,22 @@ class Trainer {
   }
   distributed::DistributedDataParallel& ddp() const { return *ddp_; }
   nn::Module& net() const { return *net_; }
+  /// PowerSGD's compression rate so far (elements before / after); 1 without PowerSGD.
+  double compression_rate() const { return powersgd_ ? std::get<0>(powersgd_->compression_stats()) : 1.0; }
 
  private:
   std::shared_ptr<nn::Module> net_;
   std::shared_ptr<distributed::DistributedDataParallel> ddp_;
   std::unique_ptr<optim::Optimizer> opt_;
+  std::shared_ptr<hooks::PowerSGDState> powersgd_;
   Tensor x_, y_;
 };
 
-// Bytes all-reduced per step per rank: every gradient for the uncompressed configurations; for
-// PowerSGD at rank r, (n + m) * min(n, m, r) per matrix gradient [n, m] that compression shrinks
-// by at least min_compression_rate (2), the others whole.
-double bytes_per_step(const nn::Module& net, int64_t rank) {
+// Bytes of every gradient (float32).
+double gradient_bytes(const nn::Module& net) {
   double elements = 0;
-  for (const Tensor& p : net.parameters()) {
-    const double whole = static_cast<double>(p.numel());
-    if (rank == 0 || p.dim() <= 1) {
-      elements += whole;
-      continue;
-    }
-    const int64_t n = p.size(0), m = p.numel() / n;
-    const double compressed = static_cast<double>((n + m) * std::min({n, m, rank}));
-    elements += compressed * 2 < whole ? compressed : whole;
-  }
-  return elements * 4;  // float32
+  for (const Tensor& p : net.parameters()) elements += static_cast<double>(p.numel());
+  return elements * 4;
 }
 
 }  // namespace
@@ -134,21 +140,12 @@ int main(int argc, char** argv) {
     const char* name;
     int64_t width;
   };
-  auto powersgd = [](int64_t rank) {
-    return [rank] {
-      auto state = std::make_shared<hooks::PowerSGDState>();
-      state->matrix_approximation_rank = rank;
-      state->start_powerSGD_iter = 2;  // compressed from the second step on
-      state->use_error_feedback = true;
-      state->warm_start = true;
-      return hooks::powerSGD_hook(state);
-    };
-  };
   const std::vector<Config> configs = {{"noop_hook (no communication)", [] { return hooks::noop_hook(); }, 0},
                                        {"DDP's own all-reduce", nullptr, 0},
                                        {"allreduce_hook", [] { return hooks::allreduce_hook(); }, 0},
-                                       {"PowerSGD rank 1", powersgd(1), 1},
-                                       {"PowerSGD rank 4", powersgd(4), 4}};
+                                       {"PowerSGD rank 1", nullptr, 1},
+                                       {"PowerSGD rank 4", nullptr, 4},
+                                       {"batched PowerSGD rank 4", nullptr, 4, true}};
   if (lead)
     std::printf("%d processes, %lld images per rank per step, Adam, one thread each, %d rounds of %d steps (median)\n",
                 world, static_cast<long long>(kBatch), rounds, steps);
@@ -172,7 +169,7 @@ int main(int argc, char** argv) {
       for (size_t c = 0; c < configs.size(); ++c)
         t[c].push_back(wick_bench::max_over_ranks(*group, trainers[c]->run(steps)));
     if (!lead) continue;
-    std::printf("\n%s (%lld parameters)\n", m.name, static_cast<long long>(bytes_per_step(trainers[0]->net(), 0) / 4));
+    std::printf("\n%s (%lld parameters)\n", m.name, static_cast<long long>(gradient_bytes(trainers[0]->net()) / 4));
     const double base = kBatch * world / wick_bench::median(t[0]);
     out += std::string(first_model ? "" : ", ") + "{\"name\": \"" + m.name + "\", \"configs\": [";
     first_model = false;
@@ -180,7 +177,7 @@ int main(int argc, char** argv) {
       const double ips = kBatch * world / wick_bench::median(t[c]);
       const auto s = trainers[c]->ddp().comm_stats();
       const double per = std::max<int64_t>(s.backwards, 1);
-      const double bytes = c == 0 ? 0 : bytes_per_step(trainers[c]->net(), configs[c].rank);
+      const double bytes = c == 0 ? 0 : gradient_bytes(trainers[c]->net()) / trainers[c]->compression_rate();
       std::printf(
           "  %-30s %8.0f images/s  %5.2fx of noop   %6.2f ms/step communicating, %6.2f ms waited, %8.0f KiB "
           "all-reduced\n",
