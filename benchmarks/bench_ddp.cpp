@@ -18,6 +18,8 @@
 //                           state each rank holds against plain Adam's
 //   ..., parameter buckets  the same with parameters_as_bucket_view (Note [Parameters as bucket
 //                           views]): one broadcast per rank instead of one per parameter
+//   DDP, under join         DDP after enable_join() (Note [Join context]): what support for
+//                           uneven inputs costs, one small all-reduce before every forward
 //   separate processes      DDP's ceiling: every rank trains a model of its own on 128 images,
 //                           at the same time, with no communication; DDP's rate as a share of
 //                           this one is what its buckets and all-reduces cost on the machine
@@ -64,7 +66,7 @@ std::shared_ptr<nn::Module> make_mlp() {
                         nn::Linear(512, 10));
 }
 
-enum class Kind { Single, DataParallel, Ddp, DdpBucketView, DdpZero, DdpZeroBuckets };
+enum class Kind { Single, DataParallel, Ddp, DdpBucketView, DdpZero, DdpZeroBuckets, DdpJoin };
 
 // Bytes of optimizer state `opt` holds for `params` (those it has state for).
 int64_t state_bytes(const optim::Optimizer& opt, const std::vector<Tensor>& params) {
@@ -91,11 +93,13 @@ class Trainer {
       devices_ = {Device("cpu:0")};
     }
     const bool zero = kind == Kind::DdpZero || kind == Kind::DdpZeroBuckets;
-    if (kind == Kind::Ddp || kind == Kind::DdpBucketView || zero) {
+    if (kind == Kind::Ddp || kind == Kind::DdpBucketView || kind == Kind::DdpJoin || zero) {
       distributed::DistributedDataParallelOptions o;
       o.gradient_as_bucket_view = kind == Kind::DdpBucketView;
       ddp_ = std::make_shared<distributed::DistributedDataParallel>(net_, o);
       model_ = ddp_;
+      // Every rank runs as many steps: the Join ends with the Trainer, without its loop.
+      if (kind == Kind::DdpJoin) ddp_->enable_join();
     }
     if (zero) {
       distributed::ZeroRedundancyOptimizerOptions o;
@@ -201,14 +205,15 @@ int main(int argc, char** argv) {
     // The separate processes: every rank trains a single-process model of its own, at once.
     Trainer ddp(m.make, Kind::Ddp, world), ddp_view(m.make, Kind::DdpBucketView, world),
         ddp_zero(m.make, Kind::DdpZero, world), ddp_zero_buckets(m.make, Kind::DdpZeroBuckets, world),
-        separate(m.make, Kind::Single, world);
+        ddp_join(m.make, Kind::DdpJoin, world), separate(m.make, Kind::Single, world);
     ddp.run(3);
     ddp_view.run(3);
     ddp_zero.run(3);
     ddp_zero_buckets.run(3);
+    ddp_join.run(3);
     separate.run(3);
     ddp.ddp()->reset_comm_stats();
-    std::vector<double> t_single, t_dp, t_ddp, t_view, t_zero, t_zero_buckets, t_sep;
+    std::vector<double> t_single, t_dp, t_ddp, t_view, t_zero, t_zero_buckets, t_join, t_sep;
     for (int r = 0; r < rounds; ++r) {
       group->barrier()->wait();
       if (lead) {
@@ -221,6 +226,7 @@ int main(int argc, char** argv) {
       t_view.push_back(max_over_ranks(*group, ddp_view.run(steps)));
       t_zero.push_back(max_over_ranks(*group, ddp_zero.run(steps)));
       t_zero_buckets.push_back(max_over_ranks(*group, ddp_zero_buckets.run(steps)));
+      t_join.push_back(max_over_ranks(*group, ddp_join.run(steps)));
       t_sep.push_back(max_over_ranks(*group, separate.run(steps)));
     }
     const auto stats = ddp.ddp()->comm_stats();
@@ -235,7 +241,8 @@ int main(int argc, char** argv) {
       const double ips_single = kBatch / median(t_single), ips_dp = kBatch * world / median(t_dp),
                    ips_ddp = kBatch * world / median(t_ddp), ips_view = kBatch * world / median(t_view),
                    ips_zero = kBatch * world / median(t_zero),
-                   ips_zero_buckets = kBatch * world / median(t_zero_buckets), ips_sep = kBatch * world / median(t_sep);
+                   ips_zero_buckets = kBatch * world / median(t_zero_buckets),
+                   ips_join = kBatch * world / median(t_join), ips_sep = kBatch * world / median(t_sep);
       const double plain_state = static_cast<double>(ddp.optimizer_state_bytes());
       std::printf("\n%s\n", m.name);
       auto line = [&](const char* name, double ips, const std::vector<double>& t, int per) {
@@ -249,6 +256,7 @@ int main(int argc, char** argv) {
       line("  the same, gradient_as_bucket_view", ips_view, t_view, world);
       line("  the same, ZeRO-sharded Adam", ips_zero, t_zero, world);
       line("  ..., parameters_as_bucket_view", ips_zero_buckets, t_zero_buckets, world);
+      line("  the same, under join (enable_join)", ips_join, t_join, world);
       line((std::to_string(world) + " separate processes, no communication").c_str(), ips_sep, t_sep, world);
       std::printf("  DDP vs DataParallel: %.2fx\n", ips_ddp / ips_dp);
       std::printf(
@@ -273,6 +281,7 @@ int main(int argc, char** argv) {
              ", \"ddp_bucket_view_speedup\": " + std::to_string(ips_view / ips_single) +
              ", \"ddp_zero_ips\": " + std::to_string(ips_zero) +
              ", \"ddp_zero_bucket_view_ips\": " + std::to_string(ips_zero_buckets) +
+             ", \"ddp_join_ips\": " + std::to_string(ips_join) +
              ", \"zero_state_fraction\": " + std::to_string(zero_state / plain_state) +
              ", \"ddp_vs_data_parallel\": " + std::to_string(ips_ddp / ips_dp) +
              ", \"separate_ips\": " + std::to_string(ips_sep) +
