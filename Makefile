@@ -89,7 +89,7 @@ docs:
 	@scripts/install-deps.sh $(BUILD_PACKAGES) $(DOCS_PACKAGES)
 	@cmake --preset $(PRESET) >/dev/null
 	@cmake --build $(BUILD_DIR) -j $(JOBS) --target tour_01_tensor tour_02_autograd tour_03_module explain_replicate \
-	  tour_07_ddp tour_10_checkpoint
+	  tour_07_ddp tour_10_checkpoint tour_11_join
 	@MPIRUN="$(MPIRUN)" scripts/render-docs.sh $(BUILD_DIR)
 
 # clang-format-14 over every C++/CUDA source (format), or only check it (format-check, as CI).

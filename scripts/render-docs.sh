@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # make docs: runs the tour's examples (docs/tour/) and renders the pictures they draw with
-# Graphviz into docs/tour/img/*.svg (the .dot sources sit next to them; tour_07_ddp under mpirun
-# on 2 ranks). Also saves
+# Graphviz into docs/tour/img/*.svg (the .dot sources sit next to them; tour_07_ddp and
+# tour_11_join under mpirun on 2 ranks). Also saves
 # explain_replicate's printed output as docs/tour/img/explain_replicate.txt.
 # Usage: scripts/render-docs.sh <build dir>
 set -euo pipefail
@@ -19,6 +19,9 @@ ex=$build/examples
 # Page 7 runs on 2 processes ($MPIRUN: the launcher and its options, the Makefile's by default).
 ${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none} \
   -np 2 "$ex/tour_07_ddp" "$out" >/dev/null
+# Page 11 as well (rank 0 writes join_timeline.dot).
+${MPIRUN:-mpirun --allow-run-as-root --oversubscribe --bind-to none --mca btl_vader_single_copy_mechanism none} \
+  -np 2 "$ex/tour_11_join" "$out" >/dev/null
 rm -f "$out/trace.json"
 for f in "$out"/*.dot; do
   dot -Tsvg "$f" -o "${f%.dot}.svg"

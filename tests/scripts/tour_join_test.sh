@@ -9,7 +9,7 @@ bin=$1
 out=$2
 shift 2
 rm -rf "$out" && mkdir -p "$out"
-"$@" -np 2 "$bin" >"$out/log.txt" 2>&1 || { cat "$out/log.txt"; echo "FAIL: the example failed"; exit 1; }
+"$@" -np 2 "$bin" "$out" >"$out/log.txt" 2>&1 || { cat "$out/log.txt"; echo "FAIL: the example failed"; exit 1; }
 log=$out/log.txt
 fail=0
 no() { echo "FAIL: $*"; fail=1; }
@@ -28,5 +28,13 @@ for r in 0 1; do
 done
 c0=$(grep '^\[rank 0\] checksum' "$log" | awk '{print $4}')
 [ -n "$c0" ] && [ "$c0" = "$(grep '^\[rank 1\] checksum' "$log" | awk '{print $4}')" ] || no "the ranks' models differ"
+# The picture: 15 collectives on each rank from rank 0's join() on, paired row by row.
+dot=$out/join_timeline.dot
+[ -f "$dot" ] || no "rank 0 wrote no join_timeline.dot"
+for c in 0 1; do
+  [ "$(grep -c "^  c${c}_[0-9]* \[" "$dot")" = 15 ] || no "column $c of the picture does not have 15 rows"
+done
+[ "$(grep -c 'no rank trains any more' "$dot")" = 2 ] || no "the picture does not end with both ranks' last exchange"
+[ "$(grep -c 'shadowed: agreement' "$dot")" = 2 ] || no "the picture does not show rank 0 shadowing 2 ZeRO steps"
 [ $fail = 0 ] || cat "$log"
 exit $fail
