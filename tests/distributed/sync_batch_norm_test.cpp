@@ -255,8 +255,9 @@ TEST_CASE("sync batchnorm: DDP's enable_join refuses synchronised BatchNorm laye
   auto net = make_bn_model();
   distributed::convert_sync_batchnorm(net);
   DistributedDataParallel ddp(net, tiny_buckets());
-  test::expect_error<ValueError>([&] { ddp.enable_join(); },
-                                 {"DistributedDataParallel join: the BatchNorm1d '1' synchronises", "set_sync(nullptr)"});
+  test::expect_error<ValueError>(
+      [&] { ddp.enable_join(); },
+      {"DistributedDataParallel join: the BatchNorm1d '1' synchronises", "set_sync(nullptr)"});
   // Not enabled: training goes on as usual on every rank.
   manual_seed(4);
   ddp.forward(randn({3, 5}, kF64)).sum().backward();
