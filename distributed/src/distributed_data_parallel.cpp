@@ -156,14 +156,34 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   module_ = register_module("module", module);
   ProcessGroup& group = *options_.process_group;
 
-  // Everything rank 0 sends: every parameter (frozen ones too) and buffer, tied ones once. All of
-  // it is compared across ranks before the first broadcast, so a mismatch leaves every rank's
-  // module untouched.
+  // Note [Ignored parameters and buffers]
+  // options.params_and_buffers_to_ignore names parameters and buffers that stay each rank's own
+  // (PyTorch's _ddp_params_and_buffers_to_ignore): they are left out of the construction's
+  // comparison and broadcast, of the buckets (no hook: .grad keeps this rank's gradient), of the
+  // buffer broadcasts before a forward and of join's final broadcast. Every name must be one of
+  // the module's, so a misspelt name is refused rather than silently synchronised.
+  {
+    std::unordered_set<std::string> known;
+    for (const auto& [name, p] : module->named_parameters()) known.insert(name);
+    for (const auto& [name, b] : module->named_buffers()) known.insert(name);
+    for (const std::string& name : options_.params_and_buffers_to_ignore)
+      WICK_CHECK(
+          known.count(name) != 0,
+          "DistributedDataParallel: params_and_buffers_to_ignore names '{}', which is not a parameter or "
+          "buffer of the module; use the names of its named_parameters() and named_buffers() (for example "
+          "'{}')",
+          name,
+          module->named_parameters().empty() ? std::string("fc.weight") : module->named_parameters().items()[0].first);
+    ignored_.insert(options_.params_and_buffers_to_ignore.begin(), options_.params_and_buffers_to_ignore.end());
+  }
+  // Everything rank 0 sends: every parameter (frozen ones too) and buffer not ignored, tied ones
+  // once. All of it is compared across ranks before the first broadcast, so a mismatch leaves
+  // every rank's module untouched.
   std::vector<Tensor> synced;
   std::vector<std::string> synced_names;
   std::unordered_set<const TensorImpl*> seen;
   auto add = [&](const std::string& name, const Tensor& t) {
-    if (!t.defined() || !seen.insert(t.impl()).second) return;
+    if (!t.defined() || ignored_.count(name) || !seen.insert(t.impl()).second) return;
     synced.push_back(t);
     synced_names.push_back(name);
   };
@@ -205,11 +225,24 @@ const std::vector<std::vector<size_t>>& DistributedDataParallel::bucket_indices(
   return reducer().bucket_indices();
 }
 
+std::vector<Tensor> DistributedDataParallel::synced_buffers() const {
+  std::vector<Tensor> out;
+  for (const auto& [name, b] : module().named_buffers())
+    if (b.defined() && !ignored_.count(name)) out.push_back(b);
+  return out;
+}
+
+std::vector<Tensor> DistributedDataParallel::synced_parameters() const {
+  std::vector<Tensor> out;
+  for (const auto& [name, p] : module().named_parameters())
+    if (!ignored_.count(name)) out.push_back(p);
+  return out;
+}
+
 void DistributedDataParallel::sync_buffers(int root) {
   std::vector<std::shared_ptr<Work>> works;
   NoGradGuard no_grad;
-  for (const auto& b : module().buffers())
-    if (b.defined()) works.push_back(options_.process_group->broadcast(b, root));
+  for (const Tensor& b : synced_buffers()) works.push_back(options_.process_group->broadcast(b, root));
   for (auto& w : works) w->wait();
 }
 
@@ -315,9 +348,8 @@ void DistributedDataParallel::join_post_hook(int last_joiner) {
   ProcessGroup& group = *options_.process_group;
   NoGradGuard no_grad;
   std::vector<std::shared_ptr<Work>> works;
-  for (const auto& p : module().parameters()) works.push_back(group.broadcast(p, last_joiner));
-  for (const auto& b : module().buffers())
-    if (b.defined()) works.push_back(group.broadcast(b, last_joiner));
+  for (const Tensor& p : synced_parameters()) works.push_back(group.broadcast(p, last_joiner));
+  for (const Tensor& b : synced_buffers()) works.push_back(group.broadcast(b, last_joiner));
   for (auto& w : works) w->wait();
 }
 
@@ -343,9 +375,7 @@ void DistributedDataParallel::join() {
 // flag from the active ranks' announcements (Note [Join]).
 bool DistributedDataParallel::will_sync_buffers() const {
   if (!options_.broadcast_buffers || !require_forward_param_sync_) return false;
-  for (const auto& b : module().buffers())
-    if (b.defined()) return true;
-  return false;
+  return !synced_buffers().empty();
 }
 
 nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {

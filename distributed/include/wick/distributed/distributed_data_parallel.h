@@ -61,6 +61,7 @@
 // shadow collectives), so its .grad keeps its values.
 #include <memory>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "wick/distributed/comm_hook.h"
@@ -97,6 +98,12 @@ struct DistributedDataParallelOptions {
   bool static_graph = false;
   /// The group to reduce over; null: the default group (init_process_group()).
   std::shared_ptr<ProcessGroup> process_group;
+  /// Parameters and buffers (their names in the wrapped module's named_parameters() and
+  /// named_buffers()) that DDP leaves alone: not compared or copied at construction, not
+  /// bucketed (their .grad stays this rank's own), not broadcast before a forward or after join
+  /// (PyTorch's _set_params_and_buffers_to_ignore_for_model; Note [Ignored parameters and
+  /// buffers]). A name the module does not have is a ValueError.
+  std::vector<std::string> params_and_buffers_to_ignore;
 };
 
 /// Time spent on gradient communication, summed over the backwards since construction (or
@@ -207,6 +214,9 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel>, p
   bool will_sync_buffers() const;
   /// Broadcasts the module's buffers from `root` (0, or under join the highest active rank).
   void sync_buffers(int root);
+  /// The module's parameters and buffers DDP synchronises (those not ignored), as they are now.
+  std::vector<Tensor> synced_buffers() const;
+  std::vector<Tensor> synced_parameters() const;
   /// Under join: this rank's notification (Note [Join]); returns the rank to broadcast the
   /// buffers from.
   int announce_active(bool syncs_buffers, bool backward_syncs);
@@ -220,7 +230,8 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel>, p
   // PyTorch's require_forward_param_sync: the last forward ran with grad outside no_sync (true
   // before the first forward). Note [When buffers are broadcast].
   bool require_forward_param_sync_ = true;
-  std::shared_ptr<Join> own_join_;  // enable_join()'s; last, so that it ends first
+  std::unordered_set<std::string> ignored_;  // options_.params_and_buffers_to_ignore
+  std::shared_ptr<Join> own_join_;           // enable_join()'s; last, so that it ends first
 };
 
 }  // namespace wick::distributed
