@@ -5,7 +5,8 @@
 // Note [What DistributedDataParallel promises]
 // Construction checks that every rank's module has the same parameters and buffers (count,
 // order, dtypes, device types, every dim, requires_grad; names are not compared, only printed in
-// the error) and copies rank 0's parameters and buffers to every rank. After each
+// the error) and copies rank 0's parameters and buffers to every rank; those named in
+// params_and_buffers_to_ignore are left out of all of it (Note [Ignored parameters and buffers]). After each
 // backward outside no_sync(), every parameter's .grad holds the average over the ranks of the
 // gradients they computed (accumulated .grad included), identical bit for bit on every rank.
 // So, with the same optimizer on every rank, training with a per-rank batch of B on N ranks
