@@ -7,6 +7,13 @@ namespace wick::autograd {
 
 namespace {
 thread_local std::shared_ptr<const SavedTensorHooks> t_hooks;
+// disable_saved_tensors_hooks' message while it is in effect on this thread.
+thread_local std::optional<std::string> t_disabled;
+
+[[noreturn]] void refuse(const std::string& message) {
+  WICK_FAIL_T(::wick::StateError,
+              "saved_tensors_hooks: {} (saved-tensor hooks are disabled here by disable_saved_tensors_hooks)", message);
+}
 }  // namespace
 
 std::shared_ptr<const SavedTensorHooks> current_saved_tensors_hooks() { return t_hooks; }
@@ -19,6 +26,7 @@ SavedTensorsHooksScope::~SavedTensorsHooksScope() { t_hooks = std::move(previous
 namespace graph {
 
 std::shared_ptr<const SavedTensorHooks> saved_tensors_hooks::checked(SavedTensorHooks hooks) {
+  if (t_disabled) refuse(*t_disabled);
   WICK_CHECK(static_cast<bool>(hooks.pack) && static_cast<bool>(hooks.unpack),
              "saved_tensors_hooks: the {} hook is empty; pass two callables", hooks.pack ? "unpack" : "pack");
   return std::make_shared<const SavedTensorHooks>(std::move(hooks));
@@ -54,6 +62,13 @@ save_on_cpu::save_on_cpu()
                              fmt::join(p.host.sizes(), ", "), p.device, p.host.version(), p.version);
             return p.host;
           }) {}
+
+disable_saved_tensors_hooks::disable_saved_tensors_hooks(std::string error_message) {
+  if (t_hooks) refuse(error_message);  // PyTorch's fail_if_non_empty: nothing is disabled
+  previous_ = std::exchange(t_disabled, std::move(error_message));
+}
+
+disable_saved_tensors_hooks::~disable_saved_tensors_hooks() { t_disabled = std::move(previous_); }
 
 }  // namespace graph
 }  // namespace wick::autograd

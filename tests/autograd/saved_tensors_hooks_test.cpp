@@ -10,6 +10,7 @@
 #include <atomic>
 #include <catch2/catch.hpp>
 #include <set>
+#include <thread>
 
 #include "support/allclose.h"
 #include "support/devices.h"
@@ -268,4 +269,59 @@ TEST_CASE("saved tensor hooks: save_on_cpu, and refusals that are typed and name
         },
         {"saved_tensors_hooks", "pack", "empty"});
   }
+}
+
+TEST_CASE(
+    "saved tensor hooks: disable_saved_tensors_hooks refuses new hooks with its message, nests, and is per "
+    "thread") {
+  using wick::autograd::graph::disable_saved_tensors_hooks;
+  auto identity = [](const Tensor& t) { return t; };
+  const Tensor x = tensor({1.0, 2.0, 3.0}).requires_grad_();
+  {
+    disable_saved_tensors_hooks off("this feature does not work with saved tensor hooks");
+    test::expect_error<StateError>(
+        [&] { saved_tensors_hooks h(identity, identity); },
+        {"saved_tensors_hooks: this feature does not work with saved tensor hooks", "disable_saved_tensors_hooks"});
+    test::expect_error<StateError>([&] { save_on_cpu h; }, {"this feature does not work"});
+    {
+      disable_saved_tensors_hooks inner("inner message");
+      test::expect_error<StateError>([&] { saved_tensors_hooks h(identity, identity); }, {"inner message"});
+    }
+    test::expect_error<StateError>([&] { saved_tensors_hooks h(identity, identity); }, {"does not work"});
+    // Another thread is not disabled.
+    bool other_ok = false;
+    std::thread([&] {
+      saved_tensors_hooks h(identity, identity);
+      other_ok = true;
+    }).join();
+    CHECK(other_ok);
+    // Ops and backward run as usual, with no hooks.
+    exp(x).sum().backward();
+    CHECK_ALLCLOSE(x.grad(), exp(x.detach()), 0.0, 0.0);
+  }
+  // Enabled again: hooks install and run.
+  int packs = 0;
+  {
+    saved_tensors_hooks h(
+        [&](const Tensor& t) {
+          ++packs;
+          return t;
+        },
+        identity);
+    // Made while hooks are in effect: refused at once, nothing disabled.
+    test::expect_error<StateError>([&] { disable_saved_tensors_hooks off("not now"); }, {"not now"});
+    saved_tensors_hooks nested(identity, identity);  // still allowed
+    (void)exp(x);
+  }
+  CHECK(packs == 0);  // the nested pair was the innermost
+  {
+    saved_tensors_hooks h(
+        [&](const Tensor& t) {
+          ++packs;
+          return t;
+        },
+        identity);
+    (void)exp(x);
+  }
+  CHECK(packs == 1);  // exp saves its result once
 }

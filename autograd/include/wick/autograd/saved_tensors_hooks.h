@@ -34,6 +34,8 @@
 #include <any>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
@@ -103,6 +105,24 @@ class saved_tensors_hooks {
 class save_on_cpu : public saved_tensors_hooks {
  public:
   save_on_cpu();
+};
+
+/// RAII: for its lifetime, installing saved-tensor hooks on this thread (saved_tensors_hooks,
+/// save_on_cpu, a non-reentrant checkpoint) is a StateError carrying `error_message`
+/// (torch.autograd.graph.disable_saved_tensors_hooks), for code that does not work with them.
+/// Made while hooks are in effect on this thread, it raises that StateError at once and disables
+/// nothing. Nests: the innermost message applies, and the previous state comes back after. Like
+/// the hooks, the state is this thread's: a backward's worker threads and parallel_apply's device
+/// threads do not inherit it (PyTorch carries it with its thread-local state).
+class disable_saved_tensors_hooks {
+ public:
+  explicit disable_saved_tensors_hooks(std::string error_message);
+  ~disable_saved_tensors_hooks();
+  disable_saved_tensors_hooks(const disable_saved_tensors_hooks&) = delete;
+  disable_saved_tensors_hooks& operator=(const disable_saved_tensors_hooks&) = delete;
+
+ private:
+  std::optional<std::string> previous_;
 };
 
 }  // namespace graph
