@@ -100,16 +100,23 @@ void check_memory(const std::map<int64_t, Tensor>& dict, const char* name, int64
              index, numel, name, it->second.numel());
 }
 
-/// Steps 1 to 3 up to P = M Q (Note [PowerSGD]); the caller holds s.mutex.
-std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
-                              GradBucket& bucket) {
-  PowerSGDState& s = *state;
+/// A step over `bucket`: its state, group, index and buffer.
+std::shared_ptr<Step> new_step(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
+                               GradBucket& bucket) {
   auto step = std::make_shared<Step>();
   step->state = state;
   step->group = std::move(group);
   step->index = bucket.index();
   step->is_last = bucket.is_last();
   step->input = bucket.buffer();
+  return step;
+}
+
+/// Steps 1 to 3 up to P = M Q (Note [PowerSGD]); the caller holds s.mutex.
+std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
+                              GradBucket& bucket) {
+  PowerSGDState& s = *state;
+  std::shared_ptr<Step> step = new_step(state, std::move(group), bucket);
   Tensor input = step->input;
   const DType dtype = input.dtype();
   const Device device = input.device();
@@ -180,12 +187,7 @@ std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::
 std::shared_ptr<Step> prepare_batched(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
                                       GradBucket& bucket) {
   PowerSGDState& s = *state;
-  auto step = std::make_shared<Step>();
-  step->state = state;
-  step->group = std::move(group);
-  step->index = bucket.index();
-  step->is_last = bucket.is_last();
-  step->input = bucket.buffer();
+  std::shared_ptr<Step> step = new_step(state, std::move(group), bucket);
   const Tensor& input = step->input;
   const DType dtype = input.dtype();
   const Device device = input.device();
