@@ -33,6 +33,23 @@ std::vector<optim::ParamGroup> two_groups(nn::Module& m) {
 
 const optim::AdamOptions kDefaults = optim::AdamOptions(0.01).amsgrad(true);
 
+/// One training step of DDP + the plain optimizer and of DDP + ZeRO on the same rows; then every
+/// parameter of the ZeRO model equals the plain one's bit for bit, on every rank.
+void step_both(DistributedDataParallel& plain_ddp, optim::Optimizer& plain, DistributedDataParallel& zero_ddp,
+               ZeroRedundancyOptimizer& zero, const Tensor& x, const Tensor& y) {
+  plain.zero_grad();
+  zero.zero_grad();
+  nn::F::mse_loss(plain_ddp.forward(x), y).backward();
+  nn::F::mse_loss(zero_ddp.forward(x), y).backward();
+  plain.step();
+  zero.step();
+  const auto pp = plain_ddp.module().parameters(), pz = zero_ddp.module().parameters();
+  for (size_t i = 0; i < pp.size(); ++i) {
+    CHECK_ALLCLOSE(pz[i], pp[i], 0.0, 0.0);
+    CHECK(test::same_on_every_rank(pz[i]));
+  }
+}
+
 }  // namespace
 
 TEST_CASE("zero: zero_partition gives each parameter, largest first, to the rank with the fewest elements", "[zero]") {
@@ -65,16 +82,7 @@ TEST_CASE("zero: DDP with ZeroRedundancyOptimizer trains as with the plain optim
   const auto pp = nets[0]->parameters(), pz = nets[1]->parameters();
   for (int64_t k = 0; k < 4; ++k) {
     INFO("step " << k);
-    plain.zero_grad();
-    zero.zero_grad();
-    nn::F::mse_loss(plain_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-    nn::F::mse_loss(zero_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-    plain.step();
-    zero.step();
-    for (size_t i = 0; i < pp.size(); ++i) {
-      CHECK_ALLCLOSE(pz[i], pp[i], 0.0, 0.0);
-      CHECK(test::same_on_every_rank(pz[i]));
-    }
+    step_both(plain_ddp, plain, zero_ddp, zero, mine(x[k], local), mine(y[k], local));
   }
   // Each parameter's state lives on its owner only, and every parameter has one owner.
   int64_t mine_count = 0;
@@ -273,16 +281,7 @@ TEST_CASE("zero: parameters_as_bucket_view packs each rank's parameters and trai
       p.set_data(p.detach().clone());
       CHECK_FALSE(packed(by_owner()[static_cast<size_t>(zero.owner(p))]));
     }
-    plain.zero_grad();
-    zero.zero_grad();
-    nn::F::mse_loss(plain_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-    nn::F::mse_loss(zero_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-    plain.step();
-    zero.step();
-    for (size_t i = 0; i < pp.size(); ++i) {
-      CHECK_ALLCLOSE(pz[i], pp[i], 0.0, 0.0);
-      CHECK(test::same_on_every_rank(pz[i]));
-    }
+    step_both(plain_ddp, plain, zero_ddp, zero, mine(x[k], local), mine(y[k], local));
     for (const auto& params : by_owner()) CHECK(packed(params));
   }
   // Another shape on one rank: every rank refuses, nothing moves.
@@ -355,16 +354,7 @@ TEST_CASE("zero: add_param_group partitions the new group and trains on as the p
         CHECK(zero.param_groups().size() == 2);
         CHECK(zero.optim().param_groups().size() == 2);
       }
-      plain.zero_grad();
-      zero.zero_grad();
-      nn::F::mse_loss(plain_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-      nn::F::mse_loss(zero_ddp.forward(mine(x[k], local)), mine(y[k], local)).backward();
-      plain.step();
-      zero.step();
-      for (size_t i = 0; i < pp.size(); ++i) {
-        CHECK_ALLCLOSE(pz[i], pp[i], 0.0, 0.0);
-        CHECK(test::same_on_every_rank(pz[i]));
-      }
+      step_both(plain_ddp, plain, zero_ddp, zero, mine(x[k], local), mine(y[k], local));
     }
     // Every parameter has one owner, each owner's state is the plain optimizer's.
     int64_t owned = 0;
