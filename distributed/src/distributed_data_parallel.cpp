@@ -162,20 +162,8 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   // comparison and broadcast, of the buckets (no hook: .grad keeps this rank's gradient), of the
   // buffer broadcasts before a forward and of join's final broadcast. Every name must be one of
   // the module's, so a misspelt name is refused rather than silently synchronised.
-  {
-    std::unordered_set<std::string> known;
-    for (const auto& [name, p] : module->named_parameters()) known.insert(name);
-    for (const auto& [name, b] : module->named_buffers()) known.insert(name);
-    for (const std::string& name : options_.params_and_buffers_to_ignore)
-      WICK_CHECK(
-          known.count(name) != 0,
-          "DistributedDataParallel: params_and_buffers_to_ignore names '{}', which is not a parameter or "
-          "buffer of the module; use the names of its named_parameters() and named_buffers() (for example "
-          "'{}')",
-          name,
-          module->named_parameters().empty() ? std::string("fc.weight") : module->named_parameters().items()[0].first);
-    ignored_.insert(options_.params_and_buffers_to_ignore.begin(), options_.params_and_buffers_to_ignore.end());
-  }
+  ignored_.insert(options_.params_and_buffers_to_ignore.begin(), options_.params_and_buffers_to_ignore.end());
+  std::unordered_set<std::string> unmatched = ignored_;  // every ignored name must be the module's
   // Everything rank 0 sends: every parameter (frozen ones too) and buffer not ignored, tied ones
   // once. All of it is compared across ranks before the first broadcast, so a mismatch leaves
   // every rank's module untouched.
@@ -183,13 +171,21 @@ DistributedDataParallel::DistributedDataParallel(std::shared_ptr<nn::Module> mod
   std::vector<std::string> synced_names;
   std::unordered_set<const TensorImpl*> seen;
   auto add = [&](const std::string& name, const Tensor& t) {
-    if (!t.defined() || ignored_.count(name) || !seen.insert(t.impl()).second) return;
+    if (ignored_.count(name)) {
+      unmatched.erase(name);
+      return;
+    }
+    if (!t.defined() || !seen.insert(t.impl()).second) return;
     synced.push_back(t);
     synced_names.push_back(name);
   };
   for (const auto& [name, p] : module->named_parameters()) add(name, p);
   const size_t param_count = synced.size();
   for (const auto& [name, b] : module->named_buffers()) add(name, b);
+  WICK_CHECK(unmatched.empty(),
+             "DistributedDataParallel: params_and_buffers_to_ignore names '{}', which is not a parameter or buffer of "
+             "the module; use the names of its named_parameters() and named_buffers() (for example '{}')",
+             *unmatched.begin(), synced_names.empty() ? std::string("fc.weight") : synced_names[0]);
   verify_same_parameters(group, synced, synced_names, param_count);
   // The reducer's parameters: those of the list that require grad.
   std::vector<Tensor> params;
@@ -239,10 +235,10 @@ std::vector<Tensor> DistributedDataParallel::synced_parameters() const {
   return out;
 }
 
-void DistributedDataParallel::sync_buffers(int root) {
+void DistributedDataParallel::sync_buffers(const std::vector<Tensor>& buffers, int root) {
   std::vector<std::shared_ptr<Work>> works;
   NoGradGuard no_grad;
-  for (const Tensor& b : synced_buffers()) works.push_back(options_.process_group->broadcast(b, root));
+  for (const Tensor& b : buffers) works.push_back(options_.process_group->broadcast(b, root));
   for (auto& w : works) w->wait();
 }
 
@@ -339,7 +335,7 @@ int DistributedDataParallel::buffer_root_of(const JoinNotification& n) const {
 
 void DistributedDataParallel::join_main_hook(const JoinNotification& n) {
   const int64_t syncs = n.payload[0], buffers = n.payload[1];
-  if (buffers > 0) sync_buffers(buffer_root_of(n));
+  if (buffers > 0) sync_buffers(synced_buffers(), buffer_root_of(n));
   if (syncs > 0) reducer().shadow_backward(n.payload[2] / syncs);
   require_forward_param_sync_ = syncs > 0;  // as the active ranks' (PyTorch's join hook does the same)
 }
@@ -373,9 +369,9 @@ void DistributedDataParallel::join() {
 // it), and a forward without grad after one without grad broadcasts nothing. Every rank
 // follows the same sequence of forwards, so every rank decides alike; a joined rank takes the
 // flag from the active ranks' announcements (Note [Join]).
-bool DistributedDataParallel::will_sync_buffers() const {
-  if (!options_.broadcast_buffers || !require_forward_param_sync_) return false;
-  return !synced_buffers().empty();
+std::vector<Tensor> DistributedDataParallel::buffers_to_sync() const {
+  if (!options_.broadcast_buffers || !require_forward_param_sync_) return {};
+  return synced_buffers();
 }
 
 nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& args) {
@@ -385,10 +381,10 @@ nn::Value DistributedDataParallel::forward_value(const std::vector<nn::Value>& a
   // it will run: the buffer broadcast (Note [When buffers are broadcast]), and whether its
   // backward synchronises (grad mode on, outside no_sync), so that a joined rank shadows exactly
   // those collectives.
-  const bool syncs_buffers = will_sync_buffers();
+  const std::vector<Tensor> buffers = buffers_to_sync();  // looked up once per forward
   const bool backward_syncs = grad && r.prepare_for_forward();
-  const int buffer_root = join_enabled() ? announce_active(syncs_buffers, backward_syncs) : 0;
-  if (syncs_buffers) sync_buffers(buffer_root);
+  const int buffer_root = join_enabled() ? announce_active(!buffers.empty(), backward_syncs) : 0;
+  if (!buffers.empty()) sync_buffers(buffers, buffer_root);
   nn::Value out = module().forward_value(args);
   require_forward_param_sync_ = backward_syncs;
   if (backward_syncs) {

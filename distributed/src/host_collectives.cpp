@@ -33,4 +33,14 @@ std::vector<double> sum_on_cpu(ProcessGroup& group, const std::vector<double>& m
   return sum_values(group, mine, kFloat64, tag);
 }
 
+std::vector<int> flagged_ranks(ProcessGroup& group, bool flag) {
+  std::vector<int64_t> mine(static_cast<size_t>(group.size()), 0);
+  mine[static_cast<size_t>(group.rank())] = flag ? 1 : 0;
+  const auto all = sum_on_cpu(group, mine);
+  std::vector<int> out;
+  for (size_t r = 0; r < all.size(); ++r)
+    if (all[r] != 0) out.push_back(static_cast<int>(r));
+  return out;
+}
+
 }  // namespace wick::distributed::detail

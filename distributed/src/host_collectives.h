@@ -19,4 +19,9 @@ std::vector<Tensor> gather_on_cpu(ProcessGroup& group, const Tensor& mine);
 std::vector<int64_t> sum_on_cpu(ProcessGroup& group, const std::vector<int64_t>& mine, const CollectiveTag& tag = {});
 std::vector<double> sum_on_cpu(ProcessGroup& group, const std::vector<double>& mine, const CollectiveTag& tag = {});
 
+/// The ranks whose `flag` is true, in increasing order, the same list on every rank: one
+/// all-reduce of a one-hot (ZeroRedundancyOptimizer's agreements, Join's last joiners).
+/// Collective.
+std::vector<int> flagged_ranks(ProcessGroup& group, bool flag);
+
 }  // namespace wick::distributed::detail

@@ -18,6 +18,12 @@ constexpr size_t kActive = 0;
 constexpr size_t kTerminate = 1;
 constexpr size_t kFixed = 2;
 
+/// The payload of `size` numbers in a summed exchange over `count` joinables.
+std::vector<int64_t> payload_of(const std::vector<int64_t>& sums, size_t count, size_t size) {
+  const auto first = sums.begin() + static_cast<std::ptrdiff_t>(kFixed + count);
+  return std::vector<int64_t>(first, first + static_cast<std::ptrdiff_t>(size));
+}
+
 }  // namespace
 
 Joinable::~Joinable() {
@@ -99,8 +105,7 @@ JoinNotification Join::notify(Joinable& who, std::span<const int64_t> payload) {
                    "Join: the {} ranks still training notified different joinables at the same point (rank {}: its "
                    "{}, like {} of them); every rank must run the same sequence of forwards and steps",
                    sums[kActive], group.rank(), who.join_name(), sums[kFixed + index]);
-  const auto first = sums.begin() + static_cast<std::ptrdiff_t>(kFixed + count);
-  return {sums[kActive], std::vector<int64_t>(first, first + static_cast<std::ptrdiff_t>(payload.size()))};
+  return {sums[kActive], payload_of(sums, count, payload.size())};
 }
 
 void Join::join() {
@@ -130,19 +135,13 @@ void Join::join() {
                        "Join::join: the {} ranks still training notified different joinables at the same point; every "
                        "rank must run the same sequence of forwards and steps",
                        sums[kActive]);
-      const auto first = sums.begin() + static_cast<std::ptrdiff_t>(kFixed + count);
       Joinable& j = *joinables_[notifier];
-      j.join_main_hook(
-          {sums[kActive], std::vector<int64_t>(first, first + static_cast<std::ptrdiff_t>(j.join_payload_size()))});
+      j.join_main_hook({sums[kActive], payload_of(sums, count, j.join_payload_size())});
     }
     // The highest of the ranks whose first exchange found every rank joined (PyTorch's
     // is_last_joiner and _find_common_rank).
-    std::vector<int64_t> mine(static_cast<size_t>(group.size()), 0);
-    mine[static_cast<size_t>(group.rank())] = last_joiner ? 1 : 0;
-    const std::vector<int64_t> last = detail::sum_on_cpu(group, mine);
-    int source = 0;
-    for (int r = 0; r < group.size(); ++r)
-      if (last[static_cast<size_t>(r)] > 0) source = r;
+    const std::vector<int> last = detail::flagged_ranks(group, last_joiner);
+    const int source = last.empty() ? 0 : last.back();
     for (Joinable* j : joinables_) j->join_post_hook(source);
   } catch (...) {
     end();

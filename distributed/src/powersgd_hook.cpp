@@ -112,17 +112,66 @@ std::shared_ptr<Step> new_step(const std::shared_ptr<PowerSGDState>& state, std:
   return step;
 }
 
-/// Steps 1 to 3 up to P = M Q (Note [PowerSGD]); the caller holds s.mutex.
+/// Steps 1 and 3 once the split is made (Note [PowerSGD]): checks the memories (every check
+/// before any change), adds the memorised error to `target` (the bucket, or batched its padded
+/// copy), takes the P and Q memories (Q's random start when needed), P = M Q for every
+/// compressed matrix at its rank in `ranks`, and counts the statistics; the caller holds
+/// s.mutex.
+void start(PowerSGDState& s, Step& step, Tensor target, const std::vector<int64_t>& ranks) {
+  const DType dtype = target.dtype();
+  const Device device = target.device();
+  int64_t p_total = 0, q_total = 0, uncompressed = 0;
+  for (size_t k = 0; k < step.compressed.size(); ++k) {
+    p_total += step.compressed[k].matrix.size(0) * ranks[k];
+    q_total += step.compressed[k].matrix.size(1) * ranks[k];
+  }
+  for (const Tensor& g : step.uncompressed) uncompressed += g.numel();
+  if (s.use_error_feedback) check_memory(s.error_dict, "error", step.index, target.numel());
+  const bool randomize = !s.warm_start || !s.p_memory_dict.count(step.index);
+  if (!randomize) {
+    check_memory(s.p_memory_dict, "P memory", step.index, p_total);
+    check_memory(s.q_memory_dict, "Q memory", step.index, q_total);
+  }
+
+  // Step 1: error feedback.
+  if (s.use_error_feedback) {
+    auto it = s.error_dict.find(step.index);
+    if (it != s.error_dict.end())
+      target.add_(it->second);
+    else
+      s.error_dict[step.index] = native::zeros({target.numel()}, dtype, device);
+    step.input_copy = target.clone();
+  }
+
+  // Step 3: P and Q memories, Q's start, P = M Q.
+  if (randomize) {
+    s.p_memory_dict[step.index] = native::empty({p_total}, dtype, device);
+    s.q_memory_dict[step.index] = native::empty({q_total}, dtype, device);
+  }
+  step.p_memory = s.p_memory_dict[step.index];
+  step.q_memory = s.q_memory_dict[step.index];
+  if (randomize) step.q_memory.copy_(random_start(s, q_total, dtype, device));
+  int64_t p_at = 0, q_at = 0;
+  for (size_t k = 0; k < step.compressed.size(); ++k) {
+    Compressed& c = step.compressed[k];
+    const int64_t n = c.matrix.size(0), m = c.matrix.size(1), r = ranks[k];
+    c.p = step.p_memory.narrow(0, p_at, n * r).view({n, r});
+    c.q = step.q_memory.narrow(0, q_at, m * r).view({m, r});
+    p_at += n * r;
+    q_at += m * r;
+    orthogonalize(c.q, s.orthogonalization_epsilon);
+    c.p.copy_(native::mm(c.matrix, c.q));
+  }
+  s.total_numel_before_compression += step.input.numel();
+  s.total_numel_after_compression += uncompressed + p_total + q_total;
+}
+
+/// Steps 1 to 3 up to P = M Q (Note [PowerSGD]): each gradient compressed or not; the caller
+/// holds s.mutex.
 std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
                               GradBucket& bucket) {
   PowerSGDState& s = *state;
   std::shared_ptr<Step> step = new_step(state, std::move(group), bucket);
-  Tensor input = step->input;
-  const DType dtype = input.dtype();
-  const Device device = input.device();
-
-  // Step 2's split first, so that every check comes before any change.
-  int64_t p_total = 0, q_total = 0;
   std::vector<int64_t> ranks;
   for (const Tensor& g : bucket.gradients()) {
     if (g.dim() >= 2 && g.numel() > 0) {
@@ -132,99 +181,30 @@ std::shared_ptr<Step> prepare(const std::shared_ptr<PowerSGDState>& state, std::
       if (compressed_size * s.min_compression_rate < static_cast<double>(n * m)) {
         step->compressed.push_back({g.view({n, m}), Tensor(), Tensor()});
         ranks.push_back(r);
-        p_total += n * r;
-        q_total += m * r;
         continue;
       }
     }
     step->uncompressed.push_back(g);
   }
-  if (s.use_error_feedback) check_memory(s.error_dict, "error", step->index, input.numel());
-  const bool randomize = !s.warm_start || !s.p_memory_dict.count(step->index);
-  if (!randomize) {
-    check_memory(s.p_memory_dict, "P memory", step->index, p_total);
-    check_memory(s.q_memory_dict, "Q memory", step->index, q_total);
-  }
-
-  // Step 1: error feedback.
-  if (s.use_error_feedback) {
-    auto it = s.error_dict.find(step->index);
-    if (it != s.error_dict.end())
-      input.add_(it->second);
-    else
-      s.error_dict[step->index] = native::zeros({input.numel()}, dtype, device);
-    step->input_copy = input.clone();
-  }
-
-  // Step 3: P and Q memories, Q's start, P = M Q.
-  if (randomize) {
-    s.p_memory_dict[step->index] = native::empty({p_total}, dtype, device);
-    s.q_memory_dict[step->index] = native::empty({q_total}, dtype, device);
-  }
-  step->p_memory = s.p_memory_dict[step->index];
-  step->q_memory = s.q_memory_dict[step->index];
-  if (randomize) step->q_memory.copy_(random_start(s, q_total, dtype, device));
-  int64_t p_at = 0, q_at = 0;
-  for (size_t k = 0; k < step->compressed.size(); ++k) {
-    Compressed& c = step->compressed[k];
-    const int64_t n = c.matrix.size(0), m = c.matrix.size(1), r = ranks[k];
-    c.p = step->p_memory.narrow(0, p_at, n * r).view({n, r});
-    c.q = step->q_memory.narrow(0, q_at, m * r).view({m, r});
-    p_at += n * r;
-    q_at += m * r;
-    orthogonalize(c.q, s.orthogonalization_epsilon);
-    c.p.copy_(native::mm(c.matrix, c.q));
-  }
-  int64_t uncompressed = 0;
-  for (const Tensor& g : step->uncompressed) uncompressed += g.numel();
-  s.total_numel_before_compression += input.numel();
-  s.total_numel_after_compression += uncompressed + p_total + q_total;
+  start(s, *step, step->input, ranks);
   return step;
 }
 
-/// Note [Batched PowerSGD]: the bucket padded to M [side, side], error feedback, Q's start and
-/// P = M Q; the caller holds s.mutex.
+/// Note [Batched PowerSGD]: the bucket padded to M [side, side], then as prepare(); the caller
+/// holds s.mutex.
 std::shared_ptr<Step> prepare_batched(const std::shared_ptr<PowerSGDState>& state, std::shared_ptr<ProcessGroup> group,
                                       GradBucket& bucket) {
   PowerSGDState& s = *state;
   std::shared_ptr<Step> step = new_step(state, std::move(group), bucket);
   const Tensor& input = step->input;
-  const DType dtype = input.dtype();
-  const Device device = input.device();
   const int64_t n = input.numel();
   int64_t side = std::max<int64_t>(1, static_cast<int64_t>(std::sqrt(static_cast<double>(n))));
   while (side * side < n) ++side;  // ceil(sqrt(n)), exact for any n
   while (side > 1 && (side - 1) * (side - 1) >= n) --side;
-  const int64_t r = std::min(side, s.matrix_approximation_rank);
-  if (s.use_error_feedback) check_memory(s.error_dict, "error", step->index, side * side);
-  const bool randomize = !s.warm_start || !s.p_memory_dict.count(step->index);
-  if (!randomize) {
-    check_memory(s.p_memory_dict, "P memory", step->index, side * r);
-    check_memory(s.q_memory_dict, "Q memory", step->index, side * r);
-  }
-  step->padded = native::zeros({side * side}, dtype, device);
+  step->padded = native::zeros({side * side}, input.dtype(), input.device());
   step->padded.narrow(0, 0, n).copy_(input);
-  if (s.use_error_feedback) {
-    auto it = s.error_dict.find(step->index);
-    if (it != s.error_dict.end())
-      step->padded.add_(it->second);
-    else
-      s.error_dict[step->index] = native::zeros({side * side}, dtype, device);
-    step->input_copy = step->padded.clone();
-  }
-  if (randomize) {
-    s.p_memory_dict[step->index] = native::empty({side * r}, dtype, device);
-    s.q_memory_dict[step->index] = native::empty({side * r}, dtype, device);
-  }
-  step->p_memory = s.p_memory_dict[step->index];
-  step->q_memory = s.q_memory_dict[step->index];
-  if (randomize) step->q_memory.copy_(random_start(s, side * r, dtype, device));
-  Compressed c{step->padded.view({side, side}), step->p_memory.view({side, r}), step->q_memory.view({side, r})};
-  orthogonalize(c.q, s.orthogonalization_epsilon);
-  c.p.copy_(native::mm(c.matrix, c.q));
-  step->compressed.push_back(c);
-  s.total_numel_before_compression += n;
-  s.total_numel_after_compression += 2 * side * r;
+  step->compressed.push_back({step->padded.view({side, side}), Tensor(), Tensor()});
+  start(s, *step, step->padded, {std::min(side, s.matrix_approximation_rank)});
   return step;
 }
 

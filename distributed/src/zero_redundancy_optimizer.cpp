@@ -70,15 +70,10 @@ void wait_all(std::vector<std::shared_ptr<Work>>& works) {
   if (failure) std::rethrow_exception(failure);
 }
 
-/// All-reduces this rank's failure flag: the ranks that failed (every rank gets the same list).
-std::vector<int> failed_ranks(ProcessGroup& group, bool failed) {
-  std::vector<int64_t> mine(static_cast<size_t>(group.size()), 0);
-  mine[static_cast<size_t>(group.rank())] = failed ? 1 : 0;
-  const auto all = detail::sum_on_cpu(group, mine);
-  std::vector<int> out;
-  for (size_t r = 0; r < all.size(); ++r)
-    if (all[r] != 0) out.push_back(static_cast<int>(r));
-  return out;
+/// A group over `params` with `like`'s options (none when it has none).
+optim::ParamGroup with_options_of(const optim::ParamGroup& like, std::vector<Tensor> params) {
+  return like.has_options() ? optim::ParamGroup(std::move(params), like.options().clone())
+                            : optim::ParamGroup(std::move(params));
 }
 
 }  // namespace
@@ -136,10 +131,7 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> 
       params.push_back(groups_[g].params()[i]);
       local_numbers_.push_back(first_number[g] + static_cast<int64_t>(i));
     }
-    if (groups_[g].has_options())
-      local.emplace_back(std::move(params), groups_[g].options().clone());
-    else
-      local.emplace_back(std::move(params));
+    local.push_back(with_options_of(groups_[g], std::move(params)));
   }
   // The local optimizer checks only this rank's share (leaves, floating point, options): the
   // ranks agree before any goes on, so that a share one rank refuses fails every rank.
@@ -154,7 +146,7 @@ ZeroRedundancyOptimizer::ZeroRedundancyOptimizer(std::vector<optim::ParamGroup> 
   } catch (const Error&) {
     refused = std::current_exception();
   }
-  const auto failed = failed_ranks(*group_, refused != nullptr);
+  const auto failed = detail::flagged_ranks(*group_, refused != nullptr);
   if (refused) std::rethrow_exception(refused);
   WICK_CHECK(failed.empty(),
              "ZeroRedundancyOptimizer: rank(s) {} refused their share of the parameters (their error says why); give "
@@ -182,21 +174,21 @@ void ZeroRedundancyOptimizer::build_param_buckets() {
         return b.params[0].dtype() == p.dtype() && b.params[0].device() == p.device();
       });
       if (it == mine.end()) {
-        mine.push_back(ParamBucket{static_cast<int>(r), Tensor(), {}, {}, {}});
+        mine.push_back(ParamBucket{static_cast<int>(r), Tensor(), {}, {}});
         it = std::prev(mine.end());
       }
-      it->offsets.push_back(it->params.empty() ? 0 : it->offsets.back() + it->params.back().numel());
       it->params.push_back(p);
-      it->sizes.push_back(p.sizes().vec());
     }
     for (ParamBucket& b : mine) {
-      const Tensor& last = b.params.back();
-      b.flat = empty({b.offsets.back() + last.numel()}, TensorOptions(last.dtype()).device(last.device()));
-      for (size_t k = 0; k < b.params.size(); ++k) {
-        Tensor& p = b.params[k];
-        Tensor slot = b.flat.narrow(0, b.offsets[k], p.numel()).view(p.sizes());
-        slot.copy_(p.detach());
-        p.set_data(slot);
+      int64_t total = 0;
+      for (const Tensor& p : b.params) total += p.numel();
+      b.flat = empty({total}, TensorOptions(b.params[0].dtype()).device(b.params[0].device()));
+      int64_t at = 0;
+      for (Tensor& p : b.params) {
+        b.slots.push_back(b.flat.narrow(0, at, p.numel()).view(p.sizes()));
+        at += p.numel();
+        b.slots.back().copy_(p.detach());
+        p.set_data(b.slots.back());
       }
       param_buckets_.push_back(std::move(b));
     }
@@ -208,16 +200,14 @@ std::string ZeroRedundancyOptimizer::restore_param_views() {
   for (ParamBucket& b : param_buckets_) {
     for (size_t k = 0; k < b.params.size(); ++k) {
       Tensor& p = b.params[k];
-      const std::vector<int64_t>& sizes = b.sizes[k];
-      if (p.dtype() != b.flat.dtype() || p.device() != b.flat.device() || p.sizes() != IntArrayRef(sizes))
+      Tensor& slot = b.slots[k];
+      if (p.dtype() != slot.dtype() || p.device() != slot.device() || p.sizes() != slot.sizes())
         return fmt::format(
             "a parameter owned by rank {} is now {} on {} with shape [{}], but "
             "parameters_as_bucket_view packed it as {} on {} with shape [{}]",
-            b.owner, p.dtype(), p.device(), fmt::join(p.sizes(), ", "), b.flat.dtype(), b.flat.device(),
-            fmt::join(sizes, ", "));
-      Tensor slot = b.flat.narrow(0, b.offsets[k], p.numel());
+            b.owner, p.dtype(), p.device(), fmt::join(p.sizes(), ", "), slot.dtype(), slot.device(),
+            fmt::join(slot.sizes(), ", "));
       if (p.data_ptr() == slot.data_ptr() && p.is_contiguous()) continue;
-      slot = slot.view(sizes);
       slot.copy_(p.detach());
       p.set_data(slot);
     }
@@ -269,7 +259,7 @@ void ZeroRedundancyOptimizer::step_shard() {
       break;
     }
   }
-  const auto failed = failed_ranks(*group_, !problem.empty());
+  const auto failed = detail::flagged_ranks(*group_, !problem.empty());
   WICK_CHECK_STATE(failed.empty(),
                    "ZeroRedundancyOptimizer::step: rank(s) {} cannot update their parameters{}; nothing was updated on "
                    "any rank",
@@ -311,10 +301,7 @@ void ZeroRedundancyOptimizer::add_param_group(optim::ParamGroup group) {
   }
   {
     std::vector<optim::ParamGroup> whole;
-    if (group.has_options())
-      whole.emplace_back(group.params(), group.options().clone());
-    else
-      whole.emplace_back(group.params());
+    whole.push_back(group);         // a copy, options cloned
     (void)make_(std::move(whole));  // raises what the local optimizer would raise for any share
   }
   std::vector<std::vector<int64_t>> numels;
@@ -337,10 +324,7 @@ void ZeroRedundancyOptimizer::add_param_group(optim::ParamGroup group) {
         local_numbers_.push_back(first + static_cast<int64_t>(i));
       }
     }
-  if (group.has_options())
-    local_->add_param_group(optim::ParamGroup(std::move(share), group.options().clone()));
-  else
-    local_->add_param_group(optim::ParamGroup(std::move(share)));
+  local_->add_param_group(with_options_of(group, std::move(share)));
   groups_.push_back(std::move(group));
   consolidated_.reset();
   if (!param_buckets_.empty()) {
@@ -451,7 +435,7 @@ void ZeroRedundancyOptimizer::load_state_dict(const optim::OptimizerStateDict& d
   } catch (const Error&) {
     refused = std::current_exception();
   }
-  const auto failed = failed_ranks(*group_, refused != nullptr);
+  const auto failed = detail::flagged_ranks(*group_, refused != nullptr);
   if (refused) std::rethrow_exception(refused);
   WICK_CHECK(failed.empty(),
              "ZeroRedundancyOptimizer::load_state_dict: rank(s) {} refused their part of the state dict (their error "

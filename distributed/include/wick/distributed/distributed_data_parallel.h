@@ -211,10 +211,11 @@ class DistributedDataParallel : public nn::Cloneable<DistributedDataParallel>, p
  private:
   static constexpr int64_t kJoinPayloadFixed = 3;  // [sync, buffers, iteration], then a one-hot of the ranks
   detail::Reducer& reducer() const;
-  /// Whether the next forward broadcasts rank 0's buffers (Note [When buffers are broadcast]).
-  bool will_sync_buffers() const;
-  /// Broadcasts the module's buffers from `root` (0, or under join the highest active rank).
-  void sync_buffers(int root);
+  /// The buffers the next forward broadcasts (Note [When buffers are broadcast]): none, or the
+  /// synced ones.
+  std::vector<Tensor> buffers_to_sync() const;
+  /// Broadcasts `buffers` from `root` (0, or under join the highest active rank).
+  void sync_buffers(const std::vector<Tensor>& buffers, int root);
   /// The module's parameters and buffers DDP synchronises (those not ignored), as they are now.
   std::vector<Tensor> synced_buffers() const;
   std::vector<Tensor> synced_parameters() const;

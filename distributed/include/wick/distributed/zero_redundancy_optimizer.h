@@ -140,8 +140,7 @@ class ZeroRedundancyOptimizer : public Joinable {
     int owner = 0;
     Tensor flat;
     std::vector<Tensor> params;
-    std::vector<int64_t> offsets;
-    std::vector<std::vector<int64_t>> sizes;  // each parameter's shape when packed
+    std::vector<Tensor> slots;  // each parameter's view of flat, in its shape when packed
   };
   std::vector<ParamBucket> param_buckets_;
   void build_param_buckets();
